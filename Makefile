@@ -1,0 +1,30 @@
+# Two commands for a fresh machine (Debian, root, Rust installed):
+#   make run    the main job on the built-in default (no arguments or files needed)
+#   make test   every test
+# Both first run `deps`, which installs only the Debian packages that are missing.
+
+# Debian packages the build needs (none yet: the solver crates will add cmake and libclang
+# for HiGHS and libz3-dev for z3 when they land).
+DEB_PACKAGES :=
+
+CARGO := cargo
+CARGO_FLAGS := --release -j2
+
+.PHONY: deps run test lint bench
+
+deps:
+	@command -v $(CARGO) >/dev/null || { echo "cargo not found: install Rust first (rustup)"; exit 1; }
+	@missing=""; for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+run: deps
+	$(CARGO) run $(CARGO_FLAGS) --bin elk-opt --
+
+test: deps
+	$(CARGO) test $(CARGO_FLAGS) --workspace
+
+lint: deps
+	$(CARGO) fmt --check
+	$(CARGO) clippy $(CARGO_FLAGS) --workspace --all-targets -- -D warnings

@@ -1,0 +1,97 @@
+//! Layer structure: a prologue, `layers` repetitions of one layer, and an epilogue.
+//!
+//! Zoo models know theirs; imported graphs get it from [`detect_layers`], which finds the
+//! period that covers the most operators with a repeating pattern.
+
+use super::Operator;
+use serde::{Deserialize, Serialize};
+use std::ops::Range;
+
+/// Where the repeated layers sit in the operator chain.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LayerStructure {
+    /// Operators before the first layer (embeddings).
+    pub prologue: usize,
+    /// Operators in one layer.
+    pub ops_per_layer: usize,
+    /// Number of layers.
+    pub layers: usize,
+    /// Operators after the last layer (final norm, head).
+    pub epilogue: usize,
+}
+
+impl LayerStructure {
+    /// Operator range of layer `layer`, if it exists.
+    pub fn layer_range(&self, layer: usize) -> Option<Range<usize>> {
+        (layer < self.layers).then(|| {
+            let start = self.prologue + layer * self.ops_per_layer;
+            start..start + self.ops_per_layer
+        })
+    }
+
+    /// Total operators described.
+    pub fn total(&self) -> usize {
+        self.prologue + self.ops_per_layer * self.layers + self.epilogue
+    }
+}
+
+/// A structural signature: two operators with equal signatures do the same work.
+fn signature(op: &Operator) -> String {
+    let tensors: Vec<String> = op
+        .tensors
+        .iter()
+        .map(|t| format!("{:?}{:?}{:?}", t.axes, t.shape, t.residency))
+        .collect();
+    format!("{}{:?}{}", op.op_type, op.dims, tensors.join(";"))
+}
+
+/// Finds the layer structure of an operator chain.
+///
+/// For each period p, the longest run of positions i with sig(i) = sig(i + p) spans
+/// `run + p` operators, i.e. `(run + p) / p` whole layers. The period covering the most
+/// operators in whole layers wins (ties: the shortest period); a chain with no repetition is
+/// one layer.
+pub fn detect_layers(ops: &[Operator]) -> LayerStructure {
+    let n = ops.len();
+    let mut interned = std::collections::HashMap::new();
+    let sigs: Vec<usize> = ops
+        .iter()
+        .map(|op| {
+            let next = interned.len();
+            *interned.entry(signature(op)).or_insert(next)
+        })
+        .collect();
+    let mut best = LayerStructure {
+        prologue: 0,
+        ops_per_layer: n,
+        layers: usize::from(n > 0),
+        epilogue: 0,
+    };
+    let mut best_cover = 0;
+    for p in 1..=n / 2 {
+        let mut run = 0;
+        let mut best_run = (0usize, 0usize); // (length, start)
+        for i in 0..n - p {
+            if sigs[i] == sigs[i + p] {
+                run += 1;
+                if run > best_run.0 {
+                    best_run = (run, i + 1 - run);
+                }
+            } else {
+                run = 0;
+            }
+        }
+        let layers = (best_run.0 + p) / p;
+        let cover = layers * p;
+        if layers >= 2 && cover > best_cover {
+            best_cover = cover;
+            best = LayerStructure {
+                prologue: best_run.1,
+                ops_per_layer: p,
+                layers,
+                epilogue: n - best_run.1 - cover,
+            };
+        }
+    }
+    best
+}

@@ -1,0 +1,414 @@
+//! Importer for the reference graph format (SPEC §2.1.2, `../shared/models/README.md`).
+//!
+//! Pipeline: parse entries ([`entry`]), fold Reshape/Convert/Broadcast/Concat/Result
+//! ([`fold`]), turn each remaining entry into an [`Operator`] with its loop dimensions and
+//! tensors, substitute the batch/sequence placeholders ([`placeholders`]), classify inputs
+//! as HBM or on chip (the one rule in [`crate::graph::classify_residency`]), and detect the
+//! layer structure.
+//!
+//! Two flavours ([`Compat`]): `Reference` reproduces the reference artifact's parse
+//! (its operator list for bert-base is matched operator by operator in the tests);
+//! `Clean`, the default, fixes three of its quirks — see `docs/importer.md`.
+
+mod einsum;
+mod entry;
+mod fold;
+mod placeholders;
+
+pub use placeholders::{Placeholders, SeqRole};
+
+use crate::error::{ModelError, Result};
+use crate::graph::{
+    classify_residency, detect_layers, Graph, Mode, OpKind, Operator, Residency, Role, Tensor,
+};
+use einsum::{Einsum, IndexExpr};
+use entry::RawEntry;
+use fold::{Resolved, Source};
+use std::collections::HashMap;
+use std::path::Path;
+
+/// Which parse of the reference format to produce.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Compat {
+    /// The default: decode attention scores get the KV length, Slice uses its output extents,
+    /// GatherV2 (embedding lookup) is kept in decode.
+    #[default]
+    Clean,
+    /// Reproduce the reference artifact's operator list, quirks included.
+    Reference,
+}
+
+impl Compat {
+    /// Parses `clean` or `reference`.
+    pub fn parse(s: &str) -> Result<Compat> {
+        match s {
+            "clean" => Ok(Compat::Clean),
+            "reference" => Ok(Compat::Reference),
+            _ => Err(ModelError::Unknown {
+                what: "compat mode",
+                name: s.into(),
+                known: "clean, reference".into(),
+            }),
+        }
+    }
+}
+
+/// Options of one import.
+#[derive(Clone, Copy, Debug)]
+pub struct ImportOptions {
+    /// Decode, prefill or training.
+    pub mode: Mode,
+    /// Batch size B.
+    pub batch: u64,
+    /// S: KV length (decode) or sequence length (prefill/training).
+    pub seq: u64,
+    /// Which parse.
+    pub compat: Compat,
+    /// Bytes per element of every tensor (the reference treats all as fp16: 2).
+    pub dtype_bytes: u64,
+}
+
+impl ImportOptions {
+    /// Default options for a mode: clean parse, fp16.
+    pub fn new(mode: Mode, batch: u64, seq: u64) -> ImportOptions {
+        ImportOptions {
+            mode,
+            batch,
+            seq,
+            compat: Compat::Clean,
+            dtype_bytes: 2,
+        }
+    }
+}
+
+/// Imports a reference-format graph file.
+pub fn import_file(path: &Path, opts: &ImportOptions) -> Result<Graph> {
+    let text = std::fs::read_to_string(path).map_err(|source| ModelError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    import_str(&path.display().to_string(), &text, opts)
+}
+
+/// Imports a reference-format graph from text; `file` names it in errors.
+pub fn import_str(file: &str, text: &str, opts: &ImportOptions) -> Result<Graph> {
+    if opts.batch == 0 || opts.seq == 0 {
+        return Err(ModelError::Invalid(
+            "batch and sequence/KV length must be ≥ 1".into(),
+        ));
+    }
+    let entries = entry::parse_file(file, text)?;
+    let by_id: HashMap<i64, &RawEntry> = entries.iter().map(|e| (e.id, e)).collect();
+    let ph = Placeholders {
+        batch: opts.batch,
+        seq: opts.seq,
+        mode: opts.mode,
+    };
+    let mut ops = Vec::new();
+    let mut ids = Vec::new();
+    for e in &entries {
+        if fold::is_folded(&e.op_type) || fold::is_external(&e.op_type) {
+            continue;
+        }
+        let err = |detail: String| ModelError::Entry {
+            file: file.into(),
+            id: e.id,
+            op_type: e.op_type.clone(),
+            detail,
+        };
+        let kind = op_kind(&e.op_type).ok_or_else(|| err("unknown op type".into()))?;
+        let einsum = e
+            .einsum
+            .as_ref()
+            .ok_or_else(|| err("operator has no expression".into()))?;
+        let op = build_operator(&by_id, e, einsum, kind, &ph, opts).map_err(err)?;
+        ops.push(op);
+        ids.push(e.id);
+    }
+    classify_residency(&mut ops);
+    if opts.compat == Compat::Reference && opts.mode == Mode::Decode {
+        // The reference drops the embedding lookup of a decode step after classifying.
+        let keep: Vec<bool> = ops.iter().map(|o| o.kind != OpKind::Gather).collect();
+        let mut k = keep.iter();
+        ops.retain(|_| *k.next().unwrap_or(&true));
+        let mut k = keep.iter();
+        ids.retain(|_| *k.next().unwrap_or(&true));
+    }
+    link_producers(&mut ops, &ids);
+    if ops.is_empty() {
+        return Err(ModelError::GraphJson {
+            file: file.into(),
+            detail: "no operators left after folding".into(),
+        });
+    }
+    let stem = Path::new(file)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| file.to_string());
+    let layers = detect_layers(&ops);
+    Ok(Graph {
+        name: format!(
+            "{stem} {} b{} {}{}",
+            opts.mode.as_str(),
+            opts.batch,
+            seq_label(opts.mode),
+            opts.seq
+        ),
+        ops,
+        layers,
+    })
+}
+
+fn seq_label(mode: Mode) -> &'static str {
+    match mode {
+        Mode::Decode => "kv",
+        Mode::Prefill | Mode::Training => "s",
+    }
+}
+
+/// Maps an op type of the reference format to a kind.
+pub fn op_kind(op_type: &str) -> Option<OpKind> {
+    Some(match op_type {
+        "Dot" => OpKind::MatMul,
+        "BatchMatMul" => OpKind::BatchMatMul,
+        "Convolution" => OpKind::Conv,
+        "MaxPool" | "AvgPool" => OpKind::Pool,
+        "Add" | "Subtract" | "Multiply" | "Divide" | "Power" | "Maximum" | "Minimum" => {
+            OpKind::Elementwise
+        }
+        "Relu" | "Negative" | "Sigmoid" | "Sqrt" | "Tanh" | "Erf" | "Exp" | "Log" => OpKind::Unary,
+        "Sum" | "ReduceMax" => OpKind::Reduce,
+        "SoftmaxBasic" => OpKind::Softmax,
+        "GatherV2" => OpKind::Gather,
+        "Slice" => OpKind::Slice,
+        _ => return None,
+    })
+}
+
+/// A loop dimension under construction.
+struct Dim {
+    raw: u64,
+    /// Index names merged into it (several only for a Dot's leading output axes).
+    names: Vec<String>,
+}
+
+fn build_operator(
+    by_id: &HashMap<i64, &RawEntry>,
+    e: &RawEntry,
+    einsum: &Einsum,
+    kind: OpKind,
+    ph: &Placeholders,
+    opts: &ImportOptions,
+) -> std::result::Result<Operator, String> {
+    // Resolve inputs through folded producers, in input order.
+    let mut inputs: Vec<(usize, Resolved)> = Vec::new();
+    for access in &einsum.accesses {
+        let producer = *e
+            .inputs
+            .get(access.input)
+            .ok_or("input without a producer")?;
+        let decl = e.decls[access.input].clone();
+        if let Some(r) = fold::resolve(by_id, producer, access.index.clone(), decl)? {
+            inputs.push((access.input, r));
+        }
+    }
+    // Loop dimensions: output names, then the rest in order of appearance; constant axes of
+    // inputs become dimensions of their own.
+    let slice_uses_input = kind == OpKind::Slice && opts.compat == Compat::Reference;
+    let mut dims: Vec<Dim> = Vec::new();
+    let mut dim_of: HashMap<&str, usize> = HashMap::new();
+    let merge_leading = e.op_type == "Dot" && einsum.output.len() > 2;
+    for (pos, name) in einsum.var_order.iter().enumerate() {
+        let raw = raw_extent(name, einsum, &inputs, slice_uses_input)
+            .ok_or_else(|| format!("cannot determine the extent of index {name}"))?;
+        if merge_leading && pos > 0 && pos + 1 < einsum.output.len() {
+            dims[0].raw *= raw;
+            dims[0].names.push(name.clone());
+            dim_of.insert(name, 0);
+        } else {
+            dim_of.insert(name, dims.len());
+            dims.push(Dim {
+                raw,
+                names: vec![name.clone()],
+            });
+        }
+    }
+    let const_axes: Vec<(usize, usize)> = inputs
+        .iter()
+        .enumerate()
+        .flat_map(|(k, (_, r))| {
+            r.access
+                .iter()
+                .enumerate()
+                .filter(|(_, ix)| ix.constant.is_some())
+                .map(move |(axis, _)| (k, axis))
+        })
+        .collect();
+    let mut const_dim: HashMap<(usize, usize), usize> = HashMap::new();
+    for &(k, axis) in &const_axes {
+        const_dim.insert((k, axis), dims.len());
+        dims.push(Dim {
+            raw: inputs[k].1.decl.shape[axis],
+            names: Vec::new(),
+        });
+    }
+    let roles = seq_roles(&dims, einsum, kind, opts);
+    let extents: Vec<u64> = dims
+        .iter()
+        .zip(&roles)
+        .map(|(d, r)| ph.extent(d.raw, *r))
+        .collect();
+    let kv_input = kind == OpKind::BatchMatMul && ph.mode == Mode::Decode;
+
+    let axes_of = |access: &[IndexExpr], k: Option<usize>| -> Vec<Vec<usize>> {
+        let mut axes: Vec<Vec<usize>> = Vec::new();
+        for (axis, ix) in access.iter().enumerate() {
+            let ds: Vec<usize> = match (ix.constant, k) {
+                (Some(_), Some(k)) => vec![const_dim[&(k, axis)]],
+                _ => ix.vars.iter().map(|v| dim_of[v.as_str()]).collect(),
+            };
+            // Axes merged into one dimension (a Dot's leading axes) become one axis.
+            if ds.len() == 1 && axes.last().is_some_and(|last| last == &ds) {
+                continue;
+            }
+            axes.push(ds);
+        }
+        axes
+    };
+    let shape_of = |axes: &[Vec<usize>], raw_shape: Option<&[u64]>| -> Vec<u64> {
+        axes.iter()
+            .enumerate()
+            .map(|(i, ds)| match (ds.as_slice(), raw_shape) {
+                ([d], _) => extents[*d],
+                (_, Some(raw)) => ph.extent(raw[i], SeqRole::Query),
+                _ => ds.iter().map(|d| extents[*d]).product(),
+            })
+            .collect()
+    };
+    let out_axes = axes_of(&einsum.output, None);
+    let mut tensors = vec![Tensor {
+        source: format!("#{}", e.id),
+        shape: shape_of(&out_axes, None),
+        axes: out_axes,
+        dtype_bytes: opts.dtype_bytes,
+        role: Role::Activation,
+        producer: None,
+        residency: Residency::OnChip,
+    }];
+    for (k, (input_no, r)) in inputs.iter().enumerate() {
+        let axes = axes_of(&r.access, Some(k));
+        let raw_shape = (axes.len() == r.decl.shape.len()).then_some(r.decl.shape.as_slice());
+        let shape = shape_of(&axes, raw_shape);
+        let (source, role) = match r.source {
+            _ if kv_input && *input_no == 1 => {
+                (format!("kv:#{}", source_id(r.source)), Role::KvCache)
+            }
+            Source::Op(id) => (format!("#{id}"), Role::Activation),
+            Source::External(id) => {
+                let graph_input = r.decl.shape.iter().any(|&x| Placeholders::has_batch(x));
+                let role = if graph_input {
+                    Role::Activation
+                } else {
+                    Role::Weight
+                };
+                (format!("#{id}"), role)
+            }
+        };
+        tensors.push(Tensor {
+            source,
+            axes,
+            shape,
+            dtype_bytes: opts.dtype_bytes,
+            role,
+            producer: None,
+            residency: Residency::Hbm,
+        });
+    }
+    Ok(Operator {
+        name: format!("{}#{}", e.op_type, e.id),
+        kind,
+        op_type: e.op_type.clone(),
+        dims: extents,
+        tensors,
+    })
+}
+
+fn source_id(s: Source) -> i64 {
+    match s {
+        Source::Op(id) | Source::External(id) => id,
+    }
+}
+
+/// The raw extent of an index name: from a `where` clause or from a plain use in an input
+/// (a Slice in reference mode prefers its input's extent, the reference's quirk).
+fn raw_extent(
+    name: &str,
+    einsum: &Einsum,
+    inputs: &[(usize, Resolved)],
+    slice_uses_input: bool,
+) -> Option<u64> {
+    let from_input = |offset_ok: bool| {
+        inputs.iter().find_map(|(_, r)| {
+            r.access.iter().enumerate().find_map(|(axis, ix)| {
+                let plain = ix.bare || (offset_ok && ix.offset_of_one);
+                (plain && ix.vars[0] == name).then(|| r.decl.shape[axis])
+            })
+        })
+    };
+    if slice_uses_input {
+        if let Some(n) = from_input(true) {
+            return Some(n);
+        }
+    }
+    einsum
+        .wheres
+        .get(name)
+        .copied()
+        .or_else(|| from_input(false))
+}
+
+/// Which sequence length each dimension's placeholder stands for.
+///
+/// Attention BatchMatMul: its query axis (the output's second-to-last) is the query, every
+/// other sequence placeholder the key. Other operators: in reference mode always the query;
+/// in clean mode the first is the query and later ones the key (attention scores `[B,H,1,S]`).
+fn seq_roles(dims: &[Dim], einsum: &Einsum, kind: OpKind, opts: &ImportOptions) -> Vec<SeqRole> {
+    let query_name = (kind == OpKind::BatchMatMul && einsum.output.len() >= 2)
+        .then(|| einsum.output[einsum.output.len() - 2].vars.first())
+        .flatten();
+    let mut seen_seq = false;
+    dims.iter()
+        .map(|d| {
+            let is_seq = Placeholders::is_seq(d.raw);
+            let role = match query_name {
+                Some(q) => {
+                    if d.names.first() == Some(q) {
+                        SeqRole::Query
+                    } else {
+                        SeqRole::Key
+                    }
+                }
+                None if opts.compat == Compat::Clean && is_seq && seen_seq => SeqRole::Key,
+                None => SeqRole::Query,
+            };
+            seen_seq |= is_seq;
+            role
+        })
+        .collect()
+}
+
+/// Points each activation input at its producer's index in the final operator list.
+fn link_producers(ops: &mut [Operator], ids: &[i64]) {
+    let index_of: HashMap<String, usize> = ids
+        .iter()
+        .enumerate()
+        .map(|(i, id)| (format!("#{id}"), i))
+        .collect();
+    for op in ops.iter_mut() {
+        for t in op.tensors.iter_mut().skip(1) {
+            if t.role == Role::Activation {
+                t.producer = index_of.get(&t.source).copied();
+            }
+        }
+    }
+}

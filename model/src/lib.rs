@@ -1,0 +1,19 @@
+//! `elk-model`: the model layer of elk-opt — operator graphs (SPEC §2.1), the importer for the
+//! reference graph format, the built-in model zoo, and chip specifications (SPEC §2.2).
+//!
+//! ```
+//! use elk_model::{zoo, graph::Mode};
+//! let g = zoo::build("llama2-7b", &zoo::ZooParams::new(Mode::Decode, 1, 128)).unwrap();
+//! let t = g.totals();
+//! assert!((t.parameters as f64 - 6.74e9).abs() / 6.74e9 < 0.01);
+//! ```
+#![deny(missing_docs)]
+
+pub mod chip;
+pub mod error;
+pub mod graph;
+pub mod import;
+pub mod units;
+pub mod zoo;
+
+pub use error::{ModelError, Result};

@@ -1,0 +1,11 @@
+//! Integration tests of elk-model: importer cross-checks against the reference artifact, the
+//! zoo's parameter counts, import-vs-zoo agreement and error reporting.
+
+#[path = "model/common.rs"]
+mod common;
+#[path = "model/import_errors.rs"]
+mod import_errors;
+#[path = "model/import_reference.rs"]
+mod import_reference;
+#[path = "model/zoo_counts.rs"]
+mod zoo_counts;

@@ -1,0 +1,73 @@
+//! The zoo against published parameter counts, KV bytes against the closed form, and the
+//! zoo's Llama2-13B against the imported reference graph.
+
+use super::common::shared;
+use elk_model::graph::{Mode, OpKind};
+use elk_model::import::{import_file, ImportOptions};
+use elk_model::zoo::{self, ZooParams, MODELS};
+
+#[test]
+fn every_zoo_model_is_within_one_percent_of_its_published_count() {
+    for m in MODELS {
+        let mode = if m.supports_decode() {
+            Mode::Decode
+        } else {
+            Mode::Prefill
+        };
+        let g = zoo::build(m.name, &ZooParams::new(mode, 2, 256)).unwrap();
+        let p = g.totals().parameters as f64;
+        let err = (p - m.published_params).abs() / m.published_params;
+        assert!(
+            err < 0.01,
+            "{}: {p} parameters vs published {} ({:.2}%)",
+            m.name,
+            m.published_params,
+            err * 100.0
+        );
+        assert_eq!(g.layers.total(), g.ops.len(), "{}", m.name);
+        assert_eq!(g.layers.layers, m.layers(), "{}", m.name);
+    }
+}
+
+#[test]
+fn kv_bytes_follow_the_closed_form() {
+    // 2 · layers · B · S · kv_heads · head_dim · 2 bytes.
+    for (name, layers, kv_heads, head_dim) in [
+        ("llama2-13b", 40u64, 40u64, 128u64),
+        ("llama2-70b", 80, 8, 128),
+        ("gemma2-27b", 46, 16, 128),
+    ] {
+        let g = zoo::build(name, &ZooParams::new(Mode::Decode, 32, 2048)).unwrap();
+        assert_eq!(
+            g.totals().kv_bytes.0,
+            2 * layers * 32 * 2048 * kv_heads * head_dim * 2,
+            "{name}"
+        );
+    }
+    let prefill = zoo::build("llama2-13b", &ZooParams::new(Mode::Prefill, 2, 128)).unwrap();
+    assert_eq!(prefill.totals().kv_bytes.0, 0, "prefill reads no KV cache");
+}
+
+#[test]
+fn imported_llama2_13b_agrees_with_the_zoo() {
+    let opts = ImportOptions::new(Mode::Decode, 32, 2048);
+    let imported = import_file(&shared().join("models/llama2-13.json"), &opts).unwrap();
+    let generated = zoo::build("llama2-13b", &ZooParams::new(Mode::Decode, 32, 2048)).unwrap();
+    let (ti, tz) = (imported.totals(), generated.totals());
+    let w_err =
+        (ti.weight_bytes.0 as f64 - tz.weight_bytes.0 as f64).abs() / tz.weight_bytes.0 as f64;
+    assert!(
+        w_err < 0.02,
+        "weight bytes: imported {} vs zoo {} ({:.2}%)",
+        ti.weight_bytes,
+        tz.weight_bytes,
+        w_err * 100.0
+    );
+    assert_eq!(ti.kv_bytes, tz.kv_bytes, "KV bytes");
+    assert_eq!(imported.layers.layers, 40, "{:?}", imported.layers);
+    assert_eq!(
+        imported.count_in_layer(1, OpKind::MatMul),
+        generated.count_in_layer(1, OpKind::MatMul),
+        "MatMuls per layer"
+    );
+}

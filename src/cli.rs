@@ -1,0 +1,54 @@
+//! Subcommands: one file each under `cli/`.
+
+mod chips;
+mod graph_table;
+mod import;
+mod models;
+
+use clap::{Parser, Subcommand};
+
+/// elk-opt: schedule deep-learning models on inter-core connected AI chips, and tell how far
+/// the schedule is from the best possible one.
+#[derive(Parser, Debug)]
+#[command(name = "elk-opt", version, about)]
+pub struct Args {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// The built-in model zoo.
+    #[command(subcommand)]
+    Models(models::ModelsCmd),
+    /// Import a graph in the reference JSON format and print its operator table.
+    Import(import::ImportArgs),
+    /// Chip presets and chip TOML files.
+    #[command(subcommand)]
+    Chips(chips::ChipsCmd),
+}
+
+/// Runs the parsed command; with no subcommand, the built-in default job.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    match args.command {
+        None => models::run(models::ModelsCmd::Show(models::ShowArgs::default_job())),
+        Some(Command::Models(cmd)) => models::run(cmd),
+        Some(Command::Import(a)) => import::run(a),
+        Some(Command::Chips(cmd)) => chips::run(cmd),
+    }
+}
+
+/// 2 for bad input (anything the user can fix in their files or flags), 1 otherwise.
+pub fn exit_code(err: &anyhow::Error) -> u8 {
+    if err.downcast_ref::<elk_model::ModelError>().is_some() {
+        2
+    } else {
+        1
+    }
+}
+
+/// Prints `value` as pretty JSON on stdout.
+pub fn print_json<T: serde::Serialize>(value: &T) -> anyhow::Result<()> {
+    println!("{}", serde_json::to_string_pretty(value)?);
+    Ok(())
+}

@@ -1,0 +1,38 @@
+//! `elk-opt import FILE`.
+
+use clap::Args;
+use elk_model::graph::Mode;
+use elk_model::import::{import_file, Compat, ImportOptions};
+use std::path::PathBuf;
+
+/// A reference-format graph and its placeholder values.
+#[derive(Args, Debug)]
+pub struct ImportArgs {
+    /// The graph file (a JSON list of [id, expr, op_type, inputs]).
+    pub file: PathBuf,
+    /// decode, prefill or training.
+    #[arg(long, default_value = "decode")]
+    pub mode: String,
+    /// Batch size (placeholder 99).
+    #[arg(long, default_value_t = 8)]
+    pub batch: u64,
+    /// KV length in decode, sequence length otherwise (placeholder 66).
+    #[arg(long, alias = "seq", default_value_t = 512)]
+    pub kv: u64,
+    /// `clean` (default) or `reference` (reproduce the reference artifact's parse).
+    #[arg(long, default_value = "clean")]
+    pub compat: String,
+    /// Print every operator.
+    #[arg(long)]
+    pub all: bool,
+    /// Machine-readable output.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(a: ImportArgs) -> anyhow::Result<()> {
+    let mut opts = ImportOptions::new(Mode::parse(&a.mode)?, a.batch, a.kv);
+    opts.compat = Compat::parse(&a.compat)?;
+    let g = import_file(&a.file, &opts)?;
+    super::graph_table::print(&g, a.json, a.all)
+}

@@ -1,0 +1,109 @@
+//! `elk-opt models list|show`.
+
+use clap::{Args, Subcommand};
+use elk_model::graph::Mode;
+use elk_model::units::si;
+use elk_model::zoo::{self, ZooParams, MODELS};
+use serde::Serialize;
+
+#[derive(Subcommand, Debug)]
+pub enum ModelsCmd {
+    /// List the zoo's models with their published parameter counts.
+    List {
+        /// Machine-readable output.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Generate a zoo model and print its operator table and totals.
+    Show(ShowArgs),
+}
+
+/// Which graph to generate and how to print it.
+#[derive(Args, Debug)]
+pub struct ShowArgs {
+    /// Model name (see `models list`).
+    pub name: String,
+    /// decode, prefill or training.
+    #[arg(long, default_value = "decode")]
+    pub mode: String,
+    /// Batch size.
+    #[arg(long, default_value_t = 32)]
+    pub batch: u64,
+    /// KV length (decode) or sequence length (prefill/training).
+    #[arg(long, alias = "seq", default_value_t = 2048)]
+    pub kv: u64,
+    /// Override the number of layers.
+    #[arg(long)]
+    pub layers: Option<usize>,
+    /// Print every operator (the table otherwise shows one layer).
+    #[arg(long)]
+    pub all: bool,
+    /// Machine-readable output (every operator).
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl ShowArgs {
+    /// The built-in default: Llama2-13B decode, batch 32, KV 2048.
+    pub fn default_job() -> ShowArgs {
+        ShowArgs {
+            name: "llama2-13b".into(),
+            mode: "decode".into(),
+            batch: 32,
+            kv: 2048,
+            layers: None,
+            all: false,
+            json: false,
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct ModelRow {
+    name: &'static str,
+    layers: usize,
+    decode: bool,
+    published_params: f64,
+    source: &'static str,
+}
+
+pub fn run(cmd: ModelsCmd) -> anyhow::Result<()> {
+    match cmd {
+        ModelsCmd::List { json } => {
+            let rows: Vec<ModelRow> = MODELS
+                .iter()
+                .map(|m| ModelRow {
+                    name: m.name,
+                    layers: m.layers(),
+                    decode: m.supports_decode(),
+                    published_params: m.published_params,
+                    source: m.source,
+                })
+                .collect();
+            if json {
+                return crate::cli::print_json(&rows);
+            }
+            println!(
+                "{:<12} {:>6} {:>7} {:>12}  source",
+                "model", "layers", "decode", "parameters"
+            );
+            for r in rows {
+                println!(
+                    "{:<12} {:>6} {:>7} {:>12}  {}",
+                    r.name,
+                    r.layers,
+                    if r.decode { "yes" } else { "no" },
+                    si(r.published_params, ""),
+                    r.source
+                );
+            }
+            Ok(())
+        }
+        ModelsCmd::Show(a) => {
+            let mut params = ZooParams::new(Mode::parse(&a.mode)?, a.batch, a.kv);
+            params.layers = a.layers;
+            let g = zoo::build(&a.name, &params)?;
+            super::graph_table::print(&g, a.json, a.all)
+        }
+    }
+}

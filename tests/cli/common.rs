@@ -1,0 +1,29 @@
+//! Running the binary and locating `../shared`.
+
+use std::path::PathBuf;
+use std::process::Output;
+
+/// Runs `elk-opt` with `args`.
+pub fn elk(args: &[&str]) -> Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_elk-opt"))
+        .args(args)
+        .output()
+        .expect("the elk-opt binary runs")
+}
+
+/// Stdout of a successful run, parsed as JSON.
+pub fn elk_json(args: &[&str]) -> serde_json::Value {
+    let out = elk(args);
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("valid JSON on stdout")
+}
+
+/// `../shared` beside the repository root; panics with a clear message when missing.
+pub fn shared() -> PathBuf {
+    let shared = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared");
+    assert!(
+        shared.join("models").is_dir(),
+        "these tests need ../shared (with models/) beside the repository root"
+    );
+    shared
+}

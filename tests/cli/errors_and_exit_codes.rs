@@ -1,0 +1,39 @@
+//! Bad input: one line on stderr naming what and where, exit code 2.
+
+use super::common::elk;
+
+fn bad(args: &[&str]) -> String {
+    let out = elk(args);
+    assert_eq!(out.status.code(), Some(2), "{args:?} should exit 2");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+    err
+}
+
+#[test]
+fn unknown_model_and_chip_list_the_known_names() {
+    assert!(bad(&["models", "show", "gpt-5"]).contains("unknown model 'gpt-5'; known: llama2-7b"));
+    assert!(bad(&["chips", "show", "tpu"]).contains("unknown chip 'tpu'"));
+}
+
+#[test]
+fn bad_chip_toml_names_the_key() {
+    let dir = std::env::temp_dir().join(format!("elk-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("chip.toml");
+    let text = include_str!("../../model/chips/ipu-mk2.toml").replace("cores = 1472", "cores = -3");
+    std::fs::write(&f, text).unwrap();
+    let err = bad(&["chips", "show", f.to_str().unwrap()]);
+    assert!(err.contains("chip.toml: line ") && err.contains("key 'cores'"), "{err}");
+}
+
+#[test]
+fn corrupted_graph_names_the_entry() {
+    let dir = std::env::temp_dir().join(format!("elk-cli-g-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("g.json");
+    std::fs::write(&f, r#"[[5, " - einstein_v2(\" output0[N] = input0[N] + ; \", input_dict={ \"input0\" : { \"dtype\" : \"float32\", \"shape\" : [4]} })", "Frob", [[1, 0]]]]"#).unwrap();
+    let err = bad(&["import", f.to_str().unwrap()]);
+    assert!(err.contains("g.json: entry id 5 (Frob): unknown op type"), "{err}");
+    assert!(bad(&["models", "show", "vit-h-14", "--mode", "decode"]).contains("decode does not apply"));
+}
