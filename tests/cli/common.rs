@@ -14,7 +14,11 @@ pub fn elk(args: &[&str]) -> Output {
 /// Stdout of a successful run, parsed as JSON.
 pub fn elk_json(args: &[&str]) -> serde_json::Value {
     let out = elk(args);
-    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).expect("valid JSON on stdout")
 }
 

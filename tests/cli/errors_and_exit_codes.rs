@@ -24,7 +24,10 @@ fn bad_chip_toml_names_the_key() {
     let text = include_str!("../../model/chips/ipu-mk2.toml").replace("cores = 1472", "cores = -3");
     std::fs::write(&f, text).unwrap();
     let err = bad(&["chips", "show", f.to_str().unwrap()]);
-    assert!(err.contains("chip.toml: line ") && err.contains("key 'cores'"), "{err}");
+    assert!(
+        err.contains("chip.toml: line ") && err.contains("key 'cores'"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -34,6 +37,11 @@ fn corrupted_graph_names_the_entry() {
     let f = dir.join("g.json");
     std::fs::write(&f, r#"[[5, " - einstein_v2(\" output0[N] = input0[N] + ; \", input_dict={ \"input0\" : { \"dtype\" : \"float32\", \"shape\" : [4]} })", "Frob", [[1, 0]]]]"#).unwrap();
     let err = bad(&["import", f.to_str().unwrap()]);
-    assert!(err.contains("g.json: entry id 5 (Frob): unknown op type"), "{err}");
-    assert!(bad(&["models", "show", "vit-h-14", "--mode", "decode"]).contains("decode does not apply"));
+    assert!(
+        err.contains("g.json: entry id 5 (Frob): unknown op type"),
+        "{err}"
+    );
+    assert!(
+        bad(&["models", "show", "vit-h-14", "--mode", "decode"]).contains("decode does not apply")
+    );
 }
