@@ -1,4 +1,5 @@
 //! CLI tests: they run the built `elk-opt` binary.
+#![allow(clippy::unwrap_used)] // a test that fails should panic with the value it got
 
 #[path = "cli/common.rs"]
 mod common;

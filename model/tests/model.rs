@@ -1,4 +1,5 @@
 //! Integration tests of elk-model: importer cross-checks against the reference artifact, the
+#![allow(clippy::unwrap_used)] // a test that fails should panic with the value it got
 //! zoo's parameter counts, import-vs-zoo agreement and error reporting.
 
 #[path = "model/common.rs"]
