@@ -32,6 +32,8 @@ struct GraphJson<'a> {
     operators: usize,
     layers: elk_model::graph::LayerStructure,
     totals: elk_model::graph::GraphTotals,
+    /// Operators of each kind in one representative layer (layer 1, or 0 with one layer).
+    layer_kind_counts: std::collections::BTreeMap<&'static str, usize>,
     hbm_rule: &'static str,
     ops: Vec<OpRow<'a>>,
 }
@@ -74,6 +76,7 @@ pub fn print(g: &Graph, json: bool, all: bool) -> anyhow::Result<()> {
             operators: g.ops.len(),
             layers: g.layers,
             totals: g.totals(),
+            layer_kind_counts: layer_kind_counts(g),
             hbm_rule: HBM_RULE,
             ops,
         });
@@ -122,6 +125,15 @@ pub fn print(g: &Graph, json: bool, all: bool) -> anyhow::Result<()> {
     println!("FLOPs:             {}", t.flops);
     println!("HBM rule:          {HBM_RULE}");
     Ok(())
+}
+
+fn layer_kind_counts(g: &Graph) -> std::collections::BTreeMap<&'static str, usize> {
+    let layer = usize::from(g.layers.layers > 1);
+    elk_model::graph::OpKind::ALL
+        .iter()
+        .map(|k| (k.as_str(), g.count_in_layer(layer, *k)))
+        .filter(|(_, n)| *n > 0)
+        .collect()
 }
 
 fn truncate(s: &str, n: usize) -> String {

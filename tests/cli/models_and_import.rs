@@ -58,6 +58,15 @@ fn import_and_zoo_agree_on_llama2_13b() {
     let w = |j: &serde_json::Value| j["totals"]["weight_bytes"].as_f64().unwrap();
     assert!((w(&imported) - w(&zoo)).abs() / w(&zoo) < 0.02);
     assert_eq!(imported["totals"]["kv_bytes"], zoo["totals"]["kv_bytes"]);
+    assert_eq!(imported["layer_kind_counts"]["matmul"], 4);
+    assert_eq!(
+        imported["layer_kind_counts"]["matmul"],
+        zoo["layer_kind_counts"]["matmul"]
+    );
+    assert_eq!(
+        imported["layer_kind_counts"]["batch_matmul"],
+        zoo["layer_kind_counts"]["batch_matmul"]
+    );
 }
 
 #[test]
