@@ -193,12 +193,19 @@ impl Builder {
         self.op(name, OpKind::Elementwise, op_type, &x.shape, &r, ins)
     }
 
-    /// `x op r` where `r` has one value per row of `x`.
-    pub fn with_rows(&mut self, name: &str, op_type: &str, x: &Act, r: &Act) -> Act {
+    /// `x op r` where `r` has one value per row of `x` (a norm or softmax step: `kind`).
+    pub fn with_rows(&mut self, name: &str, kind: OpKind, op_type: &str, x: &Act, r: &Act) -> Act {
         let all = identity(x.shape.len());
         let lead = &all[..all.len() - 1];
         let ins = vec![In::act(x, &all), In::act(r, lead)];
-        self.op(name, OpKind::Elementwise, op_type, &x.shape, &all, ins)
+        self.op(name, kind, op_type, &x.shape, &all, ins)
+    }
+
+    /// `x[m, h] op c` where `c` is a per-sample conditioning vector (DiT's adaLN output),
+    /// read whole.
+    pub fn with_cond(&mut self, name: &str, op_type: &str, x: &Act, c: &Act) -> Act {
+        let ins = vec![In::act(x, &[0, 1]), In::act(c, &[1])];
+        self.op(name, OpKind::Elementwise, op_type, &x.shape, &[0, 1], ins)
     }
 
     /// Reduces the last axis with `kind` (sum or softmax step).

@@ -110,14 +110,26 @@ fn norm(b: &mut Builder, kind: Norm, name: &str, x: &Act, w: &str) -> Act {
     } else {
         let s = b.reduce_last(&format!("{name}.sum"), OpKind::Reduce, "Sum", x);
         let mean = b.unary(&format!("{name}.mean"), "Divide", &s);
-        b.with_rows(&format!("{name}.centre"), "Subtract", x, &mean)
+        b.with_rows(
+            &format!("{name}.centre"),
+            OpKind::Elementwise,
+            "Subtract",
+            x,
+            &mean,
+        )
     };
     let sq = b.binary(&format!("{name}.sq"), "Multiply", &centred, &centred);
     let s = b.reduce_last(&format!("{name}.sqsum"), OpKind::Reduce, "Sum", &sq);
     let var = b.unary(&format!("{name}.var"), "Divide", &s);
     let eps = b.unary(&format!("{name}.eps"), "Add", &var);
     let sd = b.unary(&format!("{name}.sqrt"), "Sqrt", &eps);
-    let y = b.with_rows(&format!("{name}.div"), "Divide", &centred, &sd);
+    let y = b.with_rows(
+        &format!("{name}.div"),
+        OpKind::Elementwise,
+        "Divide",
+        &centred,
+        &sd,
+    );
     match kind {
         Norm::LayerNoAffine => y,
         Norm::Rms => b.with_vector(&format!("{name}.scale"), "Multiply", &y, &format!("{w}.g")),
@@ -243,19 +255,26 @@ impl Transformer {
             "SoftmaxBasic",
             &sc,
         );
-        let ex = b.with_rows(&format!("{p}.softmax.exp"), "SoftmaxBasic", &sc, &mx);
+        let ex = b.with_rows(
+            &format!("{p}.softmax.exp"),
+            OpKind::Softmax,
+            "SoftmaxBasic",
+            &sc,
+            &mx,
+        );
         let sm = b.reduce_last(
             &format!("{p}.softmax.sum"),
             OpKind::Softmax,
             "SoftmaxBasic",
             &ex,
         );
-        let pr = b.with_rows(&format!("{p}.softmax.div"), "SoftmaxBasic", &ex, &sm);
-        for name in [&mx.source, &ex.source, &sm.source, &pr.source] {
-            if let Some(op) = b.ops.iter_mut().rev().find(|o| &o.name == name) {
-                op.kind = OpKind::Softmax;
-            }
-        }
+        let pr = b.with_rows(
+            &format!("{p}.softmax.div"),
+            OpKind::Softmax,
+            "SoftmaxBasic",
+            &ex,
+            &sm,
+        );
         let ctx = b.op(
             &format!("{p}.pv"),
             OpKind::BatchMatMul,
@@ -355,6 +374,21 @@ impl Transformer {
         }
     }
 
+    /// Token (+ learned position, + token type) embeddings of `m` tokens.
+    fn embed_tokens(&self, b: &mut Builder, m: u64, with_types: bool) -> Act {
+        let h = self.hidden;
+        let mut x = gather(b, "embed.tokens", m, h, self.vocab);
+        if self.positions > 0 {
+            let p = gather(b, "embed.positions", m, h, self.positions);
+            x = b.binary("embed.add_pos", "Add", &x, &p);
+        }
+        if with_types {
+            let t = gather(b, "embed.token_types", m, h, 2);
+            x = b.binary("embed.add_type", "Add", &x, &t);
+        }
+        x
+    }
+
     /// The whole chain; returns the operators and (prologue, ops per layer) for the layer
     /// structure.
     pub fn build(&self, run: &Run, dtype_bytes: u64) -> (Builder, usize, usize) {
@@ -363,61 +397,9 @@ impl Transformer {
         let h = self.hidden;
         let mut cond = None;
         let mut x = match self.frame {
-            Frame::DecoderLm { .. } => {
-                let e = gather(
-                    &mut b,
-                    "embed",
-                    "embed.tokens",
-                    m,
-                    h,
-                    self.vocab,
-                    "token_ids",
-                );
-                if self.positions > 0 {
-                    let p = gather(
-                        &mut b,
-                        "embed.pos",
-                        "embed.positions",
-                        m,
-                        h,
-                        self.positions,
-                        "position_ids",
-                    );
-                    b.binary("embed.add_pos", "Add", &e, &p)
-                } else {
-                    e
-                }
-            }
+            Frame::DecoderLm { .. } => self.embed_tokens(&mut b, m, false),
             Frame::Bert => {
-                let e = gather(
-                    &mut b,
-                    "embed",
-                    "embed.tokens",
-                    m,
-                    h,
-                    self.vocab,
-                    "token_ids",
-                );
-                let p = gather(
-                    &mut b,
-                    "embed.pos",
-                    "embed.positions",
-                    m,
-                    h,
-                    self.positions,
-                    "position_ids",
-                );
-                let s = b.binary("embed.add_pos", "Add", &e, &p);
-                let t = gather(
-                    &mut b,
-                    "embed.type",
-                    "embed.token_types",
-                    m,
-                    h,
-                    2,
-                    "token_type_ids",
-                );
-                let s = b.binary("embed.add_type", "Add", &s, &t);
+                let s = self.embed_tokens(&mut b, m, true);
                 norm(&mut b, Norm::Layer, "embed.norm", &s, "embed.norm")
             }
             Frame::Vit { patch_elems, .. } => {
@@ -480,15 +462,7 @@ impl Transformer {
                 let t1 = graph_input_linear(&mut b, "t_embed.fc1", &t_in, h);
                 let t1 = b.unary("t_embed.act", "Sigmoid", &t1);
                 let t2 = b.linear("t_embed.fc2", &t1, h, "t_embed.fc2.w", true);
-                let y = gather(
-                    &mut b,
-                    "y_embed",
-                    "y_embed.table",
-                    run.batch,
-                    h,
-                    labels,
-                    "class_labels",
-                );
+                let y = gather(&mut b, "y_embed.table", run.batch, h, labels);
                 let c = b.binary("cond.add", "Add", &t2, &y);
                 cond = Some(b.unary("cond.silu", "Sigmoid", &c));
                 x
@@ -524,45 +498,16 @@ impl Transformer {
             &format!("l{l}.adaln.w"),
             true,
         );
-        let m = x.shape[0];
-        let modulate = |b: &mut Builder, name: &str, y: &Act| {
-            let ins = vec![In::act(y, &[0, 1]), In::act(&ada, &[1])];
-            let s = b.op(
-                &format!("{name}.scale"),
-                OpKind::Elementwise,
-                "Multiply",
-                &[m, h],
-                &[0, 1],
-                ins,
-            );
-            let ins = vec![In::act(&s, &[0, 1]), In::act(&ada, &[1])];
-            b.op(
-                &format!("{name}.shift"),
-                OpKind::Elementwise,
-                "Add",
-                &[m, h],
-                &[0, 1],
-                ins,
-            )
-        };
         let mut x = x.clone();
         for part in ["attn", "ffn"] {
             let n = norm(b, Norm::LayerNoAffine, &format!("l{l}.{part}.norm"), &x, "");
-            let n = modulate(b, &format!("l{l}.{part}.mod"), &n);
+            let n = modulate(b, &format!("l{l}.{part}.mod"), &n, &ada);
             let y = if part == "attn" {
                 self.attention(b, l, &n, run, false)
             } else {
                 self.ffn(b, l, &n)
             };
-            let ins = vec![In::act(&y, &[0, 1]), In::act(&ada, &[1])];
-            let g = b.op(
-                &format!("l{l}.{part}.gate"),
-                OpKind::Elementwise,
-                "Multiply",
-                &[m, h],
-                &[0, 1],
-                ins,
-            );
+            let g = b.with_cond(&format!("l{l}.{part}.gate"), "Multiply", &y, &ada);
             x = b.binary(&format!("l{l}.{part}.residual"), "Add", &x, &g);
         }
         x
@@ -590,25 +535,7 @@ impl Transformer {
                 if let Some(c) = cond {
                     let ada = b.linear("final.adaln", c, 2 * h, "final.adaln.w", true);
                     let n = norm(b, Norm::LayerNoAffine, "final.norm", x, "");
-                    let m = n.shape[0];
-                    let ins = vec![In::act(&n, &[0, 1]), In::act(&ada, &[1])];
-                    let s = b.op(
-                        "final.mod.scale",
-                        OpKind::Elementwise,
-                        "Multiply",
-                        &[m, h],
-                        &[0, 1],
-                        ins,
-                    );
-                    let ins = vec![In::act(&s, &[0, 1]), In::act(&ada, &[1])];
-                    let s = b.op(
-                        "final.mod.shift",
-                        OpKind::Elementwise,
-                        "Add",
-                        &[m, h],
-                        &[0, 1],
-                        ins,
-                    );
+                    let s = modulate(b, "final.mod", &n, &ada);
                     b.linear("final.linear", &s, out_elems, "final.linear.w", true);
                 }
             }
@@ -616,25 +543,24 @@ impl Transformer {
     }
 }
 
-/// An embedding lookup: `rows` rows of a `[table_rows, h]` table.
-fn gather(
-    b: &mut Builder,
-    name: &str,
-    table: &str,
-    rows: u64,
-    h: u64,
-    table_rows: u64,
-    ids: &str,
-) -> Act {
+/// adaLN modulation `x · scale + shift` with both vectors taken from the condition `ada`.
+fn modulate(b: &mut Builder, name: &str, x: &Act, ada: &Act) -> Act {
+    let scaled = b.with_cond(&format!("{name}.scale"), "Multiply", x, ada);
+    b.with_cond(&format!("{name}.shift"), "Add", &scaled, ada)
+}
+
+/// An embedding lookup: `rows` rows of the `[table_rows, h]` weight `table`, indexed by the
+/// graph input `{table}.ids`.
+fn gather(b: &mut Builder, table: &str, rows: u64, h: u64, table_rows: u64) -> Act {
     b.op(
-        name,
+        &format!("{table}.gather"),
         OpKind::Gather,
         "GatherV2",
         &[rows, h, table_rows],
         &[0, 1],
         vec![
             In::named(table, Role::Weight, &[2, 1], &[table_rows, h]),
-            In::named(ids, Role::Activation, &[0], &[rows]),
+            In::named(&format!("{table}.ids"), Role::Activation, &[0], &[rows]),
         ],
     )
 }

@@ -44,6 +44,18 @@ fn kv_bytes_follow_the_closed_form() {
             "{name}"
         );
     }
+    let g = zoo::build("llama2-13b", &ZooParams::new(Mode::Decode, 32, 2048)).unwrap();
+    assert_eq!(
+        g.count_in_layer(0, OpKind::Softmax),
+        4,
+        "softmax in four steps"
+    );
+    assert_eq!(g.count_in_layer(0, OpKind::BatchMatMul), 2);
+    assert_eq!(
+        g.count_in_layer(0, OpKind::MatMul),
+        4,
+        "fused qkv, o, fused gate/up, down"
+    );
     let prefill = zoo::build("llama2-13b", &ZooParams::new(Mode::Prefill, 2, 128)).unwrap();
     assert_eq!(prefill.totals().kv_bytes.0, 0, "prefill reads no KV cache");
 }
