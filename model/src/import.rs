@@ -324,6 +324,14 @@ fn build_operator(
             residency: Residency::Hbm,
         });
     }
+    let fits = |v: &[u64]| {
+        v.iter()
+            .try_fold(opts.dtype_bytes.max(2), |a, &d| a.checked_mul(d))
+            .is_some_and(|x| x < 1 << 62)
+    };
+    if !fits(&extents) || !tensors.iter().all(|t| fits(&t.shape)) {
+        return Err(format!("loop nest or tensor too large: dims {extents:?}"));
+    }
     Ok(Operator {
         name: format!("{}#{}", e.op_type, e.id),
         kind,

@@ -304,6 +304,24 @@ pub fn build(name: &str, params: &ZooParams) -> Result<Graph> {
         config.layers = l;
     }
     let seq = model.fixed_tokens.unwrap_or(params.seq);
+    // Every loop nest is at most B · S · S · width (attention scores, prefill) with width the
+    // widest weight dimension; keep byte counts well inside u64.
+    let width = [
+        config.heads * config.head_dim,
+        config.ffn_dim,
+        config.vocab,
+        config.hidden,
+    ]
+    .into_iter()
+    .max()
+    .unwrap_or(1) as u128;
+    let bound = params.batch as u128 * seq as u128 * seq as u128 * width * 8;
+    if bound >= 1 << 62 {
+        return Err(ModelError::Invalid(format!(
+            "batch {} x sequence {seq} is too large for {name}",
+            params.batch
+        )));
+    }
     let run = Run {
         batch: params.batch,
         q: if decode { 1 } else { seq },

@@ -92,3 +92,14 @@ fn malformed_json_names_the_file_and_position() {
         .to_string();
     assert!(err.contains("entry #0"), "{err}");
 }
+
+#[test]
+fn absurd_extents_are_an_error_not_an_overflow() {
+    let opts = ImportOptions::new(Mode::Prefill, 8, 512);
+    let text = r#"[[5, " - einstein_v2(\" output0[N, M] +=! input0[N, K] * input1[K, M]; \", input_dict={ \"input0\" : { \"dtype\" : \"float32\", \"shape\" : [4000000000, 4000000000]} , \"input1\" : { \"dtype\" : \"float32\", \"shape\" : [4000000000, 4000000000]} })", "Dot", [[1, 0], [2, 0]]]]"#;
+    let err = import_str("big.json", text, &opts).unwrap_err().to_string();
+    assert!(
+        err.contains("entry id 5") && err.contains("too large"),
+        "{err}"
+    );
+}
