@@ -10,6 +10,20 @@ mod residency;
 pub use layers::{detect_layers, LayerStructure};
 pub use residency::{classify_residency, is_on_chip};
 
+/// Points every input at the operator whose output it is (by `source`), or `None`.
+pub fn link_producers(ops: &mut [Operator]) {
+    let index: std::collections::HashMap<String, usize> = ops
+        .iter()
+        .enumerate()
+        .map(|(i, o)| (o.output().source.clone(), i))
+        .collect();
+    for op in ops.iter_mut() {
+        for t in op.tensors.iter_mut().skip(1) {
+            t.producer = index.get(&t.source).copied();
+        }
+    }
+}
+
 use crate::units::{Bytes, Flops};
 use serde::{Deserialize, Serialize};
 use std::fmt;

@@ -19,7 +19,8 @@ pub use placeholders::{Placeholders, SeqRole};
 
 use crate::error::{ModelError, Result};
 use crate::graph::{
-    classify_residency, detect_layers, Graph, Mode, OpKind, Operator, Residency, Role, Tensor,
+    classify_residency, detect_layers, link_producers, Graph, Mode, OpKind, Operator, Residency,
+    Role, Tensor,
 };
 use einsum::{Einsum, IndexExpr};
 use entry::RawEntry;
@@ -105,7 +106,6 @@ pub fn import_str(file: &str, text: &str, opts: &ImportOptions) -> Result<Graph>
         mode: opts.mode,
     };
     let mut ops = Vec::new();
-    let mut ids = Vec::new();
     for e in &entries {
         if fold::is_folded(&e.op_type) || fold::is_external(&e.op_type) {
             continue;
@@ -123,18 +123,13 @@ pub fn import_str(file: &str, text: &str, opts: &ImportOptions) -> Result<Graph>
             .ok_or_else(|| err("operator has no expression".into()))?;
         let op = build_operator(&by_id, e, einsum, kind, &ph, opts).map_err(err)?;
         ops.push(op);
-        ids.push(e.id);
     }
     classify_residency(&mut ops);
     if opts.compat == Compat::Reference && opts.mode == Mode::Decode {
         // The reference drops the embedding lookup of a decode step after classifying.
-        let keep: Vec<bool> = ops.iter().map(|o| o.kind != OpKind::Gather).collect();
-        let mut k = keep.iter();
-        ops.retain(|_| *k.next().unwrap_or(&true));
-        let mut k = keep.iter();
-        ids.retain(|_| *k.next().unwrap_or(&true));
+        ops.retain(|o| o.kind != OpKind::Gather);
     }
-    link_producers(&mut ops, &ids);
+    link_producers(&mut ops);
     if ops.is_empty() {
         return Err(ModelError::GraphJson {
             file: file.into(),
@@ -403,20 +398,4 @@ fn seq_roles(dims: &[Dim], einsum: &Einsum, kind: OpKind, opts: &ImportOptions) 
             role
         })
         .collect()
-}
-
-/// Points each activation input at its producer's index in the final operator list.
-fn link_producers(ops: &mut [Operator], ids: &[i64]) {
-    let index_of: HashMap<String, usize> = ids
-        .iter()
-        .enumerate()
-        .map(|(i, id)| (format!("#{id}"), i))
-        .collect();
-    for op in ops.iter_mut() {
-        for t in op.tensors.iter_mut().skip(1) {
-            if t.role == Role::Activation {
-                t.producer = index_of.get(&t.source).copied();
-            }
-        }
-    }
 }

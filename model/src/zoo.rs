@@ -8,7 +8,7 @@ mod builder;
 mod transformer;
 
 use crate::error::{ModelError, Result};
-use crate::graph::{classify_residency, Graph, LayerStructure, Mode};
+use crate::graph::{classify_residency, link_producers, Graph, LayerStructure, Mode};
 use transformer::{Ffn, Frame, Norm, Run, Transformer};
 
 /// Parameters of one generated graph.
@@ -348,17 +348,4 @@ pub fn build(name: &str, params: &ZooParams) -> Result<Graph> {
         ops,
         layers,
     })
-}
-
-fn link_producers(ops: &mut [crate::graph::Operator]) {
-    let index: std::collections::HashMap<String, usize> = ops
-        .iter()
-        .enumerate()
-        .map(|(i, o)| (o.name.clone(), i))
-        .collect();
-    for op in ops.iter_mut() {
-        for t in op.tensors.iter_mut().skip(1) {
-            t.producer = index.get(&t.source).copied();
-        }
-    }
 }

@@ -518,7 +518,7 @@ impl Transformer {
         match self.frame {
             Frame::DecoderLm { tied } => {
                 let n = norm(b, self.norm, "final_norm", x, "final_norm");
-                let head = if tied { "embed.tokens" } else { "lm_head" };
+                let head = if tied { "embed.tokens" } else { "lm_head.w" };
                 lm_head(b, &n, self.vocab, head);
             }
             Frame::Bert => {

@@ -83,3 +83,33 @@ fn imported_llama2_13b_agrees_with_the_zoo() {
         "MatMuls per layer"
     );
 }
+
+#[test]
+fn producers_precede_their_consumers() {
+    let zoo_graph = zoo::build("llama2-7b", &ZooParams::new(Mode::Prefill, 2, 128)).unwrap();
+    let opts = ImportOptions::new(Mode::Decode, 8, 512);
+    let imported = import_file(&shared().join("models/bert-base.json"), &opts).unwrap();
+    for g in [zoo_graph, imported] {
+        let mut linked = 0;
+        for (i, op) in g.ops.iter().enumerate() {
+            for t in op.inputs() {
+                if let Some(p) = t.producer {
+                    assert!(
+                        p < i,
+                        "{}: {} reads {} produced later",
+                        g.name,
+                        op.name,
+                        t.source
+                    );
+                    assert_eq!(g.ops[p].output().source, t.source);
+                    linked += 1;
+                }
+            }
+        }
+        assert!(
+            linked > g.ops.len() / 2,
+            "{}: only {linked} inputs linked",
+            g.name
+        );
+    }
+}
