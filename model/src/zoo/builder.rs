@@ -40,6 +40,9 @@ pub struct In {
     role: Role,
     axes: Vec<usize>,
     shape: Vec<u64>,
+    /// Named tensors keep their declared shape; activations read the extents of the loop
+    /// dimensions that index them (a slice reads only its columns).
+    declared: bool,
 }
 
 impl In {
@@ -50,6 +53,7 @@ impl In {
             role: Role::Activation,
             axes: axes.to_vec(),
             shape: a.shape.clone(),
+            declared: false,
         }
     }
 
@@ -60,6 +64,7 @@ impl In {
             role,
             axes: axes.to_vec(),
             shape: shape.to_vec(),
+            declared: true,
         }
     }
 }
@@ -111,7 +116,7 @@ impl Builder {
             shape.clone(),
         )];
         for i in inputs {
-            let shape: Vec<u64> = if i.shape.len() == i.axes.len() {
+            let shape: Vec<u64> = if !i.declared && i.shape.len() == i.axes.len() {
                 i.axes.iter().map(|&d| dims[d]).collect()
             } else {
                 i.shape

@@ -16,6 +16,13 @@ fn every_zoo_model_is_within_one_percent_of_its_published_count() {
         };
         let g = zoo::build(m.name, &ZooParams::new(mode, 2, 256)).unwrap();
         let p = g.totals().parameters as f64;
+        let other = zoo::build(m.name, &ZooParams::new(mode, 32, 2048)).unwrap();
+        assert_eq!(
+            other.totals().parameters,
+            g.totals().parameters,
+            "{}: parameters must not depend on batch or sequence",
+            m.name
+        );
         let err = (p - m.published_params).abs() / m.published_params;
         assert!(
             err < 0.01,
