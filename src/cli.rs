@@ -4,6 +4,8 @@ mod chips;
 mod graph_table;
 mod import;
 mod models;
+mod plans;
+mod source;
 
 use clap::{Parser, Subcommand};
 
@@ -26,6 +28,8 @@ enum Command {
     /// Chip presets and chip TOML files.
     #[command(subcommand)]
     Chips(chips::ChipsCmd),
+    /// Intra-operator plans: per operator, plans evaluated, Pareto size, options, c_min.
+    Plans(plans::PlansArgs),
 }
 
 /// Runs the parsed command; with no subcommand, the built-in default job.
@@ -35,6 +39,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Some(Command::Models(cmd)) => models::run(cmd),
         Some(Command::Import(a)) => import::run(a),
         Some(Command::Chips(cmd)) => chips::run(cmd),
+        Some(Command::Plans(a)) => plans::run(a),
     }
 }
 

@@ -7,3 +7,5 @@ mod common;
 mod errors_and_exit_codes;
 #[path = "cli/models_and_import.rs"]
 mod models_and_import;
+#[path = "cli/plans.rs"]
+mod plans;

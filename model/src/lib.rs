@@ -10,9 +10,11 @@
 #![deny(missing_docs)]
 
 pub mod chip;
+pub mod cost;
 pub mod error;
 pub mod graph;
 pub mod import;
+pub mod plan;
 pub mod units;
 pub mod zoo;
 

@@ -8,5 +8,11 @@ mod common;
 mod import_errors;
 #[path = "model/import_reference.rs"]
 mod import_reference;
+#[path = "model/plans_by_hand.rs"]
+mod plans_by_hand;
+#[path = "model/plans_properties.rs"]
+mod plans_properties;
+#[path = "model/plans_reference.rs"]
+mod plans_reference;
 #[path = "model/zoo_counts.rs"]
 mod zoo_counts;

@@ -1,0 +1,52 @@
+//! A generic roofline cost model for non-IPU chips: compute at peak FLOP/s per core, every
+//! transfer at the per-core NoC rate, one synchronisation per step.
+
+use super::{CostModel, PlanCost};
+use crate::plan::{Geometry, OpShape};
+
+/// Peak compute and NoC rates per core, in per-cycle units, and a sync latency.
+#[derive(Clone, Copy, Debug)]
+pub struct Roofline {
+    /// FLOP per cycle of one core.
+    pub flops_per_cycle: f64,
+    /// NoC bytes per cycle of one core.
+    pub noc_bytes_per_cycle: f64,
+    /// Cycles of one synchronisation.
+    pub sync_cycles: f64,
+}
+
+impl CostModel for Roofline {
+    fn name(&self) -> &'static str {
+        "roofline"
+    }
+
+    fn cost(&self, shape: &OpShape, g: &Geometry) -> PlanCost {
+        let points: f64 = g.step.iter().map(|&e| e as f64).product();
+        let per_point = if shape.kind.is_contraction() {
+            2.0
+        } else {
+            1.0
+        };
+        let comp = g.iterations as f64 * points * per_point / self.flops_per_cycle;
+        let (shifts, shifted) = g.shift_totals();
+        // Reducing k output replicas moves (k − 1) output tiles.
+        let shuffled = (g.output_replicas - 1) as f64 * g.z[0] as f64;
+        let bytes = (shifted + shuffled) * shape.dtype_bytes as f64;
+        let syncs = 1.0 + shifts + f64::from(u8::from(g.output_replicas > 1));
+        PlanCost {
+            comp,
+            comm: syncs * self.sync_cycles + bytes / self.noc_bytes_per_cycle,
+        }
+    }
+
+    fn warm_up(&self, shape: &OpShape, factors: &[u64], cold_z: &[u64]) -> f64 {
+        let moved: f64 = factors
+            .iter()
+            .zip(cold_z)
+            .filter(|(&m, _)| m > 1)
+            .map(|(&m, &z)| (m as f64) * z as f64)
+            .sum();
+        let syncs = factors.iter().filter(|&&m| m > 1).count() as f64;
+        syncs * self.sync_cycles + moved * shape.dtype_bytes as f64 / self.noc_bytes_per_cycle
+    }
+}

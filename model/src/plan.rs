@@ -1,0 +1,76 @@
+//! Intra-operator plans (SPEC §3): every operator's menu of execution options.
+//!
+//! A plan is a spatial partition p (cores per loop dimension, [`spatial`]) and a temporal
+//! partition t (rotation splits per dimension and tensor, [`temporal`]); its per-core
+//! consequences are a [`Geometry`], priced by a [`crate::cost::CostModel`]. [`table`]
+//! reduces the plans of one operator to its hot Pareto front and cold→hot options.
+//! Identical operators (same [`OpShape`]) are planned once; unique shapes in parallel.
+
+mod geometry;
+mod shape;
+pub mod spatial;
+pub mod table;
+pub mod temporal;
+
+pub use geometry::{Geometry, Round};
+pub use shape::{OpShape, TensorShape};
+pub use table::{FrontPoint, OptionEntry, PlanTable};
+
+use crate::chip::ChipSpec;
+use crate::cost;
+use crate::error::{ModelError, Result};
+use crate::graph::Graph;
+use rayon::prelude::*;
+use std::collections::HashMap;
+
+/// The plan tables of a whole graph.
+#[derive(Clone, Debug)]
+pub struct GraphPlans {
+    /// For each operator, the index of its shape in `unique`.
+    pub shape_of: Vec<usize>,
+    /// Each distinct operator shape, the first operator with it, and its table.
+    pub unique: Vec<(OpShape, usize, PlanTable)>,
+}
+
+impl GraphPlans {
+    /// The table of operator `i`.
+    pub fn table(&self, i: usize) -> &PlanTable {
+        &self.unique[self.shape_of[i]].2
+    }
+}
+
+/// Plans every operator of `graph` on `chip` with the chip's cost model.
+pub fn plan_graph(graph: &Graph, chip: &ChipSpec) -> Result<GraphPlans> {
+    let model = cost::for_chip(chip);
+    let mut index: HashMap<OpShape, usize> = HashMap::new();
+    let mut shapes: Vec<(OpShape, usize)> = Vec::new();
+    let shape_of = graph
+        .ops
+        .iter()
+        .enumerate()
+        .map(|(i, op)| {
+            let s = OpShape::of(op);
+            *index.entry(s.clone()).or_insert_with(|| {
+                shapes.push((s, i));
+                shapes.len() - 1
+            })
+        })
+        .collect();
+    let tables: Vec<Option<PlanTable>> = shapes
+        .par_iter()
+        .map(|(s, _)| table::build(s, chip.cores, chip.sram_bytes_per_core, model.as_ref()))
+        .collect();
+    let unique = shapes
+        .into_iter()
+        .zip(tables)
+        .map(|((s, first), t)| {
+            t.map(|t| (s, first, t)).ok_or_else(|| {
+                ModelError::Invalid(format!(
+                    "operator {}: no plan fits {} B of SRAM per core on {} cores",
+                    graph.ops[first].name, chip.sram_bytes_per_core, chip.cores
+                ))
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(GraphPlans { shape_of, unique })
+}

@@ -1,0 +1,260 @@
+//! Per-operator tables (SPEC §3): the hot Pareto front, the cold candidates and the cold→hot
+//! table whose entries are the operator's options.
+//!
+//! Two passes over the plans keep memory small: the first finds the hot front; the second
+//! pairs every plan, as a cold layout, with the front plans of the same spatial partition.
+
+use super::geometry::Geometry;
+use super::shape::OpShape;
+use super::{spatial, temporal};
+use crate::cost::CostModel;
+use rayon::prelude::*;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// A point of the hot Pareto front.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FrontPoint {
+    /// Execution footprint, bytes per core.
+    pub hot: u64,
+    /// Compute cycles.
+    pub comp: f64,
+    /// Communication cycles.
+    pub comm: f64,
+}
+
+/// One option of an operator: a cold layout waiting in SRAM and the hot plan it runs with.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct OptionEntry {
+    /// Cold footprint, bytes per core.
+    pub cold: u64,
+    /// Hot footprint, bytes per core.
+    pub hot: u64,
+    /// Compute cycles.
+    pub comp: f64,
+    /// Communication cycles, warm-up included.
+    pub comm: f64,
+    /// Warm-up cycles (included in `comm`).
+    pub warm_up: f64,
+    /// Broadcast ratio ρ = cold / c_min (1 without HBM data).
+    pub rho: f64,
+}
+
+impl OptionEntry {
+    /// comp + comm.
+    pub fn exec(&self) -> f64 {
+        self.comp + self.comm
+    }
+}
+
+/// Everything planning learned about one operator shape.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PlanTable {
+    /// Spatial partitions that passed the thresholds.
+    pub spatial: usize,
+    /// Plans (spatial × temporal) evaluated.
+    pub plans: u64,
+    /// Hot Pareto front, increasing hot, strictly decreasing exec.
+    pub front: Vec<FrontPoint>,
+    /// Distinct cold sizes of plans that fit in SRAM (bytes per core).
+    pub cold_sizes: Vec<u64>,
+    /// The cold→hot table: the best pair per (cold size, front hot size), sorted.
+    pub table: Vec<OptionEntry>,
+    /// The options: table entries Pareto-optimal in (cold, hot, exec, comm).
+    pub options: Vec<OptionEntry>,
+    /// Smallest cold size in the table (bytes per core).
+    pub c_min: u64,
+}
+
+impl PlanTable {
+    /// The fastest execution over all options.
+    pub fn best_exec(&self) -> f64 {
+        self.options
+            .iter()
+            .map(OptionEntry::exec)
+            .fold(f64::INFINITY, f64::min)
+    }
+
+    /// Table entries removed by Pareto pruning.
+    pub fn pruned(&self) -> usize {
+        self.table.len() - self.options.len()
+    }
+
+    /// The smallest hot footprint.
+    pub fn min_hot(&self) -> u64 {
+        self.front.first().map_or(0, |f| f.hot)
+    }
+}
+
+#[derive(Default)]
+struct Pass1 {
+    best: BTreeMap<u64, (f64, usize, FrontPlan)>,
+    plans: u64,
+    colds: std::collections::BTreeSet<u64>,
+}
+
+impl Pass1 {
+    fn merge(mut self, other: Pass1) -> Pass1 {
+        self.plans += other.plans;
+        self.colds.extend(other.colds);
+        for (hot, entry) in other.best {
+            let replace = self
+                .best
+                .get(&hot)
+                .is_none_or(|(e, pi, _)| (entry.0, entry.1) < (*e, *pi));
+            if replace {
+                self.best.insert(hot, entry);
+            }
+        }
+        self
+    }
+}
+
+struct FrontPlan {
+    point: FrontPoint,
+    t: Vec<Vec<u64>>,
+}
+
+/// Plans one operator shape on `cores` cores with `sram` bytes each; `None` when no plan fits.
+pub fn build(shape: &OpShape, cores: u64, sram: u64, cost: &dyn CostModel) -> Option<PlanTable> {
+    let partitions = spatial::partitions(&shape.dims, cores);
+    // Pass 1 (parallel over spatial partitions): per hot size the fastest plan. Ties go to
+    // the earlier partition, then the earlier temporal partition, whatever the thread count.
+    let pass1 = partitions
+        .par_iter()
+        .enumerate()
+        .map(|(pi, p)| {
+            let mut local = Pass1::default();
+            let mut g = Geometry::for_partition(shape, p, cores);
+            temporal::for_each(shape, p, cores, |t| {
+                local.plans += 1;
+                g.set_temporal(shape, t);
+                if g.hot_bytes > sram {
+                    return;
+                }
+                local.colds.insert(g.cold_bytes);
+                let c = cost.cost(shape, &g);
+                let exec = c.exec();
+                if local
+                    .best
+                    .get(&g.hot_bytes)
+                    .is_none_or(|(e, _, _)| exec < *e)
+                {
+                    let point = FrontPoint {
+                        hot: g.hot_bytes,
+                        comp: c.comp,
+                        comm: c.comm,
+                    };
+                    local.best.insert(
+                        g.hot_bytes,
+                        (
+                            exec,
+                            pi,
+                            FrontPlan {
+                                point,
+                                t: t.to_vec(),
+                            },
+                        ),
+                    );
+                }
+            });
+            local
+        })
+        .reduce(Pass1::default, Pass1::merge);
+    let Pass1 { best, plans, colds } = pass1;
+    let mut front: Vec<(usize, FrontPlan)> = Vec::new();
+    let mut fastest = f64::INFINITY;
+    for (_, (exec, pi, plan)) in best {
+        if exec < fastest {
+            fastest = exec;
+            front.push((pi, plan));
+        }
+    }
+    if front.is_empty() {
+        return None;
+    }
+    // Pass 2: every fitting plan as a cold layout, paired with compatible front plans.
+    let mut by_partition: BTreeMap<usize, Vec<&FrontPlan>> = BTreeMap::new();
+    for (pi, plan) in &front {
+        by_partition.entry(*pi).or_default().push(plan);
+    }
+    let mut pairs: BTreeMap<(u64, u64), OptionEntry> = BTreeMap::new();
+    for (pi, hots) in &by_partition {
+        let p = &partitions[*pi];
+        let mut g = Geometry::for_partition(shape, p, cores);
+        temporal::for_each(shape, p, cores, |t_cold| {
+            g.set_temporal(shape, t_cold);
+            for hot in hots {
+                if hot.point.hot < g.cold_bytes {
+                    continue;
+                }
+                let Some(factors) = multiples(t_cold, &hot.t) else {
+                    continue;
+                };
+                let warm = cost.warm_up(shape, &factors, &g.z);
+                let entry = OptionEntry {
+                    cold: g.cold_bytes,
+                    hot: hot.point.hot,
+                    comp: hot.point.comp,
+                    comm: hot.point.comm + warm,
+                    warm_up: warm,
+                    rho: 1.0,
+                };
+                let key = (entry.cold, entry.hot);
+                if pairs.get(&key).is_none_or(|e| entry.exec() < e.exec()) {
+                    pairs.insert(key, entry);
+                }
+            }
+        });
+    }
+    let mut table: Vec<OptionEntry> = pairs.into_values().collect();
+    let c_min = table.iter().map(|o| o.cold).min().unwrap_or(0);
+    for o in &mut table {
+        o.rho = if c_min > 0 {
+            o.cold as f64 / c_min as f64
+        } else {
+            1.0
+        };
+    }
+    let options = pareto(table.clone());
+    Some(PlanTable {
+        spatial: partitions.len(),
+        plans,
+        front: front.into_iter().map(|(_, f)| f.point).collect(),
+        cold_sizes: colds.into_iter().collect(),
+        table,
+        options,
+        c_min,
+    })
+}
+
+/// Per tensor Π_d t_cold/t_hot when every t_cold[d][v] is a multiple of t_hot[d][v].
+fn multiples(cold: &[Vec<u64>], hot: &[Vec<u64>]) -> Option<Vec<u64>> {
+    let nv = cold.first().map_or(0, Vec::len);
+    let mut m = vec![1u64; nv];
+    for (rc, rh) in cold.iter().zip(hot) {
+        for v in 0..nv {
+            if rc[v] % rh[v] != 0 {
+                return None;
+            }
+            m[v] *= rc[v] / rh[v];
+        }
+    }
+    Some(m)
+}
+
+/// Entries not dominated in (cold, hot, exec, comm): another entry at most as large in all
+/// four and smaller in one removes it. Sorted by (cold, hot).
+pub fn pareto(mut entries: Vec<OptionEntry>) -> Vec<OptionEntry> {
+    entries.sort_by_key(|e| (e.cold, e.hot));
+    let key = |e: &OptionEntry| [e.cold as f64, e.hot as f64, e.exec(), e.comm];
+    let dominated = |e: &OptionEntry, by: &OptionEntry| {
+        let (a, b) = (key(e), key(by));
+        b.iter().zip(&a).all(|(x, y)| x <= y) && b.iter().zip(&a).any(|(x, y)| x < y)
+    };
+    entries
+        .iter()
+        .filter(|e| !entries.iter().any(|o| dominated(e, o)))
+        .cloned()
+        .collect()
+}

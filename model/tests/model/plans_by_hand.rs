@@ -1,0 +1,146 @@
+//! Plans worked by hand: a 2-D elementwise operator and a small MatMul on 4 and 16 cores.
+//! Every number below is derived in the comments from SPEC §3.
+
+use elk_model::cost::{CostModel, IpuMk2};
+use elk_model::graph::OpKind;
+use elk_model::plan::{spatial, table, temporal, Geometry, OpShape, TensorShape};
+
+const IPU: IpuMk2 = IpuMk2 { comm_factor: 1.0 };
+
+fn tensor(dims: &[usize], from_hbm: bool) -> TensorShape {
+    TensorShape {
+        axes: dims.iter().map(|&d| vec![d]).collect(),
+        from_hbm,
+    }
+}
+
+/// out[i, j] = x[i, j] + w[j]: dims [4, 8], w from HBM, fp16.
+fn add_bias() -> OpShape {
+    OpShape {
+        kind: OpKind::Elementwise,
+        dims: vec![4, 8],
+        tensors: vec![
+            tensor(&[0, 1], false),
+            tensor(&[0, 1], false),
+            tensor(&[1], true),
+        ],
+        dtype_bytes: 2,
+    }
+}
+
+/// out[n, m] = Σ_k x[n, k] · w[k, m]: dims [4, 4, 8], w from HBM, fp16.
+fn matmul() -> OpShape {
+    OpShape {
+        kind: OpKind::MatMul,
+        dims: vec![4, 4, 8],
+        tensors: vec![
+            tensor(&[0, 1], false),
+            tensor(&[0, 2], false),
+            tensor(&[2, 1], true),
+        ],
+        dtype_bytes: 2,
+    }
+}
+
+fn count_plans(shape: &OpShape, cores: u64) -> usize {
+    let mut n = 0;
+    for p in spatial::partitions(&shape.dims, cores) {
+        temporal::for_each(shape, &p, cores, |_| n += 1);
+    }
+    n
+}
+
+#[test]
+fn elementwise_on_4_cores() {
+    let s = add_bias();
+    // Thresholds are tiny (P = 32): every p with p0·p1 ≤ 4 qualifies.
+    let parts = spatial::partitions(&s.dims, 4);
+    assert_eq!(
+        parts,
+        [
+            [1, 1],
+            [1, 2],
+            [1, 3],
+            [1, 4],
+            [2, 1],
+            [2, 2],
+            [3, 1],
+            [4, 1]
+        ]
+    );
+    // Only w rotates (R_w = p0): p=(2,1): t ∈ {2}; (2,2): {2}; (3,1): {3}; (4,1): {2, 4}.
+    assert_eq!(count_plans(&s, 4), 8 + 5);
+    // p = (4, 1), t[1][w] = 4: L = [1, 8]; z = 8, 8, ⌈8/4⌉ = 2 (w rotates, double-buffered):
+    // hot = (8 + 8 + 2·2)·2 B = 40 B; cold = 2·2 B = 4 B; I = 4, step = [1, 2], X = 2.
+    let t = vec![vec![1, 1, 1], vec![1, 1, 4]];
+    let g = Geometry::new(&s, &[4, 1], &t, 4);
+    assert_eq!(
+        (g.z.clone(), g.hot_bytes, g.cold_bytes, g.iterations),
+        (vec![8, 8, 2], 40, 4, 4)
+    );
+    let c = IPU.cost(&s, &g);
+    // comp = 4 · (0.75·2 + 290) = 1166; one round of 3 shifts of 2 elements:
+    // 236·3 + 0.56·6 = 711.36, plus the elementwise shuffle 118.
+    assert_eq!(c.comp, 1166.0);
+    assert!((c.comm - 829.36).abs() < 1e-9, "{}", c.comm);
+    // The table: the smallest hot plan is p = (1, 4), L = [4, 2], z = 8, 8, 2: hot 36 B,
+    // exec (0.75·8 + 290) + 118 = 414; no other plan is strictly faster, so the front is one
+    // point, paired with the only cold layout of that partition (w tile 2 elements = 4 B).
+    let tab = table::build(&s, 4, 1 << 20, &IPU).unwrap();
+    assert_eq!(tab.front.len(), 1);
+    assert_eq!(
+        (tab.front[0].hot, tab.front[0].comp, tab.front[0].comm),
+        (36, 296.0, 118.0)
+    );
+    assert_eq!(tab.options.len(), 1);
+    let o = &tab.options[0];
+    assert_eq!(
+        (o.cold, o.hot, o.exec(), o.warm_up, o.rho, tab.c_min),
+        (4, 36, 414.0, 0.0, 1.0, 4)
+    );
+}
+
+#[test]
+fn matmul_on_4_and_16_cores() {
+    let s = matmul();
+    // 4 cores: all (p0, p1, p2) with product ≤ 4: 1 + 3 + 3 + 6 = 13 partitions.
+    assert_eq!(spatial::partitions(&s.dims, 4).len(), 13);
+    // p = (1, 1, 4): L = [4, 4, 2]; z_out = 16, z_x = 8, z_w = 8: hot 64 B, cold 16 B.
+    let none = vec![vec![1; 3]; 3];
+    let g = Geometry::new(&s, &[1, 1, 4], &none, 4);
+    assert_eq!((g.hot_bytes, g.cold_bytes, g.output_replicas), (64, 16, 4));
+    let c = IPU.cost(&s, &g);
+    // m = n = 4, k = 2: 24·1·1·1 + 514·1·1 + 113·1 + 173 = 824.
+    assert_eq!(c.comp, 824.0);
+    // k = 4 replicas of O = 16: gather 118·4 + 0.56·16 = 480.96; r = 4, a = 4, a·k = 16:
+    // reduce min(295.25, 1.5·16 + 175) = 199; shuffle 0.56·16 + 236 + 472 + 480.96 + 199.
+    assert!(
+        (c.comm - (8.96 + 708.0 + 480.96 + 199.0)).abs() < 1e-9,
+        "{}",
+        c.comm
+    );
+
+    // 16 cores, p = (1, 2, 8): L = [4, 2, 1]; R_out = 8, R_x = 2, R_w = 1.
+    let g = Geometry::new(&s, &[1, 2, 8], &none, 16);
+    // z_out = 8, z_x = 4, z_w = 2: hot 28 B, cold 4 B; m = 4, n = 2, k = 1: 824 cycles.
+    assert_eq!(
+        (g.z.clone(), g.hot_bytes, g.cold_bytes),
+        (vec![8, 4, 2], 28, 4)
+    );
+    let c = IPU.cost(&s, &g);
+    assert_eq!(c.comp, 824.0);
+    // k = 8, O = 8, r = 1 (not aligned below 4): gather 944 + 4.48, reduce 1.5·8 + 175 = 187.
+    let shuffle = 0.56 * 8.0 + 708.0 + 948.48 + 187.0;
+    assert!((c.comm - shuffle).abs() < 1e-9);
+    // Rotating x along n (t[0][x] = 2, dividing R_x = 2): z_x = 2 double-buffered, hot still
+    // 8 + 2·2 + 2 = 14 elements; I = 2 steps of m = 2: 2·824; one shift of 2 elements:
+    // 236 + 0.56·2 = 237.12 on top of the shuffle.
+    let t = vec![vec![1, 2, 1], vec![1; 3], vec![1; 3]];
+    let g = Geometry::new(&s, &[1, 2, 8], &t, 16);
+    assert_eq!((g.hot_bytes, g.iterations), (28, 2));
+    let c = IPU.cost(&s, &g);
+    assert_eq!(c.comp, 1648.0);
+    assert!((c.comm - (shuffle + 237.12)).abs() < 1e-9, "{}", c.comm);
+    // Warm-up from a cold layout twice as split (w split 2 more): 0.56·2·z_w + 118·2.
+    assert!((IPU.warm_up(&s, &[1, 1, 2], &[8, 4, 1]) - (0.56 * 2.0 + 236.0)).abs() < 1e-9);
+}

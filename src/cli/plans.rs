@@ -1,0 +1,178 @@
+//! `elk-opt plans`: every operator's plan statistics, or one operator's option table.
+
+use super::source::GraphSource;
+use clap::Args;
+use elk_model::chip::ChipSpec;
+use elk_model::plan::{plan_graph, OptionEntry};
+use serde::Serialize;
+use std::time::Instant;
+
+/// Which graph, which chip, which operator.
+#[derive(Args, Debug)]
+pub struct PlansArgs {
+    #[command(flatten)]
+    graph: GraphSource,
+    /// Chip preset or TOML file.
+    #[arg(long, default_value = "ipu-pod4")]
+    chip: String,
+    /// Print the full option table of this operator (name as in `models show`).
+    #[arg(long)]
+    op: Option<String>,
+    /// Print the time spent (graph, plan tables).
+    #[arg(long)]
+    timings: bool,
+    /// Machine-readable output.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Serialize)]
+struct OpRow<'a> {
+    index: usize,
+    name: &'a str,
+    kind: &'a str,
+    plans: u64,
+    spatial: usize,
+    pareto: usize,
+    table_entries: usize,
+    options: usize,
+    pruned: usize,
+    c_min_bytes: u64,
+    hbm_bytes: u64,
+    min_hot_bytes: u64,
+    best_exec_cycles: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    option_table: Option<&'a [OptionEntry]>,
+}
+
+#[derive(Serialize)]
+struct Timings {
+    graph_s: f64,
+    plans_s: f64,
+    unique_shapes: usize,
+}
+
+#[derive(Serialize)]
+struct Output<'a> {
+    graph: &'a str,
+    chip: &'a str,
+    cost_model: &'a str,
+    sram_bytes_per_core: u64,
+    cores: u64,
+    ops: Vec<OpRow<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    timings: Option<Timings>,
+}
+
+pub fn run(a: PlansArgs) -> anyhow::Result<()> {
+    let start = Instant::now();
+    let chip = ChipSpec::load(&a.chip)?;
+    let graph = a.graph.load()?;
+    let graph_s = start.elapsed().as_secs_f64();
+    let plans = plan_graph(&graph, &chip)?;
+    let plans_s = start.elapsed().as_secs_f64() - graph_s;
+    if let Some(name) = &a.op {
+        if !graph.ops.iter().any(|o| &o.name == name) {
+            return Err(elk_model::ModelError::Invalid(format!(
+                "--op {name}: no operator of that name in {}",
+                graph.name
+            ))
+            .into());
+        }
+    }
+    let rows: Vec<OpRow> = graph
+        .ops
+        .iter()
+        .enumerate()
+        .filter(|(_, o)| a.op.as_ref().is_none_or(|n| &o.name == n))
+        .map(|(i, o)| {
+            let t = plans.table(i);
+            OpRow {
+                index: i,
+                name: &o.name,
+                kind: o.kind.as_str(),
+                plans: t.plans,
+                spatial: t.spatial,
+                pareto: t.front.len(),
+                table_entries: t.table.len(),
+                options: t.options.len(),
+                pruned: t.pruned(),
+                c_min_bytes: t.c_min,
+                hbm_bytes: t.c_min * chip.cores,
+                min_hot_bytes: t.min_hot(),
+                best_exec_cycles: t.best_exec(),
+                option_table: a.op.as_ref().map(|_| t.options.as_slice()),
+            }
+        })
+        .collect();
+    let timings = a.timings.then_some(Timings {
+        graph_s,
+        plans_s,
+        unique_shapes: plans.unique.len(),
+    });
+    let out = Output {
+        graph: &graph.name,
+        chip: &chip.name,
+        cost_model: chip.cost_model.name(),
+        sram_bytes_per_core: chip.sram_bytes_per_core,
+        cores: chip.cores,
+        ops: rows,
+        timings,
+    };
+    if a.json {
+        return super::print_json(&out);
+    }
+    print_table(&out);
+    Ok(())
+}
+
+fn print_table(out: &Output) {
+    println!(
+        "{} on {} ({} cores, {} B SRAM/core, cost model {})",
+        out.graph, out.chip, out.cores, out.sram_bytes_per_core, out.cost_model
+    );
+    println!(
+        "{:>5}  {:<28} {:>9} {:>6} {:>7} {:>9} {:>11} {:>11} {:>14}",
+        "#",
+        "operator",
+        "plans",
+        "pareto",
+        "options",
+        "pruned",
+        "c_min B",
+        "min hot B",
+        "best exec cyc"
+    );
+    for r in &out.ops {
+        println!(
+            "{:>5}  {:<28} {:>9} {:>6} {:>7} {:>9} {:>11} {:>11} {:>14.1}",
+            r.index,
+            r.name,
+            r.plans,
+            r.pareto,
+            r.options,
+            r.pruned,
+            r.c_min_bytes,
+            r.min_hot_bytes,
+            r.best_exec_cycles
+        );
+        if let Some(table) = r.option_table {
+            println!(
+                "       {:>10} {:>10} {:>14} {:>14} {:>12} {:>7}",
+                "cold B", "hot B", "comp cyc", "comm cyc", "warm-up cyc", "rho"
+            );
+            for o in table {
+                println!(
+                    "       {:>10} {:>10} {:>14.2} {:>14.2} {:>12.2} {:>7.3}",
+                    o.cold, o.hot, o.comp, o.comm, o.warm_up, o.rho
+                );
+            }
+        }
+    }
+    if let Some(t) = &out.timings {
+        println!(
+            "timings: graph {:.3} s, plan tables {:.3} s ({} unique operator shapes)",
+            t.graph_s, t.plans_s, t.unique_shapes
+        );
+    }
+}
