@@ -25,6 +25,9 @@ run: deps
 test: deps
 	$(CARGO) test $(CARGO_FLAGS) --workspace
 
+bench: deps
+	$(CARGO) bench -j2 -p elk-benchmarks
+
 lint: deps
 	$(CARGO) fmt --check
 	$(CARGO) clippy $(CARGO_FLAGS) --workspace --all-targets -- -D warnings

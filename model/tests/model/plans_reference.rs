@@ -60,6 +60,9 @@ fn hot_fronts_cold_ranges_and_table_sizes() {
         let ours: BTreeSet<u64> = plans.table(i).table.iter().map(|o| o.cold).collect();
         ours.len() as u64 != s["n_cold_sizes_in_table"].as_u64().unwrap()
     });
+    let counts = differing(&stats, |s, i| {
+        plans.table(i).plans != s["n_all_configs"].as_u64().unwrap()
+    });
     let entries = differing(&stats, |s, i| {
         plans.table(i).table.len() as u64 != s["n_cold_hot_pairs"].as_u64().unwrap()
     });
@@ -76,6 +79,9 @@ fn hot_fronts_cold_ranges_and_table_sizes() {
     ];
     let with_sum: Vec<&str> = ["Op_2_Sum"].into_iter().chain(contractions).collect();
     assert_eq!(front, with_sum);
+    let mut sort_bug = vec!["Op_2_Sum", "Op_4_Subtract"];
+    sort_bug.extend(&with_sum[1..]);
+    assert_eq!(counts, sort_bug, "plan counts");
     assert_eq!(
         cold_range,
         ["Op_27_BatchMatMul", "Op_28_Dot", "Op_45_Dot", "Op_544_Dot"]

@@ -1,0 +1,43 @@
+//! `elk-benchmarks`: the graphs the criterion benches time, built the same way the tests and
+//! the CLI build them, so a bench measures exactly what a user runs.
+//!
+//! ```no_run
+//! let (graph, chip) = elk_benchmarks::bert_base_reference().unwrap();
+//! assert_eq!(graph.ops.len(), 547);
+//! assert_eq!(chip.cores, 1472);
+//! ```
+#![deny(missing_docs)]
+
+use elk_model::chip::ChipSpec;
+use elk_model::graph::{Graph, Mode};
+use elk_model::import::{import_file, Compat, ImportOptions};
+use elk_model::zoo::{self, ZooParams};
+use std::path::PathBuf;
+
+/// `../shared` beside the repository root, or an error saying where it was looked for.
+pub fn shared() -> elk_model::Result<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared");
+    if dir.join("models").is_dir() {
+        Ok(dir)
+    } else {
+        Err(elk_model::ModelError::Invalid(format!(
+            "benchmarks need ../shared beside the repository (looked in {})",
+            dir.display()
+        )))
+    }
+}
+
+/// The reference artifact's configuration: `bert-base.json` (reference import), decode,
+/// batch 8, KV 512, on `ipu-mk2` (1,472 cores).
+pub fn bert_base_reference() -> elk_model::Result<(Graph, ChipSpec)> {
+    let mut opts = ImportOptions::new(Mode::Decode, 8, 512);
+    opts.compat = Compat::Reference;
+    let graph = import_file(&shared()?.join("models/bert-base.json"), &opts)?;
+    Ok((graph, ChipSpec::preset("ipu-mk2")?))
+}
+
+/// Llama2-13B (zoo) decode, batch 32, KV 2048, on `ipu-pod4` (5,888 cores).
+pub fn llama2_13b_pod4() -> elk_model::Result<(Graph, ChipSpec)> {
+    let graph = zoo::build("llama2-13b", &ZooParams::new(Mode::Decode, 32, 2048))?;
+    Ok((graph, ChipSpec::preset("ipu-pod4")?))
+}
