@@ -5,8 +5,14 @@ use std::process::Output;
 
 /// Runs `elk-opt` with `args`.
 pub fn elk(args: &[&str]) -> Output {
+    elk_env(args, &[])
+}
+
+/// Runs `elk-opt` with `args` and extra environment variables.
+pub fn elk_env(args: &[&str], env: &[(&str, &str)]) -> Output {
     std::process::Command::new(env!("CARGO_BIN_EXE_elk-opt"))
         .args(args)
+        .envs(env.iter().copied())
         .output()
         .expect("the elk-opt binary runs")
 }

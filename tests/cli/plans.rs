@@ -1,6 +1,6 @@
 //! `elk-opt plans` on the model the scheduling issues use by default.
 
-use super::common::elk_json;
+use super::common::{elk_env, elk_json};
 
 #[test]
 fn llama2_13b_on_ipu_pod4_has_options_for_every_operator() {
@@ -54,4 +54,24 @@ fn one_operator_prints_its_option_table() {
         assert!(o["cold"].as_u64() <= o["hot"].as_u64());
         assert!(o["hot"].as_u64().unwrap() <= 638_976);
     }
+}
+
+#[test]
+fn plan_tables_do_not_depend_on_the_thread_count() {
+    let args = [
+        "plans",
+        "--model",
+        "bert-base",
+        "--batch",
+        "8",
+        "--kv",
+        "512",
+        "--chip",
+        "ipu-mk2",
+        "--json",
+    ];
+    let one = elk_env(&args, &[("RAYON_NUM_THREADS", "1")]);
+    let many = elk_env(&args, &[("RAYON_NUM_THREADS", "4")]);
+    assert!(one.status.success() && many.status.success());
+    assert_eq!(one.stdout, many.stdout);
 }
