@@ -14,7 +14,9 @@ pub mod cost;
 pub mod error;
 pub mod graph;
 pub mod import;
+pub mod instance;
 pub mod plan;
+pub mod schedule;
 pub mod units;
 pub mod zoo;
 

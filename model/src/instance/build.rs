@@ -1,0 +1,157 @@
+//! Building an instance from (graph, chip, cost model): one option per plan-table option,
+//! H_j = c_min · cores / B_HBM in cycles, ν = ρ · B_HBM / B_NoC,dist.
+
+use super::{Instance, InstanceOp, LoadOrder, NamedOrder, OpOption, INSTANCE_FORMAT};
+use crate::chip::{ChipSpec, Topology};
+use crate::error::{ModelError, Result};
+use crate::graph::Graph;
+use crate::plan::plan_graph;
+use std::ops::Range;
+
+/// Which operators of the graph the instance covers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OpRange {
+    /// The whole graph.
+    All,
+    /// Operators `a..b`.
+    Ops(Range<usize>),
+    /// Layers `a..b` (per the graph's layer structure).
+    Layers(Range<usize>),
+}
+
+impl OpRange {
+    /// Parses `A..B`.
+    pub fn parse_range(s: &str) -> Result<Range<usize>> {
+        let bad = || ModelError::Invalid(format!("range '{s}': expected A..B with A < B"));
+        let (a, b) = s.split_once("..").ok_or_else(bad)?;
+        let (a, b): (usize, usize) = (
+            a.trim().parse().map_err(|_| bad())?,
+            b.trim().parse().map_err(|_| bad())?,
+        );
+        if a < b {
+            Ok(a..b)
+        } else {
+            Err(bad())
+        }
+    }
+
+    fn resolve(&self, g: &Graph) -> Result<Range<usize>> {
+        let r = match self {
+            OpRange::All => 0..g.ops.len(),
+            OpRange::Ops(r) => r.clone(),
+            OpRange::Layers(r) => {
+                let first = g.layers.layer_range(r.start);
+                let last = g.layers.layer_range(r.end - 1);
+                match (first, last) {
+                    (Some(a), Some(b)) => a.start..b.end,
+                    _ => {
+                        return Err(ModelError::Invalid(format!(
+                            "--layers {}..{}: the graph has {} layers",
+                            r.start, r.end, g.layers.layers
+                        )))
+                    }
+                }
+            }
+        };
+        if r.end > g.ops.len() || r.start >= r.end {
+            return Err(ModelError::Invalid(format!(
+                "operators {}..{}: the graph has {} operators",
+                r.start,
+                r.end,
+                g.ops.len()
+            )));
+        }
+        Ok(r)
+    }
+}
+
+/// Choices of an instance that are not in the graph or chip.
+#[derive(Clone, Debug)]
+pub struct InstanceOptions {
+    /// The operators covered.
+    pub range: OpRange,
+    /// The load-order policy.
+    pub load_order: LoadOrder,
+    /// Preload window W, when set.
+    pub preload_window: Option<u32>,
+}
+
+impl Default for InstanceOptions {
+    fn default() -> InstanceOptions {
+        InstanceOptions {
+            range: OpRange::All,
+            load_order: LoadOrder::Named(NamedOrder::Fixed),
+            preload_window: None,
+        }
+    }
+}
+
+/// NoC bandwidth available for distributing HBM data, bytes/s. All-to-all: every core
+/// injects at its rate. Mesh/torus: additionally bounded by the links out of the controllers'
+/// cores (3 per mesh edge router, 4 per torus router) — a first-order bound until the
+/// detailed simulator measures it.
+pub fn noc_distribution_bytes_per_s(chip: &ChipSpec) -> f64 {
+    let all = chip.noc_bytes_per_s();
+    let links_per_controller = match chip.noc.topology {
+        Topology::AllToAll => return all,
+        Topology::Mesh => 3.0,
+        Topology::Torus => 4.0,
+    };
+    all.min(chip.hbm.controllers as f64 * links_per_controller * chip.noc.link_bytes_per_s)
+}
+
+/// Plans `graph` on `chip` and builds the stage-model instance of the operators in range.
+pub fn build_instance(graph: &Graph, chip: &ChipSpec, opts: &InstanceOptions) -> Result<Instance> {
+    let range = opts.range.resolve(graph)?;
+    let sub = Graph {
+        name: graph.name.clone(),
+        ops: graph.ops[range.clone()].to_vec(),
+        layers: graph.layers,
+    };
+    let plans = plan_graph(&sub, chip)?;
+    let b_hbm = chip.hbm.bandwidth_bytes_per_s;
+    let b_noc = noc_distribution_bytes_per_s(chip);
+    let ops = sub
+        .ops
+        .iter()
+        .enumerate()
+        .map(|(i, op)| {
+            let t = plans.table(i);
+            let bytes = t.c_min as f64 * chip.cores as f64;
+            InstanceOp {
+                name: op.name.clone(),
+                hbm_cycles: bytes / b_hbm * chip.clock_hz,
+                options: t
+                    .options
+                    .iter()
+                    .map(|o| OpOption {
+                        cold: o.cold,
+                        hot: o.hot,
+                        exec_cycles: o.exec(),
+                        comm_cycles: o.comm,
+                        noc_per_hbm: if t.c_min > 0 {
+                            o.rho * b_hbm / b_noc
+                        } else {
+                            0.0
+                        },
+                    })
+                    .collect(),
+                flops: Some(op.flops().0 as f64),
+            }
+        })
+        .collect();
+    let what = match &opts.range {
+        OpRange::All => String::new(),
+        OpRange::Ops(r) => format!(", ops {}..{}", r.start, r.end),
+        OpRange::Layers(r) => format!(", layers {}..{}", r.start, r.end),
+    };
+    Ok(Instance {
+        format: INSTANCE_FORMAT.into(),
+        name: format!("{} on {}{what}", graph.name, chip.name),
+        sram_bytes: chip.sram_bytes_per_core,
+        clock_hz: chip.clock_hz,
+        load_order: opts.load_order,
+        preload_window: opts.preload_window,
+        ops,
+    })
+}

@@ -1,0 +1,112 @@
+//! Turning decisions (options, load order, start stage per load) into load work: each load
+//! fills the spare HBM and NoC capacity of the stages from its start on, in load order, and
+//! extends a stage only when the load must finish there (the stage before its operator runs).
+
+use super::Work;
+use crate::instance::Instance;
+
+/// Why decisions could not be turned into load work.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("operator {op} ({name}): {detail}")]
+pub struct FillError {
+    /// The operator index.
+    pub op: usize,
+    /// Its name.
+    pub name: String,
+    /// What was wrong.
+    pub detail: String,
+}
+
+/// Load work for `options`, loads in `load_order`, load `load_order[i]` starting no earlier
+/// than stage `start[i]` (and no earlier than the last stage of the load before it, which the
+/// load order requires). Stage k ≥ 1 executes `ops[k-1]`; operator j's load must end by
+/// stage j.
+pub fn fill_load_work(
+    inst: &Instance,
+    options: &[usize],
+    load_order: &[usize],
+    start: &[usize],
+) -> Result<Vec<Work>, FillError> {
+    let n = inst.ops.len();
+    let err = |op: usize, detail: String| FillError {
+        op,
+        name: inst.ops.get(op).map(|o| o.name.clone()).unwrap_or_default(),
+        detail,
+    };
+    if options.len() != n || start.len() != load_order.len() {
+        return Err(err(
+            0,
+            format!(
+                "{} options and {} starts for {} operators and {} loads",
+                options.len(),
+                start.len(),
+                n,
+                load_order.len()
+            ),
+        ));
+    }
+    let option = |i: usize| {
+        inst.ops[i]
+            .options
+            .get(options[i])
+            .ok_or_else(|| err(i, format!("option {} does not exist", options[i])))
+    };
+    // Stage 0 is the prologue (no execution).
+    let mut exec = vec![0.0; n + 1];
+    let mut noc = vec![0.0; n + 1];
+    for i in 0..n {
+        let o = option(i)?;
+        exec[i + 1] = o.exec_cycles;
+        noc[i + 1] = o.comm_cycles;
+    }
+    let mut dur = exec.clone();
+    let mut hbm = vec![0.0; n + 1];
+    let mut work = Vec::new();
+    let mut cursor = 0;
+    for (&j, &s) in load_order.iter().zip(start) {
+        if j >= n {
+            return Err(err(j, "load of a nonexistent operator".into()));
+        }
+        let total = inst.ops[j].hbm_cycles;
+        let nu = option(j)?.noc_per_hbm;
+        let mut k = s.max(cursor);
+        if k > j {
+            return Err(err(
+                j,
+                format!(
+                    "load cannot start at stage {k}: the operator runs in stage {}",
+                    j + 1
+                ),
+            ));
+        }
+        let mut remaining = total;
+        while remaining > 0.0 {
+            let mut spare = dur[k] - hbm[k];
+            if nu > 0.0 {
+                spare = spare.min((dur[k] - noc[k]) / nu);
+            }
+            let take = if k == j {
+                remaining
+            } else {
+                spare.max(0.0).min(remaining)
+            };
+            if take > 0.0 {
+                work.push(Work(j, k, take));
+                hbm[k] += take;
+                noc[k] += take * nu;
+                dur[k] = dur[k].max(hbm[k]).max(noc[k]);
+                remaining -= take;
+                cursor = k;
+            }
+            if remaining <= 1e-12 * total {
+                // The last piece absorbs rounding so the work sums to H exactly enough.
+                if let Some(last) = work.last_mut() {
+                    last.2 += remaining;
+                }
+                break;
+            }
+            k += 1;
+        }
+    }
+    Ok(work)
+}
