@@ -3,8 +3,11 @@
 mod chips;
 mod graph_table;
 mod import;
+mod instance;
 mod models;
+mod output;
 mod plans;
+mod simulate;
 mod source;
 
 use clap::{Parser, Subcommand};
@@ -30,6 +33,10 @@ enum Command {
     Chips(chips::ChipsCmd),
     /// Intra-operator plans: per operator, plans evaluated, Pareto size, options, c_min.
     Plans(plans::PlansArgs),
+    /// Build a stage-model instance (elk-instance/1) from a graph and a chip.
+    Instance(instance::InstanceArgs),
+    /// Validate and evaluate a schedule against its instance.
+    Simulate(simulate::SimulateArgs),
 }
 
 /// Runs the parsed command; with no subcommand, the built-in default job.
@@ -40,12 +47,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Some(Command::Import(a)) => import::run(a),
         Some(Command::Chips(cmd)) => chips::run(cmd),
         Some(Command::Plans(a)) => plans::run(a),
+        Some(Command::Instance(a)) => instance::run(a),
+        Some(Command::Simulate(a)) => simulate::run(a),
     }
 }
 
 /// 2 for bad input (anything the user can fix in their files or flags), 1 otherwise.
 pub fn exit_code(err: &anyhow::Error) -> u8 {
-    if err.downcast_ref::<elk_model::ModelError>().is_some() {
+    if err.downcast_ref::<elk_model::ModelError>().is_some()
+        || err.downcast_ref::<simulate::Invalid>().is_some()
+    {
         2
     } else {
         1

@@ -9,3 +9,5 @@ mod errors_and_exit_codes;
 mod models_and_import;
 #[path = "cli/plans.rs"]
 mod plans;
+#[path = "cli/stage_model.rs"]
+mod stage_model;

@@ -26,7 +26,7 @@ pub struct GraphSource {
     pub kv: u64,
     /// Override the zoo model's number of layers.
     #[arg(long)]
-    pub layers: Option<usize>,
+    pub num_layers: Option<usize>,
     /// Importer flavour: `clean` or `reference`.
     #[arg(long, default_value = "clean")]
     pub compat: String,
@@ -43,7 +43,7 @@ impl GraphSource {
         }
         let name = self.model.as_deref().unwrap_or_default();
         let mut params = ZooParams::new(mode, self.batch, self.kv);
-        params.layers = self.layers;
+        params.layers = self.num_layers;
         Ok(zoo::build(name, &params)?)
     }
 }

@@ -1,0 +1,123 @@
+//! `elk-opt simulate`: judge a schedule against its instance (validate + evaluate).
+
+use clap::Args;
+use elk_model::instance::Instance;
+use elk_model::schedule::Schedule;
+use elk_sim::trace::ChromeTrace;
+use elk_sim::{evaluate_with, validate, Evaluation};
+use serde::Serialize;
+use std::path::PathBuf;
+
+/// The instance, the schedule, and the outputs.
+#[derive(Args, Debug)]
+pub struct SimulateArgs {
+    /// The instance (elk-instance/1).
+    #[arg(long)]
+    instance: PathBuf,
+    /// The schedule (elk-schedule/1).
+    #[arg(long)]
+    schedule: PathBuf,
+    /// Write a Chrome trace (open in Perfetto).
+    #[arg(long)]
+    trace: Option<PathBuf>,
+    /// Machine-readable output.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Serialize)]
+struct Output<'a> {
+    instance: &'a str,
+    method: &'a str,
+    valid: bool,
+    violations: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    method_claim_cycles: Option<f64>,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    evaluation: Option<Evaluation>,
+}
+
+/// The schedule broke the stage model's rules (exit code 2: the input is wrong).
+#[derive(Debug, thiserror::Error)]
+#[error("{0} violation(s): the schedule is not valid for this instance")]
+pub struct Invalid(pub usize);
+
+pub fn run(a: SimulateArgs) -> anyhow::Result<()> {
+    let inst = Instance::read(&a.instance)?;
+    let sched = Schedule::read(&a.schedule)?;
+    let violations = validate(&inst, &sched);
+    let evaluation = violations.is_empty().then(|| {
+        let mut trace = ChromeTrace::new(inst.clock_hz);
+        let e = evaluate_with(&inst, &sched, &mut trace);
+        (e, trace)
+    });
+    if let (Some((_, trace)), Some(path)) = (&evaluation, &a.trace) {
+        super::output::write_atomic(path, &trace.to_json())?;
+    }
+    let evaluation = evaluation.map(|(e, _)| e);
+    let out = Output {
+        instance: &inst.name,
+        method: &sched.method,
+        valid: violations.is_empty(),
+        violations: violations.iter().map(ToString::to_string).collect(),
+        method_claim_cycles: evaluation
+            .as_ref()
+            .filter(|e| {
+                (e.makespan_cycles - sched.makespan_cycles).abs() > 1e-6 * e.makespan_cycles
+            })
+            .map(|_| sched.makespan_cycles),
+        evaluation,
+    };
+    if a.json {
+        super::print_json(&out)?;
+    } else {
+        print_human(&inst, &out);
+    }
+    if violations.is_empty() {
+        Ok(())
+    } else {
+        Err(Invalid(violations.len()).into())
+    }
+}
+
+fn print_human(inst: &Instance, out: &Output) {
+    println!("{} — schedule by {}", out.instance, out.method);
+    for v in &out.violations {
+        println!("violation: {v}");
+    }
+    let Some(e) = &out.evaluation else {
+        return;
+    };
+    println!(
+        "makespan:        {:.1} cycles = {:.6} ms",
+        e.makespan_cycles, e.makespan_ms
+    );
+    if let Some(claim) = out.method_claim_cycles {
+        println!(
+            "method's claim:  {claim:.1} cycles (the simulator's number above is authoritative)"
+        );
+    }
+    let [c, n, h] = e.stages_bound;
+    println!(
+        "stages bound by: compute {c}, NoC {n}, HBM {h} (of {} stages incl. prologue)",
+        e.stages.len()
+    );
+    let b = &e.breakdown;
+    let pct = |x: f64| 100.0 * x / e.makespan_cycles.max(f64::MIN_POSITIVE);
+    println!(
+        "time breakdown:  execute-only {:.1}%, overlapped {:.1}%, preload-only {:.1}%, NoC-bound {:.1}%",
+        pct(b.execute_only),
+        pct(b.overlapped),
+        pct(b.preload_only),
+        pct(b.noc_bound)
+    );
+    println!(
+        "HBM utilisation: {:.1}%   NoC utilisation: {:.1}%",
+        100.0 * e.hbm_utilisation,
+        100.0 * e.noc_utilisation
+    );
+    if let Some(t) = e.tflops {
+        println!("achieved:        {t:.2} TFLOP/s");
+    }
+    let _ = inst;
+}
