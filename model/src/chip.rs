@@ -169,10 +169,7 @@ impl ChipSpec {
         if !path.exists() && !name_or_path.ends_with(".toml") {
             return ChipSpec::preset(name_or_path);
         }
-        let text = std::fs::read_to_string(path).map_err(|source| ModelError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let text = crate::error::read_file(path)?;
         ChipSpec::from_toml_str(name_or_path, &text)
     }
 

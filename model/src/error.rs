@@ -62,3 +62,11 @@ pub enum ModelError {
 
 /// Result alias for this crate.
 pub type Result<T> = std::result::Result<T, ModelError>;
+
+/// Reads a whole text file, naming it in the error.
+pub fn read_file(path: &std::path::Path) -> Result<String> {
+    std::fs::read_to_string(path).map_err(|source| ModelError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}

@@ -84,10 +84,7 @@ impl ImportOptions {
 
 /// Imports a reference-format graph file.
 pub fn import_file(path: &Path, opts: &ImportOptions) -> Result<Graph> {
-    let text = std::fs::read_to_string(path).map_err(|source| ModelError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let text = crate::error::read_file(path)?;
     import_str(&path.display().to_string(), &text, opts)
 }
 

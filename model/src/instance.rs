@@ -117,10 +117,7 @@ impl Instance {
 
     /// Reads an instance file.
     pub fn read(path: &std::path::Path) -> Result<Instance> {
-        let text = std::fs::read_to_string(path).map_err(|source| ModelError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let text = crate::error::read_file(path)?;
         Instance::from_json(&path.display().to_string(), &text)
     }
 

@@ -84,10 +84,7 @@ impl Schedule {
 
     /// Reads a schedule file.
     pub fn read(path: &std::path::Path) -> Result<Schedule> {
-        let text = std::fs::read_to_string(path).map_err(|source| ModelError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let text = crate::error::read_file(path)?;
         Schedule::from_json(&path.display().to_string(), &text)
     }
 
