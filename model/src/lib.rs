@@ -15,6 +15,7 @@ pub mod error;
 pub mod graph;
 pub mod import;
 pub mod instance;
+pub mod method;
 pub mod plan;
 pub mod schedule;
 pub mod units;

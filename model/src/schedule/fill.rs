@@ -18,8 +18,8 @@ pub struct FillError {
 }
 
 /// Load work for `options`, loads in `load_order`, load `load_order[i]` starting no earlier
-/// than stage `start[i]` (and no earlier than the last stage of the load before it, which the
-/// load order requires). Stage k ≥ 1 executes `ops[k-1]`; operator j's load must end by
+/// than stage `start[i]` (nor before the last stage of the load before it, which the load
+/// order requires, nor before the instance's preload window). Stage k ≥ 1 executes `ops[k-1]`; operator j's load must end by
 /// stage j.
 pub fn fill_load_work(
     inst: &Instance,
@@ -69,7 +69,12 @@ pub fn fill_load_work(
         }
         let total = inst.ops[j].hbm_cycles;
         let nu = option(j)?.noc_per_hbm;
-        let mut k = s.max(cursor);
+        // No earlier than asked, than the previous load's last stage (load order), or than
+        // the preload window allows.
+        let window_start = inst
+            .preload_window
+            .map_or(0, |w| (j + 1).saturating_sub(w as usize));
+        let mut k = s.max(cursor).max(window_start);
         if k > j {
             return Err(err(
                 j,

@@ -1,0 +1,66 @@
+//! Pieces every heuristic shares: picking options, building and pricing a schedule.
+
+use elk_model::instance::{Instance, InstanceOp};
+use elk_model::schedule::{fill_load_work, FillError, Schedule, Status, SCHEDULE_FORMAT};
+
+/// The fastest option (ties: smaller hot, then smaller cold) with hot ≤ `max_hot` and
+/// cold ≤ `max_cold`.
+pub fn fastest(op: &InstanceOp, max_hot: u64, max_cold: u64) -> Option<usize> {
+    (0..op.options.len())
+        .filter(|&o| op.options[o].hot <= max_hot && op.options[o].cold <= max_cold)
+        .min_by(|&a, &b| {
+            let (x, y) = (&op.options[a], &op.options[b]);
+            x.exec_cycles
+                .total_cmp(&y.exec_cycles)
+                .then(x.hot.cmp(&y.hot))
+                .then(x.cold.cmp(&y.cold))
+        })
+}
+
+/// The smallest cold option (ties: fastest) with hot ≤ `max_hot` and cold ≤ `max_cold`.
+pub fn smallest_cold(op: &InstanceOp, max_hot: u64, max_cold: u64) -> Option<usize> {
+    (0..op.options.len())
+        .filter(|&o| op.options[o].hot <= max_hot && op.options[o].cold <= max_cold)
+        .min_by(|&a, &b| {
+            let (x, y) = (&op.options[a], &op.options[b]);
+            x.cold
+                .cmp(&y.cold)
+                .then(x.exec_cycles.total_cmp(&y.exec_cycles))
+        })
+}
+
+/// The largest cold option (ties: fastest) with hot ≤ `max_hot` and cold ≤ `max_cold`.
+pub fn largest_cold(op: &InstanceOp, max_hot: u64, max_cold: u64) -> Option<usize> {
+    (0..op.options.len())
+        .filter(|&o| op.options[o].hot <= max_hot && op.options[o].cold <= max_cold)
+        .min_by(|&a, &b| {
+            let (x, y) = (&op.options[a], &op.options[b]);
+            y.cold
+                .cmp(&x.cold)
+                .then(x.exec_cycles.total_cmp(&y.exec_cycles))
+        })
+}
+
+/// Fills the load work for the decisions and prices the schedule with the simulator.
+pub fn build(
+    inst: &Instance,
+    method: &str,
+    options: Vec<usize>,
+    starts: &[usize],
+) -> Result<Schedule, FillError> {
+    let load_order = inst.loads();
+    let load_work = fill_load_work(inst, &options, &load_order, starts)?;
+    let mut s = Schedule {
+        format: SCHEDULE_FORMAT.into(),
+        instance: inst.name.clone(),
+        method: method.into(),
+        options,
+        load_order,
+        load_work,
+        makespan_cycles: 0.0,
+        status: Status::Heuristic,
+        lower_bound_cycles: None,
+    };
+    s.makespan_cycles = elk_sim::evaluate(inst, &s).makespan_cycles;
+    Ok(s)
+}
