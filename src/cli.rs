@@ -8,6 +8,7 @@ mod models;
 mod output;
 mod plans;
 mod simulate;
+mod solve;
 mod source;
 
 use clap::{Parser, Subcommand};
@@ -37,6 +38,10 @@ enum Command {
     Instance(instance::InstanceArgs),
     /// Validate and evaluate a schedule against its instance.
     Simulate(simulate::SimulateArgs),
+    /// Schedule with one method; the simulator judges the result.
+    Solve(solve::SolveArgs),
+    /// Every available method side by side, with Elk's Ideal figure.
+    Compare(solve::CompareArgs),
 }
 
 /// Runs the parsed command; with no subcommand, the built-in default job.
@@ -49,6 +54,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Some(Command::Plans(a)) => plans::run(a),
         Some(Command::Instance(a)) => instance::run(a),
         Some(Command::Simulate(a)) => simulate::run(a),
+        Some(Command::Solve(a)) => solve::solve(a),
+        Some(Command::Compare(a)) => solve::compare(a),
     }
 }
 

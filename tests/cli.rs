@@ -9,5 +9,7 @@ mod errors_and_exit_codes;
 mod models_and_import;
 #[path = "cli/plans.rs"]
 mod plans;
+#[path = "cli/solve_compare.rs"]
+mod solve_compare;
 #[path = "cli/stage_model.rs"]
 mod stage_model;

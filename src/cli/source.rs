@@ -10,7 +10,7 @@ use std::path::PathBuf;
 #[derive(Args, Debug)]
 pub struct GraphSource {
     /// Zoo model name (see `models list`).
-    #[arg(long, conflicts_with = "import", required_unless_present = "import")]
+    #[arg(long, conflicts_with = "import")]
     pub model: Option<String>,
     /// A graph in the reference JSON format.
     #[arg(long)]
@@ -41,7 +41,12 @@ impl GraphSource {
             opts.compat = Compat::parse(&self.compat)?;
             return Ok(import_file(file, &opts)?);
         }
-        let name = self.model.as_deref().unwrap_or_default();
+        let Some(name) = self.model.as_deref() else {
+            return Err(elk_model::ModelError::Invalid(
+                "give --model NAME or --import FILE".into(),
+            )
+            .into());
+        };
         let mut params = ZooParams::new(mode, self.batch, self.kv);
         params.layers = self.num_layers;
         Ok(zoo::build(name, &params)?)
