@@ -71,7 +71,7 @@ pub fn run(a: SimulateArgs) -> anyhow::Result<()> {
     if a.json {
         super::print_json(&out)?;
     } else {
-        print_human(&inst, &out);
+        print_human(&out);
     }
     if violations.is_empty() {
         Ok(())
@@ -80,7 +80,7 @@ pub fn run(a: SimulateArgs) -> anyhow::Result<()> {
     }
 }
 
-fn print_human(inst: &Instance, out: &Output) {
+fn print_human(out: &Output) {
     println!("{} — schedule by {}", out.instance, out.method);
     for v in &out.violations {
         println!("violation: {v}");
@@ -119,5 +119,4 @@ fn print_human(inst: &Instance, out: &Output) {
     if let Some(t) = e.tflops {
         println!("achieved:        {t:.2} TFLOP/s");
     }
-    let _ = inst;
 }
