@@ -26,9 +26,11 @@
 
 mod basic;
 mod common;
+mod elk_dyn;
 mod ideal;
 mod static_split;
 
 pub use basic::Basic;
+pub use elk_dyn::{inductive, max_depth, ElkDyn};
 pub use ideal::{ideal, IdealReport};
 pub use static_split::StaticSplit;

@@ -7,7 +7,7 @@
 mod layers;
 mod residency;
 
-pub use layers::{detect_layers, LayerStructure};
+pub use layers::{detect_layers, detect_period, LayerStructure};
 pub use residency::{classify_residency, is_on_chip};
 
 /// Points every input at the operator whose output it is (by `source`), or `None`.

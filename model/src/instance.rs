@@ -170,6 +170,32 @@ impl Instance {
         cycles / self.clock_hz * 1e3
     }
 
+    /// The repeating layer structure of the operators, detected from their loads and options
+    /// (instances carry no layer annotations).
+    pub fn layers(&self) -> crate::graph::LayerStructure {
+        let mut interned = std::collections::HashMap::new();
+        let sigs: Vec<usize> = self
+            .ops
+            .iter()
+            .map(|op| {
+                let key: Vec<u64> = std::iter::once(op.hbm_cycles.to_bits())
+                    .chain(op.options.iter().flat_map(|o| {
+                        [
+                            o.cold,
+                            o.hot,
+                            o.exec_cycles.to_bits(),
+                            o.comm_cycles.to_bits(),
+                            o.noc_per_hbm.to_bits(),
+                        ]
+                    }))
+                    .collect();
+                let next = interned.len();
+                *interned.entry(key).or_insert(next)
+            })
+            .collect();
+        crate::graph::detect_period(&sigs)
+    }
+
     /// Operators with HBM data (`hbm_cycles > 0`), in execution order.
     pub fn loads(&self) -> Vec<usize> {
         (0..self.ops.len())

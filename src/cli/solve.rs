@@ -3,7 +3,7 @@
 
 use super::source::GraphSource;
 use clap::{Args, ValueEnum};
-use elk_heuristics::{ideal, Basic, StaticSplit};
+use elk_heuristics::{ideal, Basic, ElkDyn, StaticSplit};
 use elk_model::chip::ChipSpec;
 use elk_model::instance::{build_instance, Instance, InstanceOptions};
 use elk_model::method::{Budget, Method, Outcome};
@@ -13,13 +13,15 @@ use serde::Serialize;
 use std::path::PathBuf;
 use std::time::Instant;
 
-/// Methods available so far (Elk-Dyn and Elk-Full are not implemented yet).
+/// The heuristic methods.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum MethodName {
     /// Double buffering.
     Basic,
     /// One SRAM split for all operators.
     Static,
+    /// Elk's inductive scheduling with cost-aware allocation.
+    ElkDyn,
 }
 
 impl MethodName {
@@ -27,6 +29,7 @@ impl MethodName {
         match self {
             MethodName::Basic => &Basic,
             MethodName::Static => &StaticSplit,
+            MethodName::ElkDyn => &ElkDyn,
         }
     }
 }
@@ -198,7 +201,7 @@ pub struct CompareArgs {
 pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
     let (inst, build_s) = a.source.load()?;
     let mut rows = Vec::new();
-    for m in [MethodName::Basic, MethodName::Static] {
+    for m in [MethodName::Basic, MethodName::Static, MethodName::ElkDyn] {
         rows.push(run_method(&inst, m.method())?.0);
     }
     let start = Instant::now();

@@ -2,7 +2,7 @@
 //! artifact units): our Basic, Static and Ideal beside the reference's reported latencies.
 //! `docs/heuristics-vs-reference.md` explains each difference above 5%.
 
-use elk_heuristics::{ideal, Basic, StaticSplit};
+use elk_heuristics::{ideal, Basic, ElkDyn, StaticSplit};
 use elk_model::instance::Instance;
 use elk_model::method::{Budget, Method};
 use std::path::PathBuf;
@@ -34,6 +34,8 @@ fn beside_the_reference() {
     let basic = ms(&inst, &Basic);
     let stat = ms(&inst, &StaticSplit);
     let ideal_ms = inst.ms(ideal(&inst).cycles);
+    let dyn_ms = ms(&inst, &ElkDyn);
+    eprintln!("elk-dyn {dyn_ms:.6} ms (ref 0.917280)");
     eprintln!("basic {basic:.6} ms (ref 0.992970), static {stat:.6} ms (ref 0.969701), ideal {ideal_ms:.6} ms (ref 0.909021)");
     // Ideal: Σ fastest exec + the first load in the prologue, exactly as the reference.
     assert!((ideal_ms - 0.909_020_5).abs() < 1e-6, "{ideal_ms}");

@@ -45,14 +45,8 @@ fn signature(op: &Operator) -> String {
     format!("{}{:?}{}", op.op_type, op.dims, tensors.join(";"))
 }
 
-/// Finds the layer structure of an operator chain.
-///
-/// For each period p, the longest run of positions i with sig(i) = sig(i + p) spans
-/// `run + p` operators, i.e. `(run + p) / p` whole layers. The period covering the most
-/// operators in whole layers wins (ties: the shortest period); a chain with no repetition is
-/// one layer.
+/// Finds the layer structure of an operator chain (see [`detect_period`]).
 pub fn detect_layers(ops: &[Operator]) -> LayerStructure {
-    let n = ops.len();
     let mut interned = std::collections::HashMap::new();
     let sigs: Vec<usize> = ops
         .iter()
@@ -61,6 +55,17 @@ pub fn detect_layers(ops: &[Operator]) -> LayerStructure {
             *interned.entry(signature(op)).or_insert(next)
         })
         .collect();
+    detect_period(&sigs)
+}
+
+/// Finds the repeating structure of a sequence of signatures.
+///
+/// For each period p, the longest run of positions i with sig(i) = sig(i + p) spans
+/// `run + p` items, i.e. `(run + p) / p` whole repetitions. The period covering the most
+/// items in whole repetitions wins (ties: the shortest period); a sequence with no
+/// repetition is one layer.
+pub fn detect_period(sigs: &[usize]) -> LayerStructure {
+    let n = sigs.len();
     let mut best = LayerStructure {
         prologue: 0,
         ops_per_layer: n,

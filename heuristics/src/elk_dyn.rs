@@ -1,0 +1,389 @@
+//! Elk-Dyn (SPEC §5): inductive scheduling — a backward pass from the last operator. For the
+//! operator executing in stage t it chooses the *preload depth*: how many loads (a prefix of
+//! the load order) have started by stage t. Loads that the chosen depth excludes but that
+//! started by stage t+1 are "forced": they are placed now, in stages ≥ t+1, each as late as
+//! its deadline allows, filling spare HBM/NoC capacity and extending a stage only when a load
+//! must finish. The operator's option comes from cost-aware allocation: it gets the SRAM the
+//! resident cold data leaves, and resident operators' cold layouts are traded greedily,
+//! smallest Δcycles/Δbytes first, while that pays. The depth kept is the one that lets the
+//! suffix start latest (smallest Σ of stage durations from t on); ties go to the shallower.
+//! Depth is bounded by one layer (`max_depth` operators ahead).
+
+use crate::common::fastest;
+use elk_model::instance::Instance;
+use elk_model::schedule::{Schedule, Status, Work, SCHEDULE_FORMAT};
+
+/// Per-stage resource use while the backward pass places loads.
+#[derive(Clone)]
+struct Stages {
+    exec: Vec<f64>,
+    comm: Vec<f64>,
+    hbm: Vec<f64>,
+    noc: Vec<f64>,
+}
+
+impl Stages {
+    fn duration(&self, t: usize) -> f64 {
+        self.exec[t]
+            .max(self.comm[t] + self.noc[t])
+            .max(self.hbm[t])
+    }
+}
+
+/// A load placement: (stage, cycles) pieces.
+type Pieces = Vec<(usize, f64)>;
+
+/// Places load `h` cycles with NoC factor `nu` in stages `lo..=hi`, latest stage first, into
+/// spare capacity; what is left goes into stage `lo` (extending it). Returns the pieces.
+fn place_late(st: &mut Stages, lo: usize, hi: usize, h: f64, nu: f64) -> Pieces {
+    let mut pieces = Vec::new();
+    let mut left = h;
+    let mut t = hi;
+    loop {
+        let d = st.duration(t);
+        let mut spare = d - st.hbm[t];
+        if nu > 0.0 {
+            spare = spare.min((d - st.comm[t] - st.noc[t]) / nu);
+        }
+        let take = if t == lo {
+            left
+        } else {
+            spare.max(0.0).min(left)
+        };
+        if take > 0.0 {
+            st.hbm[t] += take;
+            st.noc[t] += take * nu;
+            pieces.push((t, take));
+            left -= take;
+        }
+        if left <= 1e-12 * h || t == lo {
+            if left > 0.0 {
+                if let Some(p) = pieces.last_mut() {
+                    p.1 += left;
+                    st.hbm[p.0] += left;
+                    st.noc[p.0] += left * nu;
+                }
+            }
+            break;
+        }
+        t -= 1;
+    }
+    pieces.reverse();
+    pieces
+}
+
+/// What a candidate changed, to take it back.
+#[derive(Default)]
+struct Undo {
+    stages: Vec<(usize, [f64; 4])>,
+    options: Vec<(usize, usize)>,
+    placed: Vec<usize>,
+}
+
+impl Undo {
+    fn stage(&mut self, st: &Stages, t: usize) {
+        self.stages
+            .push((t, [st.exec[t], st.comm[t], st.hbm[t], st.noc[t]]));
+    }
+
+    fn revert(self, st: &mut Stages, options: &mut [usize], placed: &mut [Pieces]) {
+        for (t, [e, c, h, n]) in self.stages.into_iter().rev() {
+            st.exec[t] = e;
+            st.comm[t] = c;
+            st.hbm[t] = h;
+            st.noc[t] = n;
+        }
+        for (j, o) in self.options.into_iter().rev() {
+            options[j] = o;
+        }
+        for q in self.placed {
+            placed[q].clear();
+        }
+    }
+}
+
+/// Applies depth `g` at stage `t` (allocation for the operator, forced loads placed) and
+/// returns Σ of stage durations from t on, or `None` when the operator fits in no option.
+/// Every change is logged in `undo`.
+#[allow(clippy::too_many_arguments)]
+fn try_depth(
+    inst: &Instance,
+    order: &[usize],
+    st: &mut Stages,
+    options: &mut [usize],
+    placed: &mut [Pieces],
+    undo: &mut Undo,
+    t: usize,
+    g: usize,
+    started: usize,
+    suffix: f64,
+) -> Option<f64> {
+    let n = inst.ops.len();
+    let i = t - 1;
+    let residents: Vec<usize> = order[..g].iter().copied().filter(|&j| j > i).collect();
+    let before: Vec<usize> = residents.iter().map(|&j| options[j]).collect();
+    let o = allocate(inst, options, i, &residents);
+    let mut changed: Vec<usize> = Vec::new();
+    for (k, &j) in residents.iter().enumerate() {
+        if options[j] != before[k] {
+            undo.options.push((j, before[k]));
+            undo.stage(st, j + 1);
+            st.exec[j + 1] = inst.ops[j].options[options[j]].exec_cycles;
+            st.comm[j + 1] = inst.ops[j].options[options[j]].comm_cycles;
+            changed.push(j + 1);
+        }
+    }
+    let o = o?;
+    undo.options.push((i, options[i]));
+    options[i] = o;
+    undo.stage(st, t);
+    st.exec[t] = inst.ops[i].options[o].exec_cycles;
+    st.comm[t] = inst.ops[i].options[o].comm_cycles;
+    // Durations of the stages after t before the forced loads, to measure the change.
+    let mut touched: Vec<usize> = changed;
+    let nloads = order.len();
+    let mut next_start = (started..nloads)
+        .find_map(|q| placed[q].first().map(|p| p.0))
+        .unwrap_or(n);
+    for q in (g..started).rev() {
+        let j = order[q];
+        let deadline = j.min(next_start);
+        let from = (t + 1).min(deadline);
+        let nu = inst.ops[j].options[options[j]].noc_per_hbm;
+        for u in from..=deadline {
+            undo.stage(st, u);
+        }
+        let pieces = place_late(st, from, deadline, inst.ops[j].hbm_cycles, nu);
+        next_start = pieces.first().map_or(next_start, |p| p.0);
+        touched.extend(pieces.iter().map(|p| p.0));
+        placed[q] = pieces;
+        undo.placed.push(q);
+    }
+    touched.sort_unstable();
+    touched.dedup();
+    // Σ_{u ≥ t} d_u = d_t + suffix + Σ over touched stages after t of (new − old).
+    let mut cost = suffix + st.duration(t);
+    for &u in touched.iter().filter(|&&u| u > t) {
+        let old = undo
+            .stages
+            .iter()
+            .find(|(s, _)| *s == u)
+            .map(|(_, [e, c, h, nn])| e.max(c + nn).max(*h))
+            .unwrap_or(0.0);
+        cost += st.duration(u) - old;
+    }
+    Some(cost)
+}
+
+/// The Elk-Dyn pass for load order `order` (operator indices with HBM data). `None` when some
+/// operator fits in no option.
+pub fn inductive(inst: &Instance, order: &[usize], max_depth: usize) -> Option<Schedule> {
+    let n = inst.ops.len();
+    let nloads = order.len();
+    let mut pos = vec![usize::MAX; n];
+    for (q, &j) in order.iter().enumerate() {
+        pos[j] = q;
+    }
+    // lb[t]: loads that must have started by stage t (every load whose operator runs by t+1).
+    let mut lb = vec![0usize; n + 2];
+    for t in 0..=n {
+        let own = if t < n && pos[t] != usize::MAX {
+            pos[t] + 1
+        } else {
+            0
+        };
+        lb[t] = own.max(if t > 0 { lb[t - 1] } else { 0 });
+    }
+    let mut options = vec![usize::MAX; n];
+    let mut st = Stages {
+        exec: vec![0.0; n + 1],
+        comm: vec![0.0; n + 1],
+        hbm: vec![0.0; n + 1],
+        noc: vec![0.0; n + 1],
+    };
+    let mut placed: Vec<Pieces> = vec![Vec::new(); nloads];
+    let mut started = nloads; // g(t+1): loads started by the stage after the current one
+    let mut suffix = 0.0; // Σ durations of the stages after the current one
+    for t in (1..=n).rev() {
+        let i = t - 1;
+        // Candidate depths g ∈ [lb, min(started, ub)], ub from the one-layer bound.
+        let ub = order
+            .iter()
+            .position(|&j| j > i + max_depth)
+            .unwrap_or(nloads);
+        let lo = lb[t].min(started);
+        let hi = started.min(ub).max(lo);
+        let mut best: Option<(f64, usize)> = None;
+        for g in lo..=hi {
+            let mut undo = Undo::default();
+            if let Some(cost) = try_depth(
+                inst,
+                order,
+                &mut st,
+                &mut options,
+                &mut placed,
+                &mut undo,
+                t,
+                g,
+                started,
+                suffix,
+            ) {
+                if best.is_none_or(|(c, _)| cost < c) {
+                    best = Some((cost, g));
+                }
+            }
+            undo.revert(&mut st, &mut options, &mut placed);
+        }
+        let (cost, g) = best?;
+        let mut keep = Undo::default();
+        try_depth(
+            inst,
+            order,
+            &mut st,
+            &mut options,
+            &mut placed,
+            &mut keep,
+            t,
+            g,
+            started,
+            suffix,
+        )?;
+        started = g;
+        suffix = cost;
+    }
+    // Prologue: the loads started by stage 0 (positions < started) go in stages ≥ 0.
+    let mut next_start = (started..nloads)
+        .find_map(|q| placed[q].first().map(|p| p.0))
+        .unwrap_or(n);
+    for q in (0..started).rev() {
+        let j = order[q];
+        let deadline = j.min(next_start);
+        let nu = inst.ops[j].options[options[j]].noc_per_hbm;
+        let pieces = place_late(&mut st, 0, deadline, inst.ops[j].hbm_cycles, nu);
+        next_start = pieces.first().map_or(next_start, |p| p.0);
+        placed[q] = pieces;
+    }
+    let load_work: Vec<Work> = order
+        .iter()
+        .zip(&placed)
+        .flat_map(|(&j, pieces)| pieces.iter().map(move |&(t, c)| Work(j, t, c)))
+        .collect();
+    let mut s = Schedule {
+        format: SCHEDULE_FORMAT.into(),
+        instance: inst.name.clone(),
+        method: "elk-dyn".into(),
+        options,
+        load_order: order.to_vec(),
+        load_work,
+        makespan_cycles: 0.0,
+        status: Status::Heuristic,
+        lower_bound_cycles: None,
+    };
+    s.makespan_cycles = elk_sim::evaluate(inst, &s).makespan_cycles;
+    Some(s)
+}
+
+/// Cost-aware allocation for operator `i` with `residents` waiting in SRAM: its fastest option
+/// in the room their cold data leaves; then, while a faster option of `i` needs more room,
+/// shrink residents' cold layouts, cheapest Δexec/Δcold first, if the gain beats the loss.
+/// Residents' new options must still fit their own execution stage beside the same residents
+/// (a conservative check: the residents of their stage are a subset of `residents` plus the
+/// loads behind them, whose colds only shrink here).
+fn allocate(inst: &Instance, opts: &mut [usize], i: usize, residents: &[usize]) -> Option<usize> {
+    let sram = inst.sram_bytes;
+    let resident_cold = |opts: &[usize]| {
+        residents
+            .iter()
+            .map(|&j| inst.ops[j].options[opts[j]].cold)
+            .sum::<u64>()
+    };
+    let op = &inst.ops[i];
+    let mut o = fastest(op, sram.checked_sub(resident_cold(opts))?, u64::MAX)?;
+    loop {
+        // The next faster option of i and the room it needs.
+        let room = sram - resident_cold(opts);
+        let Some(faster) = (0..op.options.len())
+            .filter(|&x| {
+                op.options[x].exec_cycles < op.options[o].exec_cycles && op.options[x].hot > room
+            })
+            .min_by_key(|&x| op.options[x].hot)
+        else {
+            return Some(o);
+        };
+        let need = op.options[faster].hot - room;
+        let gain = op.options[o].exec_cycles - op.options[faster].exec_cycles;
+        // Cheapest trades: for each resident, its smallest-cold option that is not slower per
+        // byte than needed; greedy by Δexec/Δcold.
+        let mut trades: Vec<(f64, usize, usize, u64, f64)> = Vec::new();
+        for &j in residents {
+            let cur = &inst.ops[j].options[opts[j]];
+            for (x, alt) in inst.ops[j].options.iter().enumerate() {
+                if alt.cold < cur.cold && alt.hot <= cur.hot {
+                    let freed = cur.cold - alt.cold;
+                    let loss = (alt.exec_cycles - cur.exec_cycles).max(0.0);
+                    trades.push((loss / freed as f64, j, x, freed, loss));
+                }
+            }
+        }
+        trades.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+        let (mut freed, mut loss) = (0u64, 0.0);
+        let mut chosen: Vec<(usize, usize)> = Vec::new();
+        for &(_, j, x, f, l) in &trades {
+            if freed >= need {
+                break;
+            }
+            if chosen.iter().any(|&(cj, _)| cj == j) {
+                continue;
+            }
+            chosen.push((j, x));
+            freed += f;
+            loss += l;
+        }
+        if freed < need || loss >= gain {
+            return Some(o);
+        }
+        for (j, x) in chosen {
+            opts[j] = x;
+        }
+        o = faster;
+    }
+}
+
+/// Elk-Dyn with loads in execution order.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ElkDyn;
+
+/// Preload depth bound: one layer (detected), and never beyond the preload window.
+pub fn max_depth(inst: &Instance) -> usize {
+    let layer = inst.layers().ops_per_layer.max(1);
+    inst.preload_window.map_or(layer, |w| layer.min(w as usize))
+}
+
+impl elk_model::method::Method for ElkDyn {
+    fn name(&self) -> &'static str {
+        "elk-dyn"
+    }
+
+    fn schedule(
+        &self,
+        inst: &Instance,
+        _budget: &elk_model::method::Budget,
+    ) -> elk_model::Result<elk_model::method::Solved> {
+        use elk_model::method::{Outcome, Solved, StopReason};
+        let depth = max_depth(inst);
+        let outcome = match inductive(inst, &inst.loads(), depth) {
+            Some(schedule) => Outcome::Feasible {
+                schedule,
+                bound: None,
+            },
+            None => Outcome::Infeasible {
+                reason: "some operator fits in no option beside its resident loads".into(),
+            },
+        };
+        Ok(Solved {
+            outcome,
+            stop: StopReason::Completed,
+            notes: vec![format!("preload depth up to {depth} operators")],
+        })
+    }
+}
