@@ -27,10 +27,12 @@
 mod basic;
 mod common;
 mod elk_dyn;
+mod elk_full;
 mod ideal;
 mod static_split;
 
 pub use basic::Basic;
 pub use elk_dyn::{inductive, max_depth, ElkDyn};
+pub use elk_full::ElkFull;
 pub use ideal::{ideal, IdealReport};
 pub use static_split::StaticSplit;

@@ -3,7 +3,7 @@
 
 use super::source::GraphSource;
 use clap::{Args, ValueEnum};
-use elk_heuristics::{ideal, Basic, ElkDyn, StaticSplit};
+use elk_heuristics::{ideal, Basic, ElkDyn, ElkFull, StaticSplit};
 use elk_model::chip::ChipSpec;
 use elk_model::instance::{build_instance, Instance, InstanceOptions};
 use elk_model::method::{Budget, Method, Outcome};
@@ -22,6 +22,8 @@ pub enum MethodName {
     Static,
     /// Elk's inductive scheduling with cost-aware allocation.
     ElkDyn,
+    /// Elk-Dyn over preload-order permutations.
+    ElkFull,
 }
 
 impl MethodName {
@@ -30,9 +32,15 @@ impl MethodName {
             MethodName::Basic => &Basic,
             MethodName::Static => &StaticSplit,
             MethodName::ElkDyn => &ElkDyn,
+            MethodName::ElkFull => &ELK_FULL,
         }
     }
 }
+
+static ELK_FULL: ElkFull = ElkFull {
+    max_displacement: 4,
+    max_orders: 128,
+};
 
 /// Where the instance comes from.
 #[derive(Args, Debug)]
@@ -48,6 +56,10 @@ pub struct InstanceSource {
     /// Override the chip's HBM bandwidth, TB/s (decimal).
     #[arg(long)]
     hbm_tbps: Option<f64>,
+    /// Load-order policy of the built instance: free (Elk-Full may permute), fixed, or a
+    /// maximum displacement D.
+    #[arg(long, default_value = "free")]
+    load_order: String,
 }
 
 impl InstanceSource {
@@ -68,7 +80,11 @@ impl InstanceSource {
             chip.hbm.bandwidth_bytes_per_s = tbps * 1e12;
         }
         let graph = self.graph.load()?;
-        let inst = build_instance(&graph, &chip, &InstanceOptions::default())?;
+        let opts = InstanceOptions {
+            load_order: elk_model::instance::LoadOrder::parse(&self.load_order)?,
+            ..InstanceOptions::default()
+        };
+        let inst = build_instance(&graph, &chip, &opts)?;
         Ok((inst, start.elapsed().as_secs_f64()))
     }
 }
@@ -201,7 +217,12 @@ pub struct CompareArgs {
 pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
     let (inst, build_s) = a.source.load()?;
     let mut rows = Vec::new();
-    for m in [MethodName::Basic, MethodName::Static, MethodName::ElkDyn] {
+    for m in [
+        MethodName::Basic,
+        MethodName::Static,
+        MethodName::ElkDyn,
+        MethodName::ElkFull,
+    ] {
         rows.push(run_method(&inst, m.method())?.0);
     }
     let start = Instant::now();

@@ -9,7 +9,7 @@ fn compare_prints_every_method_with_the_required_fields() {
     let j = elk_json(&args);
     let rows = j.as_array().unwrap();
     let names: Vec<&str> = rows.iter().map(|r| r["method"].as_str().unwrap()).collect();
-    assert_eq!(names, ["basic", "static", "elk-dyn", "ideal"]);
+    assert_eq!(names, ["basic", "static", "elk-dyn", "elk-full", "ideal"]);
     for r in rows {
         for key in [
             "method",
@@ -24,7 +24,11 @@ fn compare_prints_every_method_with_the_required_fields() {
         }
     }
     assert_eq!(rows[0]["speedup_vs_basic"], 1.0);
-    assert_eq!(rows[3]["pct_of_ideal"], 100.0);
+    assert_eq!(rows[4]["pct_of_ideal"], 100.0);
+    assert!(
+        rows[3]["makespan_ms"].as_f64() <= rows[2]["makespan_ms"].as_f64(),
+        "Elk-Full ≤ Elk-Dyn"
+    );
     // Deterministic apart from the timings.
     let strip = |v: &serde_json::Value| {
         let mut v = v.clone();

@@ -2,7 +2,7 @@
 //! artifact units): our Basic, Static and Ideal beside the reference's reported latencies.
 //! `docs/heuristics-vs-reference.md` explains each difference above 5%.
 
-use elk_heuristics::{ideal, Basic, ElkDyn, StaticSplit};
+use elk_heuristics::{ideal, Basic, ElkDyn, ElkFull, StaticSplit};
 use elk_model::instance::Instance;
 use elk_model::method::{Budget, Method};
 use std::path::PathBuf;
@@ -35,7 +35,15 @@ fn beside_the_reference() {
     let stat = ms(&inst, &StaticSplit);
     let ideal_ms = inst.ms(ideal(&inst).cycles);
     let dyn_ms = ms(&inst, &ElkDyn);
-    eprintln!("elk-dyn {dyn_ms:.6} ms (ref 0.917280)");
+    let mut free = inst.clone();
+    free.load_order = elk_model::instance::LoadOrder::Named(elk_model::instance::NamedOrder::Free);
+    let full_ms = ms(&free, &ElkFull::default());
+    eprintln!("elk-dyn {dyn_ms:.6} ms (ref 0.917280), elk-full {full_ms:.6} ms (ref 0.909305)");
+    assert!(full_ms <= dyn_ms, "Elk-Full includes the execution order");
+    assert!(
+        dyn_ms <= 0.917_280 && full_ms <= 0.909_305 + 1e-6,
+        "not worse than the reference's Elk"
+    );
     eprintln!("basic {basic:.6} ms (ref 0.992970), static {stat:.6} ms (ref 0.969701), ideal {ideal_ms:.6} ms (ref 0.909021)");
     // Ideal: Σ fastest exec + the first load in the prologue, exactly as the reference.
     assert!((ideal_ms - 0.909_020_5).abs() < 1e-6, "{ideal_ms}");

@@ -1,7 +1,7 @@
 //! On random instances with binding SRAM, every schedule a method returns validates, and
 //! every makespan is at least the roofline bounds.
 
-use elk_heuristics::{Basic, ElkDyn, StaticSplit};
+use elk_heuristics::{Basic, ElkDyn, ElkFull, StaticSplit};
 use elk_model::instance::{Instance, InstanceOp, LoadOrder, NamedOrder, OpOption};
 use elk_model::method::{Budget, Method};
 use proptest::prelude::*;
@@ -51,7 +51,8 @@ proptest! {
     #[test]
     fn schedules_validate(inst in instance()) {
         let sum_h: f64 = inst.ops.iter().map(|o| o.hbm_cycles).sum();
-        for m in [&Basic as &dyn Method, &StaticSplit, &ElkDyn] {
+        let full = ElkFull::default();
+        for m in [&Basic as &dyn Method, &StaticSplit, &ElkDyn, &full] {
             let solved = m.schedule(&inst, &Budget::default()).unwrap();
             if let Some(s) = solved.outcome.schedule() {
                 prop_assert_eq!(elk_sim::validate(&inst, s), vec![], "{}", m.name());
