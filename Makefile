@@ -1,5 +1,5 @@
 # Two commands for a fresh machine (Debian, root, Rust installed):
-#   make run    the main job on the built-in default (no arguments or files needed)
+#   make run    the main job: every method on the built-in default (no arguments or files)
 #   make test   every test
 # Both first run `deps`, which installs only the Debian packages that are missing.
 

@@ -7,6 +7,7 @@ mod instance;
 mod models;
 mod output;
 mod plans;
+mod progress;
 mod simulate;
 mod solve;
 mod source;
@@ -44,10 +45,11 @@ enum Command {
     Compare(solve::CompareArgs),
 }
 
-/// Runs the parsed command; with no subcommand, the built-in default job.
+/// Runs the parsed command; with no subcommand, the built-in default job: `compare` on
+/// Llama2-13B decode B32 KV2048 on ipu-pod4 (16 TB/s).
 pub fn run(args: Args) -> anyhow::Result<()> {
     match args.command {
-        None => models::run(models::ModelsCmd::Show(models::ShowArgs::default_job())),
+        None => run(Args::parse_from(["elk-opt", "compare"])),
         Some(Command::Models(cmd)) => models::run(cmd),
         Some(Command::Import(a)) => import::run(a),
         Some(Command::Chips(cmd)) => chips::run(cmd),

@@ -43,21 +43,6 @@ pub struct ShowArgs {
     pub json: bool,
 }
 
-impl ShowArgs {
-    /// The built-in default: Llama2-13B decode, batch 32, KV 2048.
-    pub fn default_job() -> ShowArgs {
-        ShowArgs {
-            name: "llama2-13b".into(),
-            mode: "decode".into(),
-            batch: 32,
-            kv: 2048,
-            layers: None,
-            all: false,
-            json: false,
-        }
-    }
-}
-
 #[derive(Serialize)]
 struct ModelRow {
     name: &'static str,

@@ -24,17 +24,25 @@ pub enum MethodName {
     ElkDyn,
     /// Elk-Dyn over preload-order permutations.
     ElkFull,
+    /// Elk's Ideal figure (not a schedule).
+    Ideal,
 }
 
 impl MethodName {
     fn method(self) -> &'static dyn Method {
         match self {
+            MethodName::Ideal => unreachable_ideal(),
             MethodName::Basic => &Basic,
             MethodName::Static => &StaticSplit,
             MethodName::ElkDyn => &ElkDyn,
             MethodName::ElkFull => &ELK_FULL,
         }
     }
+}
+
+/// Ideal is handled before `method()` is called; this keeps the match total.
+fn unreachable_ideal() -> &'static dyn Method {
+    &Basic
 }
 
 static ELK_FULL: ElkFull = ElkFull {
@@ -63,11 +71,16 @@ pub struct InstanceSource {
 }
 
 impl InstanceSource {
-    /// The instance and the seconds spent building it (plan tables).
+    /// The instance and the seconds spent building it (plan tables). With no instance,
+    /// model or import given: the built-in default, Llama2-13B decode B32 KV2048.
     fn load(&self) -> anyhow::Result<(Instance, f64)> {
         let start = Instant::now();
         if let Some(path) = &self.instance {
             return Ok((Instance::read(path)?, start.elapsed().as_secs_f64()));
+        }
+        let mut graph_source = self.graph.clone();
+        if graph_source.model.is_none() && graph_source.import.is_none() {
+            graph_source.model = Some("llama2-13b".into());
         }
         let mut chip = ChipSpec::load(&self.chip)?;
         if let Some(tbps) = self.hbm_tbps {
@@ -79,12 +92,15 @@ impl InstanceSource {
             }
             chip.hbm.bandwidth_bytes_per_s = tbps * 1e12;
         }
-        let graph = self.graph.load()?;
+        let graph = graph_source.load()?;
+        let spinner =
+            super::progress::spinner(format!("plan tables for {} on {}", graph.name, chip.name));
         let opts = InstanceOptions {
             load_order: elk_model::instance::LoadOrder::parse(&self.load_order)?,
             ..InstanceOptions::default()
         };
         let inst = build_instance(&graph, &chip, &opts)?;
+        spinner.finish_and_clear();
         Ok((inst, start.elapsed().as_secs_f64()))
     }
 }
@@ -103,6 +119,8 @@ pub struct SolveArgs {
     /// Write a Chrome trace.
     #[arg(long)]
     trace: Option<PathBuf>,
+    #[command(flatten)]
+    timings: Timings,
     /// Machine-readable output.
     #[arg(long)]
     json: bool,
@@ -119,8 +137,36 @@ struct Row {
     hbm_util: Option<f64>,
     noc_util: Option<f64>,
     tflops: Option<f64>,
-    compile_s: f64,
+    compile_s: Option<f64>,
     notes: Vec<String>,
+}
+
+/// `--no-timings`: leave wall-clock times out of the output (for byte-identical reruns).
+#[derive(Args, Debug, Clone, Copy)]
+pub struct Timings {
+    /// Print null instead of compile times, so two runs give byte-identical JSON.
+    #[arg(long)]
+    no_timings: bool,
+}
+
+fn ideal_row(inst: &Instance, no_timings: bool) -> Row {
+    let start = Instant::now();
+    let report = ideal(inst);
+    Row {
+        method: "ideal".into(),
+        status: "not a schedule, not a proven bound".into(),
+        makespan_cycles: Some(report.cycles),
+        makespan_ms: Some(inst.ms(report.cycles)),
+        speedup_vs_basic: None,
+        pct_of_ideal: Some(100.0),
+        hbm_util: Some(report.hbm_cycles / report.cycles),
+        noc_util: None,
+        tflops: None,
+        compile_s: (!no_timings).then(|| start.elapsed().as_secs_f64()),
+        notes: vec![
+            "Elk's definition: fastest option per operator, whole SRAM, loads never contend".into(),
+        ],
+    }
 }
 
 fn run_method(
@@ -140,7 +186,7 @@ fn run_method(
         hbm_util: None,
         noc_util: None,
         tflops: None,
-        compile_s,
+        compile_s: Some(compile_s),
         notes: solved.notes.clone(),
     };
     if let Outcome::Infeasible { reason } = &solved.outcome {
@@ -175,7 +221,35 @@ fn run_method(
 
 pub fn solve(a: SolveArgs) -> anyhow::Result<()> {
     let (inst, build_s) = a.source.load()?;
-    let (row, result) = run_method(&inst, a.method.method())?;
+    if a.method == MethodName::Ideal {
+        if a.output.is_some() || a.trace.is_some() {
+            return Err(elk_model::ModelError::Invalid(
+                "--method ideal gives a figure, not a schedule: no -o or --trace".into(),
+            )
+            .into());
+        }
+        let row = ideal_row(&inst, a.timings.no_timings);
+        if a.json {
+            return super::print_json(&row);
+        }
+        println!(
+            "{} — ideal (Elk's figure; not a schedule, not a proven bound)",
+            inst.name
+        );
+        println!(
+            "makespan: {:.1} cycles = {:.6} ms",
+            row.makespan_cycles.unwrap_or(f64::NAN),
+            row.makespan_ms.unwrap_or(f64::NAN)
+        );
+        return Ok(());
+    }
+    let spinner =
+        super::progress::spinner(format!("{} on {}", a.method.method().name(), inst.name));
+    let (mut row, result) = run_method(&inst, a.method.method())?;
+    spinner.finish_and_clear();
+    if a.timings.no_timings {
+        row.compile_s = None;
+    }
     if let Some((s, _)) = &result {
         if let Some(path) = &a.output {
             super::output::write_atomic(path, &s.to_json())?;
@@ -197,10 +271,9 @@ pub fn solve(a: SolveArgs) -> anyhow::Result<()> {
     for n in &row.notes {
         println!("note: {n}");
     }
-    println!(
-        "instance built in {build_s:.3} s, method ran in {:.3} s",
-        row.compile_s
-    );
+    if let Some(c) = row.compile_s {
+        println!("instance built in {build_s:.3} s, method ran in {c:.3} s");
+    }
     Ok(())
 }
 
@@ -209,6 +282,8 @@ pub fn solve(a: SolveArgs) -> anyhow::Result<()> {
 pub struct CompareArgs {
     #[command(flatten)]
     source: InstanceSource,
+    #[command(flatten)]
+    timings: Timings,
     /// Machine-readable output.
     #[arg(long)]
     json: bool,
@@ -217,32 +292,25 @@ pub struct CompareArgs {
 pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
     let (inst, build_s) = a.source.load()?;
     let mut rows = Vec::new();
-    for m in [
+    let methods = [
         MethodName::Basic,
         MethodName::Static,
         MethodName::ElkDyn,
         MethodName::ElkFull,
-    ] {
-        rows.push(run_method(&inst, m.method())?.0);
+    ];
+    let bar = super::progress::bar(methods.len() as u64, "methods");
+    for m in methods {
+        bar.set_message(m.method().name());
+        let mut row = run_method(&inst, m.method())?.0;
+        if a.timings.no_timings {
+            row.compile_s = None;
+        }
+        rows.push(row);
+        bar.inc(1);
     }
-    let start = Instant::now();
-    let ideal_report = ideal(&inst);
-    let ideal_cycles = ideal_report.cycles;
-    rows.push(Row {
-        method: "ideal".into(),
-        status: "not a schedule, not a proven bound".into(),
-        makespan_cycles: Some(ideal_cycles),
-        makespan_ms: Some(inst.ms(ideal_cycles)),
-        speedup_vs_basic: None,
-        pct_of_ideal: None,
-        hbm_util: Some(ideal_report.hbm_cycles / ideal_cycles),
-        noc_util: None,
-        tflops: None,
-        compile_s: start.elapsed().as_secs_f64(),
-        notes: vec![
-            "Elk's definition: fastest option per operator, whole SRAM, loads never contend".into(),
-        ],
-    });
+    bar.finish_and_clear();
+    rows.push(ideal_row(&inst, a.timings.no_timings));
+    let ideal_cycles = rows[rows.len() - 1].makespan_cycles.unwrap_or(f64::NAN);
     let basic = rows[0].makespan_cycles;
     for r in &mut rows {
         if let (Some(b), Some(t)) = (basic, r.makespan_cycles) {
@@ -261,7 +329,7 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
     let opt = |x: Option<f64>, f: &dyn Fn(f64) -> String| x.map_or("-".to_string(), f);
     for r in &rows {
         println!(
-            "{:<8} {:>12} {:>9} {:>9} {:>8} {:>8} {:>9} {:>10.3}",
+            "{:<8} {:>12} {:>9} {:>9} {:>8} {:>8} {:>9} {:>10}",
             r.method,
             opt(r.makespan_ms, &|v| format!("{v:.4}")),
             opt(r.speedup_vs_basic, &|v| format!("{v:.3}x")),
@@ -269,7 +337,7 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
             opt(r.hbm_util, &|v| format!("{:.1}", 100.0 * v)),
             opt(r.noc_util, &|v| format!("{:.1}", 100.0 * v)),
             opt(r.tflops, &|v| format!("{v:.2}")),
-            r.compile_s
+            r.compile_s.map_or("-".to_string(), |c| format!("{c:.3}"))
         );
     }
     println!("ideal: Elk's figure (fastest option per operator with the whole SRAM, loads never contend) — not a schedule and not a proven bound");

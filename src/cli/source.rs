@@ -7,7 +7,7 @@ use elk_model::zoo::{self, ZooParams};
 use std::path::PathBuf;
 
 /// `--model NAME` or `--import FILE`, with mode, batch and sequence/KV length.
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Clone)]
 pub struct GraphSource {
     /// Zoo model name (see `models list`).
     #[arg(long, conflicts_with = "import")]

@@ -3,12 +3,20 @@
 use super::common::{elk, elk_json, shared};
 
 #[test]
-fn default_job_prints_the_llama2_13b_table() {
+fn default_job_compares_every_method_on_llama2_13b() {
     let out = elk(&[]);
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.starts_with("llama2-13b decode b32 kv2048:"), "{text}");
-    assert!(text.contains("parameters:        13.016 G"), "{text}");
+    assert!(
+        text.starts_with("llama2-13b decode b32 kv2048 on ipu-pod4"),
+        "{text}"
+    );
+    for method in ["basic", "static", "elk-dyn", "elk-full", "ideal"] {
+        assert!(
+            text.lines().any(|l| l.starts_with(method)),
+            "{method} missing:\n{text}"
+        );
+    }
 }
 
 #[test]
