@@ -102,6 +102,22 @@ impl Undo {
     }
 }
 
+/// Loads among the first `g` of the order whose operator runs after `i`, found by walking back
+/// from position g − 1 until no later operator remains (`prefix_max[p]` = largest operator in
+/// `order[..p]`), so the cost is the window of live loads, not the whole prefix.
+fn live_loads(order: &[usize], prefix_max: &[usize], g: usize, i: usize) -> Vec<usize> {
+    let mut live = Vec::new();
+    let mut p = g;
+    while p > 0 && prefix_max[p] > i {
+        p -= 1;
+        if order[p] > i {
+            live.push(order[p]);
+        }
+    }
+    live.reverse();
+    live
+}
+
 /// Applies depth `g` at stage `t` (allocation for the operator, forced loads placed) and
 /// returns Σ of stage durations from t on, or `None` when the operator fits in no option.
 /// Every change is logged in `undo`.
@@ -109,6 +125,7 @@ impl Undo {
 fn try_depth(
     inst: &Instance,
     order: &[usize],
+    prefix_max: &[usize],
     st: &mut Stages,
     options: &mut [usize],
     placed: &mut [Pieces],
@@ -120,7 +137,7 @@ fn try_depth(
 ) -> Option<f64> {
     let n = inst.ops.len();
     let i = t - 1;
-    let residents: Vec<usize> = order[..g].iter().copied().filter(|&j| j > i).collect();
+    let residents = live_loads(order, prefix_max, g, i);
     let before: Vec<usize> = residents.iter().map(|&j| options[j]).collect();
     let o = allocate(inst, options, i, &residents);
     let mut changed: Vec<usize> = Vec::new();
@@ -194,6 +211,10 @@ pub fn inductive(inst: &Instance, order: &[usize], max_depth: usize) -> Option<S
         };
         lb[t] = own.max(if t > 0 { lb[t - 1] } else { 0 });
     }
+    let mut prefix_max = vec![0usize; nloads + 1];
+    for (q, &j) in order.iter().enumerate() {
+        prefix_max[q + 1] = prefix_max[q].max(j);
+    }
     let mut options = vec![usize::MAX; n];
     let mut st = Stages {
         exec: vec![0.0; n + 1],
@@ -219,6 +240,7 @@ pub fn inductive(inst: &Instance, order: &[usize], max_depth: usize) -> Option<S
             if let Some(cost) = try_depth(
                 inst,
                 order,
+                &prefix_max,
                 &mut st,
                 &mut options,
                 &mut placed,
@@ -231,14 +253,19 @@ pub fn inductive(inst: &Instance, order: &[usize], max_depth: usize) -> Option<S
                 if best.is_none_or(|(c, _)| cost < c) {
                     best = Some((cost, g));
                 }
+                undo.revert(&mut st, &mut options, &mut placed);
+            } else {
+                // Deeper means more resident data and less room: no deeper depth fits either.
+                undo.revert(&mut st, &mut options, &mut placed);
+                break;
             }
-            undo.revert(&mut st, &mut options, &mut placed);
         }
         let (cost, g) = best?;
         let mut keep = Undo::default();
         try_depth(
             inst,
             order,
+            &prefix_max,
             &mut st,
             &mut options,
             &mut placed,
@@ -312,6 +339,24 @@ fn allocate(inst: &Instance, opts: &mut [usize], i: usize, residents: &[usize]) 
         };
         let need = op.options[faster].hot - room;
         let gain = op.options[o].exec_cycles - op.options[faster].exec_cycles;
+        // Quick exit: even every resident at its smallest admissible cold frees too little.
+        let freeable: u64 = residents
+            .iter()
+            .map(|&j| {
+                let cur = &inst.ops[j].options[opts[j]];
+                let least = inst.ops[j]
+                    .options
+                    .iter()
+                    .filter(|alt| alt.hot <= cur.hot)
+                    .map(|alt| alt.cold)
+                    .min()
+                    .unwrap_or(cur.cold);
+                cur.cold - least.min(cur.cold)
+            })
+            .sum();
+        if freeable < need {
+            return Some(o);
+        }
         // Cheapest trades: for each resident, its smallest-cold option that is not slower per
         // byte than needed; greedy by Δexec/Δcold.
         let mut trades: Vec<(f64, usize, usize, u64, f64)> = Vec::new();
