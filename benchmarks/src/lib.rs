@@ -41,3 +41,9 @@ pub fn llama2_13b_pod4() -> elk_model::Result<(Graph, ChipSpec)> {
     let graph = zoo::build("llama2-13b", &ZooParams::new(Mode::Decode, 32, 2048))?;
     Ok((graph, ChipSpec::preset("ipu-pod4")?))
 }
+
+/// Llama2-70B (zoo) decode, batch 32, KV 2048, on `ipu-pod4` (5,888 cores).
+pub fn llama2_70b_pod4() -> elk_model::Result<(Graph, ChipSpec)> {
+    let graph = zoo::build("llama2-70b", &ZooParams::new(Mode::Decode, 32, 2048))?;
+    Ok((graph, ChipSpec::preset("ipu-pod4")?))
+}
