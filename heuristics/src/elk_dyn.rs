@@ -118,36 +118,33 @@ fn live_loads(order: &[usize], prefix_max: &[usize], g: usize, i: usize) -> Vec<
     live
 }
 
-/// Applies depth `g` at stage `t` (allocation for the operator, forced loads placed) and
-/// returns Σ of stage durations from t on, or `None` when the operator fits in no option.
-/// Every change is logged in `undo`.
+/// Cost-aware allocation for the operator of stage `t` at depth `g`: sets its option (and any
+/// traded resident options) and returns d_t plus the change in the durations of the residents'
+/// stages. `None` when the operator fits in no option. Every change is logged in `undo`.
 #[allow(clippy::too_many_arguments)]
-fn try_depth(
+fn allocate_at(
     inst: &Instance,
     order: &[usize],
     prefix_max: &[usize],
     st: &mut Stages,
     options: &mut [usize],
-    placed: &mut [Pieces],
     undo: &mut Undo,
     t: usize,
     g: usize,
-    started: usize,
-    suffix: f64,
 ) -> Option<f64> {
-    let n = inst.ops.len();
     let i = t - 1;
     let residents = live_loads(order, prefix_max, g, i);
     let before: Vec<usize> = residents.iter().map(|&j| options[j]).collect();
     let o = allocate(inst, options, i, &residents);
-    let mut changed: Vec<usize> = Vec::new();
+    let mut delta = 0.0;
     for (k, &j) in residents.iter().enumerate() {
         if options[j] != before[k] {
             undo.options.push((j, before[k]));
+            let old = st.duration(j + 1);
             undo.stage(st, j + 1);
             st.exec[j + 1] = inst.ops[j].options[options[j]].exec_cycles;
             st.comm[j + 1] = inst.ops[j].options[options[j]].comm_cycles;
-            changed.push(j + 1);
+            delta += st.duration(j + 1) - old;
         }
     }
     let o = o?;
@@ -156,40 +153,36 @@ fn try_depth(
     undo.stage(st, t);
     st.exec[t] = inst.ops[i].options[o].exec_cycles;
     st.comm[t] = inst.ops[i].options[o].comm_cycles;
-    // Durations of the stages after t before the forced loads, to measure the change.
-    let mut touched: Vec<usize> = changed;
-    let nloads = order.len();
-    let mut next_start = (started..nloads)
-        .find_map(|q| placed[q].first().map(|p| p.0))
-        .unwrap_or(n);
-    for q in (g..started).rev() {
-        let j = order[q];
-        let deadline = j.min(next_start);
-        let from = (t + 1).min(deadline);
-        let nu = inst.ops[j].options[options[j]].noc_per_hbm;
-        for u in from..=deadline {
-            undo.stage(st, u);
-        }
-        let pieces = place_late(st, from, deadline, inst.ops[j].hbm_cycles, nu);
-        next_start = pieces.first().map_or(next_start, |p| p.0);
-        touched.extend(pieces.iter().map(|p| p.0));
-        placed[q] = pieces;
-        undo.placed.push(q);
+    Some(st.duration(t) + delta)
+}
+
+/// Forces the load at order position `q` to start at stage t+1: placed latest-first before
+/// the load behind it (`next_start`). Returns the change in Σ stage durations; logs in `undo`.
+#[allow(clippy::too_many_arguments)]
+fn force(
+    inst: &Instance,
+    order: &[usize],
+    st: &mut Stages,
+    options: &[usize],
+    placed: &mut [Pieces],
+    undo: &mut Undo,
+    t: usize,
+    q: usize,
+    next_start: &mut usize,
+) -> f64 {
+    let j = order[q];
+    let deadline = j.min(*next_start);
+    let from = (t + 1).min(deadline);
+    let nu = inst.ops[j].options[options[j]].noc_per_hbm;
+    let old: f64 = (from..=deadline).map(|u| st.duration(u)).sum();
+    for u in from..=deadline {
+        undo.stage(st, u);
     }
-    touched.sort_unstable();
-    touched.dedup();
-    // Σ_{u ≥ t} d_u = d_t + suffix + Σ over touched stages after t of (new − old).
-    let mut cost = suffix + st.duration(t);
-    for &u in touched.iter().filter(|&&u| u > t) {
-        let old = undo
-            .stages
-            .iter()
-            .find(|(s, _)| *s == u)
-            .map(|(_, [e, c, h, nn])| e.max(c + nn).max(*h))
-            .unwrap_or(0.0);
-        cost += st.duration(u) - old;
-    }
-    Some(cost)
+    let pieces = place_late(st, from, deadline, inst.ops[j].hbm_cycles, nu);
+    *next_start = pieces.first().map_or(*next_start, |p| p.0);
+    placed[q] = pieces;
+    undo.placed.push(q);
+    (from..=deadline).map(|u| st.duration(u)).sum::<f64>() - old
 }
 
 /// The Elk-Dyn pass for load order `order` (operator indices with HBM data). `None` when some
@@ -234,46 +227,93 @@ pub fn inductive(inst: &Instance, order: &[usize], max_depth: usize) -> Option<S
             .unwrap_or(nloads);
         let lo = lb[t].min(started);
         let hi = started.min(ub).max(lo);
+        // Sweep the depth from deep to shallow: each step forces one more load (placed on top
+        // of the previous ones), and the allocation is evaluated on top and taken back.
+        let first_placed = |placed: &[Pieces]| {
+            (started..nloads)
+                .find_map(|q| placed[q].first().map(|p| p.0))
+                .unwrap_or(n)
+        };
+        let mut sweep = Undo::default();
+        let mut next_start = first_placed(&placed);
+        let mut place_delta = 0.0;
+        for q in (hi..started).rev() {
+            place_delta += force(
+                inst,
+                order,
+                &mut st,
+                &options,
+                &mut placed,
+                &mut sweep,
+                t,
+                q,
+                &mut next_start,
+            );
+        }
         let mut best: Option<(f64, usize)> = None;
-        for g in lo..=hi {
-            let mut undo = Undo::default();
-            if let Some(cost) = try_depth(
+        let mut g = hi;
+        loop {
+            let mut alloc = Undo::default();
+            if let Some(c) = allocate_at(
                 inst,
                 order,
                 &prefix_max,
                 &mut st,
                 &mut options,
-                &mut placed,
-                &mut undo,
+                &mut alloc,
                 t,
                 g,
-                started,
-                suffix,
             ) {
-                if best.is_none_or(|(c, _)| cost < c) {
+                let cost = suffix + place_delta + c;
+                // Ties go to the shallower depth (evaluated later in this sweep).
+                if best.is_none_or(|(b, _)| cost <= b) {
                     best = Some((cost, g));
                 }
-                undo.revert(&mut st, &mut options, &mut placed);
-            } else {
-                // Deeper means more resident data and less room: no deeper depth fits either.
-                undo.revert(&mut st, &mut options, &mut placed);
+            }
+            alloc.revert(&mut st, &mut options, &mut placed);
+            if g == lo {
                 break;
             }
+            g -= 1;
+            place_delta += force(
+                inst,
+                order,
+                &mut st,
+                &options,
+                &mut placed,
+                &mut sweep,
+                t,
+                g,
+                &mut next_start,
+            );
         }
+        sweep.revert(&mut st, &mut options, &mut placed);
         let (cost, g) = best?;
+        // Apply the chosen depth for good: the same placements, then the allocation.
         let mut keep = Undo::default();
-        try_depth(
+        let mut next_start = first_placed(&placed);
+        for q in (g..started).rev() {
+            force(
+                inst,
+                order,
+                &mut st,
+                &options,
+                &mut placed,
+                &mut keep,
+                t,
+                q,
+                &mut next_start,
+            );
+        }
+        allocate_at(
             inst,
             order,
             &prefix_max,
             &mut st,
             &mut options,
-            &mut placed,
             &mut keep,
             t,
             g,
-            started,
-            suffix,
         )?;
         started = g;
         suffix = cost;
