@@ -1,44 +1,46 @@
 //! Pieces every heuristic shares: picking options, building and pricing a schedule.
 
-use elk_model::instance::{Instance, InstanceOp};
+use elk_model::instance::{Instance, InstanceOp, OpOption};
 use elk_model::schedule::{fill_load_work, FillError, Schedule, Status, SCHEDULE_FORMAT};
 
-/// The fastest option (ties: smaller hot, then smaller cold) with hot ≤ `max_hot` and
-/// cold ≤ `max_cold`.
+/// The best option by `better` among those with hot ≤ `max_hot` and cold ≤ `max_cold`.
+fn pick(
+    op: &InstanceOp,
+    max_hot: u64,
+    max_cold: u64,
+    better: impl Fn(&OpOption, &OpOption) -> std::cmp::Ordering,
+) -> Option<usize> {
+    (0..op.options.len())
+        .filter(|&o| op.options[o].hot <= max_hot && op.options[o].cold <= max_cold)
+        .min_by(|&a, &b| better(&op.options[a], &op.options[b]))
+}
+
+/// The fastest option (ties: smaller hot, then smaller cold) that fits.
 pub fn fastest(op: &InstanceOp, max_hot: u64, max_cold: u64) -> Option<usize> {
-    (0..op.options.len())
-        .filter(|&o| op.options[o].hot <= max_hot && op.options[o].cold <= max_cold)
-        .min_by(|&a, &b| {
-            let (x, y) = (&op.options[a], &op.options[b]);
-            x.exec_cycles
-                .total_cmp(&y.exec_cycles)
-                .then(x.hot.cmp(&y.hot))
-                .then(x.cold.cmp(&y.cold))
-        })
+    pick(op, max_hot, max_cold, |x, y| {
+        x.exec_cycles
+            .total_cmp(&y.exec_cycles)
+            .then(x.hot.cmp(&y.hot))
+            .then(x.cold.cmp(&y.cold))
+    })
 }
 
-/// The smallest cold option (ties: fastest) with hot ≤ `max_hot` and cold ≤ `max_cold`.
+/// The smallest cold option (ties: fastest) that fits.
 pub fn smallest_cold(op: &InstanceOp, max_hot: u64, max_cold: u64) -> Option<usize> {
-    (0..op.options.len())
-        .filter(|&o| op.options[o].hot <= max_hot && op.options[o].cold <= max_cold)
-        .min_by(|&a, &b| {
-            let (x, y) = (&op.options[a], &op.options[b]);
-            x.cold
-                .cmp(&y.cold)
-                .then(x.exec_cycles.total_cmp(&y.exec_cycles))
-        })
+    pick(op, max_hot, max_cold, |x, y| {
+        x.cold
+            .cmp(&y.cold)
+            .then(x.exec_cycles.total_cmp(&y.exec_cycles))
+    })
 }
 
-/// The largest cold option (ties: fastest) with hot ≤ `max_hot` and cold ≤ `max_cold`.
+/// The largest cold option (ties: fastest) that fits.
 pub fn largest_cold(op: &InstanceOp, max_hot: u64, max_cold: u64) -> Option<usize> {
-    (0..op.options.len())
-        .filter(|&o| op.options[o].hot <= max_hot && op.options[o].cold <= max_cold)
-        .min_by(|&a, &b| {
-            let (x, y) = (&op.options[a], &op.options[b]);
-            y.cold
-                .cmp(&x.cold)
-                .then(x.exec_cycles.total_cmp(&y.exec_cycles))
-        })
+    pick(op, max_hot, max_cold, |x, y| {
+        y.cold
+            .cmp(&x.cold)
+            .then(x.exec_cycles.total_cmp(&y.exec_cycles))
+    })
 }
 
 /// Fills the load work for the decisions and prices the schedule with the simulator.

@@ -156,8 +156,9 @@ fn allocate_at(
     Some(st.duration(t) + delta)
 }
 
-/// Forces the load at order position `q` to start at stage t+1: placed latest-first before
-/// the load behind it (`next_start`). Returns the change in Σ stage durations; logs in `undo`.
+/// Forces the load at order position `q` to start no earlier than stage `earliest`: placed
+/// latest-first before the load behind it (`next_start`). Returns the change in Σ stage
+/// durations; logs in `undo`.
 #[allow(clippy::too_many_arguments)]
 fn force(
     inst: &Instance,
@@ -166,13 +167,13 @@ fn force(
     options: &[usize],
     placed: &mut [Pieces],
     undo: &mut Undo,
-    t: usize,
+    earliest: usize,
     q: usize,
     next_start: &mut usize,
 ) -> f64 {
     let j = order[q];
     let deadline = j.min(*next_start);
-    let from = (t + 1).min(deadline);
+    let from = earliest.min(deadline);
     let nu = inst.ops[j].options[options[j]].noc_per_hbm;
     let old: f64 = (from..=deadline).map(|u| st.duration(u)).sum();
     for u in from..=deadline {
@@ -245,7 +246,7 @@ pub fn inductive(inst: &Instance, order: &[usize], max_depth: usize) -> Option<S
                 &options,
                 &mut placed,
                 &mut sweep,
-                t,
+                t + 1,
                 q,
                 &mut next_start,
             );
@@ -282,7 +283,7 @@ pub fn inductive(inst: &Instance, order: &[usize], max_depth: usize) -> Option<S
                 &options,
                 &mut placed,
                 &mut sweep,
-                t,
+                t + 1,
                 g,
                 &mut next_start,
             );
@@ -300,7 +301,7 @@ pub fn inductive(inst: &Instance, order: &[usize], max_depth: usize) -> Option<S
                 &options,
                 &mut placed,
                 &mut keep,
-                t,
+                t + 1,
                 q,
                 &mut next_start,
             );
@@ -322,13 +323,19 @@ pub fn inductive(inst: &Instance, order: &[usize], max_depth: usize) -> Option<S
     let mut next_start = (started..nloads)
         .find_map(|q| placed[q].first().map(|p| p.0))
         .unwrap_or(n);
+    let mut done = Undo::default();
     for q in (0..started).rev() {
-        let j = order[q];
-        let deadline = j.min(next_start);
-        let nu = inst.ops[j].options[options[j]].noc_per_hbm;
-        let pieces = place_late(&mut st, 0, deadline, inst.ops[j].hbm_cycles, nu);
-        next_start = pieces.first().map_or(next_start, |p| p.0);
-        placed[q] = pieces;
+        force(
+            inst,
+            order,
+            &mut st,
+            &options,
+            &mut placed,
+            &mut done,
+            0,
+            q,
+            &mut next_start,
+        );
     }
     let load_work: Vec<Work> = order
         .iter()
