@@ -2,6 +2,8 @@
 //! comparison on the artifact's own instance.
 #![allow(clippy::unwrap_used)] // a test that fails should panic with the value it got
 
+#[path = "heuristics/elk_by_hand.rs"]
+mod elk_by_hand;
 #[path = "heuristics/reference.rs"]
 mod reference;
 #[path = "heuristics/valid_on_random.rs"]

@@ -1,6 +1,6 @@
 //! `solve` and `compare` on the reference artifact's instance.
 
-use super::common::{elk, elk_json, shared};
+use super::common::{elk, elk_env, elk_json, shared};
 
 #[test]
 fn compare_prints_every_method_with_the_required_fields() {
@@ -40,6 +40,9 @@ fn compare_prints_every_method_with_the_required_fields() {
     let (one, two) = (elk(&quiet), elk(&quiet));
     assert!(one.status.success());
     assert_eq!(one.stdout, two.stdout);
+    // …and with one rayon thread (Elk-Full evaluates its orders in parallel).
+    let single = elk_env(&quiet, &[("RAYON_NUM_THREADS", "1")]);
+    assert_eq!(single.stdout, one.stdout);
 }
 
 #[test]
