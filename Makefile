@@ -3,9 +3,9 @@
 #   make test   every test
 # Both first run `deps`, which installs only the Debian packages that are missing.
 
-# Debian packages the build needs (none yet: the solver crates will add cmake and libclang
-# for HiGHS and libz3-dev for z3 when they land).
-DEB_PACKAGES :=
+# Debian packages the build needs: cmake + libclang to compile HiGHS from source (highs-sys)
+# and to generate z3's bindings; libz3-dev is the z3 library the SMT backend links.
+DEB_PACKAGES := cmake libclang1-14 libclang-common-14-dev libz3-dev
 
 CARGO := cargo
 CARGO_FLAGS := --release -j2

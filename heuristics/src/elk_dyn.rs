@@ -173,7 +173,11 @@ fn force(
 ) -> f64 {
     let j = order[q];
     let deadline = j.min(*next_start);
-    let from = earliest.min(deadline);
+    // Never before the preload window opens (the prologue forces from stage 0).
+    let window = inst
+        .preload_window
+        .map_or(0, |w| (j + 1).saturating_sub(w as usize));
+    let from = earliest.max(window).min(deadline);
     let nu = inst.ops[j].options[options[j]].noc_per_hbm;
     let old: f64 = (from..=deadline).map(|u| st.duration(u)).sum();
     for u in from..=deadline {

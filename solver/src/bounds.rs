@@ -1,0 +1,81 @@
+//! Roofline lower bounds on the makespan (SPEC §5), valid for every schedule of the instance:
+//! no solver, no tolerance — they hold for any options, load order and load work.
+//!
+//! Operator j's load ends by stage j, so the loads of operators 0..=p all fall in stages
+//! 0..=p, which execute operators 0..p. Hence for every prefix p
+//!
+//! ```text
+//! Σ_{k≤p} d_k ≥ max( Σ_{j≤p} H_j,                         (HBM)
+//!                    Σ_{k=1..p} exec_min(k−1),             (execution)
+//!                    Σ_{k=1..p} comm_min(k−1) + Σ_{j≤p} ν_min(j)·H_j )   (NoC)
+//! Σ_{k>p} d_k ≥ Σ_{k>p} exec_min(k−1)
+//! ```
+//! and T is at least the best over p of the sum. p = n gives max(Σ H, Σ exec_min).
+
+use elk_model::instance::Instance;
+use serde::Serialize;
+
+/// The roofline bounds, cycles.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Roofline {
+    /// Σ H_j: HBM is one serial resource.
+    pub hbm_cycles: f64,
+    /// Σ_i min_o exec: every stage lasts at least its operator's fastest option.
+    pub exec_cycles: f64,
+    /// The best prefix bound (≥ both of the above).
+    pub prefix_cycles: f64,
+}
+
+impl Roofline {
+    /// The strongest of the bounds.
+    pub fn best(&self) -> f64 {
+        self.prefix_cycles
+            .max(self.hbm_cycles)
+            .max(self.exec_cycles)
+    }
+}
+
+fn min_of(values: impl Iterator<Item = f64>) -> f64 {
+    values.fold(f64::INFINITY, f64::min)
+}
+
+/// Computes the roofline bounds of an instance.
+pub fn roofline(inst: &Instance) -> Roofline {
+    let n = inst.ops.len();
+    let exec_min: Vec<f64> = inst
+        .ops
+        .iter()
+        .map(|op| min_of(op.options.iter().map(|o| o.exec_cycles)))
+        .collect();
+    let comm_min: Vec<f64> = inst
+        .ops
+        .iter()
+        .map(|op| min_of(op.options.iter().map(|o| o.comm_cycles)))
+        .collect();
+    let noc_load: Vec<f64> = inst
+        .ops
+        .iter()
+        .map(|op| op.hbm_cycles * min_of(op.options.iter().map(|o| o.noc_per_hbm)))
+        .collect();
+    let total_exec: f64 = exec_min.iter().sum();
+    let (mut hbm, mut exec, mut comm, mut noc) = (0.0, 0.0, 0.0, 0.0);
+    let mut prefix_best: f64 = 0.0;
+    // Prefix p covers stages 0..=p: executions of operators 0..p, loads of operators 0..=p.
+    for p in 0..=n {
+        if p > 0 {
+            exec += exec_min[p - 1];
+            comm += comm_min[p - 1];
+        }
+        if p < n {
+            hbm += inst.ops[p].hbm_cycles;
+            noc += noc_load[p];
+        }
+        let head = hbm.max(exec).max(comm + noc);
+        prefix_best = prefix_best.max(head + (total_exec - exec));
+    }
+    Roofline {
+        hbm_cycles: inst.ops.iter().map(|o| o.hbm_cycles).sum(),
+        exec_cycles: total_exec,
+        prefix_cycles: prefix_best,
+    }
+}

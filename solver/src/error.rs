@@ -1,0 +1,33 @@
+//! The one error type of elk-solver: real failures only (a crashed backend, a schedule the
+//! simulator rejects); "no schedule found" and "infeasible" are results, not errors.
+
+/// Why an exact method failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SolverError {
+    /// The backend reported an error.
+    #[error("{backend}: {detail}")]
+    Backend {
+        /// `milp` or `smt`.
+        backend: &'static str,
+        /// What it said.
+        detail: String,
+    },
+    /// The backend's solution is not a valid schedule: a bug in an encoding.
+    #[error("{backend}: solution rejected by the simulator (an encoding bug): {detail}")]
+    Rejected {
+        /// `milp` or `smt`.
+        backend: &'static str,
+        /// The first violation.
+        detail: String,
+    },
+    /// The solver worker process failed.
+    #[error("solver worker: {0}")]
+    Worker(String),
+    /// A model error (a warm start for another instance, …).
+    #[error(transparent)]
+    Model(#[from] elk_model::ModelError),
+}
+
+/// Results of this crate.
+pub type Result<T> = std::result::Result<T, SolverError>;

@@ -1,0 +1,80 @@
+//! A warm start: a valid schedule written as a full column vector of the MILP, so HiGHS
+//! starts from its makespan as incumbent.
+
+use super::encode::{Encoding, Linearisation};
+use crate::prune::Pruned;
+use elk_model::instance::Instance;
+use elk_model::schedule::Schedule;
+
+/// Column values for `sched` (assumed valid — the caller validated it).
+pub(crate) fn warm_values(
+    inst: &Instance,
+    pruned: &Pruned,
+    enc: &Encoding,
+    sched: &Schedule,
+) -> Vec<f64> {
+    let n = inst.ops.len();
+    let mut v = vec![0.0; enc.size.variables];
+    let kept: Vec<usize> = (0..n)
+        .map(|i| pruned.to_kept[i][sched.options[i]])
+        .collect();
+    for i in 0..n {
+        v[enc.x[i][kept[i]].index] = 1.0;
+    }
+    let mut start = vec![usize::MAX; n];
+    for w in &sched.load_work {
+        if w.cycles() > 0.0 {
+            start[w.op()] = start[w.op()].min(w.stage());
+        }
+    }
+    let opt = |i: usize| &inst.ops[i].options[pruned.kept[i][kept[i]]];
+    let mut stage_hbm = vec![0.0; n + 1];
+    let mut stage_noc = vec![0.0; n + 1];
+    for w in &sched.load_work {
+        let (j, k, c) = (w.op(), w.stage(), w.cycles());
+        let g = enc.groups[j]
+            .iter()
+            .position(|g| g.members.contains(&kept[j]))
+            .unwrap_or(0);
+        v[enc.w[j][k - enc.lo[j]][g].index] += c;
+        stage_hbm[k] += c;
+        stage_noc[k] += c * enc.groups[j][g].nu;
+    }
+    for j in inst.loads() {
+        for k in enc.lo[j]..j {
+            let on = if k >= start[j] { 1.0 } else { 0.0 };
+            v[enc.s[j][k - enc.lo[j]].index] = on;
+            match enc.linearisation {
+                Linearisation::BigM => {
+                    v[enc.mem[j][k - enc.lo[j]][0].index] = on * opt(j).cold as f64;
+                }
+                Linearisation::PerOption => {
+                    v[enc.mem[j][k - enc.lo[j]][kept[j]].index] = on;
+                }
+            }
+        }
+    }
+    let position: Vec<usize> = {
+        let mut pos = vec![0; n];
+        for (i, &j) in sched.load_order.iter().enumerate() {
+            pos[j] = i;
+        }
+        pos
+    };
+    for a in 0..n {
+        for b in a + 1..n {
+            if let Some(c) = enc.p[a][b] {
+                v[c.index] = if position[a] < position[b] { 1.0 } else { 0.0 };
+            }
+        }
+    }
+    for k in 0..=n {
+        let (exec, comm) = if k == 0 {
+            (0.0, 0.0)
+        } else {
+            (opt(k - 1).exec_cycles, opt(k - 1).comm_cycles)
+        };
+        v[enc.d[k].index] = exec.max(comm + stage_noc[k]).max(stage_hbm[k]);
+    }
+    v
+}

@@ -1,0 +1,13 @@
+//! Integration tests of elk-solver: the MILP, the SMT model and a brute-force enumerator agree
+//! on random tiny instances and on real operator ranges; the simulator agrees with the
+//! solvers' objectives; no heuristic beats a proven optimum; bounds stay below it.
+#![allow(clippy::unwrap_used)] // a test that fails should panic with the value it got
+
+#[path = "exact/brute.rs"]
+mod brute;
+#[path = "exact/corpus.rs"]
+mod corpus;
+#[path = "exact/cross_check.rs"]
+mod cross_check;
+#[path = "exact/real_ops.rs"]
+mod real_ops;

@@ -1,0 +1,168 @@
+//! The two exact backends, the brute force, the simulator, the bounds and the heuristics on
+//! the random corpus.
+
+use super::{brute, corpus::random_instance};
+use elk_heuristics::{Basic, ElkDyn, ElkFull, StaticSplit};
+use elk_model::instance::Instance;
+use elk_model::method::{Budget, Method};
+use elk_solver::milp::lp_bound;
+use elk_solver::{solve_exact, Backend, ExactOptions, ExactReport, ExactStatus};
+
+const REL: f64 = 1e-6;
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= REL * a.abs().max(b.abs()).max(1.0)
+}
+
+fn solve(inst: &Instance, backend: Backend, big_m: bool) -> ExactReport {
+    let opts = ExactOptions {
+        backend,
+        big_m: Some(big_m),
+        lp_bound: true,
+        ..ExactOptions::default()
+    };
+    solve_exact(inst, &opts).unwrap_or_else(|e| panic!("{}: {e}", inst.name))
+}
+
+/// Checks one instance; returns its optimum (None when infeasible).
+fn check(inst: &Instance, with_brute: bool) -> Option<f64> {
+    let milp = solve(inst, Backend::Milp, true);
+    let per_option = solve(inst, Backend::Milp, false);
+    let smt = solve(inst, Backend::Smt, true);
+    let name = &inst.name;
+    assert_eq!(milp.status, smt.status, "{name}: MILP vs SMT status");
+    assert_eq!(
+        milp.status, per_option.status,
+        "{name}: big-M vs per-option status"
+    );
+    for r in [&milp, &per_option, &smt] {
+        assert!(
+            r.notes.iter().all(|n| !n.starts_with("BUG")),
+            "{name}: {:?}",
+            r.notes
+        );
+    }
+    let optimum = match milp.status {
+        ExactStatus::Infeasible => None,
+        ExactStatus::Optimal => milp.makespan_cycles,
+        other => panic!("{name}: status {other:?} without a time limit"),
+    };
+    let brute = with_brute.then(|| brute::optimum(inst));
+    if let Some(b) = brute {
+        assert_eq!(
+            b.is_some(),
+            optimum.is_some(),
+            "{name}: brute force feasibility"
+        );
+    }
+    let t = optimum?;
+    // The simulator's makespan of each exact schedule equals its backend's objective.
+    for r in [&milp, &per_option, &smt] {
+        let obj = r.objective_cycles.unwrap();
+        assert!(
+            close(r.makespan_cycles.unwrap(), obj),
+            "{name}: {:?} simulator {} vs objective {obj}",
+            r.backend,
+            r.makespan_cycles.unwrap()
+        );
+    }
+    assert!(
+        close(t, smt.makespan_cycles.unwrap()),
+        "{name}: MILP {t} vs SMT {}",
+        smt.makespan_cycles.unwrap()
+    );
+    assert!(
+        close(t, per_option.makespan_cycles.unwrap()),
+        "{name}: big-M {t} vs per-option {}",
+        per_option.makespan_cycles.unwrap()
+    );
+    if let Some(Some(b)) = brute {
+        assert!(close(t, b), "{name}: MILP {t} vs brute force {b}");
+    }
+    // Bounds below the optimum.
+    let lp = lp_bound(inst, None).unwrap().unwrap().0;
+    assert!(
+        lp <= t * (1.0 + REL),
+        "{name}: LP bound {lp} above the optimum {t}"
+    );
+    let b = &milp.bounds;
+    for (what, v) in [
+        ("hbm", b.hbm_cycles),
+        ("exec", b.exec_cycles),
+        ("prefix", b.prefix_cycles),
+    ] {
+        assert!(
+            v <= t * (1.0 + REL),
+            "{name}: {what} bound {v} above the optimum {t}"
+        );
+    }
+    // No heuristic beats the optimum.
+    let full = ElkFull::default();
+    for m in [&Basic as &dyn Method, &StaticSplit, &ElkDyn, &full] {
+        let solved = m.schedule(inst, &Budget::default()).unwrap();
+        if let Some(s) = solved.outcome.schedule() {
+            assert_eq!(elk_sim::validate(inst, s), vec![], "{name}: {}", m.name());
+            let h = elk_sim::evaluate(inst, s).makespan_cycles;
+            assert!(
+                h >= t * (1.0 - REL),
+                "{name}: {} {h} below the optimum {t}",
+                m.name()
+            );
+        }
+    }
+    Some(t)
+}
+
+#[test]
+fn backends_and_brute_force_agree_on_tiny_instances() {
+    let (mut optimal, mut infeasible) = (0, 0);
+    for seed in 0..60 {
+        let n = 2 + (seed % 3) as usize; // 2–4 operators
+        let inst = random_instance(seed, n, 3);
+        match check(&inst, true) {
+            Some(_) => optimal += 1,
+            None => infeasible += 1,
+        }
+    }
+    // The corpus exercises both outcomes.
+    assert!(
+        optimal >= 30 && infeasible >= 1,
+        "{optimal} optimal, {infeasible} infeasible"
+    );
+}
+
+#[test]
+fn backends_agree_on_larger_random_instances() {
+    for seed in 100..130 {
+        let n = 5 + (seed % 2) as usize; // 5–6 operators
+        let inst = random_instance(seed, n, 4);
+        check(&inst, false);
+    }
+}
+
+#[test]
+fn warm_start_is_never_beaten_by_the_result() {
+    for seed in 200..220 {
+        let inst = random_instance(seed, 5, 4);
+        let Some(s) = ElkDyn
+            .schedule(&inst, &Budget::default())
+            .unwrap()
+            .outcome
+            .schedule()
+            .cloned()
+        else {
+            continue;
+        };
+        let heuristic = elk_sim::evaluate(&inst, &s).makespan_cycles;
+        let opts = ExactOptions {
+            warm_start: Some(s),
+            ..ExactOptions::default()
+        };
+        let r = solve_exact(&inst, &opts).unwrap();
+        assert!(
+            r.makespan_cycles.unwrap() <= heuristic * (1.0 + 1e-12),
+            "{}",
+            inst.name
+        );
+    }
+}

@@ -1,0 +1,48 @@
+//! Real operator ranges cut from the zoo: MILP = SMT, simulator = objective, heuristics ≥
+//! optimum.
+
+use elk_model::chip::ChipSpec;
+use elk_model::graph::Mode;
+use elk_model::instance::{build_instance, InstanceOptions, LoadOrder, NamedOrder, OpRange};
+use elk_model::zoo;
+use elk_solver::{solve_exact, Backend, ExactOptions, ExactStatus};
+
+#[test]
+fn milp_and_smt_agree_on_real_operator_ranges() {
+    let chip = ChipSpec::load("ipu-pod4").unwrap();
+    let mut params = zoo::ZooParams::new(Mode::Decode, 32, 2048);
+    params.layers = Some(1);
+    let graph = zoo::build("llama2-13b", &params).unwrap();
+    for (range, order) in [
+        (0..6, NamedOrder::Fixed),
+        (5..11, NamedOrder::Free),
+        (24..30, NamedOrder::Free),
+    ] {
+        let opts = InstanceOptions {
+            range: OpRange::Ops(range.clone()),
+            load_order: LoadOrder::Named(order),
+            preload_window: None,
+        };
+        let inst = build_instance(&graph, &chip, &opts).unwrap();
+        let solve = |backend| {
+            solve_exact(
+                &inst,
+                &ExactOptions {
+                    backend,
+                    ..ExactOptions::default()
+                },
+            )
+            .unwrap()
+        };
+        let (milp, smt) = (solve(Backend::Milp), solve(Backend::Smt));
+        assert_eq!(milp.status, ExactStatus::Optimal, "{range:?}");
+        assert_eq!(smt.status, ExactStatus::Optimal, "{range:?}");
+        let (a, b) = (milp.makespan_cycles.unwrap(), smt.makespan_cycles.unwrap());
+        assert!((a - b).abs() <= 1e-6 * a, "{range:?}: MILP {a} vs SMT {b}");
+        let obj = milp.objective_cycles.unwrap();
+        assert!(
+            (a - obj).abs() <= 1e-6 * a,
+            "{range:?}: simulator {a} vs MILP objective {obj}"
+        );
+    }
+}
