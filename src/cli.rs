@@ -1,9 +1,11 @@
 //! Subcommands: one file each under `cli/`.
 
 mod chips;
+mod exact;
 mod graph_table;
 mod import;
 mod instance;
+mod instance_source;
 mod models;
 mod output;
 mod plans;
@@ -43,6 +45,12 @@ enum Command {
     Solve(solve::SolveArgs),
     /// Every available method side by side, with Elk's Ideal figure.
     Compare(solve::CompareArgs),
+    /// Every heuristic's gap to the exact optimum (or to the certified lower bound).
+    Gap(exact::GapArgs),
+    /// Internal: runs one exact solve read from stdin (used by `solve --exact` and `gap`
+    /// so the time limit can be enforced by killing it).
+    #[command(hide = true)]
+    ExactWorker,
 }
 
 /// Runs the parsed command; with no subcommand, the built-in default job: `compare` on
@@ -58,6 +66,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Some(Command::Simulate(a)) => simulate::run(a),
         Some(Command::Solve(a)) => solve::solve(a),
         Some(Command::Compare(a)) => solve::compare(a),
+        Some(Command::Gap(a)) => exact::gap(a),
+        Some(Command::ExactWorker) => {
+            Ok(elk_solver::worker::serve(std::io::stdin(), std::io::stdout())?)
+        }
     }
 }
 

@@ -7,7 +7,7 @@ use crate::error::{Result, SolverError};
 use crate::extract::to_schedule;
 use crate::milp::{lp_bound, run_milp, Linearisation, MilpConfig, MilpStatus};
 use crate::smt::{run_smt, SmtConfig, SmtStatus};
-use elk_model::instance::Instance;
+use elk_model::instance::{Instance, LoadOrder, NamedOrder};
 use elk_model::method::{Budget, Method, Outcome, Solved, StopReason};
 use elk_model::schedule::{Schedule, Status};
 use serde::{Deserialize, Serialize};
@@ -128,8 +128,6 @@ pub struct ExactReport {
     pub solve_s: f64,
     /// Model size.
     pub model: ModelStats,
-    /// Branch-and-bound nodes (MILP).
-    pub nodes: Option<i64>,
     /// The schedule returned is the warm start (the backend found nothing better).
     pub from_warm_start: bool,
     /// Facts worth reporting.
@@ -148,20 +146,20 @@ struct BackendResult {
     objective: Option<f64>,
     bound: Option<f64>,
     model: ModelStats,
-    nodes: Option<i64>,
 }
 
 fn milp_backend(
     inst: &Instance,
     opts: &ExactOptions,
     limit: Option<Duration>,
+    warm_start: Option<&Schedule>,
 ) -> Result<BackendResult> {
     let run = run_milp(
         inst,
         &MilpConfig {
             linearisation: opts.linearisation(),
             time_limit: limit,
-            warm_start: opts.warm_start.clone(),
+            warm_start: warm_start.cloned(),
         },
     )?;
     let status = match run.status {
@@ -196,7 +194,6 @@ fn milp_backend(
             constraints: run.size.constraints,
             options_kept: Some(run.options_kept),
         },
-        nodes: run.nodes,
     })
 }
 
@@ -234,7 +231,6 @@ fn smt_backend(inst: &Instance, limit: Option<Duration>) -> Result<BackendResult
             constraints: run.size.assertions,
             options_kept: None,
         },
-        nodes: None,
     })
 }
 
@@ -274,15 +270,89 @@ pub fn solve_exact(inst: &Instance, opts: &ExactOptions) -> Result<ExactReport> 
     };
     if opts.lp_bound {
         let lp_limit = limit.map(|l| l / 4);
-        match lp_bound(inst, lp_limit)? {
+        match lp_bound(inst, opts.linearisation(), lp_limit)? {
             Some((v, _)) => bounds.lp_cycles = Some(v),
             None => notes.push("LP relaxation not solved within its time share".into()),
         }
     }
+    let known_bound = roof.best().max(bounds.lp_cycles.unwrap_or(0.0));
+    let mut warm = warm;
+    if opts.backend == Backend::Milp && inst.load_order != LoadOrder::Named(NamedOrder::Fixed) {
+        if let Some(done) =
+            fixed_order_first(inst, opts, limit, started, known_bound, &mut warm, &mut notes)?
+        {
+            return finish(inst, opts, started, bounds, done, warm, notes);
+        }
+    }
     let result = match opts.backend {
-        Backend::Milp => milp_backend(inst, opts, remaining())?,
+        Backend::Milp => milp_backend(inst, opts, remaining(), warm.as_ref().map(|w| &w.0))?,
         Backend::Smt => smt_backend(inst, remaining())?,
     };
+    finish(inst, opts, started, bounds, result, warm, notes)
+}
+
+/// Solves the fixed-order restriction first (its schedules are valid under any order
+/// policy) with 40% of the time: a strong incumbent for the full model — the free-order
+/// MILP finds good schedules slowly — and, when it meets the known lower bound, the optimum
+/// outright. Returns the final result in that case; otherwise improves `warm`.
+fn fixed_order_first(
+    inst: &Instance,
+    opts: &ExactOptions,
+    limit: Option<Duration>,
+    started: Instant,
+    known_bound: f64,
+    warm: &mut Option<(Schedule, f64)>,
+    notes: &mut Vec<String>,
+) -> Result<Option<BackendResult>> {
+    let mut fixed = inst.clone();
+    fixed.load_order = LoadOrder::Named(NamedOrder::Fixed);
+    let share = limit.map(|l| l.saturating_sub(started.elapsed()).mul_f64(0.4));
+    let valid_warm = warm
+        .as_ref()
+        .filter(|(s, _)| elk_sim::validate(&fixed, s).is_empty())
+        .map(|w| &w.0);
+    let restricted = milp_backend(&fixed, opts, share, valid_warm)?;
+    let Some(mut s) = restricted.schedule else {
+        notes.push("fixed-order restriction: no schedule".into());
+        return Ok(None);
+    };
+    let t = judge(inst, &s).map_err(|detail| SolverError::Rejected {
+        backend: "milp",
+        detail,
+    })?;
+    notes.push(format!(
+        "fixed-order restriction: {t:.1} cycles ({})",
+        if restricted.status == ExactStatus::Optimal { "optimal for fixed order" } else { "time limit" }
+    ));
+    if warm.as_ref().is_none_or(|(_, wt)| t < *wt) {
+        s.method = "exact-milp".into();
+        *warm = Some((s.clone(), t));
+    }
+    if t <= known_bound * (1.0 + crate::milp::REL_GAP) {
+        notes.push("the fixed-order optimum meets the lower bound: optimal for the free order too".into());
+        return Ok(Some(BackendResult {
+            status: ExactStatus::Optimal,
+            schedule: Some(s),
+            objective: restricted.objective,
+            bound: Some(known_bound),
+            model: restricted.model,
+        }));
+    }
+    Ok(None)
+}
+
+/// Judges the backend's schedule, keeps the warm start when it is better, and assembles the
+/// report with the best bound.
+fn finish(
+    inst: &Instance,
+    opts: &ExactOptions,
+    started: Instant,
+    mut bounds: Bounds,
+    result: BackendResult,
+    warm: Option<(Schedule, f64)>,
+    mut notes: Vec<String>,
+) -> Result<ExactReport> {
+    let roof_best = bounds.prefix_cycles.max(bounds.hbm_cycles).max(bounds.exec_cycles);
     bounds.backend_cycles = result.bound;
     let mut status = result.status;
     let mut schedule = None;
@@ -328,7 +398,7 @@ pub fn solve_exact(inst: &Instance, opts: &ExactOptions) -> Result<ExactReport> 
             from_warm_start = true;
         }
     }
-    let (mut lower, mut source) = (roof.best(), "roofline".to_string());
+    let (mut lower, mut source) = (roof_best, "roofline".to_string());
     for (v, name) in [
         (bounds.lp_cycles, "LP relaxation"),
         (
@@ -347,7 +417,8 @@ pub fn solve_exact(inst: &Instance, opts: &ExactOptions) -> Result<ExactReport> 
     // A proven optimum is its own bound (the dual bound may sit a tolerance below it).
     if status == ExactStatus::Optimal {
         if let Some(t) = makespan {
-            lower = lower.max(t.min(bounds.backend_cycles.unwrap_or(t)));
+            // Proven within the backend's gap (1e-9 relative): the optimum is the bound.
+            lower = t;
             source = "optimum".into();
         }
     }
@@ -372,7 +443,6 @@ pub fn solve_exact(inst: &Instance, opts: &ExactOptions) -> Result<ExactReport> 
         gap_pct: gap,
         solve_s: started.elapsed().as_secs_f64(),
         model: result.model,
-        nodes: result.nodes,
         from_warm_start,
         notes,
     })

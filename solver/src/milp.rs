@@ -158,9 +158,13 @@ pub fn run_milp(inst: &Instance, cfg: &MilpConfig) -> Result<MilpRun> {
 }
 
 /// The LP relaxation's optimum: a lower bound on every schedule's makespan.
-pub fn lp_bound(inst: &Instance, time_limit: Option<Duration>) -> Result<Option<(f64, ModelSize)>> {
+pub fn lp_bound(
+    inst: &Instance,
+    linearisation: Linearisation,
+    time_limit: Option<Duration>,
+) -> Result<Option<(f64, ModelSize)>> {
     let pruned = prune(inst);
-    let enc = encode::encode(inst, &pruned, Linearisation::BigM, true);
+    let enc = encode::encode(inst, &pruned, linearisation, true);
     let (model, size) = configured(enc, time_limit)?;
     let solved = model
         .try_solve()

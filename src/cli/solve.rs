@@ -1,11 +1,10 @@
 //! `elk-opt solve` and `elk-opt compare`: heuristic methods on an instance built from a graph
 //! and a chip (or read from a file), judged by the simulator.
 
-use super::source::GraphSource;
+use super::instance_source::InstanceSource;
 use clap::{Args, ValueEnum};
 use elk_heuristics::{ideal, Basic, ElkDyn, ElkFull, StaticSplit};
-use elk_model::chip::ChipSpec;
-use elk_model::instance::{build_instance, Instance, InstanceOptions};
+use elk_model::instance::Instance;
 use elk_model::method::{Budget, Method, Outcome};
 use elk_sim::trace::ChromeTrace;
 use elk_sim::{evaluate_with, validate, Evaluation};
@@ -29,7 +28,7 @@ pub enum MethodName {
 }
 
 impl MethodName {
-    fn method(self) -> &'static dyn Method {
+    pub(super) fn method(self) -> &'static dyn Method {
         match self {
             MethodName::Ideal => unreachable_ideal(),
             MethodName::Basic => &Basic,
@@ -50,67 +49,17 @@ static ELK_FULL: ElkFull = ElkFull {
     max_orders: 128,
 };
 
-/// Where the instance comes from.
-#[derive(Args, Debug)]
-pub struct InstanceSource {
-    /// Read this instance (elk-instance/1) instead of building one.
-    #[arg(long, conflicts_with_all = ["model", "import"])]
-    instance: Option<PathBuf>,
-    #[command(flatten)]
-    graph: GraphSource,
-    /// Chip preset or TOML file.
-    #[arg(long, default_value = "ipu-pod4")]
-    chip: String,
-    /// Override the chip's HBM bandwidth, TB/s (decimal).
-    #[arg(long)]
-    hbm_tbps: Option<f64>,
-    /// Load-order policy of the built instance: free (Elk-Full may permute), fixed, or a
-    /// maximum displacement D.
-    #[arg(long, default_value = "free")]
-    load_order: String,
-}
-
-impl InstanceSource {
-    /// The instance and the seconds spent building it (plan tables). With no instance,
-    /// model or import given: the built-in default, Llama2-13B decode B32 KV2048.
-    fn load(&self) -> anyhow::Result<(Instance, f64)> {
-        let start = Instant::now();
-        if let Some(path) = &self.instance {
-            return Ok((Instance::read(path)?, start.elapsed().as_secs_f64()));
-        }
-        let mut graph_source = self.graph.clone();
-        if graph_source.model.is_none() && graph_source.import.is_none() {
-            graph_source.model = Some("llama2-13b".into());
-        }
-        let mut chip = ChipSpec::load(&self.chip)?;
-        if let Some(tbps) = self.hbm_tbps {
-            if !(tbps.is_finite() && tbps > 0.0) {
-                return Err(elk_model::ModelError::Invalid(format!(
-                    "--hbm-tbps {tbps}: must be positive"
-                ))
-                .into());
-            }
-            chip.hbm.bandwidth_bytes_per_s = tbps * 1e12;
-        }
-        let graph = graph_source.load()?;
-        let spinner =
-            super::progress::spinner(format!("plan tables for {} on {}", graph.name, chip.name));
-        let opts = InstanceOptions {
-            load_order: elk_model::instance::LoadOrder::parse(&self.load_order)?,
-            ..InstanceOptions::default()
-        };
-        let inst = build_instance(&graph, &chip, &opts)?;
-        spinner.finish_and_clear();
-        Ok((inst, start.elapsed().as_secs_f64()))
-    }
-}
-
 /// `solve` arguments.
 #[derive(Args, Debug)]
 pub struct SolveArgs {
-    /// The method.
-    #[arg(long, value_enum)]
-    method: MethodName,
+    /// The heuristic method.
+    #[arg(long, value_enum, required_unless_present = "exact", conflicts_with = "exact")]
+    method: Option<MethodName>,
+    /// Solve exactly (MILP or SMT; see --backend, --time-limit).
+    #[arg(long)]
+    exact: bool,
+    #[command(flatten)]
+    exact_flags: super::exact::ExactFlags,
     #[command(flatten)]
     source: InstanceSource,
     /// Write the schedule (elk-schedule/1).
@@ -127,18 +76,18 @@ pub struct SolveArgs {
 }
 
 #[derive(Serialize)]
-struct Row {
-    method: String,
-    status: String,
-    makespan_cycles: Option<f64>,
-    makespan_ms: Option<f64>,
-    speedup_vs_basic: Option<f64>,
-    pct_of_ideal: Option<f64>,
-    hbm_util: Option<f64>,
-    noc_util: Option<f64>,
-    tflops: Option<f64>,
-    compile_s: Option<f64>,
-    notes: Vec<String>,
+pub(super) struct Row {
+    pub(super) method: String,
+    pub(super) status: String,
+    pub(super) makespan_cycles: Option<f64>,
+    pub(super) makespan_ms: Option<f64>,
+    pub(super) speedup_vs_basic: Option<f64>,
+    pub(super) pct_of_ideal: Option<f64>,
+    pub(super) hbm_util: Option<f64>,
+    pub(super) noc_util: Option<f64>,
+    pub(super) tflops: Option<f64>,
+    pub(super) compile_s: Option<f64>,
+    pub(super) notes: Vec<String>,
 }
 
 /// `--no-timings`: leave wall-clock times out of the output (for byte-identical reruns).
@@ -146,7 +95,7 @@ struct Row {
 pub struct Timings {
     /// Print null instead of compile times, so two runs give byte-identical JSON.
     #[arg(long)]
-    no_timings: bool,
+    pub(super) no_timings: bool,
 }
 
 fn ideal_row(inst: &Instance, no_timings: bool) -> Row {
@@ -169,7 +118,7 @@ fn ideal_row(inst: &Instance, no_timings: bool) -> Row {
     }
 }
 
-fn run_method(
+pub(super) fn run_method(
     inst: &Instance,
     m: &dyn Method,
 ) -> anyhow::Result<(Row, Option<(elk_model::schedule::Schedule, Evaluation)>)> {
@@ -220,8 +169,23 @@ fn run_method(
 }
 
 pub fn solve(a: SolveArgs) -> anyhow::Result<()> {
+    let Some(method) = a.method.filter(|_| !a.exact) else {
+        if a.trace.is_some() {
+            return Err(elk_model::ModelError::Invalid(
+                "--trace with --exact: write the schedule with -o, then `simulate --trace`".into(),
+            )
+            .into());
+        }
+        return super::exact::solve(
+            &a.source,
+            &a.exact_flags,
+            a.output.as_ref(),
+            a.timings.no_timings,
+            a.json,
+        );
+    };
     let (inst, build_s) = a.source.load()?;
-    if a.method == MethodName::Ideal {
+    if method == MethodName::Ideal {
         if a.output.is_some() || a.trace.is_some() {
             return Err(elk_model::ModelError::Invalid(
                 "--method ideal gives a figure, not a schedule: no -o or --trace".into(),
@@ -244,8 +208,8 @@ pub fn solve(a: SolveArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     let spinner =
-        super::progress::spinner(format!("{} on {}", a.method.method().name(), inst.name));
-    let (mut row, result) = run_method(&inst, a.method.method())?;
+        super::progress::spinner(format!("{} on {}", method.method().name(), inst.name));
+    let (mut row, result) = run_method(&inst, method.method())?;
     spinner.finish_and_clear();
     if a.timings.no_timings {
         row.compile_s = None;

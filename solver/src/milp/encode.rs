@@ -5,7 +5,7 @@
 //! - `w[j][k][g]` ≥ 0: HBM cycles of load j in stage k, split by ν group g (options with the
 //!   same ν share a group), so the NoC term Σ ν·w is linear; Σ_k w[j][k][g] ≤ H_j·x[j][g].
 //! - memory: the cold bytes of a started load, `cold(o_j)·s[j][k]`, linearised by big-M
-//!   (`r[j][k]`) or by per-option products (`y[j][k][o]`).
+//!   (`r[j][k]`) or by per-option start indicators (`sx[j][k][o]`).
 //! - `p[a][b]` ∈ {0,1}: load a before load b (free and displacement-bounded orders).
 //! - `d[k]` ≥ 0: stage duration, above each of the three terms; objective Σ d_k.
 //!
@@ -25,7 +25,8 @@ pub enum Linearisation {
     /// One continuous r[j][k] ≥ cold(x_j) − M_j·(1 − s[j][k]) per (load, stage).
     #[default]
     BigM,
-    /// One continuous y[j][k][o] ≥ x[j][o] + s[j][k] − 1 per (load, stage, option).
+    /// Per-option start indicators sx[j][k][o] = x[j][o]·s[j][k] (continuous; exact for
+    /// integral x, s): Σ_o sx = s, sx ≤ its successor in k ≤ x; memory Σ_o cold_o·sx.
     PerOption,
 }
 
@@ -240,8 +241,11 @@ pub(crate) fn encode(
         // All of H, only once started, only in the groups of the chosen option.
         let all: Expression = (lo[j]..=j).map(|k| stage_work(j, k)).sum();
         add(all.eq(h));
+        // Work done by stage k needs the load started by k. Cumulative, not per stage:
+        // the LP relaxation then cannot spread H over many fractionally started stages.
         for k in lo[j]..j {
-            add(stage_work(j, k).leq(h * started(j, k).expr()));
+            let done: Expression = (lo[j]..=k).map(|u| stage_work(j, u)).sum();
+            add(done.leq(h * started(j, k).expr()));
         }
         if groups[j].len() > 1 {
             for (g, group) in groups[j].iter().enumerate() {
@@ -270,8 +274,28 @@ pub(crate) fn encode(
                     add(Expression::from(m[0].var).geq(cmin * sk));
                 }
                 Linearisation::PerOption => {
-                    for (pos, y) in m.iter().enumerate() {
-                        add(Expression::from(y.var).geq(x[j][pos].var + sk - 1.0));
+                    // sx[o] = x[o]·s exactly when x and s are integral: the started
+                    // indicator split over the options, each capped by its option and
+                    // monotone in k. Tighter in the LP than big-M: a fraction of a start
+                    // costs that fraction of the chosen option's cold bytes.
+                    add(m.iter().map(|c| c.var).sum::<Expression>().eq(sk));
+                    for (pos, sx) in m.iter().enumerate() {
+                        let next = if k + 1 < j {
+                            Expression::from(mem[j][k + 1 - lo[j]][pos].var)
+                        } else {
+                            Expression::from(x[j][pos].var)
+                        };
+                        add(Expression::from(sx.var).leq(next));
+                    }
+                    // Work in a ν group only as far as its options have started.
+                    if groups[j].len() > 1 {
+                        for (g, group) in groups[j].iter().enumerate() {
+                            let on: Expression =
+                                group.members.iter().map(|&pos| m[pos].var).sum();
+                            let done: Expression =
+                                (lo[j]..=k).map(|u| w[j][u - lo[j]][g].var).sum();
+                            add(done.leq(h * on));
+                        }
                     }
                 }
             }

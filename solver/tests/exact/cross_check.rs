@@ -5,7 +5,7 @@ use super::{brute, corpus::random_instance};
 use elk_heuristics::{Basic, ElkDyn, ElkFull, StaticSplit};
 use elk_model::instance::Instance;
 use elk_model::method::{Budget, Method};
-use elk_solver::milp::lp_bound;
+use elk_solver::milp::{lp_bound, Linearisation};
 use elk_solver::{solve_exact, Backend, ExactOptions, ExactReport, ExactStatus};
 
 const REL: f64 = 1e-6;
@@ -80,7 +80,7 @@ fn check(inst: &Instance, with_brute: bool) -> Option<f64> {
         assert!(close(t, b), "{name}: MILP {t} vs brute force {b}");
     }
     // Bounds below the optimum.
-    let lp = lp_bound(inst, None).unwrap().unwrap().0;
+    let lp = lp_bound(inst, Linearisation::PerOption, None).unwrap().unwrap().0;
     assert!(
         lp <= t * (1.0 + REL),
         "{name}: LP bound {lp} above the optimum {t}"

@@ -1,0 +1,386 @@
+//! `elk-opt solve --exact` and `elk-opt gap`: the exact backends, run in a child process
+//! (`elk-opt exact-worker`) so that `--time-limit` is hard, warm-started from the best heuristic, and
+//! every heuristic's distance from the optimum (or from the certified bound).
+
+use super::instance_source::InstanceSource;
+use super::solve::{run_method, MethodName, Timings};
+use clap::{Args, ValueEnum};
+use elk_model::instance::Instance;
+use elk_model::schedule::Schedule;
+use elk_solver::bounds::roofline;
+use elk_solver::worker::{solve_supervised, Supervised};
+use elk_solver::{gap_pct, Backend, Bounds, ExactOptions, ExactReport, ExactStatus, ModelStats};
+use serde::Serialize;
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Duration;
+
+/// The exact backends on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BackendName {
+    /// HiGHS MILP.
+    Milp,
+    /// z3 SMT (tiny instances).
+    Smt,
+}
+
+/// Memory-row linearisation of the MILP.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LinearisationName {
+    /// One big-M row pair per (load, stage).
+    BigM,
+    /// One product variable per (load, stage, option).
+    PerOption,
+}
+
+/// Flags of the exact methods.
+#[derive(Args, Debug, Clone)]
+pub struct ExactFlags {
+    /// Exact backend.
+    #[arg(long, value_enum, default_value = "milp")]
+    backend: BackendName,
+    /// Seconds the exact backend may run; enforced by killing it 1 s after.
+    #[arg(long, default_value_t = 60.0)]
+    time_limit: f64,
+    /// MILP memory-row linearisation.
+    #[arg(long, value_enum, default_value = "big-m")]
+    linearisation: LinearisationName,
+    /// Do not warm-start from the best heuristic schedule.
+    #[arg(long)]
+    no_warm_start: bool,
+    /// Skip the LP-relaxation bound.
+    #[arg(long)]
+    no_lp_bound: bool,
+}
+
+/// Seconds after the time limit before the worker is killed.
+const GRACE: Duration = Duration::from_millis(1000);
+
+/// `gap` arguments.
+#[derive(Args, Debug)]
+pub struct GapArgs {
+    #[command(flatten)]
+    source: InstanceSource,
+    #[command(flatten)]
+    exact: ExactFlags,
+    #[command(flatten)]
+    timings: Timings,
+    /// Machine-readable output.
+    #[arg(long)]
+    json: bool,
+}
+
+/// The exact solve's summary as printed with `--json`.
+#[derive(Serialize)]
+struct ExactSummary {
+    instance: String,
+    backend: &'static str,
+    status: ExactStatus,
+    makespan_cycles: Option<f64>,
+    makespan_ms: Option<f64>,
+    lower_bound_cycles: f64,
+    bound_source: String,
+    gap_pct: Option<f64>,
+    solve_s: Option<f64>,
+    model: ModelStats,
+    warm_start: Option<String>,
+    from_warm_start: bool,
+    bounds: Bounds,
+    notes: Vec<String>,
+}
+
+fn check_flags(f: &ExactFlags) -> anyhow::Result<()> {
+    if !(f.time_limit.is_finite() && f.time_limit > 0.0) {
+        return Err(elk_model::ModelError::Invalid(format!(
+            "--time-limit {}: must be a positive number of seconds",
+            f.time_limit
+        ))
+        .into());
+    }
+    Ok(())
+}
+
+const HEURISTICS: [MethodName; 4] = [
+    MethodName::Basic,
+    MethodName::Static,
+    MethodName::ElkDyn,
+    MethodName::ElkFull,
+];
+
+/// Every heuristic's row, and the best schedule among them (the warm start).
+fn heuristics(inst: &Instance) -> anyhow::Result<(Vec<super::solve::Row>, Option<Schedule>)> {
+    let mut rows = Vec::new();
+    let mut best: Option<(Schedule, f64)> = None;
+    for m in HEURISTICS {
+        let (row, result) = run_method(inst, m.method())?;
+        if let Some((s, e)) = result {
+            if best.as_ref().is_none_or(|(_, t)| e.makespan_cycles < *t) {
+                best = Some((s, e.makespan_cycles));
+            }
+        }
+        rows.push(row);
+    }
+    Ok((rows, best.map(|b| b.0)))
+}
+
+/// Runs the exact backend in a worker process with a hard limit.
+fn run_exact(
+    inst: &Instance,
+    flags: &ExactFlags,
+    warm: Option<Schedule>,
+) -> anyhow::Result<ExactReport> {
+    let options = ExactOptions {
+        backend: match flags.backend {
+            BackendName::Milp => Backend::Milp,
+            BackendName::Smt => Backend::Smt,
+        },
+        big_m: Some(flags.linearisation == LinearisationName::BigM),
+        time_limit_s: Some(flags.time_limit),
+        warm_start: warm.clone(),
+        lp_bound: !flags.no_lp_bound,
+    };
+    let mut worker = Command::new(std::env::current_exe()?);
+    worker.arg("exact-worker");
+    let spinner = super::progress::spinner(format!(
+        "exact {} on {} (limit {} s)",
+        options.backend.name(),
+        inst.name,
+        flags.time_limit
+    ));
+    let outcome = solve_supervised(&mut worker, inst, &options, GRACE)?;
+    spinner.finish_and_clear();
+    Ok(match outcome {
+        Supervised::Finished(report) => *report,
+        Supervised::Killed { after_s } => killed_report(inst, options.backend, warm, after_s),
+    })
+}
+
+/// What is known when the worker had to be killed: the warm start and the roofline bound.
+fn killed_report(
+    inst: &Instance,
+    backend: Backend,
+    warm: Option<Schedule>,
+    after_s: f64,
+) -> ExactReport {
+    let roof = roofline(inst);
+    let makespan = warm.as_ref().map(|s| elk_sim::evaluate(inst, s).makespan_cycles);
+    ExactReport {
+        backend,
+        status: if warm.is_some() { ExactStatus::Feasible } else { ExactStatus::Unknown },
+        from_warm_start: warm.is_some(),
+        schedule: warm,
+        makespan_cycles: makespan,
+        objective_cycles: None,
+        lower_bound_cycles: roof.best(),
+        bound_source: "roofline".into(),
+        bounds: Bounds {
+            hbm_cycles: roof.hbm_cycles,
+            exec_cycles: roof.exec_cycles,
+            prefix_cycles: roof.prefix_cycles,
+            ..Bounds::default()
+        },
+        gap_pct: makespan.and_then(|t| gap_pct(t, roof.best())),
+        solve_s: after_s,
+        model: ModelStats::default(),
+        notes: vec![format!(
+            "the {} backend overran its time limit and was killed after {after_s:.2} s",
+            backend.name()
+        )],
+    }
+}
+
+fn summary(inst: &Instance, r: &ExactReport, warm: Option<&str>, no_timings: bool) -> ExactSummary {
+    ExactSummary {
+        instance: inst.name.clone(),
+        backend: r.backend.name(),
+        status: r.status,
+        makespan_cycles: r.makespan_cycles,
+        makespan_ms: r.makespan_cycles.map(|t| inst.ms(t)),
+        lower_bound_cycles: r.lower_bound_cycles,
+        bound_source: r.bound_source.clone(),
+        gap_pct: r.gap_pct,
+        solve_s: (!no_timings).then_some(r.solve_s),
+        model: r.model,
+        warm_start: warm.map(str::to_string),
+        from_warm_start: r.from_warm_start,
+        bounds: r.bounds.clone(),
+        notes: r.notes.clone(),
+    }
+}
+
+/// `solve --exact`.
+pub fn solve(
+    source: &InstanceSource,
+    flags: &ExactFlags,
+    output: Option<&PathBuf>,
+    no_timings: bool,
+    json: bool,
+) -> anyhow::Result<()> {
+    check_flags(flags)?;
+    let (inst, build_s) = source.load()?;
+    let warm = if flags.no_warm_start { None } else { heuristics(&inst)?.1 };
+    let warm_name = warm.as_ref().map(|s| s.method.clone());
+    let report = run_exact(&inst, flags, warm)?;
+    if let (Some(path), Some(s)) = (output, &report.schedule) {
+        super::output::write_atomic(path, &s.to_json())?;
+    }
+    let sum = summary(&inst, &report, warm_name.as_deref(), no_timings);
+    if json {
+        return super::print_json(&sum);
+    }
+    println!("{} — exact ({})", inst.name, sum.backend);
+    println!("status: {}", status_word(sum.status));
+    match (sum.makespan_cycles, sum.makespan_ms) {
+        (Some(c), Some(ms)) => println!("makespan: {c:.1} cycles = {ms:.6} ms (simulated)"),
+        _ => println!("makespan: no schedule"),
+    }
+    println!(
+        "lower bound: {:.1} cycles = {:.6} ms ({})",
+        sum.lower_bound_cycles,
+        inst.ms(sum.lower_bound_cycles),
+        sum.bound_source
+    );
+    if let Some(g) = sum.gap_pct {
+        println!("gap: {g:.4} % (makespan over bound)");
+    }
+    let m = &sum.model;
+    println!(
+        "model: {} variables ({} binary), {} constraints{}",
+        m.variables,
+        m.binaries,
+        m.constraints,
+        m.options_kept
+            .map(|(k, t)| format!(", {k} of {t} options after Pareto pruning"))
+            .unwrap_or_default(),
+    );
+    if let Some(w) = &sum.warm_start {
+        println!(
+            "warm start: {w}{}",
+            if sum.from_warm_start { " (returned: the backend found nothing better)" } else { "" }
+        );
+    }
+    for n in &sum.notes {
+        println!("note: {n}");
+    }
+    if let Some(s) = sum.solve_s {
+        println!("instance built in {build_s:.3} s, exact solve {s:.3} s");
+    }
+    Ok(())
+}
+
+fn status_word(s: ExactStatus) -> &'static str {
+    match s {
+        ExactStatus::Optimal => "optimal",
+        ExactStatus::Feasible => "feasible (time limit; optimality not proven)",
+        ExactStatus::Infeasible => "infeasible (proven: no schedule fits)",
+        ExactStatus::Unknown => "unknown (time limit; no schedule found)",
+    }
+}
+
+/// One row of `gap`.
+#[derive(Serialize)]
+struct GapRow {
+    method: String,
+    makespan_cycles: Option<f64>,
+    makespan_ms: Option<f64>,
+    /// 100·(T − reference)/reference.
+    gap_pct: Option<f64>,
+    /// The reference is a proven optimum (else a lower bound, and the gap an upper bound on
+    /// the true one).
+    certified: bool,
+    compile_s: Option<f64>,
+}
+
+/// `gap` output.
+#[derive(Serialize)]
+struct GapReport {
+    instance: String,
+    reference: &'static str,
+    reference_cycles: f64,
+    exact: ExactSummary,
+    rows: Vec<GapRow>,
+    ideal_cycles: f64,
+}
+
+/// `gap`.
+pub fn gap(a: GapArgs) -> anyhow::Result<()> {
+    check_flags(&a.exact)?;
+    let (inst, _) = a.source.load()?;
+    let no_timings = a.timings.no_timings;
+    let (heuristic_rows, best) = heuristics(&inst)?;
+    let mut rows: Vec<GapRow> = heuristic_rows
+        .into_iter()
+        .map(|row| GapRow {
+            method: row.method,
+            makespan_cycles: row.makespan_cycles,
+            makespan_ms: row.makespan_ms,
+            gap_pct: None,
+            certified: false,
+            compile_s: if no_timings { None } else { row.compile_s },
+        })
+        .collect();
+    let warm = if a.exact.no_warm_start { None } else { best };
+    let warm_name = warm.as_ref().map(|s| s.method.clone());
+    let report = run_exact(&inst, &a.exact, warm)?;
+    let certified = report.status == ExactStatus::Optimal;
+    let reference = match (certified, report.makespan_cycles) {
+        (true, Some(t)) => t,
+        _ => report.lower_bound_cycles,
+    };
+    rows.push(GapRow {
+        method: format!("exact-{}", report.backend.name()),
+        makespan_cycles: report.makespan_cycles,
+        makespan_ms: report.makespan_cycles.map(|t| inst.ms(t)),
+        gap_pct: None,
+        certified,
+        compile_s: if no_timings { None } else { Some(report.solve_s) },
+    });
+    for r in &mut rows {
+        r.gap_pct = r.makespan_cycles.and_then(|t| gap_pct(t, reference));
+        r.certified = certified;
+    }
+    let out = GapReport {
+        instance: inst.name.clone(),
+        reference: if certified { "optimum" } else { "lower bound" },
+        reference_cycles: reference,
+        exact: summary(&inst, &report, warm_name.as_deref(), no_timings),
+        rows,
+        ideal_cycles: elk_heuristics::ideal(&inst).cycles,
+    };
+    if a.json {
+        return super::print_json(&out);
+    }
+    println!("{}", inst.name);
+    println!(
+        "reference: {} = {:.1} cycles = {:.6} ms ({}; exact status {})",
+        out.reference,
+        reference,
+        inst.ms(reference),
+        report.bound_source,
+        status_word(report.status)
+    );
+    println!(
+        "{:<12} {:>14} {:>12} {:>10} {:>10}",
+        "method", "makespan ms", "gap %", "certified", "time s"
+    );
+    for r in &out.rows {
+        println!(
+            "{:<12} {:>14} {:>12} {:>10} {:>10}",
+            r.method,
+            r.makespan_ms.map_or("-".into(), |v| format!("{v:.6}")),
+            r.gap_pct.map_or("-".into(), |g| {
+                if r.certified { format!("{g:.3}") } else { format!("≤ {g:.3}") }
+            }),
+            if r.certified { "yes" } else { "no (bound)" },
+            r.compile_s.map_or("-".into(), |c| format!("{c:.3}"))
+        );
+    }
+    let ideal_vs = gap_pct(out.ideal_cycles, reference).unwrap_or(f64::NAN);
+    println!(
+        "ideal (Elk's figure, not a bound): {:.6} ms, {ideal_vs:+.3} % vs the {}",
+        inst.ms(out.ideal_cycles),
+        out.reference
+    );
+    println!("gap % = 100·(makespan − reference)/reference; '≤' marks gaps measured against a bound");
+    Ok(())
+}

@@ -1,0 +1,80 @@
+//! Where `solve`, `compare` and `gap` get their instance: a file, or built from a graph
+//! (zoo model or import), a chip and the instance options.
+
+use super::source::GraphSource;
+use clap::Args;
+use elk_model::chip::ChipSpec;
+use elk_model::instance::{build_instance, Instance, InstanceOptions, OpRange};
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// Where the instance comes from.
+#[derive(Args, Debug)]
+pub struct InstanceSource {
+    /// Read this instance (elk-instance/1) instead of building one.
+    #[arg(long, conflicts_with_all = ["model", "import"])]
+    instance: Option<PathBuf>,
+    #[command(flatten)]
+    graph: GraphSource,
+    /// Chip preset or TOML file.
+    #[arg(long, default_value = "ipu-pod4")]
+    chip: String,
+    /// Override the chip's HBM bandwidth, TB/s (decimal).
+    #[arg(long)]
+    hbm_tbps: Option<f64>,
+    /// Load-order policy of the built instance: free (Elk-Full may permute), fixed, or a
+    /// maximum displacement D.
+    #[arg(long, default_value = "free")]
+    load_order: String,
+    /// Only layers A..B of the graph (a sub-instance, e.g. for exact solving).
+    #[arg(long, conflicts_with_all = ["ops", "instance"])]
+    layers: Option<String>,
+    /// Only operators A..B of the graph.
+    #[arg(long, conflicts_with = "instance")]
+    ops: Option<String>,
+    /// Preload window W: every load starts at most W stages before its operator.
+    #[arg(long, conflicts_with = "instance")]
+    window: Option<u32>,
+}
+
+impl InstanceSource {
+    /// The instance and the seconds spent building it (plan tables). With no instance,
+    /// model or import given: the built-in default, Llama2-13B decode B32 KV2048.
+    pub fn load(&self) -> anyhow::Result<(Instance, f64)> {
+        let start = Instant::now();
+        if let Some(path) = &self.instance {
+            return Ok((Instance::read(path)?, start.elapsed().as_secs_f64()));
+        }
+        let mut graph_source = self.graph.clone();
+        if graph_source.model.is_none() && graph_source.import.is_none() {
+            graph_source.model = Some("llama2-13b".into());
+        }
+        let mut chip = ChipSpec::load(&self.chip)?;
+        if let Some(tbps) = self.hbm_tbps {
+            if !(tbps.is_finite() && tbps > 0.0) {
+                return Err(elk_model::ModelError::Invalid(format!(
+                    "--hbm-tbps {tbps}: must be positive"
+                ))
+                .into());
+            }
+            chip.hbm.bandwidth_bytes_per_s = tbps * 1e12;
+        }
+        let graph = graph_source.load()?;
+        let spinner =
+            super::progress::spinner(format!("plan tables for {} on {}", graph.name, chip.name));
+        let range = match (&self.layers, &self.ops) {
+            (Some(l), _) => OpRange::Layers(OpRange::parse_range(l)?),
+            (_, Some(o)) => OpRange::Ops(OpRange::parse_range(o)?),
+            _ => OpRange::All,
+        };
+        let opts = InstanceOptions {
+            range,
+            load_order: elk_model::instance::LoadOrder::parse(&self.load_order)?,
+            preload_window: self.window,
+        };
+        let inst = build_instance(&graph, &chip, &opts)?;
+        spinner.finish_and_clear();
+        Ok((inst, start.elapsed().as_secs_f64()))
+    }
+}
+
