@@ -67,9 +67,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Some(Command::Solve(a)) => solve::solve(a),
         Some(Command::Compare(a)) => solve::compare(a),
         Some(Command::Gap(a)) => exact::gap(a),
-        Some(Command::ExactWorker) => {
-            Ok(elk_solver::worker::serve(std::io::stdin(), std::io::stdout())?)
-        }
+        Some(Command::ExactWorker) => Ok(elk_solver::worker::serve(
+            std::io::stdin(),
+            std::io::stdout(),
+        )?),
     }
 }
 

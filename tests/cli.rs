@@ -5,6 +5,8 @@
 mod common;
 #[path = "cli/errors_and_exit_codes.rs"]
 mod errors_and_exit_codes;
+#[path = "cli/exact.rs"]
+mod exact;
 #[path = "cli/models_and_import.rs"]
 mod models_and_import;
 #[path = "cli/plans.rs"]

@@ -153,6 +153,7 @@ fn milp_backend(
     opts: &ExactOptions,
     limit: Option<Duration>,
     warm_start: Option<&Schedule>,
+    notes: &mut Vec<String>,
 ) -> Result<BackendResult> {
     let run = run_milp(
         inst,
@@ -162,6 +163,16 @@ fn milp_backend(
             warm_start: warm_start.cloned(),
         },
     )?;
+    notes.push(format!(
+        "{}MILP: built in {:.2} s, HiGHS {:.2} s",
+        if inst.load_order == LoadOrder::Named(NamedOrder::Fixed) {
+            "fixed-order "
+        } else {
+            ""
+        },
+        run.build_s,
+        run.solve_s
+    ));
     let status = match run.status {
         MilpStatus::Optimal => ExactStatus::Optimal,
         MilpStatus::Infeasible => ExactStatus::Infeasible,
@@ -278,14 +289,26 @@ pub fn solve_exact(inst: &Instance, opts: &ExactOptions) -> Result<ExactReport> 
     let known_bound = roof.best().max(bounds.lp_cycles.unwrap_or(0.0));
     let mut warm = warm;
     if opts.backend == Backend::Milp && inst.load_order != LoadOrder::Named(NamedOrder::Fixed) {
-        if let Some(done) =
-            fixed_order_first(inst, opts, limit, started, known_bound, &mut warm, &mut notes)?
-        {
+        if let Some(done) = fixed_order_first(
+            inst,
+            opts,
+            limit,
+            started,
+            known_bound,
+            &mut warm,
+            &mut notes,
+        )? {
             return finish(inst, opts, started, bounds, done, warm, notes);
         }
     }
     let result = match opts.backend {
-        Backend::Milp => milp_backend(inst, opts, remaining(), warm.as_ref().map(|w| &w.0))?,
+        Backend::Milp => milp_backend(
+            inst,
+            opts,
+            remaining(),
+            warm.as_ref().map(|w| &w.0),
+            &mut notes,
+        )?,
         Backend::Smt => smt_backend(inst, remaining())?,
     };
     finish(inst, opts, started, bounds, result, warm, notes)
@@ -311,7 +334,7 @@ fn fixed_order_first(
         .as_ref()
         .filter(|(s, _)| elk_sim::validate(&fixed, s).is_empty())
         .map(|w| &w.0);
-    let restricted = milp_backend(&fixed, opts, share, valid_warm)?;
+    let restricted = milp_backend(&fixed, opts, share, valid_warm, notes)?;
     let Some(mut s) = restricted.schedule else {
         notes.push("fixed-order restriction: no schedule".into());
         return Ok(None);
@@ -322,14 +345,20 @@ fn fixed_order_first(
     })?;
     notes.push(format!(
         "fixed-order restriction: {t:.1} cycles ({})",
-        if restricted.status == ExactStatus::Optimal { "optimal for fixed order" } else { "time limit" }
+        if restricted.status == ExactStatus::Optimal {
+            "optimal for fixed order"
+        } else {
+            "time limit"
+        }
     ));
     if warm.as_ref().is_none_or(|(_, wt)| t < *wt) {
         s.method = "exact-milp".into();
         *warm = Some((s.clone(), t));
     }
     if t <= known_bound * (1.0 + crate::milp::REL_GAP) {
-        notes.push("the fixed-order optimum meets the lower bound: optimal for the free order too".into());
+        notes.push(
+            "the fixed-order optimum meets the lower bound: optimal for the free order too".into(),
+        );
         return Ok(Some(BackendResult {
             status: ExactStatus::Optimal,
             schedule: Some(s),
@@ -352,7 +381,10 @@ fn finish(
     warm: Option<(Schedule, f64)>,
     mut notes: Vec<String>,
 ) -> Result<ExactReport> {
-    let roof_best = bounds.prefix_cycles.max(bounds.hbm_cycles).max(bounds.exec_cycles);
+    let roof_best = bounds
+        .prefix_cycles
+        .max(bounds.hbm_cycles)
+        .max(bounds.exec_cycles);
     bounds.backend_cycles = result.bound;
     let mut status = result.status;
     let mut schedule = None;

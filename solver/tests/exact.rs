@@ -11,3 +11,5 @@ mod corpus;
 mod cross_check;
 #[path = "exact/real_ops.rs"]
 mod real_ops;
+#[path = "exact/supervisor.rs"]
+mod supervisor;

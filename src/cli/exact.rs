@@ -163,10 +163,16 @@ fn killed_report(
     after_s: f64,
 ) -> ExactReport {
     let roof = roofline(inst);
-    let makespan = warm.as_ref().map(|s| elk_sim::evaluate(inst, s).makespan_cycles);
+    let makespan = warm
+        .as_ref()
+        .map(|s| elk_sim::evaluate(inst, s).makespan_cycles);
     ExactReport {
         backend,
-        status: if warm.is_some() { ExactStatus::Feasible } else { ExactStatus::Unknown },
+        status: if warm.is_some() {
+            ExactStatus::Feasible
+        } else {
+            ExactStatus::Unknown
+        },
         from_warm_start: warm.is_some(),
         schedule: warm,
         makespan_cycles: makespan,
@@ -218,7 +224,11 @@ pub fn solve(
 ) -> anyhow::Result<()> {
     check_flags(flags)?;
     let (inst, build_s) = source.load()?;
-    let warm = if flags.no_warm_start { None } else { heuristics(&inst)?.1 };
+    let warm = if flags.no_warm_start {
+        None
+    } else {
+        heuristics(&inst)?.1
+    };
     let warm_name = warm.as_ref().map(|s| s.method.clone());
     let report = run_exact(&inst, flags, warm)?;
     if let (Some(path), Some(s)) = (output, &report.schedule) {
@@ -256,7 +266,11 @@ pub fn solve(
     if let Some(w) = &sum.warm_start {
         println!(
             "warm start: {w}{}",
-            if sum.from_warm_start { " (returned: the backend found nothing better)" } else { "" }
+            if sum.from_warm_start {
+                " (returned: the backend found nothing better)"
+            } else {
+                ""
+            }
         );
     }
     for n in &sum.notes {
@@ -333,7 +347,11 @@ pub fn gap(a: GapArgs) -> anyhow::Result<()> {
         makespan_ms: report.makespan_cycles.map(|t| inst.ms(t)),
         gap_pct: None,
         certified,
-        compile_s: if no_timings { None } else { Some(report.solve_s) },
+        compile_s: if no_timings {
+            None
+        } else {
+            Some(report.solve_s)
+        },
     });
     for r in &mut rows {
         r.gap_pct = r.makespan_cycles.and_then(|t| gap_pct(t, reference));
@@ -369,7 +387,11 @@ pub fn gap(a: GapArgs) -> anyhow::Result<()> {
             r.method,
             r.makespan_ms.map_or("-".into(), |v| format!("{v:.6}")),
             r.gap_pct.map_or("-".into(), |g| {
-                if r.certified { format!("{g:.3}") } else { format!("≤ {g:.3}") }
+                if r.certified {
+                    format!("{g:.3}")
+                } else {
+                    format!("≤ {g:.3}")
+                }
             }),
             if r.certified { "yes" } else { "no (bound)" },
             r.compile_s.map_or("-".into(), |c| format!("{c:.3}"))
@@ -381,6 +403,8 @@ pub fn gap(a: GapArgs) -> anyhow::Result<()> {
         inst.ms(out.ideal_cycles),
         out.reference
     );
-    println!("gap % = 100·(makespan − reference)/reference; '≤' marks gaps measured against a bound");
+    println!(
+        "gap % = 100·(makespan − reference)/reference; '≤' marks gaps measured against a bound"
+    );
     Ok(())
 }

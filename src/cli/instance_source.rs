@@ -77,4 +77,3 @@ impl InstanceSource {
         Ok((inst, start.elapsed().as_secs_f64()))
     }
 }
-

@@ -53,7 +53,12 @@ static ELK_FULL: ElkFull = ElkFull {
 #[derive(Args, Debug)]
 pub struct SolveArgs {
     /// The heuristic method.
-    #[arg(long, value_enum, required_unless_present = "exact", conflicts_with = "exact")]
+    #[arg(
+        long,
+        value_enum,
+        required_unless_present = "exact",
+        conflicts_with = "exact"
+    )]
     method: Option<MethodName>,
     /// Solve exactly (MILP or SMT; see --backend, --time-limit).
     #[arg(long)]
@@ -207,8 +212,7 @@ pub fn solve(a: SolveArgs) -> anyhow::Result<()> {
         );
         return Ok(());
     }
-    let spinner =
-        super::progress::spinner(format!("{} on {}", method.method().name(), inst.name));
+    let spinner = super::progress::spinner(format!("{} on {}", method.method().name(), inst.name));
     let (mut row, result) = run_method(&inst, method.method())?;
     spinner.finish_and_clear();
     if a.timings.no_timings {

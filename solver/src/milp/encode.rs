@@ -290,8 +290,7 @@ pub(crate) fn encode(
                     // Work in a ν group only as far as its options have started.
                     if groups[j].len() > 1 {
                         for (g, group) in groups[j].iter().enumerate() {
-                            let on: Expression =
-                                group.members.iter().map(|&pos| m[pos].var).sum();
+                            let on: Expression = group.members.iter().map(|&pos| m[pos].var).sum();
                             let done: Expression =
                                 (lo[j]..=k).map(|u| w[j][u - lo[j]][g].var).sum();
                             add(done.leq(h * on));

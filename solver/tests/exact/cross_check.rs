@@ -80,7 +80,10 @@ fn check(inst: &Instance, with_brute: bool) -> Option<f64> {
         assert!(close(t, b), "{name}: MILP {t} vs brute force {b}");
     }
     // Bounds below the optimum.
-    let lp = lp_bound(inst, Linearisation::PerOption, None).unwrap().unwrap().0;
+    let lp = lp_bound(inst, Linearisation::PerOption, None)
+        .unwrap()
+        .unwrap()
+        .0;
     assert!(
         lp <= t * (1.0 + REL),
         "{name}: LP bound {lp} above the optimum {t}"

@@ -1,0 +1,90 @@
+//! The exact-solver scaling curve (issue: exact solvers, item 8): solve time vs number of
+//! operators on prefixes of Llama2-13B decoder layers (decode B32 KV2048 on ipu-pod4), for
+//! fixed and free load order, each solve warm-started from the best heuristic and limited to
+//! `--time-limit` seconds (default 60). Prints a Markdown table; one row per instance.
+//!
+//! `cargo run --release -p elk-benchmarks --bin exact_curve -- [--time-limit S] [--layers L]`
+#![allow(clippy::unwrap_used)] // a benchmark that cannot load its input should stop loudly
+
+use elk_heuristics::{Basic, ElkDyn, ElkFull, StaticSplit};
+use elk_model::instance::{
+    build_instance, Instance, InstanceOptions, LoadOrder, NamedOrder, OpRange,
+};
+use elk_model::method::{Budget, Method};
+use elk_solver::{solve_exact, ExactOptions, ExactStatus};
+
+fn best_heuristic(inst: &Instance) -> Option<elk_model::schedule::Schedule> {
+    let full = ElkFull::default();
+    let methods: [&dyn Method; 4] = [&Basic, &StaticSplit, &ElkDyn, &full];
+    methods
+        .iter()
+        .filter_map(|m| {
+            m.schedule(inst, &Budget::default())
+                .ok()?
+                .outcome
+                .schedule()
+                .cloned()
+        })
+        .map(|s| (elk_sim::evaluate(inst, &s).makespan_cycles, s))
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, s)| s)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let flag = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .map(|v| v.parse::<f64>().unwrap())
+    };
+    let limit = flag("--time-limit").unwrap_or(60.0);
+    let layers = flag("--layers").unwrap_or(2.0) as usize;
+    let (mut graph, chip) = elk_benchmarks::llama2_13b_pod4().unwrap();
+    let per_layer = graph.layers.layer_range(0).unwrap().len();
+    graph = {
+        let mut params = elk_model::zoo::ZooParams::new(elk_model::graph::Mode::Decode, 32, 2048);
+        params.layers = Some(layers);
+        elk_model::zoo::build("llama2-13b", &params).unwrap()
+    };
+    let mut sizes: Vec<usize> = (1..=per_layer / 4).map(|q| 4 * q).collect();
+    sizes.push(per_layer);
+    for l in 2..=layers {
+        sizes.push(l * per_layer);
+    }
+    println!("time limit {limit} s per solve; Llama2-13B decode B32 KV2048 on ipu-pod4, operators 0..m ({per_layer} per layer)");
+    println!();
+    println!("| order | operators | options | loads | status | makespan cycles | bound cycles | gap % | solve s |");
+    println!("|---|---|---|---|---|---|---|---|---|");
+    for order in [NamedOrder::Fixed, NamedOrder::Free] {
+        for &m in &sizes {
+            let opts = InstanceOptions {
+                range: OpRange::Ops(0..m),
+                load_order: LoadOrder::Named(order),
+                preload_window: None,
+            };
+            let inst = build_instance(&graph, &chip, &opts).unwrap();
+            let options: usize = inst.ops.iter().map(|o| o.options.len()).sum();
+            let exact = ExactOptions {
+                time_limit_s: Some(limit),
+                warm_start: best_heuristic(&inst),
+                lp_bound: true,
+                ..ExactOptions::default()
+            };
+            let r = solve_exact(&inst, &exact).unwrap();
+            println!(
+                "| {:?} | {m} | {options} | {} | {:?} | {} | {:.1} | {} | {:.2} |",
+                order,
+                inst.loads().len(),
+                r.status,
+                r.makespan_cycles.map_or("-".into(), |t| format!("{t:.1}")),
+                r.lower_bound_cycles,
+                r.gap_pct.map_or("-".into(), |g| format!("{g:.3}")),
+                r.solve_s
+            );
+            if r.status != ExactStatus::Optimal && m > per_layer {
+                break;
+            }
+        }
+    }
+}
