@@ -1,6 +1,7 @@
 //! Subcommands: one file each under `cli/`.
 
 mod chips;
+mod detailed;
 mod exact;
 mod graph_table;
 mod import;

@@ -4,7 +4,7 @@
 
 mod build;
 
-pub use build::{build_instance, InstanceOptions, OpRange};
+pub use build::{build_instance, noc_distribution_bytes_per_s, InstanceOptions, OpRange};
 
 use crate::error::{ModelError, Result};
 use serde::{Deserialize, Serialize};

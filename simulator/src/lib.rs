@@ -25,6 +25,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod detailed;
 mod evaluate;
 pub mod trace;
 mod validate;

@@ -12,6 +12,8 @@ pub enum Track {
     Hbm,
     /// NoC busy time (executing operator's shifts plus HBM distribution).
     Noc,
+    /// One HBM controller (detailed simulator).
+    Controller(u32),
 }
 
 impl Track {
@@ -20,14 +22,16 @@ impl Track {
             Track::Execution => 1,
             Track::Hbm => 2,
             Track::Noc => 3,
+            Track::Controller(c) => 10 + c,
         }
     }
 
-    fn name(self) -> &'static str {
+    fn name(self) -> String {
         match self {
-            Track::Execution => "execution",
-            Track::Hbm => "HBM loads",
-            Track::Noc => "NoC",
+            Track::Execution => "execution".into(),
+            Track::Hbm => "HBM loads".into(),
+            Track::Noc => "NoC".into(),
+            Track::Controller(c) => format!("HBM controller {c}"),
         }
     }
 }
@@ -66,6 +70,8 @@ impl TraceSink for NoTrace {
 pub struct ChromeTrace {
     clock_hz: f64,
     events: Vec<ChromeEvent>,
+    /// Controller tracks seen, in first-seen order.
+    controllers: Vec<u32>,
 }
 
 #[derive(Serialize)]
@@ -85,6 +91,7 @@ impl ChromeTrace {
         ChromeTrace {
             clock_hz,
             events: Vec::new(),
+            controllers: Vec::new(),
         }
     }
 
@@ -100,7 +107,9 @@ impl ChromeTrace {
 
     /// The trace as JSON text: thread-name metadata, then the events.
     pub fn to_json(&self) -> String {
-        let mut all: Vec<serde_json::Value> = [Track::Execution, Track::Hbm, Track::Noc]
+        let mut tracks = vec![Track::Execution, Track::Hbm, Track::Noc];
+        tracks.extend(self.controllers.iter().map(|&c| Track::Controller(c)));
+        let mut all: Vec<serde_json::Value> = tracks
             .iter()
             .map(|t| {
                 serde_json::json!({"name": "thread_name", "ph": "M", "pid": 1, "tid": t.tid(),
@@ -119,6 +128,11 @@ impl ChromeTrace {
 impl TraceSink for ChromeTrace {
     fn event(&mut self, e: &TraceEvent) {
         let us = 1e6 / self.clock_hz;
+        if let Track::Controller(c) = e.track {
+            if !self.controllers.contains(&c) {
+                self.controllers.push(c);
+            }
+        }
         self.events.push(ChromeEvent {
             name: e.name.clone(),
             ph: "X",

@@ -4,6 +4,8 @@
 
 #[path = "simulator/by_hand.rs"]
 mod by_hand;
+#[path = "simulator/detailed.rs"]
+mod detailed;
 #[path = "simulator/formats.rs"]
 mod formats;
 #[path = "simulator/properties.rs"]

@@ -130,8 +130,19 @@ pub struct ExactReport {
     pub model: ModelStats,
     /// The schedule returned is the warm start (the backend found nothing better).
     pub from_warm_start: bool,
-    /// Facts worth reporting.
+    /// Facts worth reporting (no wall-clock times: those are in `phases`).
     pub notes: Vec<String>,
+    /// Wall-clock seconds of each phase.
+    pub phases: Vec<Phase>,
+}
+
+/// A timed phase of a solve.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Phase {
+    /// What ran.
+    pub what: String,
+    /// Wall-clock seconds.
+    pub seconds: f64,
 }
 
 /// 100·(t − bound)/bound.
@@ -153,7 +164,7 @@ fn milp_backend(
     opts: &ExactOptions,
     limit: Option<Duration>,
     warm_start: Option<&Schedule>,
-    notes: &mut Vec<String>,
+    phases: &mut Vec<Phase>,
 ) -> Result<BackendResult> {
     let run = run_milp(
         inst,
@@ -163,16 +174,19 @@ fn milp_backend(
             warm_start: warm_start.cloned(),
         },
     )?;
-    notes.push(format!(
-        "{}MILP: built in {:.2} s, HiGHS {:.2} s",
-        if inst.load_order == LoadOrder::Named(NamedOrder::Fixed) {
-            "fixed-order "
-        } else {
-            ""
-        },
-        run.build_s,
-        run.solve_s
-    ));
+    let what = if inst.load_order == LoadOrder::Named(NamedOrder::Fixed) {
+        "fixed-order MILP"
+    } else {
+        "MILP"
+    };
+    phases.push(Phase {
+        what: format!("{what}: build"),
+        seconds: run.build_s,
+    });
+    phases.push(Phase {
+        what: format!("{what}: HiGHS"),
+        seconds: run.solve_s,
+    });
     let status = match run.status {
         MilpStatus::Optimal => ExactStatus::Optimal,
         MilpStatus::Infeasible => ExactStatus::Infeasible,
@@ -253,13 +267,28 @@ fn judge(inst: &Instance, s: &Schedule) -> std::result::Result<f64, String> {
     }
 }
 
+/// What a solve has gathered so far.
+struct Progress {
+    started: Instant,
+    limit: Option<Duration>,
+    bounds: Bounds,
+    /// The best valid schedule known before the backend's own (and its makespan).
+    warm: Option<(Schedule, f64)>,
+    notes: Vec<String>,
+    phases: Vec<Phase>,
+}
+
+impl Progress {
+    fn remaining(&self) -> Option<Duration> {
+        self.limit.map(|l| l.saturating_sub(self.started.elapsed()))
+    }
+}
+
 /// Solves `inst` exactly in this process (backend time limits only; see
 /// [`crate::worker`] for a hard limit).
 pub fn solve_exact(inst: &Instance, opts: &ExactOptions) -> Result<ExactReport> {
     let started = Instant::now();
     let limit = opts.time_limit_s.map(Duration::from_secs_f64);
-    let remaining = || limit.map(|l| l.saturating_sub(started.elapsed()));
-    let mut notes = Vec::new();
     let warm = match &opts.warm_start {
         Some(s) => {
             let t = judge(inst, s).map_err(|v| {
@@ -273,77 +302,74 @@ pub fn solve_exact(inst: &Instance, opts: &ExactOptions) -> Result<ExactReport> 
         None => None,
     };
     let roof: Roofline = roofline(inst);
-    let mut bounds = Bounds {
-        hbm_cycles: roof.hbm_cycles,
-        exec_cycles: roof.exec_cycles,
-        prefix_cycles: roof.prefix_cycles,
-        ..Bounds::default()
+    let mut run = Progress {
+        started,
+        limit,
+        bounds: Bounds {
+            hbm_cycles: roof.hbm_cycles,
+            exec_cycles: roof.exec_cycles,
+            prefix_cycles: roof.prefix_cycles,
+            ..Bounds::default()
+        },
+        warm,
+        notes: Vec::new(),
+        phases: Vec::new(),
     };
     if opts.lp_bound {
         let lp_limit = limit.map(|l| l / 4);
         match lp_bound(inst, opts.linearisation(), lp_limit)? {
-            Some((v, _)) => bounds.lp_cycles = Some(v),
-            None => notes.push("LP relaxation not solved within its time share".into()),
+            Some((v, _)) => run.bounds.lp_cycles = Some(v),
+            None => run
+                .notes
+                .push("LP relaxation not solved within its time share".into()),
         }
     }
-    let known_bound = roof.best().max(bounds.lp_cycles.unwrap_or(0.0));
-    let mut warm = warm;
+    let known_bound = roof.best().max(run.bounds.lp_cycles.unwrap_or(0.0));
     if opts.backend == Backend::Milp && inst.load_order != LoadOrder::Named(NamedOrder::Fixed) {
-        if let Some(done) = fixed_order_first(
-            inst,
-            opts,
-            limit,
-            started,
-            known_bound,
-            &mut warm,
-            &mut notes,
-        )? {
-            return finish(inst, opts, started, bounds, done, warm, notes);
+        if let Some(done) = fixed_order_first(inst, opts, known_bound, &mut run)? {
+            return finish(inst, opts, run, done);
         }
     }
     let result = match opts.backend {
-        Backend::Milp => milp_backend(
-            inst,
-            opts,
-            remaining(),
-            warm.as_ref().map(|w| &w.0),
-            &mut notes,
-        )?,
-        Backend::Smt => smt_backend(inst, remaining())?,
+        Backend::Milp => {
+            let warm = run.warm.as_ref().map(|w| w.0.clone());
+            let remaining = run.remaining();
+            milp_backend(inst, opts, remaining, warm.as_ref(), &mut run.phases)?
+        }
+        Backend::Smt => smt_backend(inst, run.remaining())?,
     };
-    finish(inst, opts, started, bounds, result, warm, notes)
+    finish(inst, opts, run, result)
 }
 
 /// Solves the fixed-order restriction first (its schedules are valid under any order
 /// policy) with 40% of the time: a strong incumbent for the full model — the free-order
 /// MILP finds good schedules slowly — and, when it meets the known lower bound, the optimum
-/// outright. Returns the final result in that case; otherwise improves `warm`.
+/// outright. Returns the final result in that case; otherwise improves `run.warm`.
 fn fixed_order_first(
     inst: &Instance,
     opts: &ExactOptions,
-    limit: Option<Duration>,
-    started: Instant,
     known_bound: f64,
-    warm: &mut Option<(Schedule, f64)>,
-    notes: &mut Vec<String>,
+    run: &mut Progress,
 ) -> Result<Option<BackendResult>> {
     let mut fixed = inst.clone();
     fixed.load_order = LoadOrder::Named(NamedOrder::Fixed);
-    let share = limit.map(|l| l.saturating_sub(started.elapsed()).mul_f64(0.4));
-    let valid_warm = warm
+    let share = run.remaining().map(|r| r.mul_f64(0.4));
+    let valid_warm = run
+        .warm
         .as_ref()
         .filter(|(s, _)| elk_sim::validate(&fixed, s).is_empty())
-        .map(|w| &w.0);
-    let restricted = milp_backend(&fixed, opts, share, valid_warm, notes)?;
+        .map(|w| w.0.clone());
+    let restricted = milp_backend(&fixed, opts, share, valid_warm.as_ref(), &mut run.phases)?;
     let Some(mut s) = restricted.schedule else {
-        notes.push("fixed-order restriction: no schedule".into());
+        run.notes
+            .push("fixed-order restriction: no schedule".into());
         return Ok(None);
     };
     let t = judge(inst, &s).map_err(|detail| SolverError::Rejected {
         backend: "milp",
         detail,
     })?;
-    notes.push(format!(
+    run.notes.push(format!(
         "fixed-order restriction: {t:.1} cycles ({})",
         if restricted.status == ExactStatus::Optimal {
             "optimal for fixed order"
@@ -351,12 +377,12 @@ fn fixed_order_first(
             "time limit"
         }
     ));
-    if warm.as_ref().is_none_or(|(_, wt)| t < *wt) {
+    if run.warm.as_ref().is_none_or(|(_, wt)| t < *wt) {
         s.method = "exact-milp".into();
-        *warm = Some((s.clone(), t));
+        run.warm = Some((s.clone(), t));
     }
     if t <= known_bound * (1.0 + crate::milp::REL_GAP) {
-        notes.push(
+        run.notes.push(
             "the fixed-order optimum meets the lower bound: optimal for the free order too".into(),
         );
         return Ok(Some(BackendResult {
@@ -375,12 +401,17 @@ fn fixed_order_first(
 fn finish(
     inst: &Instance,
     opts: &ExactOptions,
-    started: Instant,
-    mut bounds: Bounds,
+    run: Progress,
     result: BackendResult,
-    warm: Option<(Schedule, f64)>,
-    mut notes: Vec<String>,
 ) -> Result<ExactReport> {
+    let Progress {
+        started,
+        mut bounds,
+        warm,
+        mut notes,
+        phases,
+        ..
+    } = run;
     let roof_best = bounds
         .prefix_cycles
         .max(bounds.hbm_cycles)
@@ -477,6 +508,7 @@ fn finish(
         model: result.model,
         from_warm_start,
         notes,
+        phases,
     })
 }
 

@@ -36,6 +36,6 @@ pub mod worker;
 pub use error::{Result, SolverError};
 pub use exact::{
     gap_pct, solve_exact, Backend, Bounds, Exact, ExactOptions, ExactReport, ExactStatus,
-    ModelStats,
+    ModelStats, Phase,
 };
 pub use extract::{OrderHint, RawSolution};

@@ -87,6 +87,8 @@ struct ExactSummary {
     from_warm_start: bool,
     bounds: Bounds,
     notes: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    phases: Option<Vec<elk_solver::Phase>>,
 }
 
 fn check_flags(f: &ExactFlags) -> anyhow::Result<()> {
@@ -189,9 +191,13 @@ fn killed_report(
         solve_s: after_s,
         model: ModelStats::default(),
         notes: vec![format!(
-            "the {} backend overran its time limit and was killed after {after_s:.2} s",
+            "the {} backend overran its time limit and was killed",
             backend.name()
         )],
+        phases: vec![elk_solver::Phase {
+            what: "killed worker".into(),
+            seconds: after_s,
+        }],
     }
 }
 
@@ -211,6 +217,7 @@ fn summary(inst: &Instance, r: &ExactReport, warm: Option<&str>, no_timings: boo
         from_warm_start: r.from_warm_start,
         bounds: r.bounds.clone(),
         notes: r.notes.clone(),
+        phases: (!no_timings).then(|| r.phases.clone()),
     }
 }
 
@@ -275,6 +282,9 @@ pub fn solve(
     }
     for n in &sum.notes {
         println!("note: {n}");
+    }
+    for p in sum.phases.iter().flatten() {
+        println!("time: {} {:.3} s", p.what, p.seconds);
     }
     if let Some(s) = sum.solve_s {
         println!("instance built in {build_s:.3} s, exact solve {s:.3} s");

@@ -23,6 +23,8 @@ pub struct SimulateArgs {
     /// Machine-readable output.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    detailed: super::detailed::DetailedFlags,
 }
 
 #[derive(Serialize)]
@@ -46,6 +48,16 @@ pub fn run(a: SimulateArgs) -> anyhow::Result<()> {
     let inst = Instance::read(&a.instance)?;
     let sched = Schedule::read(&a.schedule)?;
     let violations = validate(&inst, &sched);
+    if a.detailed.detailed {
+        if let Some(v) = violations.first() {
+            eprintln!("violation: {v}");
+            return Err(Invalid(violations.len()).into());
+        }
+        let analytic = elk_sim::evaluate(&inst, &sched);
+        return a
+            .detailed
+            .run(&inst, &sched, &analytic, a.trace.as_ref(), a.json);
+    }
     let evaluation = violations.is_empty().then(|| {
         let mut trace = ChromeTrace::new(inst.clock_hz);
         let e = evaluate_with(&inst, &sched, &mut trace);

@@ -1,5 +1,5 @@
-//! `solve --exact` and `gap`: the JSON fields, the hard time limit, the schedule file the
-//! simulator accepts, and determinism.
+//! `solve --exact`, `gap` and `simulate --detailed`: the JSON fields, the hard time limit,
+//! the schedule file the simulator accepts, and determinism.
 
 use super::common::{elk, elk_json};
 use std::path::PathBuf;
@@ -159,4 +159,73 @@ fn time_limit_is_hard() {
     assert!(took < 4.0, "took {took:.2} s");
     let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_ne!(j["status"], "optimal", "{j}");
+}
+
+#[test]
+fn simulate_detailed_is_deterministic_and_compares() {
+    let inst = small_instance();
+    let sched = temp("small.basic.json");
+    let out = elk(&[
+        "solve",
+        "--method",
+        "basic",
+        "--instance",
+        inst.to_str().unwrap(),
+        "-o",
+        sched.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let args = [
+        "simulate",
+        "--instance",
+        inst.to_str().unwrap(),
+        "--schedule",
+        sched.to_str().unwrap(),
+        "--detailed",
+        "--compare",
+        "--json",
+    ];
+    let (one, two) = (elk(&args), elk(&args));
+    assert!(
+        one.status.success(),
+        "{}",
+        String::from_utf8_lossy(&one.stderr)
+    );
+    assert_eq!(one.stdout, two.stdout);
+    let j: serde_json::Value = serde_json::from_slice(&one.stdout).unwrap();
+    for key in [
+        "makespan_cycles",
+        "analytic_makespan_cycles",
+        "hottest_links",
+        "controller_utilisation",
+        "stages",
+        "events",
+    ] {
+        assert!(j.get(key).is_some(), "{key} missing in {j}");
+    }
+    // A mesh override needs a size that matches the core count: one clear line, exit 2.
+    let bad = elk(&[
+        "simulate",
+        "--instance",
+        inst.to_str().unwrap(),
+        "--schedule",
+        sched.to_str().unwrap(),
+        "--detailed",
+        "--topology",
+        "mesh",
+        "--width",
+        "10",
+        "--height",
+        "10",
+    ]);
+    assert_eq!(bad.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        err.contains("noc.width") && err.lines().count() == 1,
+        "{err}"
+    );
 }

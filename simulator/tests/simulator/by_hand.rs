@@ -6,7 +6,7 @@ use elk_model::schedule::{fill_load_work, Schedule, Status, Work};
 use elk_sim::{evaluate, validate, Binding, Violation};
 
 /// (H, exec, comm, ν, cold, hot) per operator, one option each.
-fn inst(ops: &[(f64, f64, f64, f64, u64, u64)], sram: u64) -> Instance {
+pub fn inst(ops: &[(f64, f64, f64, f64, u64, u64)], sram: u64) -> Instance {
     Instance {
         format: "elk-instance/1".into(),
         name: "hand".into(),

@@ -1,0 +1,364 @@
+//! The network as resources with capacities (bytes per cycle) and traffic classes as sparse
+//! usage vectors (resource, bytes on it per byte delivered). Links of a 2-D mesh or torus
+//! (dimension-order routing), per-core ports of an all-to-all exchange, and the HBM
+//! controllers' ports are all resources; max-min fairness ([`super::fair`]) shares them.
+
+use elk_model::chip::{ChipSpec, Placement, Topology};
+
+/// A resource index.
+pub type Res = usize;
+
+/// Sparse usage: bytes crossing each resource per byte of the class.
+pub type Usage = Vec<(Res, f64)>;
+
+/// Where the HBM controllers sit and how they deliver.
+#[derive(Clone, Debug, PartialEq)]
+pub enum HbmLayout {
+    /// C controllers at these cores, each serving 1/C of every tensor (interleaved) and
+    /// sending its bytes to every core, ρ copies (many-to-many unicast).
+    Distributed(Vec<usize>),
+    /// The paper's emulation: one core broadcasting at the full HBM rate (multicast: each
+    /// byte leaves the source once).
+    SingleBroadcast(usize),
+}
+
+/// The chip's network.
+pub struct Network {
+    /// Capacity of each resource, bytes per cycle.
+    pub capacity: Vec<f64>,
+    /// Name of each resource (for the hottest-links report).
+    pub names: Vec<String>,
+    /// Number of NoC resources (links or ports); controller ports follow them.
+    pub noc_resources: usize,
+    topology: Topology,
+    width: usize,
+    height: usize,
+    cores: usize,
+}
+
+/// The network seen by the traffic that will flow on it: resources that every traffic class
+/// uses with the same weights (and that have the same capacity) behave identically under
+/// max-min fairness, so each such group is simulated as one resource — on an all-to-all
+/// chip, 5,888 ejection ports become one. Utilisation is reported per group.
+pub struct Compressed {
+    /// Capacity of each group (of one member), bytes per cycle.
+    pub capacity: Vec<f64>,
+    /// Representative name and member count of each group.
+    pub names: Vec<(String, usize)>,
+    /// Groups that are NoC resources (the rest are controller ports).
+    pub noc_groups: usize,
+    /// Group of each controller's port.
+    pub controller: Vec<Res>,
+    /// The shift class.
+    pub shift: Usage,
+    /// Mean hops of a shift.
+    pub shift_hops: f64,
+    /// Per controller: distribution usage for ρ = 1 (unicast), and mean hops.
+    pub unit: Vec<(Usage, f64)>,
+    /// Per controller: multicast route counts (broadcast emulation).
+    counts: Vec<Usage>,
+    cores: usize,
+}
+
+impl Compressed {
+    /// Unicast distribution usage of controller `c` for replication ρ.
+    pub fn distribution(&self, c: usize, rho: f64) -> Usage {
+        self.unit[c].0.iter().map(|&(r, w)| (r, w * rho)).collect()
+    }
+
+    /// Broadcast usage of controller `c` for ρ: a link carries a byte once if any of its
+    /// ρ destinations lies beyond it.
+    pub fn broadcast(&self, c: usize, rho: f64) -> Usage {
+        let frac = rho / self.cores as f64;
+        self.counts[c]
+            .iter()
+            .map(|&(r, n)| (r, (n * frac).min(1.0)))
+            .collect()
+    }
+}
+
+const DIRS: [(&str, i64, i64); 4] = [("+x", 1, 0), ("-x", -1, 0), ("+y", 0, 1), ("-y", 0, -1)];
+
+impl Network {
+    /// The network of `chip` with `controllers` HBM controller ports of `port_capacity`
+    /// bytes/cycle each.
+    pub fn new(chip: &ChipSpec, controllers: usize, port_capacity: f64) -> Network {
+        let per_cycle = |bytes_per_s: f64| bytes_per_s / chip.clock_hz;
+        let cores = chip.cores as usize;
+        let (mut capacity, mut names) = (Vec::new(), Vec::new());
+        let (width, height) = match chip.noc.topology {
+            Topology::AllToAll => (cores, 1),
+            _ => (
+                chip.noc.width.unwrap_or(1) as usize,
+                chip.noc.height.unwrap_or(1) as usize,
+            ),
+        };
+        match chip.noc.topology {
+            Topology::AllToAll => {
+                let port = per_cycle(chip.noc.injection_bytes_per_s_per_core);
+                for k in 0..cores {
+                    capacity.push(port);
+                    names.push(format!("core {k} injection"));
+                }
+                for k in 0..cores {
+                    capacity.push(port);
+                    names.push(format!("core {k} ejection"));
+                }
+            }
+            Topology::Mesh | Topology::Torus => {
+                let link = per_cycle(chip.noc.link_bytes_per_s);
+                for k in 0..cores {
+                    let (x, y) = (k % width, k / width);
+                    for (d, _, _) in DIRS {
+                        capacity.push(link);
+                        names.push(format!("({x},{y}){d}"));
+                    }
+                }
+            }
+        }
+        let noc_resources = capacity.len();
+        for c in 0..controllers {
+            capacity.push(port_capacity);
+            names.push(format!("HBM controller {c}"));
+        }
+        Network {
+            capacity,
+            names,
+            noc_resources,
+            topology: chip.noc.topology,
+            width,
+            height,
+            cores,
+        }
+    }
+
+    /// The resource of controller `c`'s HBM port.
+    pub fn controller(&self, c: usize) -> Res {
+        self.noc_resources + c
+    }
+
+    /// Adds `weight` on every link from core `s` to core `d` (dimension order: x, then y;
+    /// on a torus the shorter way round). Returns the number of hops.
+    fn route(&self, s: usize, d: usize, weight: f64, acc: &mut [f64]) -> usize {
+        if self.topology == Topology::AllToAll {
+            if s != d {
+                acc[s] += weight;
+                acc[self.cores + d] += weight;
+            }
+            return usize::from(s != d);
+        }
+        let (w, h) = (self.width as i64, self.height as i64);
+        let (mut x, mut y) = ((s % self.width) as i64, (s / self.width) as i64);
+        let (tx, ty) = ((d % self.width) as i64, (d / self.width) as i64);
+        let torus = self.topology == Topology::Torus;
+        let step = |from: i64, to: i64, n: i64| -> i64 {
+            if from == to {
+                0
+            } else if !torus {
+                (to - from).signum()
+            } else {
+                let fwd = (to - from).rem_euclid(n);
+                if fwd <= n - fwd {
+                    1
+                } else {
+                    -1
+                }
+            }
+        };
+        let mut hops = 0;
+        while x != tx {
+            let dx = step(x, tx, w);
+            let dir = if dx > 0 { 0 } else { 1 };
+            acc[((y * w + x) as usize) * 4 + dir] += weight;
+            x = (x + dx).rem_euclid(w);
+            hops += 1;
+        }
+        while y != ty {
+            let dy = step(y, ty, h);
+            let dir = if dy > 0 { 2 } else { 3 };
+            acc[((y * w + x) as usize) * 4 + dir] += weight;
+            y = (y + dy).rem_euclid(h);
+            hops += 1;
+        }
+        hops
+    }
+
+    /// One transfer from core `s` to core `d`: the links it crosses and its hop count.
+    pub fn unicast(&self, s: usize, d: usize) -> (Usage, usize) {
+        let mut acc = vec![0.0; self.noc_resources];
+        let hops = self.route(s, d, 1.0, &mut acc);
+        (Self::sparse(&acc), hops)
+    }
+
+    fn sparse(acc: &[f64]) -> Usage {
+        acc.iter()
+            .enumerate()
+            .filter(|(_, &v)| v > 0.0)
+            .map(|(r, &v)| (r, v))
+            .collect()
+    }
+
+    /// Groups the resources by (capacity, weight in every class) for the controllers at
+    /// `sources` (see [`Compressed`]).
+    pub fn compress(&self, sources: &[usize]) -> Compressed {
+        let (shift, shift_hops) = self.shift_dense();
+        let dists: Vec<(Vec<f64>, f64)> = sources
+            .iter()
+            .map(|&c| self.distribution_dense(c, 1.0))
+            .collect();
+        let counts: Vec<Vec<f64>> = sources.iter().map(|&c| self.broadcast_counts(c)).collect();
+        let mut group_of = vec![0usize; self.capacity.len()];
+        let mut groups: std::collections::BTreeMap<Vec<u64>, usize> = Default::default();
+        let mut names: Vec<(String, usize)> = Vec::new();
+        let mut capacity = Vec::new();
+        for r in 0..self.noc_resources {
+            let mut key = vec![self.capacity[r].to_bits(), shift[r].to_bits()];
+            key.extend(dists.iter().map(|d| d.0[r].to_bits()));
+            key.extend(counts.iter().map(|c| c[r].to_bits()));
+            let next = names.len();
+            let g = *groups.entry(key).or_insert(next);
+            if g == next {
+                names.push((self.names[r].clone(), 0));
+                capacity.push(self.capacity[r]);
+            }
+            names[g].1 += 1;
+            group_of[r] = g;
+        }
+        let noc_groups = names.len();
+        let controller = (0..sources.len())
+            .map(|c| {
+                names.push((self.names[self.controller(c)].clone(), 1));
+                capacity.push(self.capacity[self.controller(c)]);
+                names.len() - 1
+            })
+            .collect();
+        // Class usage per group: the weight of any member (they are all equal).
+        let sparse = |dense: &[f64]| -> Usage {
+            let mut seen = vec![false; noc_groups];
+            let mut u = Vec::new();
+            for (r, &w) in dense.iter().enumerate() {
+                let g = group_of[r];
+                if w != 0.0 && !seen[g] {
+                    seen[g] = true;
+                    u.push((g, w));
+                }
+            }
+            u
+        };
+        Compressed {
+            capacity,
+            names,
+            noc_groups,
+            controller,
+            shift: sparse(&shift),
+            shift_hops,
+            unit: dists.iter().map(|(d, h)| (sparse(d), *h)).collect(),
+            counts: counts.iter().map(|c| sparse(c)).collect(),
+            cores: self.cores,
+        }
+    }
+
+    /// HBM distribution from a controller at `core`: each byte reaches ρ cores, spread over
+    /// all cores. Unicast: ρ/cores of every byte to each core. Returns (usage, mean hops).
+    pub fn distribution(&self, core: usize, rho: f64) -> (Usage, f64) {
+        let (acc, hops) = self.distribution_dense(core, rho);
+        (Self::sparse(&acc), hops)
+    }
+
+    fn distribution_dense(&self, core: usize, rho: f64) -> (Vec<f64>, f64) {
+        let mut acc = vec![0.0; self.noc_resources];
+        let share = rho / self.cores as f64;
+        let mut hops = 0usize;
+        for d in 0..self.cores {
+            hops += self.route(core, d, share, &mut acc);
+            if self.topology == Topology::AllToAll && d == core {
+                // A controller's own core still receives its share through its port.
+                acc[self.cores + d] += share;
+            }
+        }
+        if self.topology == Topology::AllToAll {
+            // Distributed controllers have their own exchange ports (the analytic model's
+            // B_NoC,dist = cores × injection): their bytes do not use the core's injection.
+            acc[core] = 0.0;
+        }
+        (acc, hops as f64 / self.cores as f64)
+    }
+
+    /// Per NoC resource: how many of the source's routes cross it. On an all-to-all chip
+    /// the emulated controller feeds the exchange through its own port (the controller
+    /// port, at the full HBM rate), not through its core's injection.
+    fn broadcast_counts(&self, core: usize) -> Vec<f64> {
+        let mut count = vec![0.0; self.noc_resources];
+        for d in 0..self.cores {
+            self.route(core, d, 1.0, &mut count);
+        }
+        if self.topology == Topology::AllToAll {
+            count[core] = 0.0;
+            count[self.cores + core] = 1.0;
+        }
+        count
+    }
+
+    /// An operator's shifts: every core sends to its ring neighbour (next core in x, the
+    /// row wrapping round), each carrying 1/cores of the bytes.
+    pub fn shift(&self) -> (Usage, f64) {
+        let (acc, hops) = self.shift_dense();
+        (Self::sparse(&acc), hops)
+    }
+
+    fn shift_dense(&self) -> (Vec<f64>, f64) {
+        let mut acc = vec![0.0; self.noc_resources];
+        let share = 1.0 / self.cores as f64;
+        let mut hops = 0usize;
+        for k in 0..self.cores {
+            let (x, y) = (k % self.width, k / self.width);
+            let next = y * self.width + (x + 1) % self.width;
+            let target = if self.topology == Topology::AllToAll {
+                (k + 1) % self.cores
+            } else {
+                next
+            };
+            hops += self.route(k, target, share, &mut acc);
+        }
+        (acc, hops as f64 / self.cores as f64)
+    }
+}
+
+/// Controller cores for a chip's placement: `edges` spreads C controllers evenly along the
+/// mesh perimeter (all-to-all: evenly over the core ids), `single-core` is core 0,
+/// `explicit` the listed cores.
+pub fn controller_cores(chip: &ChipSpec, controllers: usize) -> Vec<usize> {
+    let cores = chip.cores as usize;
+    match chip.hbm.placement {
+        Placement::Explicit if chip.hbm.controller_cores.len() == controllers => chip
+            .hbm
+            .controller_cores
+            .iter()
+            .map(|&c| c as usize)
+            .collect(),
+        Placement::SingleCore => vec![0; controllers.max(1)],
+        _ => {
+            let (w, h) = match chip.noc.topology {
+                Topology::AllToAll => {
+                    return (0..controllers)
+                        .map(|c| c * cores / controllers.max(1))
+                        .collect()
+                }
+                _ => (
+                    chip.noc.width.unwrap_or(1) as usize,
+                    chip.noc.height.unwrap_or(1) as usize,
+                ),
+            };
+            // The perimeter, clockwise from (0,0).
+            let mut ring = Vec::new();
+            ring.extend(0..w);
+            ring.extend((1..h).map(|y| y * w + w - 1));
+            ring.extend((0..w.saturating_sub(1)).rev().map(|x| (h - 1) * w + x));
+            ring.extend((1..h.saturating_sub(1)).rev().map(|y| y * w));
+            ring.dedup();
+            (0..controllers)
+                .map(|c| ring[c * ring.len() / controllers.max(1)])
+                .collect()
+        }
+    }
+}

@@ -1,0 +1,267 @@
+//! `elk-opt simulate --detailed`: replay the schedule on a concrete chip (topology, HBM
+//! controllers, link contention), optionally beside the analytic stage model.
+
+use clap::{Args, ValueEnum};
+use elk_model::chip::{ChipSpec, Placement, Topology};
+use elk_model::instance::Instance;
+use elk_model::schedule::Schedule;
+use elk_sim::detailed::{simulate_detailed_with, DetailedConfig, DetailedReport};
+use elk_sim::trace::{ChromeTrace, NoTrace, TraceSink};
+use elk_sim::Evaluation;
+use serde::Serialize;
+use std::path::PathBuf;
+
+/// Topology override.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum TopologyName {
+    /// Every core reaches every other in one hop.
+    AllToAll,
+    /// 2-D mesh (needs --width, --height unless the chip has them).
+    Mesh,
+    /// 2-D torus.
+    Torus,
+}
+
+/// Controller placement override.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum PlacementName {
+    /// Spread along the mesh edges (evenly over core ids for all-to-all).
+    Edges,
+    /// One controller at core 0 broadcasting: the Elk paper's emulation.
+    SingleCore,
+}
+
+/// Flags of the detailed simulator.
+#[derive(Args, Debug, Clone)]
+pub struct DetailedFlags {
+    /// Replay in continuous time on the chip (links, controllers, contention).
+    #[arg(long)]
+    pub detailed: bool,
+    /// Chip preset or TOML file the instance was built for (the replay's chip, before the
+    /// overrides below).
+    #[arg(long, default_value = "ipu-pod4")]
+    chip: String,
+    /// Override the chip's topology.
+    #[arg(long, value_enum)]
+    topology: Option<TopologyName>,
+    /// Mesh/torus width in cores.
+    #[arg(long)]
+    width: Option<u64>,
+    /// Mesh/torus height in cores.
+    #[arg(long)]
+    height: Option<u64>,
+    /// Number of HBM controllers.
+    #[arg(long)]
+    hbm_controllers: Option<u64>,
+    /// Controller placement.
+    #[arg(long, value_enum)]
+    placement: Option<PlacementName>,
+    /// Also print the analytic makespan and the per-stage differences.
+    #[arg(long)]
+    compare: bool,
+}
+
+/// One stage compared.
+#[derive(Serialize)]
+struct StageDiff {
+    stage: usize,
+    analytic_cycles: f64,
+    detailed_cycles: f64,
+}
+
+#[derive(Serialize)]
+struct DetailedOutput<'a> {
+    instance: &'a str,
+    method: &'a str,
+    chip: String,
+    #[serde(flatten)]
+    report: DetailedReport,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    analytic_makespan_cycles: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stages: Option<Vec<StageDiff>>,
+}
+
+impl DetailedFlags {
+    /// The chip with the overrides applied (validated like a TOML file), and the chip as
+    /// given (the one the instance was built for).
+    fn chip(&self) -> anyhow::Result<(ChipSpec, ChipSpec)> {
+        let base = ChipSpec::load(&self.chip)?;
+        let mut chip = base.clone();
+        if let Some(t) = self.topology {
+            chip.noc.topology = match t {
+                TopologyName::AllToAll => Topology::AllToAll,
+                TopologyName::Mesh => Topology::Mesh,
+                TopologyName::Torus => Topology::Torus,
+            };
+            if t == TopologyName::AllToAll {
+                chip.noc.width = None;
+                chip.noc.height = None;
+            }
+        }
+        if self.width.is_some() {
+            chip.noc.width = self.width;
+        }
+        if self.height.is_some() {
+            chip.noc.height = self.height;
+        }
+        if let Some(c) = self.hbm_controllers {
+            chip.hbm.controllers = c;
+        }
+        if let Some(p) = self.placement {
+            chip.hbm.placement = match p {
+                PlacementName::Edges => Placement::Edges,
+                PlacementName::SingleCore => Placement::SingleCore,
+            };
+        }
+        chip.hbm.controller_cores.clear();
+        if chip.hbm.placement == Placement::Explicit {
+            chip.hbm.placement = Placement::Edges;
+        }
+        let chip = ChipSpec::from_toml_str("(--chip with overrides)", &chip.to_toml())?;
+        Ok((chip, base))
+    }
+
+    /// Runs the replay and prints it; `analytic` is the stage model's verdict.
+    pub fn run(
+        &self,
+        inst: &Instance,
+        sched: &Schedule,
+        analytic: &Evaluation,
+        trace: Option<&PathBuf>,
+        json: bool,
+    ) -> anyhow::Result<()> {
+        let (chip, base) = self.chip()?;
+        let mut cfg = DetailedConfig::from_chip(&chip);
+        // ν in the instance was computed on the chip as given, before any override.
+        cfg.rho_per_nu = DetailedConfig::from_chip(&base).rho_per_nu;
+        let mut chrome = ChromeTrace::new(inst.clock_hz);
+        let sink: &mut dyn TraceSink = if trace.is_some() {
+            &mut chrome
+        } else {
+            &mut NoTrace
+        };
+        let report = simulate_detailed_with(inst, sched, &chip, &cfg, sink)?;
+        if let Some(path) = trace {
+            super::output::write_atomic(path, &chrome.to_json())?;
+        }
+        let stages = self.compare.then(|| {
+            let mut prev = 0.0;
+            analytic
+                .stages
+                .iter()
+                .enumerate()
+                .map(|(k, st)| {
+                    // Detailed stage k ≥ 1 ends when operator k−1 ends; stage 0 when op 0 starts.
+                    let end = if k == 0 {
+                        report.op_end_cycles.first().copied().unwrap_or(0.0)
+                            - (inst
+                                .ops
+                                .first()
+                                .map_or(0.0, |o| o.options[sched.options[0]].exec_cycles))
+                    } else {
+                        report.op_end_cycles[k - 1]
+                    };
+                    let d = StageDiff {
+                        stage: k,
+                        analytic_cycles: st.cycles,
+                        detailed_cycles: (end - prev).max(0.0),
+                    };
+                    prev = end.max(prev);
+                    d
+                })
+                .collect()
+        });
+        let out = DetailedOutput {
+            instance: &inst.name,
+            method: &sched.method,
+            chip: format!(
+                "{} ({:?}{}, {} HBM controllers, {:?})",
+                chip.name,
+                chip.noc.topology,
+                match (chip.noc.width, chip.noc.height) {
+                    (Some(w), Some(h)) => format!(" {w}x{h}"),
+                    _ => String::new(),
+                },
+                chip.hbm.controllers,
+                chip.hbm.placement
+            ),
+            analytic_makespan_cycles: self.compare.then_some(analytic.makespan_cycles),
+            report,
+            stages,
+        };
+        if json {
+            return super::print_json(&out);
+        }
+        print_human(inst, &out);
+        Ok(())
+    }
+}
+
+fn print_human(inst: &Instance, out: &DetailedOutput) {
+    let r = &out.report;
+    println!(
+        "{} — schedule by {}, detailed replay on {}",
+        out.instance, out.method, out.chip
+    );
+    println!(
+        "makespan:        {:.1} cycles = {:.6} ms (detailed)",
+        r.makespan_cycles, r.makespan_ms
+    );
+    if let Some(a) = out.analytic_makespan_cycles {
+        println!(
+            "analytic:        {a:.1} cycles = {:.6} ms ({:+.2}% detailed vs analytic)",
+            inst.ms(a),
+            100.0 * (r.makespan_cycles - a) / a
+        );
+    }
+    let pct = |x: f64| 100.0 * x / r.makespan_cycles.max(f64::MIN_POSITIVE);
+    let b = &r.breakdown;
+    println!(
+        "time breakdown:  compute {:.1}%, shifts {:.1}%, waiting for loads {:.1}%",
+        pct(b.compute),
+        pct(b.shift),
+        pct(b.load_wait)
+    );
+    println!(
+        "NoC links:       mean utilisation {:.2}%; hottest: {}",
+        100.0 * r.link_utilisation_mean,
+        r.hottest_links
+            .iter()
+            .take(3)
+            .map(|l| format!("{} {:.1}%", l.name, 100.0 * l.utilisation))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    println!(
+        "HBM controllers: utilisation {}",
+        r.controller_utilisation
+            .iter()
+            .map(|u| format!("{:.1}%", 100.0 * u))
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    match &r.overflow {
+        Some(o) => println!(
+            "SRAM overflow:   at {:.1} cycles ({}): {} B per core, SRAM {} B",
+            o.time_cycles, o.op, o.used, o.sram
+        ),
+        None => println!("SRAM:            no overflow"),
+    }
+    if let Some(stages) = &out.stages {
+        let differing: Vec<&StageDiff> = stages
+            .iter()
+            .filter(|d| {
+                (d.detailed_cycles - d.analytic_cycles).abs() > 1e-6 * d.analytic_cycles.max(1.0)
+            })
+            .collect();
+        println!("stages differing: {} of {}", differing.len(), stages.len());
+        for d in differing.iter().take(20) {
+            println!(
+                "  stage {:>4}: analytic {:>12.1}  detailed {:>12.1} cycles",
+                d.stage, d.analytic_cycles, d.detailed_cycles
+            );
+        }
+    }
+    println!("events: {}", r.events);
+}
