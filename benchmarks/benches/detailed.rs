@@ -26,8 +26,9 @@ fn detailed(c: &mut Criterion) {
     let report = simulate_detailed(&inst, &sched, &pod4, &cfg).unwrap();
     let once = started.elapsed().as_secs_f64();
     println!(
-        "detailed replay of Llama2-70B Elk-Full: {} events in {once:.3} s = {:.0} events/s",
+        "detailed replay of Llama2-70B Elk-Full: {} events ({} steps) in {once:.3} s = {:.0} events/s",
         report.events,
+        report.steps,
         report.events as f64 / once
     );
     let mut group = c.benchmark_group("detailed");

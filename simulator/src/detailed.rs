@@ -103,8 +103,11 @@ pub struct DetailedReport {
     pub op_end_cycles: Vec<f64>,
     /// The first SRAM overflow, if any.
     pub overflow: Option<Overflow>,
-    /// Simulation steps (flow arrivals, departures, compute ends).
+    /// Events: operator starts, compute ends, flow arrivals and departures.
     pub events: u64,
+    /// Steps of the simulation loop (simultaneous events share a step; rates are
+    /// recomputed at most once per step).
+    pub steps: u64,
 }
 
 /// Why a replay could not finish.
@@ -192,6 +195,7 @@ pub fn simulate_detailed_with(
     let mut breakdown = DetailedBreakdown::default();
     let mut overflow: Option<Overflow> = None;
     let mut events = 0u64;
+    let mut steps = 0u64;
     let mut rates: Vec<f64> = Vec::new();
     let mut dirty = true;
     let sram = inst.sram_bytes;
@@ -215,6 +219,7 @@ pub fn simulate_detailed_with(
             {
                 let i = next_op;
                 next_op = i + 1;
+                events += 1;
                 breakdown.load_wait += t - last_end;
                 stage_begun = i + 1;
                 let comp = (option(i).exec_cycles - option(i).comm_cycles).max(0.0);
@@ -320,7 +325,7 @@ pub fn simulate_detailed_with(
             }
         }
         t += dt;
-        events += 1;
+        steps += 1;
         // Completions, in flow order (deterministic).
         let mut k = 0;
         while k < flows.len() {
@@ -332,6 +337,7 @@ pub fn simulate_detailed_with(
             let flow = flows.remove(k);
             rates.remove(k);
             dirty = true;
+            events += 1;
             match flow.kind {
                 Kind::Shift { op } => {
                     pending_done = Some((op, t + shift_hops * hop_latency));
@@ -376,8 +382,10 @@ pub fn simulate_detailed_with(
         if let Some((i, end)) = running {
             if end <= t {
                 running = None;
+                events += 1;
                 let comm = option(i).comm_cycles;
                 if comm > 0.0 {
+                    events += 1;
                     flows.push(Flow {
                         kind: Kind::Shift { op: i },
                         remaining: comm * inject,
@@ -441,5 +449,6 @@ pub fn simulate_detailed_with(
         op_end_cycles: op_end,
         overflow,
         events,
+        steps,
     })
 }

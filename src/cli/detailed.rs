@@ -263,5 +263,5 @@ fn print_human(inst: &Instance, out: &DetailedOutput) {
             );
         }
     }
-    println!("events: {}", r.events);
+    println!("events: {} in {} steps", r.events, r.steps);
 }
