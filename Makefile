@@ -10,7 +10,7 @@ DEB_PACKAGES := cmake libclang1-14 libclang-common-14-dev libz3-dev
 CARGO := cargo
 CARGO_FLAGS := --release -j2
 
-.PHONY: deps run test lint bench
+.PHONY: deps run test lint bench reports
 
 deps:
 	@command -v $(CARGO) >/dev/null || { echo "cargo not found: install Rust first (rustup)"; exit 1; }
@@ -31,3 +31,13 @@ bench: deps
 lint: deps
 	$(CARGO) fmt --check
 	$(CARGO) clippy $(CARGO_FLAGS) --workspace --all-targets -- -D warnings
+
+# Regenerates the checked-in results in reports/: the fig17 and fig19 sweeps and the six
+# studies (about 10 minutes on 2 cores). Sweeps resume from reports/*.jsonl; delete those
+# files to recompute from scratch.
+STUDIES := gap ideal hbm-emulation order-pruning cost-noise ablation
+reports: deps
+	$(CARGO) build $(CARGO_FLAGS) --bin elk-opt
+	./target/release/elk-opt sweep fig17 -o reports/fig17.jsonl --report reports/fig17
+	./target/release/elk-opt sweep fig19 -o reports/fig19.jsonl --report reports/fig19
+	for s in $(STUDIES); do ./target/release/elk-opt study $$s --out reports/$$s || exit 1; done

@@ -14,6 +14,7 @@ mod progress;
 mod simulate;
 mod solve;
 mod source;
+mod sweep;
 
 use clap::{Parser, Subcommand};
 
@@ -48,6 +49,14 @@ enum Command {
     Compare(solve::CompareArgs),
     /// Every heuristic's gap to the exact optimum (or to the certified lower bound).
     Gap(exact::GapArgs),
+    /// Run a grid of configurations × methods (a preset fig17 … fig24 or a TOML file) into
+    /// JSON lines; resumable, shardable.
+    Sweep(sweep::SweepArgs),
+    /// Turn sweep results into a Markdown report with SVG plots; `report merge` joins shards.
+    Report(sweep::ReportArgs),
+    /// Answer one reviewer question: gap, ideal, hbm-emulation, order-pruning, cost-noise,
+    /// ablation (a Markdown report with SVG plots).
+    Study(sweep::StudyArgs),
     /// Internal: runs one exact solve read from stdin (used by `solve --exact` and `gap`
     /// so the time limit can be enforced by killing it).
     #[command(hide = true)]
@@ -68,6 +77,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Some(Command::Solve(a)) => solve::solve(a),
         Some(Command::Compare(a)) => solve::compare(a),
         Some(Command::Gap(a)) => exact::gap(a),
+        Some(Command::Sweep(a)) => sweep::sweep(a),
+        Some(Command::Report(a)) => sweep::run(a),
+        Some(Command::Study(a)) => sweep::study(a),
         Some(Command::ExactWorker) => Ok(elk_solver::worker::serve(
             std::io::stdin(),
             std::io::stdout(),
@@ -77,8 +89,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
 /// 2 for bad input (anything the user can fix in their files or flags), 1 otherwise.
 pub fn exit_code(err: &anyhow::Error) -> u8 {
+    let bad_report_input = matches!(
+        err.downcast_ref::<elk_reports::ReportError>(),
+        Some(elk_reports::ReportError::Grid { .. } | elk_reports::ReportError::Results { .. })
+    );
     if err.downcast_ref::<elk_model::ModelError>().is_some()
         || err.downcast_ref::<simulate::Invalid>().is_some()
+        || bad_report_input
     {
         2
     } else {

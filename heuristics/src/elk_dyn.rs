@@ -122,6 +122,7 @@ fn live_loads(order: &[usize], prefix_max: &[usize], g: usize, i: usize) -> Vec<
 /// traded resident options) and returns d_t plus the change in the durations of the residents'
 /// stages. `None` when the operator fits in no option. Every change is logged in `undo`.
 #[allow(clippy::too_many_arguments)]
+#[allow(clippy::too_many_arguments)]
 fn allocate_at(
     inst: &Instance,
     order: &[usize],
@@ -131,11 +132,12 @@ fn allocate_at(
     undo: &mut Undo,
     t: usize,
     g: usize,
+    cost_aware: bool,
 ) -> Option<f64> {
     let i = t - 1;
     let residents = live_loads(order, prefix_max, g, i);
     let before: Vec<usize> = residents.iter().map(|&j| options[j]).collect();
-    let o = allocate(inst, options, i, &residents);
+    let o = allocate(inst, options, i, &residents, cost_aware);
     let mut delta = 0.0;
     for (k, &j) in residents.iter().enumerate() {
         if options[j] != before[k] {
@@ -193,6 +195,18 @@ fn force(
 /// The Elk-Dyn pass for load order `order` (operator indices with HBM data). `None` when some
 /// operator fits in no option.
 pub fn inductive(inst: &Instance, order: &[usize], max_depth: usize) -> Option<Schedule> {
+    inductive_with(inst, order, max_depth, true)
+}
+
+/// [`inductive`] with cost-aware allocation switchable (off: every resident load keeps its
+/// smallest-cold layout and the executing operator takes the fastest option that fits — the
+/// ablation of SPEC §7).
+pub fn inductive_with(
+    inst: &Instance,
+    order: &[usize],
+    max_depth: usize,
+    cost_aware: bool,
+) -> Option<Schedule> {
     let n = inst.ops.len();
     let nloads = order.len();
     let mut pos = vec![usize::MAX; n];
@@ -268,6 +282,7 @@ pub fn inductive(inst: &Instance, order: &[usize], max_depth: usize) -> Option<S
                 &mut alloc,
                 t,
                 g,
+                cost_aware,
             ) {
                 let cost = suffix + place_delta + c;
                 // Ties go to the shallower depth (evaluated later in this sweep).
@@ -319,6 +334,7 @@ pub fn inductive(inst: &Instance, order: &[usize], max_depth: usize) -> Option<S
             &mut keep,
             t,
             g,
+            cost_aware,
         )?;
         started = g;
         suffix = cost;
@@ -367,7 +383,13 @@ pub fn inductive(inst: &Instance, order: &[usize], max_depth: usize) -> Option<S
 /// Residents' new options must still fit their own execution stage beside the same residents
 /// (a conservative check: the residents of their stage are a subset of `residents` plus the
 /// loads behind them, whose colds only shrink here).
-fn allocate(inst: &Instance, opts: &mut [usize], i: usize, residents: &[usize]) -> Option<usize> {
+fn allocate(
+    inst: &Instance,
+    opts: &mut [usize],
+    i: usize,
+    residents: &[usize],
+    cost_aware: bool,
+) -> Option<usize> {
     let sram = inst.sram_bytes;
     let resident_cold = |opts: &[usize]| {
         residents
@@ -377,6 +399,10 @@ fn allocate(inst: &Instance, opts: &mut [usize], i: usize, residents: &[usize]) 
     };
     let op = &inst.ops[i];
     let mut o = fastest(op, sram.checked_sub(resident_cold(opts))?, u64::MAX)?;
+    if !cost_aware {
+        // Ablation: residents keep their smallest-cold layouts; no trades.
+        return Some(o);
+    }
     loop {
         // The next faster option of i and the room it needs.
         let room = sram - resident_cold(opts);

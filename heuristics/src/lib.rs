@@ -32,7 +32,7 @@ mod ideal;
 mod static_split;
 
 pub use basic::Basic;
-pub use elk_dyn::{inductive, max_depth, ElkDyn};
+pub use elk_dyn::{inductive, inductive_with, max_depth, ElkDyn};
 pub use elk_full::ElkFull;
 pub use ideal::{ideal, IdealReport};
 pub use static_split::StaticSplit;

@@ -37,7 +37,7 @@ pub struct StageEval {
 }
 
 /// Where the time goes (Fig 18), cycles; the four parts sum to the makespan.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
 pub struct Breakdown {
     /// Stages with no load work.
     pub execute_only: f64,

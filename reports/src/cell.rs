@@ -1,0 +1,173 @@
+//! Running one grid cell: build the graph and chip variant, plan, run every method, judge
+//! each schedule with the simulator. The result is one JSON line, free of wall-clock times
+//! (so a rerun, a resumed run and a sharded run write identical bytes).
+
+use crate::grid::Cell;
+use elk_heuristics::{ideal, Basic, ElkDyn, ElkFull, StaticSplit};
+use elk_model::chip::{ChipSpec, Topology};
+use elk_model::graph::Mode;
+use elk_model::instance::{build_instance, Instance, InstanceOptions, LoadOrder, NamedOrder};
+use elk_model::method::{Budget, Method};
+use elk_model::zoo::{self, ZooParams};
+use elk_sim::Breakdown;
+use serde::{Deserialize, Serialize};
+
+/// One method's verdict in a cell.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MethodResult {
+    /// Method name.
+    pub method: String,
+    /// Makespan in ms (None: no schedule).
+    pub makespan_ms: Option<f64>,
+    /// Σ H / T.
+    pub hbm_util: Option<f64>,
+    /// NoC busy / T.
+    pub noc_util: Option<f64>,
+    /// Achieved TFLOP/s.
+    pub tflops: Option<f64>,
+    /// Fig-18 breakdown, cycles.
+    pub breakdown: Option<Breakdown>,
+}
+
+/// A cell's line in the results file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CellResult {
+    /// The grid's figure type.
+    pub figure: String,
+    /// The cell.
+    pub cell: Cell,
+    /// Operators in the instance.
+    pub ops: usize,
+    /// Elk's Ideal figure, ms.
+    pub ideal_ms: Option<f64>,
+    /// Every method.
+    pub methods: Vec<MethodResult>,
+    /// Why the cell has no results (bad model name, nothing fits, …).
+    pub error: Option<String>,
+}
+
+/// The method objects for names used in grids.
+pub fn method(name: &str) -> Option<Box<dyn Method>> {
+    Some(match name {
+        "basic" => Box::new(Basic),
+        "static" => Box::new(StaticSplit),
+        "elk-dyn" => Box::new(ElkDyn),
+        "elk-full" => Box::new(ElkFull::default()),
+        _ => return None,
+    })
+}
+
+/// A near-square W × H with W·H = cores (W ≥ H).
+fn mesh_dims(cores: u64) -> (u64, u64) {
+    let mut h = (cores as f64).sqrt() as u64;
+    while h > 1 && cores % h != 0 {
+        h -= 1;
+    }
+    (cores / h.max(1), h.max(1))
+}
+
+/// The chip of a cell (HBM, cores, topology overrides applied and validated).
+pub fn cell_chip(cell: &Cell) -> elk_model::Result<ChipSpec> {
+    let mut chip = ChipSpec::load(&cell.chip)?;
+    if let Some(tbps) = cell.hbm_tbps {
+        chip.hbm.bandwidth_bytes_per_s = tbps * 1e12;
+    }
+    if let Some(c) = cell.cores {
+        chip.cores = c;
+        if chip.noc.topology != Topology::AllToAll {
+            let (w, h) = mesh_dims(c);
+            chip.noc.width = Some(w);
+            chip.noc.height = Some(h);
+        }
+    }
+    if let Some(t) = &cell.topology {
+        if t == "mesh" {
+            let (w, h) = mesh_dims(chip.cores);
+            chip.noc.topology = Topology::Mesh;
+            chip.noc.width = Some(w);
+            chip.noc.height = Some(h);
+        }
+    }
+    chip.hbm.controller_cores.clear();
+    if chip.hbm.placement == elk_model::chip::Placement::Explicit {
+        chip.hbm.placement = elk_model::chip::Placement::Edges;
+    }
+    ChipSpec::from_toml_str(&format!("chip of cell {}", cell.index), &chip.to_toml())
+}
+
+/// Scales an instance's NoC and compute: shifts and distribution take 1/noc of their cycles,
+/// the compute part of exec (exec − comm) 1/compute.
+pub fn scale_instance(inst: &mut Instance, noc: f64, compute: f64) {
+    for op in &mut inst.ops {
+        for o in &mut op.options {
+            let comp = (o.exec_cycles - o.comm_cycles).max(0.0) / compute;
+            o.comm_cycles /= noc;
+            o.noc_per_hbm /= noc;
+            o.exec_cycles = comp + o.comm_cycles;
+        }
+    }
+}
+
+/// The cell's instance (free load order).
+pub fn cell_instance(cell: &Cell) -> elk_model::Result<Instance> {
+    let chip = cell_chip(cell)?;
+    let mode = Mode::parse(&cell.mode)?;
+    let graph = zoo::build(&cell.model, &ZooParams::new(mode, cell.batch, cell.kv))?;
+    let opts = InstanceOptions {
+        load_order: LoadOrder::Named(NamedOrder::Free),
+        ..InstanceOptions::default()
+    };
+    let mut inst = build_instance(&graph, &chip, &opts)?;
+    if cell.noc_scale != 1.0 || cell.compute_scale != 1.0 {
+        scale_instance(&mut inst, cell.noc_scale, cell.compute_scale);
+    }
+    Ok(inst)
+}
+
+/// Runs every method of `methods` on the cell.
+pub fn run_cell(figure: &str, cell: &Cell, methods: &[String]) -> CellResult {
+    let mut result = CellResult {
+        figure: figure.into(),
+        cell: cell.clone(),
+        ops: 0,
+        ideal_ms: None,
+        methods: Vec::new(),
+        error: None,
+    };
+    let inst = match cell_instance(cell) {
+        Ok(i) => i,
+        Err(e) => {
+            result.error = Some(e.to_string());
+            return result;
+        }
+    };
+    result.ops = inst.ops.len();
+    result.ideal_ms = Some(inst.ms(ideal(&inst).cycles));
+    for name in methods {
+        let Some(m) = method(name) else {
+            continue;
+        };
+        let mut r = MethodResult {
+            method: name.clone(),
+            makespan_ms: None,
+            hbm_util: None,
+            noc_util: None,
+            tflops: None,
+            breakdown: None,
+        };
+        if let Ok(solved) = m.schedule(&inst, &Budget::default()) {
+            if let Some(s) = solved.outcome.schedule() {
+                if elk_sim::validate(&inst, s).is_empty() {
+                    let e = elk_sim::evaluate(&inst, s);
+                    r.makespan_ms = Some(e.makespan_ms);
+                    r.hbm_util = Some(e.hbm_utilisation);
+                    r.noc_util = Some(e.noc_utilisation);
+                    r.tflops = e.tflops;
+                    r.breakdown = Some(e.breakdown);
+                }
+            }
+        }
+        result.methods.push(r);
+    }
+    result
+}

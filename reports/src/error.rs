@@ -1,0 +1,58 @@
+//! The one error type of elk-reports.
+
+/// Why a sweep, report or study failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReportError {
+    /// A grid file or preset is malformed (file, key, what).
+    #[error("{file}: {detail}")]
+    Grid {
+        /// The file or preset name.
+        file: String,
+        /// What is wrong.
+        detail: String,
+    },
+    /// A results file is malformed (file, line, what).
+    #[error("{file}:{line}: {detail}")]
+    Results {
+        /// The file.
+        file: String,
+        /// 1-based line.
+        line: usize,
+        /// What is wrong.
+        detail: String,
+    },
+    /// Reading or writing a file failed.
+    #[error("{path}: {detail}")]
+    Io {
+        /// The path.
+        path: String,
+        /// The OS error.
+        detail: String,
+    },
+    /// A model, plan or instance error.
+    #[error(transparent)]
+    Model(#[from] elk_model::ModelError),
+    /// An exact solve failed.
+    #[error(transparent)]
+    Solver(#[from] elk_solver::SolverError),
+    /// Plotting failed.
+    #[error("plot {name}: {detail}")]
+    Plot {
+        /// The plot.
+        name: String,
+        /// What failed.
+        detail: String,
+    },
+}
+
+/// Results of this crate.
+pub type Result<T> = std::result::Result<T, ReportError>;
+
+/// An I/O error with its path.
+pub fn io(path: &std::path::Path, e: impl std::fmt::Display) -> ReportError {
+    ReportError::Io {
+        path: path.display().to_string(),
+        detail: e.to_string(),
+    }
+}

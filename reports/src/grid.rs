@@ -1,0 +1,310 @@
+//! A sweep grid (SPEC §7): the cross product of model, mode, batch, KV/sequence length, chip,
+//! HBM bandwidth, NoC and compute scale, topology and core count — each list in a TOML file
+//! or a built-in preset (`fig17` … `fig24`). Cells are numbered in a fixed order, so a
+//! shard, a resumed run and a full run agree on every cell's index.
+
+use crate::error::{ReportError, Result};
+use serde::{Deserialize, Serialize};
+
+/// A grid: every combination of the lists is one cell.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Grid {
+    /// What the results are plotted as: `bars` (Fig 17), `breakdown` (Fig 18),
+    /// `vs-hbm` (Fig 19–21), `vs-noc` (Fig 22), `vs-cores` (Fig 23), `training` (Fig 24).
+    pub figure: String,
+    /// Zoo model names.
+    pub models: Vec<String>,
+    /// `decode`, `prefill` or `training`.
+    #[serde(default = "decode")]
+    pub modes: Vec<String>,
+    /// Batch sizes.
+    pub batches: Vec<u64>,
+    /// KV lengths (decode) or sequence lengths.
+    pub kvs: Vec<u64>,
+    /// Chip presets or TOML files.
+    #[serde(default = "pod4")]
+    pub chips: Vec<String>,
+    /// HBM bandwidths in TB/s (empty: the chip's own).
+    #[serde(default)]
+    pub hbm_tbps: Vec<f64>,
+    /// NoC bandwidth factors (1 = the chip's).
+    #[serde(default = "one")]
+    pub noc_scale: Vec<f64>,
+    /// Compute speed factors (exec − comm divided by it; 1 = as planned).
+    #[serde(default = "one")]
+    pub compute_scale: Vec<f64>,
+    /// Topologies (`all-to-all`, `mesh`) — mesh uses the chip's core count on a near-square
+    /// grid (empty: the chip's own).
+    #[serde(default)]
+    pub topologies: Vec<String>,
+    /// Core counts (empty: the chip's own). With `hbm_per_1472_cores_tbps`, HBM scales with it.
+    #[serde(default)]
+    pub cores: Vec<u64>,
+    /// HBM bandwidth per 1,472 cores in TB/s when cores vary (Fig 23).
+    #[serde(default)]
+    pub hbm_per_1472_cores_tbps: Option<f64>,
+    /// Methods: `basic`, `static`, `elk-dyn`, `elk-full` (Ideal is always reported).
+    #[serde(default = "all_methods")]
+    pub methods: Vec<String>,
+}
+
+fn decode() -> Vec<String> {
+    vec!["decode".into()]
+}
+fn pod4() -> Vec<String> {
+    vec!["ipu-pod4".into()]
+}
+fn one() -> Vec<f64> {
+    vec![1.0]
+}
+fn all_methods() -> Vec<String> {
+    ["basic", "static", "elk-dyn", "elk-full"]
+        .map(String::from)
+        .to_vec()
+}
+
+/// One point of the grid.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Cell {
+    /// Position in the grid's fixed order.
+    pub index: usize,
+    /// Model name.
+    pub model: String,
+    /// Mode.
+    pub mode: String,
+    /// Batch.
+    pub batch: u64,
+    /// KV / sequence length.
+    pub kv: u64,
+    /// Chip.
+    pub chip: String,
+    /// HBM TB/s (None: the chip's).
+    pub hbm_tbps: Option<f64>,
+    /// NoC factor.
+    pub noc_scale: f64,
+    /// Compute factor.
+    pub compute_scale: f64,
+    /// Topology override.
+    pub topology: Option<String>,
+    /// Cores override.
+    pub cores: Option<u64>,
+}
+
+impl Cell {
+    /// A stable text key (for resuming and merging).
+    pub fn key(&self) -> String {
+        format!(
+            "{}|{}|b{}|s{}|{}|hbm{:?}|noc{}|comp{}|{:?}|cores{:?}",
+            self.model,
+            self.mode,
+            self.batch,
+            self.kv,
+            self.chip,
+            self.hbm_tbps,
+            self.noc_scale,
+            self.compute_scale,
+            self.topology,
+            self.cores
+        )
+    }
+}
+
+impl Grid {
+    /// Parses a grid TOML file's text (unknown keys are errors).
+    pub fn from_toml(file: &str, text: &str) -> Result<Grid> {
+        let g: Grid = toml::from_str(text).map_err(|e| ReportError::Grid {
+            file: file.into(),
+            detail: e.to_string().lines().collect::<Vec<_>>().join(" "),
+        })?;
+        g.check(file)?;
+        Ok(g)
+    }
+
+    fn check(&self, file: &str) -> Result<()> {
+        let bad = |detail: String| ReportError::Grid {
+            file: file.into(),
+            detail,
+        };
+        const FIGURES: [&str; 6] = [
+            "bars",
+            "breakdown",
+            "vs-hbm",
+            "vs-noc",
+            "vs-cores",
+            "training",
+        ];
+        if !FIGURES.contains(&self.figure.as_str()) {
+            return Err(bad(format!(
+                "key 'figure': '{}' is not one of {}",
+                self.figure,
+                FIGURES.join(", ")
+            )));
+        }
+        for (key, empty) in [
+            ("models", self.models.is_empty()),
+            ("batches", self.batches.is_empty()),
+            ("kvs", self.kvs.is_empty()),
+            ("methods", self.methods.is_empty()),
+        ] {
+            if empty {
+                return Err(bad(format!("key '{key}': must list at least one value")));
+            }
+        }
+        for m in &self.methods {
+            if !["basic", "static", "elk-dyn", "elk-full"].contains(&m.as_str()) {
+                return Err(bad(format!("key 'methods': unknown method '{m}'")));
+            }
+        }
+        let positive = |key: &str, v: &[f64]| -> Result<()> {
+            match v.iter().find(|x| !(x.is_finite() && **x > 0.0)) {
+                Some(x) => Err(bad(format!("key '{key}': {x} must be positive"))),
+                None => Ok(()),
+            }
+        };
+        positive("hbm_tbps", &self.hbm_tbps)?;
+        positive("noc_scale", &self.noc_scale)?;
+        positive("compute_scale", &self.compute_scale)?;
+        for t in &self.topologies {
+            if !["all-to-all", "mesh"].contains(&t.as_str()) {
+                return Err(bad(format!("key 'topologies': unknown topology '{t}'")));
+            }
+        }
+        Ok(())
+    }
+
+    /// Every cell, in the fixed order (models outermost, cores innermost).
+    pub fn cells(&self) -> Vec<Cell> {
+        let opt_f = |v: &[f64]| -> Vec<Option<f64>> {
+            if v.is_empty() {
+                vec![None]
+            } else {
+                v.iter().copied().map(Some).collect()
+            }
+        };
+        let topologies: Vec<Option<String>> = if self.topologies.is_empty() {
+            vec![None]
+        } else {
+            self.topologies.iter().cloned().map(Some).collect()
+        };
+        let cores: Vec<Option<u64>> = if self.cores.is_empty() {
+            vec![None]
+        } else {
+            self.cores.iter().copied().map(Some).collect()
+        };
+        let mut cells = Vec::new();
+        for model in &self.models {
+            for mode in &self.modes {
+                for &batch in &self.batches {
+                    for &kv in &self.kvs {
+                        for chip in &self.chips {
+                            for hbm in opt_f(&self.hbm_tbps) {
+                                for &noc in &self.noc_scale {
+                                    for &comp in &self.compute_scale {
+                                        for topo in &topologies {
+                                            for &c in &cores {
+                                                let hbm = match (c, self.hbm_per_1472_cores_tbps) {
+                                                    (Some(c), Some(per)) => {
+                                                        Some(per * c as f64 / 1472.0)
+                                                    }
+                                                    _ => hbm,
+                                                };
+                                                cells.push(Cell {
+                                                    index: cells.len(),
+                                                    model: model.clone(),
+                                                    mode: mode.clone(),
+                                                    batch,
+                                                    kv,
+                                                    chip: chip.clone(),
+                                                    hbm_tbps: hbm,
+                                                    noc_scale: noc,
+                                                    compute_scale: comp,
+                                                    topology: topo.clone(),
+                                                    cores: c,
+                                                });
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        cells
+    }
+}
+
+/// The built-in presets (SPEC §7, the reference grids), as TOML text.
+pub fn preset(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "fig17" => FIG17,
+        "fig18" => FIG18,
+        "fig19" => FIG19,
+        "fig20" => FIG20,
+        "fig21" => FIG21,
+        "fig22" => FIG22,
+        "fig23" => FIG23,
+        "fig24" => FIG24,
+        _ => return None,
+    })
+}
+
+/// Names of the presets.
+pub const PRESETS: [&str; 8] = [
+    "fig17", "fig18", "fig19", "fig20", "fig21", "fig22", "fig23", "fig24",
+];
+
+const FIG17: &str = r#"figure = "bars"
+models = ["llama2-13b", "gemma2-27b", "opt-30b", "llama2-70b"]
+batches = [16, 32, 64]
+kvs = [2048, 4096]
+"#;
+const FIG18: &str = r#"figure = "breakdown"
+models = ["llama2-13b", "gemma2-27b", "opt-30b", "llama2-70b"]
+batches = [32]
+kvs = [2048]
+"#;
+const FIG19: &str = r#"figure = "vs-hbm"
+models = ["llama2-13b", "llama2-70b"]
+batches = [32]
+kvs = [2048]
+hbm_tbps = [4.0, 6.0, 8.0, 10.0, 12.0, 14.0, 16.0]
+"#;
+const FIG20: &str = r#"figure = "breakdown"
+models = ["llama2-13b"]
+batches = [32]
+kvs = [2048]
+hbm_tbps = [4.0, 8.0, 12.0, 16.0]
+"#;
+const FIG21: &str = r#"figure = "vs-hbm"
+models = ["llama2-13b", "llama2-70b"]
+batches = [32]
+kvs = [2048]
+hbm_tbps = [4.0, 8.0, 12.0, 16.0]
+topologies = ["mesh"]
+"#;
+const FIG22: &str = r#"figure = "vs-noc"
+models = ["llama2-70b"]
+batches = [32]
+kvs = [2048]
+hbm_tbps = [8.0, 10.0, 12.0, 14.0]
+noc_scale = [0.75, 1.0, 1.25, 1.5]
+"#;
+const FIG23: &str = r#"figure = "vs-cores"
+models = ["llama2-13b", "llama2-70b"]
+batches = [32]
+kvs = [2048]
+cores = [2208, 2944, 3680, 4416, 5152]
+hbm_per_1472_cores_tbps = 4.0
+"#;
+const FIG24: &str = r#"figure = "training"
+models = ["llama2-13b"]
+modes = ["training"]
+batches = [2]
+kvs = [2048]
+hbm_tbps = [0.3, 0.4]
+compute_scale = [0.75, 1.0, 1.25, 1.5]
+"#;

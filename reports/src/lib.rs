@@ -1,0 +1,22 @@
+//! `elk-reports`: turns the engines into answers (SPEC §7). [`grid`] describes a sweep (a TOML
+//! file or a preset `fig17` … `fig24`), [`sweep`] runs it in parallel into a JSON-lines file
+//! that survives interruption and sharding, [`report`] turns results into Markdown tables and
+//! SVG plots ([`plot`]), and [`studies`] answer the reviewers' questions, each one command.
+//!
+//! ```
+//! let grid = elk_reports::grid::Grid::from_toml("doc", elk_reports::grid::preset("fig17").unwrap()).unwrap();
+//! // 4 models × 3 batches × 2 KV lengths.
+//! assert_eq!(grid.cells().len(), 24);
+//! assert_eq!(grid.cells()[5].index, 5);
+//! ```
+#![deny(missing_docs)]
+
+pub mod cell;
+mod error;
+pub mod grid;
+pub mod plot;
+pub mod report;
+pub mod studies;
+pub mod sweep;
+
+pub use error::{ReportError, Result};

@@ -1,0 +1,102 @@
+//! Study `ablation`: what each stage of Elk buys. Elk-Full against Elk-Dyn (no order
+//! permutation), Elk-Dyn without cost-aware allocation (no cold-layout trades: every operator
+//! keeps the fastest option that fits when it runs) and Elk-Dyn with the preload depth
+//! capped at 1, 2 and 4 operators.
+
+use crate::cell::{cell_instance, method};
+use crate::error::Result;
+use crate::grid::Cell;
+use crate::plot::{bars, Series};
+use crate::report::{Files, Header};
+use elk_heuristics::inductive_with;
+use elk_model::instance::Instance;
+use elk_model::method::Budget;
+
+fn variants() -> Vec<&'static str> {
+    vec![
+        "elk-full",
+        "elk-dyn",
+        "no cost-aware",
+        "depth ≤ 1",
+        "depth ≤ 2",
+        "depth ≤ 4",
+    ]
+}
+
+fn makespan(inst: &Instance, variant: &str) -> Option<f64> {
+    let order = inst.loads();
+    let layer = elk_heuristics::max_depth(inst);
+    let s = match variant {
+        "elk-full" | "elk-dyn" => method(variant)?
+            .schedule(inst, &Budget::default())
+            .ok()?
+            .outcome
+            .schedule()?
+            .clone(),
+        "no cost-aware" => inductive_with(inst, &order, layer, false)?,
+        v => {
+            let d: usize = v.trim_start_matches("depth ≤ ").parse().ok()?;
+            inductive_with(inst, &order, d.min(layer), true)?
+        }
+    };
+    elk_sim::validate(inst, &s)
+        .is_empty()
+        .then(|| elk_sim::evaluate(inst, &s).makespan_cycles)
+}
+
+/// Runs the study.
+pub fn run(header: &Header) -> Result<Files> {
+    let mut md = header.markdown("Study: ablation of Elk's components");
+    md.push_str("Decode B32 KV2048 on ipu-pod4 (16 TB/s), free load order, full models. Latency in ms (simulator) and in % above Elk-Full.\n\n| model |");
+    let vs = variants();
+    for v in &vs {
+        md.push_str(&format!(" {v} |"));
+    }
+    md.push_str("\n|---|");
+    md.push_str(&"---|".repeat(vs.len()));
+    md.push('\n');
+    let models = ["llama2-13b", "gemma2-27b", "llama2-70b"];
+    let mut series: Vec<Series> = vs
+        .iter()
+        .map(|v| Series {
+            name: v.to_string(),
+            points: Vec::new(),
+        })
+        .collect();
+    for (mi, model) in models.iter().enumerate() {
+        let cell = Cell {
+            index: 0,
+            model: model.to_string(),
+            mode: "decode".into(),
+            batch: 32,
+            kv: 2048,
+            chip: "ipu-pod4".into(),
+            hbm_tbps: None,
+            noc_scale: 1.0,
+            compute_scale: 1.0,
+            topology: None,
+            cores: None,
+        };
+        let inst = cell_instance(&cell)?;
+        let times: Vec<Option<f64>> = vs
+            .iter()
+            .map(|v| makespan(&inst, v).map(|t| inst.ms(t)))
+            .collect();
+        let full = times[0];
+        md.push_str(&format!("| {model} |"));
+        for (k, t) in times.iter().enumerate() {
+            let pct = t.zip(full).map(|(t, f)| 100.0 * (t - f) / f);
+            md.push_str(&match (t, pct) {
+                (Some(t), Some(p)) if k > 0 => format!(" {t:.4} (+{p:.2} %) |"),
+                (Some(t), _) => format!(" {t:.4} |"),
+                _ => " - |".into(),
+            });
+            series[k].points.push((mi as f64, *t));
+        }
+        md.push('\n');
+    }
+    let categories: Vec<String> = models.iter().map(|s| s.to_string()).collect();
+    let svg = bars("Ablation of Elk", &categories, &series, "latency (ms)")?;
+    md.push_str("\n![ablation](ablation.svg)\n");
+    Ok(vec![("README.md".into(), md), ("ablation.svg".into(), svg)])
+}

@@ -1,0 +1,113 @@
+//! Study `hbm-emulation`: the paper emulated HBM as one core broadcasting; real chips have C
+//! distributed controllers. Each method's schedule is replayed by the detailed simulator with
+//! the single broadcasting controller and with C ∈ {2, 4, 8, 16} controllers, on an
+//! all-to-all chip (ipu-pod4) and a mesh (sn40l-like, 40 × 26).
+
+use crate::cell::method;
+use crate::error::Result;
+use crate::plot::{lines, Series};
+use crate::report::{Files, Header};
+use elk_model::chip::ChipSpec;
+use elk_model::graph::Mode;
+use elk_model::instance::{build_instance, InstanceOptions, LoadOrder, NamedOrder};
+use elk_model::method::Budget;
+use elk_model::zoo::{self, ZooParams};
+use elk_sim::detailed::{controller_cores, simulate_detailed, DetailedConfig, HbmLayout};
+
+const COUNTS: [usize; 4] = [2, 4, 8, 16];
+
+/// Runs the study.
+pub fn run(header: &Header) -> Result<Files> {
+    let mut md =
+        header.markdown("Study: HBM emulation — one broadcasting core vs distributed controllers");
+    md.push_str("Each schedule (planned on the stage model) is replayed in continuous time by the detailed simulator (max-min fair links, controllers at the chip edges, ρ copies per byte). 'single' is the paper's emulation: one controller at core 0 with the full HBM bandwidth, multicasting. Latencies in ms; 'max link %' is the hottest link or port group's utilisation.\n\n");
+    let mut files = Vec::new();
+    let setups = [
+        ("llama2-13b", 32u64, 2048u64, "ipu-pod4"),
+        ("llama2-7b", 8, 512, "sn40l-like"),
+    ];
+    for (n, (model, batch, kv, chip_name)) in setups.iter().enumerate() {
+        let chip = ChipSpec::preset(chip_name)?;
+        let mut params = ZooParams::new(Mode::Decode, *batch, *kv);
+        params.layers = Some(2);
+        let graph = zoo::build(model, &params)?;
+        let opts = InstanceOptions {
+            load_order: LoadOrder::Named(NamedOrder::Free),
+            ..InstanceOptions::default()
+        };
+        let inst = build_instance(&graph, &chip, &opts)?;
+        md.push_str(&format!(
+            "## {model} (2 layers) decode B{batch} KV{kv} on {chip_name} ({:?})\n\n| method | analytic | single | {} | max link % single | max link % C=16 |\n|---|---|---|{}---|---|\n",
+            chip.noc.topology,
+            COUNTS.map(|c| format!("C={c}")).join(" | "),
+            "---|".repeat(COUNTS.len())
+        ));
+        let mut series = Vec::new();
+        for name in ["basic", "elk-full"] {
+            let Some(s) = method(name)
+                .and_then(|m| m.schedule(&inst, &Budget::default()).ok())
+                .and_then(|x| x.outcome.schedule().cloned())
+            else {
+                continue;
+            };
+            let base = DetailedConfig::from_chip(&chip);
+            let single = simulate_detailed(
+                &inst,
+                &s,
+                &chip,
+                &DetailedConfig {
+                    layout: HbmLayout::SingleBroadcast(0),
+                    ..base.clone()
+                },
+            )
+            .map_err(|e| elk_model::ModelError::Invalid(e.to_string()))?;
+            let mut row = format!(
+                "| {name} | {:.4} | {:.4} |",
+                inst.ms(elk_sim::evaluate(&inst, &s).makespan_cycles),
+                single.makespan_ms
+            );
+            let mut points = Vec::new();
+            let mut last_max = 0.0;
+            for c in COUNTS {
+                let cfg = DetailedConfig {
+                    layout: HbmLayout::Distributed(controller_cores(&chip, c)),
+                    ..base.clone()
+                };
+                let r = simulate_detailed(&inst, &s, &chip, &cfg)
+                    .map_err(|e| elk_model::ModelError::Invalid(e.to_string()))?;
+                row.push_str(&format!(" {:.4} |", r.makespan_ms));
+                points.push((c as f64, Some(r.makespan_ms)));
+                last_max = r.hottest_links.first().map_or(0.0, |l| l.utilisation);
+            }
+            let single_max = single.hottest_links.first().map_or(0.0, |l| l.utilisation);
+            row.push_str(&format!(
+                " {:.1} | {:.1} |\n",
+                100.0 * single_max,
+                100.0 * last_max
+            ));
+            md.push_str(&row);
+            series.push(Series {
+                name: format!("{name}, C distributed"),
+                points,
+            });
+            series.push(Series {
+                name: format!("{name}, single broadcast"),
+                points: COUNTS
+                    .iter()
+                    .map(|&c| (c as f64, Some(single.makespan_ms)))
+                    .collect(),
+            });
+        }
+        let file = format!("emulation-{n}.svg");
+        let svg = lines(
+            &format!("{model} on {chip_name}"),
+            "HBM controllers C",
+            "latency (ms, detailed simulator)",
+            &series,
+        )?;
+        files.push((file.clone(), svg));
+        md.push_str(&format!("\n![{model} on {chip_name}]({file})\n\n"));
+    }
+    files.insert(0, ("README.md".into(), md));
+    Ok(files)
+}

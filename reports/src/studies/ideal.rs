@@ -1,0 +1,84 @@
+//! Study `ideal`: how loose is Elk's Ideal baseline? Ideal vs the exact optimum and vs the LP
+//! relaxation bound on the gap study's corpus. Ideal is not a proven bound: where it is
+//! above the optimum it over-states the best achievable latency.
+
+use super::gap::corpus_rows;
+use super::summary;
+use crate::error::Result;
+use crate::plot::{bars, Series};
+use crate::report::{Files, Header};
+
+/// Runs the study.
+pub fn run(header: &Header) -> Result<Files> {
+    let rows = corpus_rows(20.0)?;
+    let proven: Vec<_> = rows.iter().filter(|r| r.optimal).collect();
+    let mut md = header.markdown("Study: Elk's Ideal vs the exact optimum and the LP bound");
+    md.push_str("Ideal (Elk's definition: fastest option per operator with the whole SRAM, loads never contend) compared with the proven optimum T* and the LP relaxation bound, on the gap study's corpus (instances proven optimal only). Δ = 100·(Ideal − X)/X.\n\n");
+    let vs_opt: Vec<f64> = proven
+        .iter()
+        .filter_map(|r| r.exact.map(|x| 100.0 * (r.ideal - x) / x))
+        .collect();
+    let vs_lp: Vec<f64> = proven
+        .iter()
+        .filter_map(|r| r.lp.map(|l| 100.0 * (r.ideal - l) / l))
+        .collect();
+    let above = vs_opt.iter().filter(|d| **d > 1e-6).count();
+    let below = vs_opt.iter().filter(|d| **d < -1e-6).count();
+    let (m1, p1, x1) = summary(&vs_opt);
+    let (m2, p2, x2) = summary(&vs_lp);
+    let min = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
+    md.push_str(&format!(
+        "| comparison | min Δ % | median Δ % | p90 Δ % | max Δ % |\n|---|---|---|---|---|\n| Ideal vs optimum | {:.2} | {m1:.2} | {p1:.2} | {x1:.2} |\n| Ideal vs LP bound | {:.2} | {m2:.2} | {p2:.2} | {x2:.2} |\n\n",
+        min(&vs_opt),
+        min(&vs_lp)
+    ));
+    md.push_str(&format!(
+        "Ideal is **below** the optimum on {below} of {} instances (there it is a valid but loose target: the gap between a heuristic and Ideal overstates its distance from the best possible schedule), **equal** on {}, and **above** it on {above} (there Ideal is not a lower bound at all: a real schedule beats it).\n\n",
+        vs_opt.len(),
+        vs_opt.len() - above - below
+    ));
+    md.push_str("| instance | Ideal cycles | optimum cycles | LP bound cycles | Ideal vs optimum % |\n|---|---|---|---|---|\n");
+    for r in &proven {
+        if let Some(x) = r.exact {
+            md.push_str(&format!(
+                "| {} | {:.1} | {x:.1} | {} | {:.2} |\n",
+                r.name,
+                r.ideal,
+                r.lp.map_or("-".into(), |l| format!("{l:.1}")),
+                100.0 * (r.ideal - x) / x
+            ));
+        }
+    }
+    let categories = vec![
+        "min".to_string(),
+        "median".into(),
+        "p90".into(),
+        "max".into(),
+    ];
+    let series = vec![
+        Series {
+            name: "Ideal vs optimum".into(),
+            points: [min(&vs_opt), m1, p1, x1]
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (i as f64, Some(*v)))
+                .collect(),
+        },
+        Series {
+            name: "Ideal vs LP bound".into(),
+            points: [min(&vs_lp), m2, p2, x2]
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (i as f64, Some(*v)))
+                .collect(),
+        },
+    ];
+    let svg = bars(
+        "Ideal relative to the optimum and the LP bound",
+        &categories,
+        &series,
+        "Ideal − reference (% of reference)",
+    )?;
+    md.push_str("\n![ideal](ideal.svg)\n");
+    Ok(vec![("README.md".into(), md), ("ideal.svg".into(), svg)])
+}
