@@ -122,7 +122,6 @@ fn live_loads(order: &[usize], prefix_max: &[usize], g: usize, i: usize) -> Vec<
 /// traded resident options) and returns d_t plus the change in the durations of the residents'
 /// stages. `None` when the operator fits in no option. Every change is logged in `undo`.
 #[allow(clippy::too_many_arguments)]
-#[allow(clippy::too_many_arguments)]
 fn allocate_at(
     inst: &Instance,
     order: &[usize],

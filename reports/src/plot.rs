@@ -166,9 +166,23 @@ pub fn lines(title: &str, x_desc: &str, y_desc: &str, series: &[Series]) -> Resu
                 .draw_series(data.iter().map(|&p| Circle::new(p, 3, color.filled())))
                 .map_err(|e| err(title, e))?;
         }
+        // The legend where the curves are not: upper right when they fall, upper left when
+        // they rise.
+        let rising = series
+            .iter()
+            .filter_map(|s| {
+                let ys: Vec<f64> = s.points.iter().filter_map(|p| p.1).collect();
+                Some(ys.last()? - ys.first()?)
+            })
+            .sum::<f64>()
+            > 0.0;
         chart
             .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
+            .position(if rising {
+                SeriesLabelPosition::UpperLeft
+            } else {
+                SeriesLabelPosition::UpperRight
+            })
             .border_style(BLACK)
             .background_style(WHITE.mix(0.9))
             .label_font(("sans-serif", 12))

@@ -62,8 +62,9 @@ pub fn detect_layers(ops: &[Operator]) -> LayerStructure {
 ///
 /// For each period p, the longest run of positions i with sig(i) = sig(i + p) spans
 /// `run + p` items, i.e. `(run + p) / p` whole repetitions. The period covering the most
-/// items in whole repetitions wins (ties: the shortest period); a sequence with no
-/// repetition is one layer.
+/// items in whole repetitions wins (ties: the shortest period), provided it covers at least
+/// half of the sequence; otherwise (no repetition, or a sub-instance of about one layer) the
+/// whole sequence is one layer.
 pub fn detect_period(sigs: &[usize]) -> LayerStructure {
     let n = sigs.len();
     let mut best = LayerStructure {
@@ -88,7 +89,10 @@ pub fn detect_period(sigs: &[usize]) -> LayerStructure {
         }
         let layers = (best_run.0 + p) / p;
         let cover = layers * p;
-        if layers >= 2 && cover > best_cover {
+        // A period must explain at least half of the operators: otherwise two look-alike
+        // blocks inside one layer (q/k rotary embeddings, the two norms) would pass for
+        // layers, and per-layer bounds (Elk's preload depth) would shrink to a few operators.
+        if layers >= 2 && cover > best_cover && 2 * cover >= n {
             best_cover = cover;
             best = LayerStructure {
                 prologue: best_run.1,

@@ -81,7 +81,7 @@ impl Rng {
         Rng(seed ^ 0x9E37_79B9_7F4A_7C15)
     }
     /// The next 64 random bits.
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -90,7 +90,7 @@ impl Rng {
     }
     /// Uniform in [lo, hi).
     pub fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * (self.next() >> 11) as f64 / (1u64 << 53) as f64
+        lo + (hi - lo) * (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
 }
 
@@ -99,26 +99,26 @@ pub fn random(count: u64) -> Vec<Instance> {
     (0..count)
         .map(|seed| {
             let mut rng = Rng::new(seed);
-            let n = 6 + (rng.next() % 5) as usize;
+            let n = 6 + (rng.next_u64() % 5) as usize;
             let ops: Vec<InstanceOp> = (0..n)
                 .map(|i| {
-                    let k = 1 + (rng.next() % 4) as usize;
+                    let k = 1 + (rng.next_u64() % 4) as usize;
                     let options = (0..k)
                         .map(|_| {
-                            let cold = 1 + rng.next() % 40;
+                            let cold = 1 + rng.next_u64() % 40;
                             let exec = rng.uniform(10.0, 200.0);
                             OpOption {
                                 cold,
-                                hot: cold + rng.next() % 60,
+                                hot: cold + rng.next_u64() % 60,
                                 exec_cycles: exec,
                                 comm_cycles: rng.uniform(0.0, exec / 2.0),
-                                noc_per_hbm: [0.0, 0.5, 1.0, 2.0][(rng.next() % 4) as usize],
+                                noc_per_hbm: [0.0, 0.5, 1.0, 2.0][(rng.next_u64() % 4) as usize],
                             }
                         })
                         .collect();
                     InstanceOp {
                         name: format!("op{i}"),
-                        hbm_cycles: if rng.next() % 4 == 0 {
+                        hbm_cycles: if rng.next_u64() % 4 == 0 {
                             0.0
                         } else {
                             rng.uniform(10.0, 300.0)
@@ -136,7 +136,7 @@ pub fn random(count: u64) -> Vec<Instance> {
             Instance {
                 format: "elk-instance/1".into(),
                 name: format!("random seed {seed}"),
-                sram_bytes: need + 20 + rng.next() % 80,
+                sram_bytes: need + 20 + rng.next_u64() % 80,
                 clock_hz: 1e9,
                 load_order: LoadOrder::Named(NamedOrder::Free),
                 preload_window: None,
