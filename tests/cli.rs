@@ -7,6 +7,8 @@ mod common;
 mod errors_and_exit_codes;
 #[path = "cli/exact.rs"]
 mod exact;
+#[path = "cli/golden_errors.rs"]
+mod golden_errors;
 #[path = "cli/models_and_import.rs"]
 mod models_and_import;
 #[path = "cli/plans.rs"]

@@ -177,7 +177,7 @@ impl ChipSpec {
     pub fn from_toml_str(file: &str, text: &str) -> Result<ChipSpec> {
         let chip: ChipSpec = toml::from_str(text).map_err(|e| ModelError::Chip {
             file: file.into(),
-            detail: describe_toml_error(text, &e),
+            detail: crate::error::toml_error_line(text, &e),
         })?;
         chip.validate().map_err(|detail| ModelError::Chip {
             file: file.into(),
@@ -276,25 +276,6 @@ impl ChipSpec {
     pub fn to_toml(&self) -> String {
         toml::to_string(self).unwrap_or_default()
     }
-}
-
-/// One line: `line N: key 'k': message`.
-fn describe_toml_error(text: &str, e: &toml::de::Error) -> String {
-    let msg = e.message().replace('\n', " ");
-    let Some(span) = e.span() else {
-        return msg;
-    };
-    let start = span.start.min(text.len());
-    let line_no = text[..start].matches('\n').count() + 1;
-    let line = text.lines().nth(line_no - 1).unwrap_or("");
-    let key = line
-        .split('=')
-        .next()
-        .map(str::trim)
-        .filter(|k| !k.is_empty() && line.contains('=') && !k.starts_with('['))
-        .map(|k| format!("key '{k}': "))
-        .unwrap_or_default();
-    format!("line {line_no}: {key}{msg}")
 }
 
 #[cfg(test)]

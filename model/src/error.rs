@@ -10,15 +10,16 @@ use std::path::PathBuf;
 #[non_exhaustive]
 pub enum ModelError {
     /// A file could not be read.
-    #[error("{path}: cannot read: {source}")]
+    #[error("{path}: cannot read: {error}")]
     Io {
         /// The file.
         path: PathBuf,
-        /// The underlying I/O error.
-        source: std::io::Error,
+        /// The underlying I/O error (not a `source`: the message already says it, and the
+        /// CLI prints one line).
+        error: std::io::Error,
     },
-    /// The reference-graph JSON is not the expected list of `[id, expr, op_type, inputs]`.
-    #[error("{file}: malformed graph JSON: {detail}")]
+    /// A JSON file (reference graph, instance, schedule) is malformed.
+    #[error("{file}: malformed JSON: {detail}")]
     GraphJson {
         /// The file.
         file: String,
@@ -65,8 +66,27 @@ pub type Result<T> = std::result::Result<T, ModelError>;
 
 /// Reads a whole text file, naming it in the error.
 pub fn read_file(path: &std::path::Path) -> Result<String> {
-    std::fs::read_to_string(path).map_err(|source| ModelError::Io {
+    std::fs::read_to_string(path).map_err(|error| ModelError::Io {
         path: path.to_path_buf(),
-        source,
+        error,
     })
+}
+
+/// A TOML parse error as one line: `line N: key 'k': message`.
+pub fn toml_error_line(text: &str, e: &toml::de::Error) -> String {
+    let msg = e.message().replace('\n', " ");
+    let Some(span) = e.span() else {
+        return msg;
+    };
+    let start = span.start.min(text.len());
+    let line_no = text[..start].matches('\n').count() + 1;
+    let line = text.lines().nth(line_no - 1).unwrap_or("");
+    let key = line
+        .split('=')
+        .next()
+        .map(str::trim)
+        .filter(|k| !k.is_empty() && line.contains('=') && !k.starts_with('['))
+        .map(|k| format!("key '{k}': "))
+        .unwrap_or_default();
+    format!("line {line_no}: {key}{msg}")
 }

@@ -116,7 +116,7 @@ impl Grid {
     pub fn from_toml(file: &str, text: &str) -> Result<Grid> {
         let g: Grid = toml::from_str(text).map_err(|e| ReportError::Grid {
             file: file.into(),
-            detail: e.to_string().lines().collect::<Vec<_>>().join(" "),
+            detail: elk_model::error::toml_error_line(text, &e),
         })?;
         g.check(file)?;
         Ok(g)

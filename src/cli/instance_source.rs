@@ -17,14 +17,14 @@ pub struct InstanceSource {
     #[command(flatten)]
     graph: GraphSource,
     /// Chip preset or TOML file.
-    #[arg(long, default_value = "ipu-pod4")]
+    #[arg(long, default_value = "ipu-pod4", conflicts_with = "instance")]
     chip: String,
     /// Override the chip's HBM bandwidth, TB/s (decimal).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "instance")]
     hbm_tbps: Option<f64>,
     /// Load-order policy of the built instance: free (Elk-Full may permute), fixed, or a
     /// maximum displacement D.
-    #[arg(long, default_value = "free")]
+    #[arg(long, default_value = "free", conflicts_with = "instance")]
     load_order: String,
     /// Only layers A..B of the graph (a sub-instance, e.g. for exact solving).
     #[arg(long, conflicts_with_all = ["ops", "instance"])]

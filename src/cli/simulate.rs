@@ -41,17 +41,33 @@ struct Output<'a> {
 
 /// The schedule broke the stage model's rules (exit code 2: the input is wrong).
 #[derive(Debug, thiserror::Error)]
-#[error("{0} violation(s): the schedule is not valid for this instance")]
-pub struct Invalid(pub usize);
+#[error("invalid schedule: {first} ({count} violation(s) in all)")]
+pub struct Invalid {
+    /// The first violation.
+    pub first: String,
+    /// How many.
+    pub count: usize,
+}
+
+impl Invalid {
+    fn of(violations: &[elk_sim::Violation]) -> Invalid {
+        Invalid {
+            first: violations
+                .first()
+                .map(ToString::to_string)
+                .unwrap_or_default(),
+            count: violations.len(),
+        }
+    }
+}
 
 pub fn run(a: SimulateArgs) -> anyhow::Result<()> {
     let inst = Instance::read(&a.instance)?;
     let sched = Schedule::read(&a.schedule)?;
     let violations = validate(&inst, &sched);
     if a.detailed.detailed {
-        if let Some(v) = violations.first() {
-            eprintln!("violation: {v}");
-            return Err(Invalid(violations.len()).into());
+        if !violations.is_empty() {
+            return Err(Invalid::of(&violations).into());
         }
         let analytic = elk_sim::evaluate(&inst, &sched);
         return a
@@ -88,7 +104,7 @@ pub fn run(a: SimulateArgs) -> anyhow::Result<()> {
     if violations.is_empty() {
         Ok(())
     } else {
-        Err(Invalid(violations.len()).into())
+        Err(Invalid::of(&violations).into())
     }
 }
 

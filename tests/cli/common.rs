@@ -17,6 +17,15 @@ pub fn elk_env(args: &[&str], env: &[(&str, &str)]) -> Output {
         .expect("the elk-opt binary runs")
 }
 
+/// Runs `elk-opt` with `args` in directory `dir`.
+pub fn elk_in(dir: &std::path::Path, args: &[&str]) -> Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_elk-opt"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("the elk-opt binary runs")
+}
+
 /// Stdout of a successful run, parsed as JSON.
 pub fn elk_json(args: &[&str]) -> serde_json::Value {
     let out = elk(args);

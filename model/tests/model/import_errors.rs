@@ -86,7 +86,7 @@ fn malformed_json_names_the_file_and_position() {
     let err = import_str("bad.json", "[[1, \"x\", \"Dot\"", &opts)
         .unwrap_err()
         .to_string();
-    assert!(err.starts_with("bad.json: malformed graph JSON: "), "{err}");
+    assert!(err.starts_with("bad.json: malformed JSON: "), "{err}");
     let err = import_str("bad.json", "[[1, 2, \"Dot\", []]]", &opts)
         .unwrap_err()
         .to_string();

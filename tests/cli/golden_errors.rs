@@ -1,0 +1,98 @@
+//! Golden errors: a dozen representative bad inputs, each answered by exactly one line on
+//! stderr (this text, byte for byte) and exit code 2.
+
+use super::common::{elk, elk_in};
+use std::path::PathBuf;
+
+const OK_INSTANCE: &str = r#"{"format":"elk-instance/1","name":"x","sram_bytes":100,"clock_hz":1e9,"load_order":"fixed","preload_window":null,"ops":[{"name":"a","hbm_cycles":10,"options":[{"cold":1,"hot":2,"exec_cycles":1,"comm_cycles":0,"noc_per_hbm":0}]}]}"#;
+
+/// The files the cases use, written into a fresh directory.
+fn files() -> PathBuf {
+    let d = std::env::temp_dir().join(format!("elk-opt-golden-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    let write = |name: &str, text: &str| std::fs::write(d.join(name), text).unwrap();
+    write("ok.json", OK_INSTANCE);
+    write(
+        "fmt.json",
+        &OK_INSTANCE.replace("elk-instance/1", "elk-instance/2"),
+    );
+    write(
+        "extra.json",
+        &OK_INSTANCE.replace("\"ops\"", "\"extra\":1,\"ops\""),
+    );
+    write(
+        "neg.json",
+        &OK_INSTANCE.replace("\"hbm_cycles\":10", "\"hbm_cycles\":-1"),
+    );
+    let sched = r#"{"format":"elk-schedule/1","instance":"x","method":"m","options":[0],"load_order":[0],"load_work":[[0,0,5.0]],"makespan_cycles":0,"status":"heuristic","lower_bound_cycles":null}"#;
+    write("short.json", sched);
+    write("typed.json", &sched.replace("5.0]]", "\"a\"]]"));
+    write("chip.toml", "name = \"c\"\ncores = -4\n");
+    write(
+        "grid.toml",
+        "figure = \"bars\"\nmodels = [\"llama2-7b\"]\nbatches = [8]\nkvs = [512]\ncolour = 1\n",
+    );
+    write("methods.toml", "figure = \"bars\"\nmodels = [\"llama2-7b\"]\nbatches = [8]\nkvs = [512]\nmethods = [\"magic\"]\n");
+    d
+}
+
+#[test]
+fn each_bad_input_gets_its_one_line() {
+    let d = files();
+    let cases: [(&[&str], &str); 12] = [
+        (&["simulate", "--instance", "fmt.json", "--schedule", "short.json"],
+         "error: fmt.json: malformed JSON: format 'elk-instance/2': expected 'elk-instance/1'"),
+        (&["simulate", "--instance", "extra.json", "--schedule", "short.json"],
+         "error: extra.json: malformed JSON: unknown field `extra`, expected one of `format`, `name`, `sram_bytes`, `clock_hz`, `load_order`, `preload_window`, `ops` at line 1 column 120"),
+        (&["simulate", "--instance", "neg.json", "--schedule", "short.json"],
+         "error: neg.json: malformed JSON: ops[0] (a): hbm_cycles must be ≥ 0"),
+        (&["simulate", "--instance", "ok.json", "--schedule", "typed.json"],
+         "error: typed.json: malformed JSON: invalid type: string \"a\", expected f64 at line 1 column 107"),
+        (&["simulate", "--instance", "ok.json", "--schedule", "short.json"],
+         "error: invalid schedule: operator a: load incomplete before it runs: 5 of 10 HBM cycles (5 missing) (1 violation(s) in all)"),
+        (&["simulate", "--instance", "missing.json", "--schedule", "short.json"],
+         "error: missing.json: cannot read: No such file or directory (os error 2)"),
+        (&["chips", "show", "chip.toml"],
+         "error: chip.toml: line 2: key 'cores': invalid value: integer `-4`, expected u64"),
+        (&["sweep", "grid.toml"],
+         "error: grid.toml: line 5: key 'colour': unknown field `colour`, expected one of `figure`, `models`, `modes`, `batches`, `kvs`, `chips`, `hbm_tbps`, `noc_scale`, `compute_scale`, `topologies`, `cores`, `hbm_per_1472_cores_tbps`, `methods`"),
+        (&["sweep", "methods.toml"],
+         "error: methods.toml: key 'methods': unknown method 'magic'"),
+        (&["sweep", "fig17", "--shard", "3/2"],
+         "error: --shard: '3/2': expected K/N with 0 ≤ K < N"),
+        (&["study", "nope"],
+         "error: study 'nope': expected one of gap, ideal, hbm-emulation, order-pruning, cost-noise, ablation"),
+        (&["instance", "--model", "llama2-7b", "--layers", "5..3", "-o", "x.json"],
+         "error: range '5..3': expected A..B with A < B"),
+    ];
+    for (args, expected) in cases {
+        let out = elk_in(&d, args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.trim_end(), expected, "{args:?}");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+    }
+}
+
+#[test]
+fn flags_that_only_apply_to_built_instances_are_refused_with_a_file() {
+    let d = files();
+    let inst = d.join("ok.json");
+    let out = elk(&[
+        "solve",
+        "--method",
+        "basic",
+        "--instance",
+        inst.to_str().unwrap(),
+        "--load-order",
+        "fixed",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.lines()
+            .next()
+            .unwrap()
+            .contains("'--instance <INSTANCE>' cannot be used with '--load-order <LOAD_ORDER>'"),
+        "{err}"
+    );
+}
