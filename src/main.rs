@@ -12,7 +12,8 @@ fn main() -> ExitCode {
     match cli::run(args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("error: {err:#}");
+            // One line, whatever the message quotes.
+            eprintln!("error: {}", elk_model::error::one_line(&format!("{err:#}")));
             ExitCode::from(cli::exit_code(&err))
         }
     }

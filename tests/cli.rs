@@ -3,6 +3,8 @@
 
 #[path = "cli/common.rs"]
 mod common;
+#[path = "cli/determinism.rs"]
+mod determinism;
 #[path = "cli/errors_and_exit_codes.rs"]
 mod errors_and_exit_codes;
 #[path = "cli/exact.rs"]

@@ -19,7 +19,7 @@ pub enum ModelError {
         error: std::io::Error,
     },
     /// A JSON file (reference graph, instance, schedule) is malformed.
-    #[error("{file}: malformed JSON: {detail}")]
+    #[error("{file}: malformed JSON: {}", one_line(.detail))]
     GraphJson {
         /// The file.
         file: String,
@@ -27,7 +27,7 @@ pub enum ModelError {
         detail: String,
     },
     /// One entry of a reference graph cannot be imported.
-    #[error("{file}: entry id {id} ({op_type}): {detail}")]
+    #[error("{file}: entry id {id} ({}): {}", one_line(.op_type), one_line(.detail))]
     Entry {
         /// The file.
         file: String,
@@ -39,7 +39,7 @@ pub enum ModelError {
         detail: String,
     },
     /// A chip specification (TOML) is invalid.
-    #[error("{file}: {detail}")]
+    #[error("{file}: {}", one_line(.detail))]
     Chip {
         /// The file (or `preset NAME`).
         file: String,
@@ -47,7 +47,7 @@ pub enum ModelError {
         detail: String,
     },
     /// A name (model, chip, mode) is not known.
-    #[error("unknown {what} '{name}'; known: {known}")]
+    #[error("unknown {what} '{}'; known: {known}", one_line(.name))]
     Unknown {
         /// What kind of name.
         what: &'static str,
@@ -57,12 +57,26 @@ pub enum ModelError {
         known: String,
     },
     /// A parameter is out of range or does not apply.
-    #[error("{0}")]
+    #[error("{}", one_line(.0))]
     Invalid(String),
 }
 
 /// Result alias for this crate.
 pub type Result<T> = std::result::Result<T, ModelError>;
+
+/// `s` with line breaks and other control characters escaped, so an error that quotes its
+/// input (a field name, an operator type) still prints as one line.
+pub fn one_line(s: &str) -> String {
+    s.chars()
+        .flat_map(|c| match c {
+            '\n' => vec!['\\', 'n'],
+            '\r' => vec!['\\', 'r'],
+            '\t' => vec![' '],
+            c if c.is_control() => format!("\\u{{{:x}}}", c as u32).chars().collect(),
+            c => vec![c],
+        })
+        .collect()
+}
 
 /// Reads a whole text file, naming it in the error.
 pub fn read_file(path: &std::path::Path) -> Result<String> {

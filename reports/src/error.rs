@@ -5,7 +5,7 @@
 #[non_exhaustive]
 pub enum ReportError {
     /// A grid file or preset is malformed (file, key, what).
-    #[error("{file}: {detail}")]
+    #[error("{file}: {}", elk_model::error::one_line(.detail))]
     Grid {
         /// The file or preset name.
         file: String,
@@ -13,7 +13,7 @@ pub enum ReportError {
         detail: String,
     },
     /// A results file is malformed (file, line, what).
-    #[error("{file}:{line}: {detail}")]
+    #[error("{file}:{line}: {}", elk_model::error::one_line(.detail))]
     Results {
         /// The file.
         file: String,

@@ -1,0 +1,136 @@
+//! The determinism suite: every subcommand with `--json` (or a file output) gives the same
+//! bytes on a rerun, and with one rayon thread as with four.
+
+use super::common::{elk_env, shared};
+use std::path::PathBuf;
+
+fn temp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("elk-opt-det-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d.join(name)
+}
+
+/// Runs `args` three times (default threads twice, one thread once) and compares stdout —
+/// or the file `output` when given.
+fn same_bytes(args: &[&str], output: Option<&PathBuf>) {
+    let run = |threads: &str| {
+        let out = elk_env(args, &[("RAYON_NUM_THREADS", threads)]);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        match output {
+            Some(p) => std::fs::read(p).unwrap(),
+            None => out.stdout,
+        }
+    };
+    let (a, b, c) = (run("4"), run("4"), run("1"));
+    assert!(!a.is_empty(), "{args:?}: no output");
+    assert!(a == b, "{args:?}: two runs differ");
+    assert!(a == c, "{args:?}: one thread differs from four");
+}
+
+#[test]
+fn every_json_output_is_reproducible() {
+    let inst = shared().join("reference/bert-base/instance.json");
+    let sched = shared().join("reference/bert-base/schedule-basic.json");
+    let (inst, sched) = (inst.to_str().unwrap(), sched.to_str().unwrap());
+    let bert = shared().join("models/bert-base.json");
+    let small = temp("small.json");
+    let s = small.to_str().unwrap();
+    same_bytes(
+        &[
+            "instance",
+            "--model",
+            "llama2-7b",
+            "--num-layers",
+            "1",
+            "--ops",
+            "0..12",
+            "--load-order",
+            "free",
+            "-o",
+            s,
+        ],
+        Some(&small),
+    );
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["models", "list", "--json"],
+        vec!["models", "show", "llama2-7b", "--json"],
+        vec!["import", bert.to_str().unwrap(), "--json"],
+        vec!["chips", "show", "ipu-pod4", "--json"],
+        vec![
+            "plans",
+            "--model",
+            "llama2-7b",
+            "--num-layers",
+            "1",
+            "--json",
+        ],
+        vec![
+            "simulate",
+            "--instance",
+            inst,
+            "--schedule",
+            sched,
+            "--json",
+        ],
+        vec![
+            "simulate",
+            "--instance",
+            inst,
+            "--schedule",
+            sched,
+            "--detailed",
+            "--chip",
+            "ipu-mk2",
+            "--json",
+        ],
+        vec![
+            "solve",
+            "--method",
+            "elk-full",
+            "--instance",
+            inst,
+            "--json",
+            "--no-timings",
+        ],
+        vec!["compare", "--instance", inst, "--json", "--no-timings"],
+        vec![
+            "solve",
+            "--exact",
+            "--instance",
+            s,
+            "--json",
+            "--no-timings",
+        ],
+        vec![
+            "solve",
+            "--exact",
+            "--backend",
+            "smt",
+            "--instance",
+            s,
+            "--json",
+            "--no-timings",
+        ],
+        vec!["gap", "--instance", s, "--json", "--no-timings"],
+    ];
+    for args in &cases {
+        same_bytes(args, None);
+    }
+    let sched_out = temp("exact.sched.json");
+    same_bytes(
+        &[
+            "solve",
+            "--exact",
+            "--instance",
+            s,
+            "-o",
+            sched_out.to_str().unwrap(),
+            "--no-timings",
+        ],
+        Some(&sched_out),
+    );
+}

@@ -1,0 +1,169 @@
+//! The fuzz targets: each runs a parser (and what consumes its output) on mutated seeds.
+
+use super::common::shared;
+use super::mutate::{apply, edits};
+use elk_model::chip::ChipSpec;
+use elk_model::graph::Mode;
+use elk_model::import::{import_str, Compat, ImportOptions};
+use elk_model::instance::Instance;
+use elk_model::schedule::Schedule;
+use proptest::prelude::*;
+use proptest::test_runner::Config;
+
+fn cases() -> u32 {
+    std::env::var("ELK_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(256)
+}
+
+fn config() -> Config {
+    Config {
+        cases: cases(),
+        failure_persistence: None,
+        ..Config::default()
+    }
+}
+
+/// An error must be one line.
+fn one_line(e: impl std::fmt::Display) -> Result<(), TestCaseError> {
+    let s = e.to_string();
+    prop_assert!(!s.contains('\n'), "multi-line error: {s}");
+    prop_assert!(!s.is_empty());
+    Ok(())
+}
+
+fn read(rel: &str) -> String {
+    std::fs::read_to_string(shared().join(rel)).unwrap()
+}
+
+#[test]
+fn importer_never_panics() {
+    let seeds: Vec<String> = [
+        "decode_attn.json",
+        "decode_kv.json",
+        "prefill_attn.json",
+        "prefill_kv.json",
+        "llama2-13-layers.json",
+    ]
+    .iter()
+    .map(|f| read(&format!("models/{f}")))
+    .collect();
+    proptest!(config(), |(k in 0usize..5, e in edits(), reference in any::<bool>())| {
+        let text = apply(&seeds[k], &e);
+        let mut opts = ImportOptions::new(Mode::Decode, 8, 512);
+        if reference {
+            opts.compat = Compat::Reference;
+        }
+        if let Err(err) = import_str("fuzz.json", &text, &opts) {
+            one_line(err)?;
+        }
+    });
+}
+
+#[test]
+fn chip_toml_never_panics() {
+    let seeds: Vec<String> = ["ipu-mk2", "ipu-pod4", "sn40l-like", "tt-blackhole-like"]
+        .iter()
+        .map(|p| ChipSpec::preset(p).unwrap().to_toml())
+        .collect();
+    proptest!(config(), |(k in 0usize..4, e in edits())| {
+        if let Err(err) = ChipSpec::from_toml_str("fuzz.toml", &apply(&seeds[k], &e)) {
+            one_line(err)?;
+        }
+    });
+}
+
+#[test]
+fn grid_toml_never_panics() {
+    let seeds: Vec<&str> = elk_reports::grid::PRESETS
+        .iter()
+        .filter_map(|p| elk_reports::grid::preset(p))
+        .collect();
+    proptest!(config(), |(k in 0usize..8, e in edits())| {
+        match elk_reports::grid::Grid::from_toml("fuzz.toml", &apply(seeds[k], &e)) {
+            Ok(g) => { let _ = g.cells().len(); }
+            Err(err) => one_line(err)?,
+        }
+    });
+}
+
+/// A small instance and a Basic schedule of it, as seeds.
+fn small_pair() -> (String, String) {
+    use elk_model::instance::{InstanceOp, LoadOrder, NamedOrder, OpOption};
+    use elk_model::method::{Budget, Method};
+    let opt = |cold, hot, exec: f64| OpOption {
+        cold,
+        hot,
+        exec_cycles: exec,
+        comm_cycles: exec / 4.0,
+        noc_per_hbm: 0.5,
+    };
+    let inst = Instance {
+        format: "elk-instance/1".into(),
+        name: "fuzz".into(),
+        sram_bytes: 100,
+        clock_hz: 1e9,
+        load_order: LoadOrder::Named(NamedOrder::Free),
+        preload_window: Some(2),
+        ops: (0..4)
+            .map(|i| InstanceOp {
+                name: format!("op{i}"),
+                hbm_cycles: 40.0 + 10.0 * i as f64,
+                options: vec![opt(10, 40, 80.0), opt(30, 60, 60.0)],
+                flops: Some(1e6),
+            })
+            .collect(),
+    };
+    let s = elk_heuristics::Basic
+        .schedule(&inst, &Budget::default())
+        .unwrap();
+    (inst.to_json(), s.outcome.schedule().unwrap().to_json())
+}
+
+/// Judges a parsed pair the way `simulate` does: validate; evaluate and replay when valid.
+fn judge(inst: &Instance, s: &Schedule) {
+    if elk_sim::validate(inst, s).is_empty() {
+        let _ = elk_sim::evaluate(inst, s);
+        let chip = ChipSpec::preset("ipu-mk2").unwrap();
+        let cfg = elk_sim::detailed::DetailedConfig::from_chip(&chip);
+        let _ = elk_sim::detailed::simulate_detailed(inst, s, &chip, &cfg);
+    }
+}
+
+#[test]
+fn instance_and_schedule_never_panic() {
+    let (inst_text, sched_text) = small_pair();
+    let inst = Instance::from_json("seed", &inst_text).unwrap();
+    let sched = Schedule::from_json("seed", &sched_text).unwrap();
+    proptest!(config(), |(e in edits(), which in 0u8..2)| {
+        if which == 0 {
+            match Instance::from_json("fuzz.json", &apply(&inst_text, &e)) {
+                Ok(i) => judge(&i, &sched),
+                Err(err) => one_line(err)?,
+            }
+        } else {
+            match Schedule::from_json("fuzz.json", &apply(&sched_text, &e)) {
+                Ok(s) => judge(&inst, &s),
+                Err(err) => one_line(err)?,
+            }
+        }
+    });
+}
+
+#[test]
+fn reference_schedules_never_panic() {
+    let inst =
+        Instance::from_json("instance.json", &read("reference/bert-base/instance.json")).unwrap();
+    let seed = read("reference/bert-base/schedule-basic.json");
+    proptest!(config(), |(e in edits())| {
+        match Schedule::from_json("fuzz.json", &apply(&seed, &e)) {
+            Ok(s) => {
+                if elk_sim::validate(&inst, &s).is_empty() {
+                    let _ = elk_sim::evaluate(&inst, &s);
+                }
+            }
+            Err(err) => one_line(err)?,
+        }
+    });
+}
