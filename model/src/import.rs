@@ -1,8 +1,8 @@
 //! Importer for the reference graph format (SPEC §2.1.2, `../shared/models/README.md`).
 //!
-//! Pipeline: parse entries ([`entry`]), fold Reshape/Convert/Broadcast/Concat/Result
-//! ([`fold`]), turn each remaining entry into an [`Operator`] with its loop dimensions and
-//! tensors, substitute the batch/sequence placeholders ([`placeholders`]), classify inputs
+//! Pipeline: parse entries (`entry`), fold Reshape/Convert/Broadcast/Concat/Result
+//! (`fold`), turn each remaining entry into an [`Operator`] with its loop dimensions and
+//! tensors, substitute the batch/sequence placeholders (`placeholders`), classify inputs
 //! as HBM or on chip (the one rule in [`crate::graph::classify_residency`]), and detect the
 //! layer structure.
 //!

@@ -1,4 +1,4 @@
-//! The exact MILP backend (SPEC §5): the model of [`encode`] solved by HiGHS, with the MIP
+//! The exact MILP backend (SPEC §5): the model of `encode` solved by HiGHS, with the MIP
 //! status, dual bound, gap and node count read from HiGHS directly (good_lp builds the model
 //! but does not report them).
 

@@ -22,19 +22,19 @@ pub struct Geometry {
     pub cores: u64,
     /// L_d = ⌈D_d / p_d⌉.
     pub tile: Vec<u64>,
-    /// Per-iteration extents ⌈L_d / max_v t[d][v]⌉.
+    /// Per-iteration extents ⌈L_d / max_v `t[d][v]`⌉.
     pub step: Vec<u64>,
     /// Tile elements per tensor z_v.
     pub z: Vec<u64>,
-    /// Whether tensor v rotates (some t[d][v] > 1).
+    /// Whether tensor v rotates (some `t[d][v]` > 1).
     pub rotates: Vec<bool>,
     /// Replica counts R_v.
     pub replicas: Vec<u64>,
-    /// Iterations I = Π_d max_v t[d][v].
+    /// Iterations I = Π_d max_v `t[d][v]`.
     pub iterations: u64,
     /// Rotation rounds ordered by elements moved, descending.
     pub rounds: Vec<Round>,
-    /// Output replicas k = R_0 / Π_d t[d][0].
+    /// Output replicas k = R_0 / Π_d `t[d][0]`.
     pub output_replicas: u64,
     /// Execution footprint in bytes per core.
     pub hot_bytes: u64,

@@ -1,9 +1,9 @@
-//! Spatial partitions (SPEC §3): p[d] cores along each loop dimension.
+//! Spatial partitions (SPEC §3): `p[d]` cores along each loop dimension.
 //!
 //! A partition is kept when Π p ≤ cores, the core utilisation Π p / cores reaches
 //! 0.9·min(P/(P+2N), max(D)·n/220) and the padding efficiency Π D / Π(⌈D/p⌉·p) reaches
 //! 0.9·min(P/(P+N), max(D)·n/220), with P = Π D, N = cores and n = number of dimensions
-//! (the reference's thresholds). Every p[d] in 1..=D[d] is a candidate; the search prunes a
+//! (the reference's thresholds). Every `p[d]` in `1..=D[d]` is a candidate; the search prunes a
 //! prefix as soon as the remaining dimensions cannot reach the utilisation or the padding
 //! efficiency has already dropped below its threshold (it only falls as dimensions are added).
 

@@ -1,10 +1,10 @@
-//! Temporal partitions (SPEC §3): t[d][v] splits tensor v's tile along dimension d among the
+//! Temporal partitions (SPEC §3): `t[d][v]` splits tensor v's tile along dimension d among the
 //! R_v cores that hold the same tile, to be rotated between compute steps.
 //!
-//! Constraints: t[d][v] > 1 only if d indexes v; t[d][v] divides R_v and is at most the tile
-//! extent L_d; splitting L_d into t[d][v] pieces keeps the padding efficiency
+//! Constraints: `t[d][v]` > 1 only if d indexes v; `t[d][v]` divides R_v and is at most the tile
+//! extent L_d; splitting L_d into `t[d][v]` pieces keeps the padding efficiency
 //! L_d / (⌈L_d/t⌉·t) at the operator's padding threshold (as the spatial partition must);
-//! Π_d t[d][v] divides R_v; the values of one dimension form a divisor chain.
+//! Π_d `t[d][v]` divides R_v; the values of one dimension form a divisor chain.
 //! Each (d, v) slot has its own candidate list (the reference sorted these lists in place, so
 //! a dimension could get another dimension's candidates; here each list stays its own).
 

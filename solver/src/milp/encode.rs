@@ -22,10 +22,10 @@ use crate::prune::Pruned;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Linearisation {
-    /// One continuous r[j][k] ≥ cold(x_j) − M_j·(1 − s[j][k]) per (load, stage).
+    /// One continuous `r[j][k]` ≥ cold(x_j) − M_j·(1 − `s[j][k])` per (load, stage).
     #[default]
     BigM,
-    /// Per-option start indicators sx[j][k][o] = x[j][o]·s[j][k] (continuous; exact for
+    /// Per-option start indicators `sx[j][k][o]` = `x[j][o]·s[j][k]` (continuous; exact for
     /// integral x, s): Σ_o sx = s, sx ≤ its successor in k ≤ x; memory Σ_o cold_o·sx.
     PerOption,
 }
