@@ -119,7 +119,8 @@ impl ElkFull {
     pub fn orders(&self, inst: &Instance) -> (Vec<Vec<usize>>, usize) {
         let layers = inst.layers();
         let identity = inst.loads();
-        if layers.layers < 2 {
+        // One layer (a sub-instance): its blocks are permuted all the same.
+        if layers.layers == 0 || layers.ops_per_layer == 0 {
             return (vec![identity], 1);
         }
         let template = blocks(inst, layers.prologue, layers.ops_per_layer);
@@ -180,9 +181,15 @@ impl Method for ElkFull {
     fn schedule(&self, inst: &Instance, _budget: &Budget) -> elk_model::Result<Solved> {
         let depth = max_depth(inst);
         let (orders, generated) = self.orders(inst);
+        // An order can be impossible under the preload window (a load that must end before
+        // a later-ordered load starts, which the window forbids it to precede): such an
+        // order's schedule does not validate and counts as infeasible.
+        let checked = |o: &Vec<usize>| {
+            inductive(inst, o, depth).filter(|s| elk_sim::validate(inst, s).is_empty())
+        };
         let results: Vec<Option<f64>> = orders
             .par_iter()
-            .map(|o| inductive(inst, o, depth).map(|s| s.makespan_cycles))
+            .map(|o| checked(o).map(|s| s.makespan_cycles))
             .collect();
         let infeasible = results.iter().filter(|r| r.is_none()).count();
         let best = results
@@ -194,7 +201,7 @@ impl Method for ElkFull {
             format!("{} load orders tried ({} block orders generated, displacement ≤ {}), {} infeasible", orders.len(), generated, self.max_displacement, infeasible),
             format!("preload depth up to {depth} operators"),
         ];
-        let outcome = match best.and_then(|(_, k)| inductive(inst, &orders[k], depth)) {
+        let outcome = match best.and_then(|(_, k)| checked(&orders[k])) {
             Some(mut schedule) => {
                 schedule.method = self.name().into();
                 let chosen = best.map_or(0, |(_, k)| k);
