@@ -96,3 +96,37 @@ fn flags_that_only_apply_to_built_instances_are_refused_with_a_file() {
         "{err}"
     );
 }
+
+#[test]
+fn a_failed_solve_never_overwrites_an_existing_schedule() {
+    let d = files();
+    // SRAM 1 byte: nothing fits, no method finds a schedule.
+    let tiny = d.join("tiny.json");
+    std::fs::write(
+        &tiny,
+        OK_INSTANCE.replace("\"sram_bytes\":100", "\"sram_bytes\":1"),
+    )
+    .unwrap();
+    let out_file = d.join("keep.json");
+    for args in [
+        vec!["solve", "--method", "elk-full"],
+        vec!["solve", "--exact"],
+        vec!["solve", "--exact", "--backend", "smt"],
+    ] {
+        std::fs::write(&out_file, "keep me").unwrap();
+        let mut all = args.clone();
+        all.extend([
+            "--instance",
+            tiny.to_str().unwrap(),
+            "-o",
+            out_file.to_str().unwrap(),
+        ]);
+        let out = elk(&all);
+        assert!(out.status.code().is_some(), "{all:?}");
+        assert_eq!(
+            std::fs::read_to_string(&out_file).unwrap(),
+            "keep me",
+            "{all:?}"
+        );
+    }
+}
