@@ -311,11 +311,12 @@ fn sweep_lines(
     for (n, (group, rows)) in groups.iter().enumerate() {
         let x_desc = rows.first().map_or("", |r| x_of(figure, &r.cell).1);
         md.push_str(&format!("## {group}\n\n| {x_desc} |"));
+        let unit = if training { "TFLOP/s" } else { "ms" };
         for m in &methods {
-            md.push_str(&format!(" {m} |"));
+            md.push_str(&format!(" {m} {unit} |"));
         }
         if !training {
-            md.push_str(" ideal |");
+            md.push_str(" ideal ms |");
         }
         md.push_str(&format!(
             "\n|---|{}\n",
