@@ -315,6 +315,25 @@ pub fn solve_exact(inst: &Instance, opts: &ExactOptions) -> Result<ExactReport> 
         notes: Vec::new(),
         phases: Vec::new(),
     };
+    let size = crate::milp::estimated_size(inst);
+    // z3 is far slower per constraint than HiGHS: it gets a tenth of the size.
+    let max = match opts.backend {
+        Backend::Milp => crate::milp::MAX_SIZE,
+        Backend::Smt => crate::milp::MAX_SIZE / 10,
+    };
+    if size > max {
+        run.notes.push(format!(
+            "model too large to attempt (≈ {size} rows and columns, limit {max}): cut the instance with --layers/--ops or set a preload window (--window); reporting the best schedule given and the roofline bound"
+        ));
+        let nothing = BackendResult {
+            status: ExactStatus::Unknown,
+            schedule: None,
+            objective: None,
+            bound: None,
+            model: ModelStats::default(),
+        };
+        return finish(inst, opts, run, nothing);
+    }
     if opts.lp_bound {
         let lp_limit = limit.map(|l| l / 4);
         match lp_bound(inst, opts.linearisation(), lp_limit)? {

@@ -99,6 +99,45 @@ fn configured(
     Ok((model, size))
 }
 
+/// Rows + columns the MILP of `inst` would have, estimated in O(loads²) without building
+/// it (order rows dominate for free orders without a window), so that a whole model is
+/// refused with a clear message instead of exhausting memory.
+pub fn estimated_size(inst: &Instance) -> usize {
+    let loads = inst.loads();
+    let lo = |j: usize| {
+        inst.preload_window
+            .map_or(0, |w| (j + 1).saturating_sub(w as usize))
+    };
+    let n = inst.ops.len();
+    let mut size = 2 * (n + 1); // d and duration rows
+    for &j in &loads {
+        let stages = j - lo(j) + 1;
+        let options = inst.ops[j].options.len();
+        size += stages * (options + 3); // w (at most one per option), s, memory, start rows
+    }
+    let pairs = |a: usize, b: usize| -> usize {
+        // Order rows of a pair: stages where both loads may work.
+        let (a, b) = (a.min(b), a.max(b));
+        (a + 1).saturating_sub(lo(b))
+    };
+    match inst.load_order {
+        LoadOrder::Named(NamedOrder::Fixed) => {
+            size += loads.windows(2).map(|p| pairs(p[0], p[1])).sum::<usize>();
+        }
+        _ => {
+            for (i, &a) in loads.iter().enumerate() {
+                for &b in &loads[i + 1..] {
+                    size += 2 * pairs(a, b);
+                }
+            }
+        }
+    }
+    size
+}
+
+/// Largest [`estimated_size`] the exact backends attempt (≈ 2 GB of model in HiGHS).
+pub const MAX_SIZE: usize = 4_000_000;
+
 /// Solves the instance exactly (up to [`REL_GAP`]) or until the time limit.
 pub fn run_milp(inst: &Instance, cfg: &MilpConfig) -> Result<MilpRun> {
     let start = Instant::now();

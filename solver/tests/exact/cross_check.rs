@@ -169,3 +169,32 @@ fn warm_start_is_never_beaten_by_the_result() {
         );
     }
 }
+
+#[test]
+fn a_whole_model_is_refused_with_a_note_not_attempted() {
+    // 300 operators, all with loads, free order, no window: hundreds of millions of rows.
+    let mut inst = random_instance(7, 6, 2);
+    let template = inst.ops[0].clone();
+    inst.ops = (0..300)
+        .map(|i| {
+            let mut op = template.clone();
+            op.name = format!("op{i}");
+            op.hbm_cycles = 50.0;
+            op
+        })
+        .collect();
+    inst.load_order = elk_model::instance::LoadOrder::Named(elk_model::instance::NamedOrder::Free);
+    inst.preload_window = None;
+    assert!(elk_solver::milp::estimated_size(&inst) > elk_solver::milp::MAX_SIZE);
+    let r = solve_exact(&inst, &ExactOptions::default()).unwrap();
+    assert_eq!(r.status, ExactStatus::Unknown);
+    assert!(
+        r.notes[0].starts_with("model too large to attempt"),
+        "{:?}",
+        r.notes
+    );
+    assert!(
+        r.lower_bound_cycles >= 300.0 * 50.0,
+        "the roofline bound is still reported"
+    );
+}
