@@ -36,3 +36,42 @@ pub use elk_dyn::{inductive, inductive_with, max_depth, ElkDyn};
 pub use elk_full::ElkFull;
 pub use ideal::{ideal, IdealReport};
 pub use static_split::StaticSplit;
+
+use elk_model::instance::Instance;
+use elk_model::method::{Budget, Method};
+use elk_model::schedule::Schedule;
+
+/// The heuristics by their command-line names, in comparison order.
+pub const NAMES: [&str; 4] = ["basic", "static", "elk-dyn", "elk-full"];
+
+/// A heuristic by name (`basic`, `static`, `elk-dyn`, `elk-full`; Elk-Full with its
+/// defaults).
+pub fn by_name(name: &str) -> Option<Box<dyn Method>> {
+    Some(match name {
+        "basic" => Box::new(Basic),
+        "static" => Box::new(StaticSplit),
+        "elk-dyn" => Box::new(ElkDyn),
+        "elk-full" => Box::new(ElkFull::default()),
+        _ => return None,
+    })
+}
+
+/// `m`'s schedule of `inst` and the simulator's makespan of it (None: no valid schedule).
+pub fn judged(inst: &Instance, m: &dyn Method) -> Option<(Schedule, f64)> {
+    let s = m
+        .schedule(inst, &Budget::default())
+        .ok()?
+        .outcome
+        .schedule()?
+        .clone();
+    let t = elk_sim::judged_makespan(inst, &s).ok()?;
+    Some((s, t))
+}
+
+/// The best valid schedule of every heuristic (the warm start of the exact methods).
+pub fn best(inst: &Instance) -> Option<(Schedule, f64)> {
+    NAMES
+        .iter()
+        .filter_map(|n| judged(inst, by_name(n)?.as_ref()))
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+}

@@ -3,11 +3,11 @@
 //! (so a rerun, a resumed run and a sharded run write identical bytes).
 
 use crate::grid::Cell;
-use elk_heuristics::{ideal, Basic, ElkDyn, ElkFull, StaticSplit};
+use elk_heuristics::{by_name, ideal};
 use elk_model::chip::{ChipSpec, Topology};
 use elk_model::graph::Mode;
 use elk_model::instance::{build_instance, Instance, InstanceOptions, LoadOrder, NamedOrder};
-use elk_model::method::{Budget, Method};
+use elk_model::method::Budget;
 use elk_model::zoo::{self, ZooParams};
 use elk_sim::Breakdown;
 use serde::{Deserialize, Serialize};
@@ -44,17 +44,6 @@ pub struct CellResult {
     pub methods: Vec<MethodResult>,
     /// Why the cell has no results (bad model name, nothing fits, …).
     pub error: Option<String>,
-}
-
-/// The method objects for names used in grids.
-pub fn method(name: &str) -> Option<Box<dyn Method>> {
-    Some(match name {
-        "basic" => Box::new(Basic),
-        "static" => Box::new(StaticSplit),
-        "elk-dyn" => Box::new(ElkDyn),
-        "elk-full" => Box::new(ElkFull::default()),
-        _ => return None,
-    })
 }
 
 /// A near-square W × H with W·H = cores (W ≥ H).
@@ -144,7 +133,7 @@ pub fn run_cell(figure: &str, cell: &Cell, methods: &[String]) -> CellResult {
     result.ops = inst.ops.len();
     result.ideal_ms = Some(inst.ms(ideal(&inst).cycles));
     for name in methods {
-        let Some(m) = method(name) else {
+        let Some(m) = by_name(name) else {
             continue;
         };
         let mut r = MethodResult {

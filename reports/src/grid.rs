@@ -93,6 +93,23 @@ pub struct Cell {
 }
 
 impl Cell {
+    /// A decode cell on ipu-pod4 at the chip's own bandwidths (the studies' full models).
+    pub fn decode(model: &str, batch: u64, kv: u64) -> Cell {
+        Cell {
+            index: 0,
+            model: model.into(),
+            mode: "decode".into(),
+            batch,
+            kv,
+            chip: "ipu-pod4".into(),
+            hbm_tbps: None,
+            noc_scale: 1.0,
+            compute_scale: 1.0,
+            topology: None,
+            cores: None,
+        }
+    }
+
     /// A stable text key (for resuming and merging).
     pub fn key(&self) -> String {
         format!(

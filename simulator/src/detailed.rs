@@ -99,6 +99,8 @@ pub struct DetailedReport {
     pub hottest_links: Vec<LinkUse>,
     /// Utilisation of each HBM controller's port.
     pub controller_utilisation: Vec<f64>,
+    /// Start time of each operator's execution (the prologue ends at `op_start[0]`), cycles.
+    pub op_start_cycles: Vec<f64>,
     /// End time of each operator's execution (stage k ≥ 1 ends at `op_end[k-1]`), cycles.
     pub op_end_cycles: Vec<f64>,
     /// The first SRAM overflow, if any.
@@ -191,6 +193,7 @@ pub fn simulate_detailed_with(
     let mut pending_done: Option<(usize, f64)> = None; // op finishing after shift latency
     let mut stage_begun = 0usize;
     let mut last_end = 0.0f64;
+    let mut op_start = vec![0.0; n];
     let mut op_end = vec![0.0; n];
     let mut breakdown = DetailedBreakdown::default();
     let mut overflow: Option<Overflow> = None;
@@ -220,6 +223,7 @@ pub fn simulate_detailed_with(
                 let i = next_op;
                 next_op = i + 1;
                 events += 1;
+                op_start[i] = t;
                 breakdown.load_wait += t - last_end;
                 stage_begun = i + 1;
                 let comp = (option(i).exec_cycles - option(i).comm_cycles).max(0.0);
@@ -446,6 +450,7 @@ pub fn simulate_detailed_with(
             / members.max(1) as f64,
         hottest_links: hottest,
         controller_utilisation: net.controller.iter().map(|&g| util(g)).collect(),
+        op_start_cycles: op_start,
         op_end_cycles: op_end,
         overflow,
         events,

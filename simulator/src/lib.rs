@@ -32,3 +32,15 @@ mod validate;
 
 pub use evaluate::{evaluate, evaluate_with, Binding, Breakdown, Evaluation, StageEval};
 pub use validate::{validate, Violation};
+
+/// The judge in one call: the simulator's makespan of a valid schedule, or its first
+/// violation (for callers that only need the verdict).
+pub fn judged_makespan(
+    inst: &elk_model::instance::Instance,
+    s: &elk_model::schedule::Schedule,
+) -> Result<f64, Violation> {
+    match validate(inst, s).into_iter().next() {
+        Some(v) => Err(v),
+        None => Ok(evaluate(inst, s).makespan_cycles),
+    }
+}

@@ -42,7 +42,7 @@ pub struct ExactOptions {
     pub backend: Backend,
     /// MILP memory-row linearisation.
     #[serde(default)]
-    pub big_m: Option<bool>,
+    pub linearisation: Linearisation,
     /// Seconds the backend may run (its own limit; [`crate::worker`] enforces a hard one).
     pub time_limit_s: Option<f64>,
     /// A schedule to start from; the result is never worse.
@@ -50,15 +50,6 @@ pub struct ExactOptions {
     /// Also solve the LP relaxation for a bound (with a quarter of the time limit).
     #[serde(default)]
     pub lp_bound: bool,
-}
-
-impl ExactOptions {
-    fn linearisation(&self) -> Linearisation {
-        match self.big_m {
-            Some(false) => Linearisation::PerOption,
-            _ => Linearisation::BigM,
-        }
-    }
 }
 
 /// The verdict of an exact solve.
@@ -169,7 +160,7 @@ fn milp_backend(
     let run = run_milp(
         inst,
         &MilpConfig {
-            linearisation: opts.linearisation(),
+            linearisation: opts.linearisation,
             time_limit: limit,
             warm_start: warm_start.cloned(),
         },
@@ -187,76 +178,88 @@ fn milp_backend(
         what: format!("{what}: HiGHS"),
         seconds: run.solve_s,
     });
-    let status = match run.status {
-        MilpStatus::Optimal => ExactStatus::Optimal,
-        MilpStatus::Infeasible => ExactStatus::Infeasible,
-        MilpStatus::TimeLimit if run.solution.is_some() => ExactStatus::Feasible,
-        MilpStatus::TimeLimit => ExactStatus::Unknown,
+    let status = verdict(
+        run.status == MilpStatus::Optimal,
+        run.status == MilpStatus::Infeasible,
+        run.solution.is_some(),
+    );
+    let model = ModelStats {
+        variables: run.size.variables,
+        binaries: run.size.binaries,
+        constraints: run.size.constraints,
+        options_kept: Some(run.options_kept),
     };
-    let schedule = run.solution.as_ref().map(|raw| {
-        let st = if status == ExactStatus::Optimal {
-            Status::Optimal
-        } else {
-            Status::Feasible
-        };
-        to_schedule(
-            inst,
-            raw,
-            "exact-milp",
-            run.objective.unwrap_or(0.0),
-            st,
-            run.dual_bound,
-        )
-    });
-    Ok(BackendResult {
+    Ok(assemble(
+        inst,
+        "exact-milp",
+        status,
+        run.solution.as_ref(),
+        run.objective,
+        run.dual_bound,
+        model,
+    ))
+}
+
+/// The common verdict of a backend that proved optimality, proved infeasibility, or stopped
+/// at its limit with or without a solution.
+fn verdict(optimal: bool, infeasible: bool, has_solution: bool) -> ExactStatus {
+    match (optimal, infeasible, has_solution) {
+        (true, _, _) => ExactStatus::Optimal,
+        (_, true, _) => ExactStatus::Infeasible,
+        (_, _, true) => ExactStatus::Feasible,
+        _ => ExactStatus::Unknown,
+    }
+}
+
+/// A backend's solution as a schedule (not yet judged) and its result.
+fn assemble(
+    inst: &Instance,
+    method: &str,
+    status: ExactStatus,
+    solution: Option<&crate::extract::RawSolution>,
+    objective: Option<f64>,
+    bound: Option<f64>,
+    model: ModelStats,
+) -> BackendResult {
+    let st = if status == ExactStatus::Optimal {
+        Status::Optimal
+    } else {
+        Status::Feasible
+    };
+    let schedule =
+        solution.map(|raw| to_schedule(inst, raw, method, objective.unwrap_or(0.0), st, bound));
+    BackendResult {
         status,
         schedule,
-        objective: run.objective,
-        bound: run.dual_bound,
-        model: ModelStats {
-            variables: run.size.variables,
-            binaries: run.size.binaries,
-            constraints: run.size.constraints,
-            options_kept: Some(run.options_kept),
-        },
-    })
+        objective,
+        bound,
+        model,
+    }
 }
 
 fn smt_backend(inst: &Instance, limit: Option<Duration>) -> Result<BackendResult> {
     let run = run_smt(inst, &SmtConfig { time_limit: limit })?;
-    let status = match run.status {
-        SmtStatus::Optimal => ExactStatus::Optimal,
-        SmtStatus::Infeasible => ExactStatus::Infeasible,
-        SmtStatus::TimeLimit if run.solution.is_some() => ExactStatus::Feasible,
-        SmtStatus::TimeLimit => ExactStatus::Unknown,
+    let status = verdict(
+        run.status == SmtStatus::Optimal,
+        run.status == SmtStatus::Infeasible,
+        run.solution.is_some(),
+    );
+    let model = ModelStats {
+        variables: run.size.bools + run.size.ints + run.size.reals,
+        binaries: run.size.bools + run.size.ints,
+        constraints: run.size.assertions,
+        options_kept: None,
     };
-    let schedule = run.solution.as_ref().map(|raw| {
-        let st = if status == ExactStatus::Optimal {
-            Status::Optimal
-        } else {
-            Status::Feasible
-        };
-        to_schedule(
-            inst,
-            raw,
-            "exact-smt",
-            run.objective.unwrap_or(0.0),
-            st,
-            None,
-        )
-    });
-    Ok(BackendResult {
+    let bound = (run.proven_below > 0.0).then_some(run.proven_below);
+    Ok(assemble(
+        inst,
+        "exact-smt",
         status,
-        schedule,
-        objective: run.objective,
-        bound: (run.proven_below > 0.0).then_some(run.proven_below),
-        model: ModelStats {
-            variables: run.size.bools + run.size.ints + run.size.reals,
-            binaries: run.size.bools + run.size.ints,
-            constraints: run.size.assertions,
-            options_kept: None,
-        },
-    })
+        run.solution.as_ref(),
+        run.objective,
+        bound,
+        model,
+    ))
 }
 
 /// The simulator's makespan of a schedule, or the first violation.
@@ -336,7 +339,7 @@ pub fn solve_exact(inst: &Instance, opts: &ExactOptions) -> Result<ExactReport> 
     }
     if opts.lp_bound {
         let lp_limit = limit.map(|l| l / 4);
-        match lp_bound(inst, opts.linearisation(), lp_limit)? {
+        match lp_bound(inst, opts.linearisation, lp_limit)? {
             Some((v, _)) => run.bounds.lp_cycles = Some(v),
             None => run
                 .notes

@@ -72,12 +72,10 @@ fn backend(detail: impl std::fmt::Display) -> SolverError {
 }
 
 fn configured(
-    enc: encode::Encoding,
+    problem: good_lp::solvers::highs::HighsProblem,
     time_limit: Option<Duration>,
-) -> Result<(highs::Model, ModelSize)> {
-    let size = enc.size;
-    let mut model = enc
-        .problem
+) -> Result<highs::Model> {
+    let mut model = problem
         .try_into_inner()
         .map_err(|e| backend(format!("building the model: {e}")))?;
     model.make_quiet();
@@ -96,7 +94,7 @@ fn configured(
         .try_set_option("threads", 1)
         .and_then(|_| model.try_set_option("random_seed", 0))
         .map_err(|e| backend(format!("options: {e:?}")))?;
-    Ok((model, size))
+    Ok(model)
 }
 
 /// Rows + columns the MILP of `inst` would have, estimated in O(loads²) without building
@@ -147,12 +145,11 @@ pub fn run_milp(inst: &Instance, cfg: &MilpConfig) -> Result<MilpRun> {
         .warm_start
         .as_ref()
         .map(|s| warm::warm_values(inst, &pruned, &enc, s));
-    let x = enc.x.clone();
-    let w = enc.w.clone();
-    let (lo, p) = (enc.lo.clone(), enc.p.clone());
-    // HiGHS gets what is left of the limit after building.
+    // HiGHS gets what is left of the limit after building; the rest of the encoding stays
+    // to read the solution back.
     let remaining = cfg.time_limit.map(|l| l.saturating_sub(start.elapsed()));
-    let (mut model, size) = configured(enc, remaining)?;
+    let size = enc.size;
+    let mut model = configured(enc.problem, remaining)?;
     let build_s = start.elapsed().as_secs_f64();
     if let Some(values) = &warm {
         model
@@ -197,7 +194,9 @@ pub fn run_milp(inst: &Instance, cfg: &MilpConfig) -> Result<MilpRun> {
         let sol = solved.get_solution();
         let cols = sol.columns();
         run.objective = Some(solved.objective_value());
-        run.solution = Some(read_solution(inst, &pruned, &x, &w, &lo, &p, cols));
+        run.solution = Some(read_solution(
+            inst, &pruned, &enc.x, &enc.w, &enc.lo, &enc.p, cols,
+        ));
     }
     Ok(run)
 }
@@ -210,7 +209,8 @@ pub fn lp_bound(
 ) -> Result<Option<(f64, ModelSize)>> {
     let pruned = prune(inst);
     let enc = encode::encode(inst, &pruned, linearisation, true);
-    let (model, size) = configured(enc, time_limit)?;
+    let size = enc.size;
+    let model = configured(enc.problem, time_limit)?;
     let solved = model
         .try_solve()
         .map_err(|e| backend(format!("LP relaxation: {e:?}")))?;

@@ -152,13 +152,10 @@ impl DetailedFlags {
                 .iter()
                 .enumerate()
                 .map(|(k, st)| {
-                    // Detailed stage k ≥ 1 ends when operator k−1 ends; stage 0 when op 0 starts.
+                    // Detailed stage 0 ends when operator 0 starts, stage k ≥ 1 when
+                    // operator k−1 ends.
                     let end = if k == 0 {
-                        report.op_end_cycles.first().copied().unwrap_or(0.0)
-                            - (inst
-                                .ops
-                                .first()
-                                .map_or(0.0, |o| o.options[sched.options[0]].exec_cycles))
+                        report.op_start_cycles.first().copied().unwrap_or(0.0)
                     } else {
                         report.op_end_cycles[k - 1]
                     };

@@ -8,6 +8,7 @@ use clap::{Args, ValueEnum};
 use elk_model::instance::Instance;
 use elk_model::schedule::Schedule;
 use elk_solver::bounds::roofline;
+use elk_solver::milp::Linearisation;
 use elk_solver::worker::{solve_supervised, Supervised};
 use elk_solver::{gap_pct, Backend, Bounds, ExactOptions, ExactReport, ExactStatus, ModelStats};
 use serde::Serialize;
@@ -136,7 +137,10 @@ fn run_exact(
             BackendName::Milp => Backend::Milp,
             BackendName::Smt => Backend::Smt,
         },
-        big_m: Some(flags.linearisation == LinearisationName::BigM),
+        linearisation: match flags.linearisation {
+            LinearisationName::BigM => Linearisation::BigM,
+            LinearisationName::PerOption => Linearisation::PerOption,
+        },
         time_limit_s: Some(flags.time_limit),
         warm_start: warm.clone(),
         lp_bound: !flags.no_lp_bound,

@@ -37,6 +37,13 @@ pub fn elk_json(args: &[&str]) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).expect("valid JSON on stdout")
 }
 
+/// A scratch directory for one test module (`tag`), created if missing, unique per run.
+pub fn scratch(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("elk-cli-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("the temp directory is writable");
+    dir
+}
+
 /// `../shared` beside the repository root; panics with a clear message when missing.
 pub fn shared() -> PathBuf {
     let shared = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared");

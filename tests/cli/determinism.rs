@@ -1,13 +1,11 @@
 //! The determinism suite: every subcommand with `--json` (or a file output) gives the same
 //! bytes on a rerun, and with one rayon thread as with four.
 
-use super::common::{elk_env, shared};
+use super::common::{elk_env, scratch, shared};
 use std::path::PathBuf;
 
 fn temp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("elk-opt-det-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d.join(name)
+    scratch("det").join(name)
 }
 
 /// Runs `args` three times (default threads twice, one thread once) and compares stdout —

@@ -1,14 +1,12 @@
 //! `solve --exact`, `gap` and `simulate --detailed`: the JSON fields, the hard time limit,
 //! the schedule file the simulator accepts, and determinism.
 
-use super::common::{elk, elk_json};
+use super::common::{elk, elk_json, scratch};
 use std::path::PathBuf;
 use std::time::Instant;
 
 fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("elk-opt-exact-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+    scratch("exact").join(name)
 }
 
 /// A small real instance: the first 8 operators of a Llama2-13B layer, free load order.

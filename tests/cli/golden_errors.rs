@@ -1,15 +1,14 @@
 //! Golden errors: a dozen representative bad inputs, each answered by exactly one line on
 //! stderr (this text, byte for byte) and exit code 2.
 
-use super::common::{elk, elk_in};
+use super::common::{elk, elk_in, scratch};
 use std::path::PathBuf;
 
 const OK_INSTANCE: &str = r#"{"format":"elk-instance/1","name":"x","sram_bytes":100,"clock_hz":1e9,"load_order":"fixed","preload_window":null,"ops":[{"name":"a","hbm_cycles":10,"options":[{"cold":1,"hot":2,"exec_cycles":1,"comm_cycles":0,"noc_per_hbm":0}]}]}"#;
 
 /// The files the cases use, written into a fresh directory.
 fn files() -> PathBuf {
-    let d = std::env::temp_dir().join(format!("elk-opt-golden-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
+    let d = scratch("golden");
     let write = |name: &str, text: &str| std::fs::write(d.join(name), text).unwrap();
     write("ok.json", OK_INSTANCE);
     write(

@@ -6,29 +6,8 @@
 //! `cargo run --release -p elk-benchmarks --bin exact_curve -- [--time-limit S] [--layers L]`
 #![allow(clippy::unwrap_used)] // a benchmark that cannot load its input should stop loudly
 
-use elk_heuristics::{Basic, ElkDyn, ElkFull, StaticSplit};
-use elk_model::instance::{
-    build_instance, Instance, InstanceOptions, LoadOrder, NamedOrder, OpRange,
-};
-use elk_model::method::{Budget, Method};
+use elk_model::instance::{build_instance, InstanceOptions, LoadOrder, NamedOrder, OpRange};
 use elk_solver::{solve_exact, ExactOptions, ExactStatus};
-
-fn best_heuristic(inst: &Instance) -> Option<elk_model::schedule::Schedule> {
-    let full = ElkFull::default();
-    let methods: [&dyn Method; 4] = [&Basic, &StaticSplit, &ElkDyn, &full];
-    methods
-        .iter()
-        .filter_map(|m| {
-            m.schedule(inst, &Budget::default())
-                .ok()?
-                .outcome
-                .schedule()
-                .cloned()
-        })
-        .map(|s| (elk_sim::evaluate(inst, &s).makespan_cycles, s))
-        .min_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, s)| s)
-}
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -67,7 +46,7 @@ fn main() {
             let options: usize = inst.ops.iter().map(|o| o.options.len()).sum();
             let exact = ExactOptions {
                 time_limit_s: Some(limit),
-                warm_start: best_heuristic(&inst),
+                warm_start: elk_heuristics::best(&inst).map(|b| b.0),
                 lp_bound: true,
                 ..ExactOptions::default()
             };

@@ -3,14 +3,13 @@
 //! keeps the fastest option that fits when it runs) and Elk-Dyn with the preload depth
 //! capped at 1, 2 and 4 operators.
 
-use crate::cell::{cell_instance, method};
+use crate::cell::cell_instance;
 use crate::error::Result;
 use crate::grid::Cell;
 use crate::plot::{bars, Series};
 use crate::report::{Files, Header};
 use elk_heuristics::inductive_with;
 use elk_model::instance::Instance;
-use elk_model::method::Budget;
 
 fn variants() -> Vec<&'static str> {
     vec![
@@ -27,21 +26,17 @@ fn makespan(inst: &Instance, variant: &str) -> Option<f64> {
     let order = inst.loads();
     let layer = elk_heuristics::max_depth(inst);
     let s = match variant {
-        "elk-full" | "elk-dyn" => method(variant)?
-            .schedule(inst, &Budget::default())
-            .ok()?
-            .outcome
-            .schedule()?
-            .clone(),
+        "elk-full" | "elk-dyn" => {
+            let m = elk_heuristics::by_name(variant)?;
+            return elk_heuristics::judged(inst, m.as_ref()).map(|j| j.1);
+        }
         "no cost-aware" => inductive_with(inst, &order, layer, false)?,
         v => {
             let d: usize = v.trim_start_matches("depth ≤ ").parse().ok()?;
             inductive_with(inst, &order, d.min(layer), true)?
         }
     };
-    elk_sim::validate(inst, &s)
-        .is_empty()
-        .then(|| elk_sim::evaluate(inst, &s).makespan_cycles)
+    elk_sim::judged_makespan(inst, &s).ok()
 }
 
 /// Runs the study.
@@ -64,19 +59,7 @@ pub fn run(header: &Header) -> Result<Files> {
         })
         .collect();
     for (mi, model) in models.iter().enumerate() {
-        let cell = Cell {
-            index: 0,
-            model: model.to_string(),
-            mode: "decode".into(),
-            batch: 32,
-            kv: 2048,
-            chip: "ipu-pod4".into(),
-            hbm_tbps: None,
-            noc_scale: 1.0,
-            compute_scale: 1.0,
-            topology: None,
-            cores: None,
-        };
+        let cell = Cell::decode(model, 32, 2048);
         let inst = cell_instance(&cell)?;
         let times: Vec<Option<f64>> = vs
             .iter()

@@ -5,13 +5,13 @@
 
 use super::corpus::Rng;
 use super::summary;
-use crate::cell::{cell_instance, method};
+use crate::cell::cell_instance;
 use crate::error::Result;
 use crate::grid::Cell;
 use crate::plot::{bars, Series};
 use crate::report::{Files, Header};
+use elk_heuristics::by_name;
 use elk_model::instance::Instance;
-use elk_model::method::Budget;
 
 const METHODS: [&str; 4] = ["basic", "static", "elk-dyn", "elk-full"];
 const LEVELS: [f64; 2] = [0.10, 0.20];
@@ -31,16 +31,9 @@ fn perturbed(inst: &Instance, p: f64, seed: u64) -> Instance {
 }
 
 fn true_makespan(inst: &Instance, planned_on: &Instance, m: &str) -> Option<f64> {
-    let s = method(m)?
-        .schedule(planned_on, &Budget::default())
-        .ok()?
-        .outcome
-        .schedule()?
-        .clone();
+    let (s, _) = elk_heuristics::judged(planned_on, by_name(m)?.as_ref())?;
     // Same options, loads and bytes: valid on the true instance too; judged there.
-    elk_sim::validate(inst, &s)
-        .is_empty()
-        .then(|| elk_sim::evaluate(inst, &s).makespan_cycles)
+    elk_sim::judged_makespan(inst, &s).ok()
 }
 
 /// Runs the study.
@@ -50,19 +43,7 @@ pub fn run(header: &Header) -> Result<Files> {
     md.push_str(&format!("Models: llama2-7b decode B8 KV512 and llama2-13b decode B32 KV2048 on ipu-pod4 (free load order); {SEEDS} seeds per noise level. Degradation in % of the makespan planned with the true costs.\n\n| model | method | true plan ms | ±10 % mean / max degradation % | ±20 % mean / max degradation % |\n|---|---|---|---|---|\n"));
     let mut by_level: Vec<Vec<Vec<f64>>> = vec![vec![Vec::new(); METHODS.len()]; LEVELS.len()];
     for (model, batch, kv) in [("llama2-7b", 8u64, 512u64), ("llama2-13b", 32, 2048)] {
-        let cell = Cell {
-            index: 0,
-            model: model.into(),
-            mode: "decode".into(),
-            batch,
-            kv,
-            chip: "ipu-pod4".into(),
-            hbm_tbps: None,
-            noc_scale: 1.0,
-            compute_scale: 1.0,
-            topology: None,
-            cores: None,
-        };
+        let cell = Cell::decode(model, batch, kv);
         let inst = cell_instance(&cell)?;
         for (mi, m) in METHODS.iter().enumerate() {
             let Some(base) = true_makespan(&inst, &inst, m) else {

@@ -3,17 +3,15 @@
 //! against the certified roofline bound.
 
 use super::{corpus, summary};
-use crate::cell::method;
 use crate::error::Result;
 use crate::plot::{bars, Series};
 use crate::report::{Files, Header};
 use elk_model::instance::Instance;
-use elk_model::method::Budget;
 use elk_solver::{solve_exact, ExactOptions, ExactStatus};
 use rayon::prelude::*;
 
 /// The heuristics compared.
-pub const METHODS: [&str; 4] = ["basic", "static", "elk-dyn", "elk-full"];
+pub const METHODS: [&str; 4] = elk_heuristics::NAMES;
 
 /// One instance's outcome.
 pub struct Row {
@@ -44,15 +42,10 @@ pub fn evaluate(inst: &Instance, limit_s: f64) -> Result<Row> {
     let mut heuristic = Vec::new();
     let mut schedules = Vec::new();
     for m in METHODS {
-        let s = method(m)
-            .and_then(|m| m.schedule(inst, &Budget::default()).ok())
-            .and_then(|solved| solved.outcome.schedule().cloned())
-            .filter(|s| elk_sim::validate(inst, s).is_empty());
-        heuristic.push(
-            s.as_ref()
-                .map(|s| elk_sim::evaluate(inst, s).makespan_cycles),
-        );
-        schedules.push(s);
+        let judged =
+            elk_heuristics::by_name(m).and_then(|m| elk_heuristics::judged(inst, m.as_ref()));
+        heuristic.push(judged.as_ref().map(|j| j.1));
+        schedules.push(judged.map(|j| j.0));
     }
     let warm = heuristic
         .iter()
@@ -222,19 +215,7 @@ fn full_models() -> Result<String> {
     use crate::grid::Cell;
     let mut md = String::from("\n## Full models: Elk-Full vs the certified lower bound\n\nBound = the best roofline bound (Σ H, Σ min exec, prefix); the true gap is at most the figure shown.\n\n| model (decode B32 KV2048, ipu-pod4 16 TB/s) | Elk-Full ms | bound ms | gap ≤ % |\n|---|---|---|---|\n");
     for model in ["llama2-13b", "llama2-70b"] {
-        let cell = Cell {
-            index: 0,
-            model: model.into(),
-            mode: "decode".into(),
-            batch: 32,
-            kv: 2048,
-            chip: "ipu-pod4".into(),
-            hbm_tbps: None,
-            noc_scale: 1.0,
-            compute_scale: 1.0,
-            topology: None,
-            cores: None,
-        };
+        let cell = Cell::decode(model, 32, 2048);
         let inst = cell_instance(&cell)?;
         let bound = inst.ms(elk_solver::bounds::roofline(&inst).best());
         let r = run_cell("bars", &cell, &["elk-full".to_string()]);

@@ -3,10 +3,10 @@
 //! the single broadcasting controller and with C ∈ {2, 4, 8, 16} controllers, on an
 //! all-to-all chip (ipu-pod4) and a mesh (sn40l-like, 40 × 26).
 
-use crate::cell::method;
 use crate::error::Result;
 use crate::plot::{lines, Series};
 use crate::report::{Files, Header};
+use elk_heuristics::by_name;
 use elk_model::chip::ChipSpec;
 use elk_model::graph::Mode;
 use elk_model::instance::{build_instance, InstanceOptions, LoadOrder, NamedOrder};
@@ -44,7 +44,7 @@ pub fn run(header: &Header) -> Result<Files> {
         ));
         let mut series = Vec::new();
         for name in ["basic", "elk-full"] {
-            let Some(s) = method(name)
+            let Some(s) = by_name(name)
                 .and_then(|m| m.schedule(&inst, &Budget::default()).ok())
                 .and_then(|x| x.outcome.schedule().cloned())
             else {

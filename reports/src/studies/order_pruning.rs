@@ -8,7 +8,7 @@ use crate::plot::{bars, Series};
 use crate::report::{Files, Header};
 use elk_heuristics::{ElkDyn, ElkFull};
 use elk_model::instance::Instance;
-use elk_model::method::{Budget, Method};
+use elk_model::method::Method;
 
 /// Seconds per exact solve.
 const LIMIT_S: f64 = 40.0;
@@ -17,15 +17,7 @@ const LIMIT_S: f64 = 40.0;
 const EXHAUSTIVE: usize = 40_321;
 
 fn makespan(inst: &Instance, m: &dyn Method) -> Option<f64> {
-    let s = m
-        .schedule(inst, &Budget::default())
-        .ok()?
-        .outcome
-        .schedule()?
-        .clone();
-    elk_sim::validate(inst, &s)
-        .is_empty()
-        .then(|| elk_sim::evaluate(inst, &s).makespan_cycles)
+    elk_heuristics::judged(inst, m).map(|j| j.1)
 }
 
 struct Row {

@@ -19,7 +19,7 @@ use serde::Serialize;
 use crate::prune::Pruned;
 
 /// How the cold-bytes × started products in the memory rows are made linear.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Linearisation {
     /// One continuous `r[j][k]` ≥ cold(x_j) − M_j·(1 − `s[j][k])` per (load, stage).

@@ -17,7 +17,11 @@ fn close(a: f64, b: f64) -> bool {
 fn solve(inst: &Instance, backend: Backend, big_m: bool) -> ExactReport {
     let opts = ExactOptions {
         backend,
-        big_m: Some(big_m),
+        linearisation: if big_m {
+            Linearisation::BigM
+        } else {
+            Linearisation::PerOption
+        },
         lp_bound: true,
         ..ExactOptions::default()
     };
