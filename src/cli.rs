@@ -7,6 +7,7 @@ mod graph_table;
 mod import;
 mod instance;
 mod instance_source;
+mod method_rows;
 mod models;
 mod output;
 mod plans;

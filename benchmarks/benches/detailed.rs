@@ -5,9 +5,10 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use elk_heuristics::ElkFull;
-use elk_model::instance::{build_instance, InstanceOptions, LoadOrder, NamedOrder};
-use elk_model::method::{Budget, Method};
+use elk_model::build::{build_instance, InstanceOptions};
 use elk_sim::detailed::{simulate_detailed, DetailedConfig};
+use elk_stage::instance::{LoadOrder, NamedOrder};
+use elk_stage::method::{Budget, Method};
 use std::time::{Duration, Instant};
 
 fn detailed(c: &mut Criterion) {

@@ -5,8 +5,9 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use elk_heuristics::{ideal, Basic, ElkDyn, ElkFull, StaticSplit};
-use elk_model::instance::{build_instance, InstanceOptions, LoadOrder, NamedOrder};
-use elk_model::method::{Budget, Method};
+use elk_model::build::{build_instance, InstanceOptions};
+use elk_stage::instance::{LoadOrder, NamedOrder};
+use elk_stage::method::{Budget, Method};
 use std::time::Duration;
 
 fn free() -> InstanceOptions {

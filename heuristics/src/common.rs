@@ -1,7 +1,8 @@
 //! Pieces every heuristic shares: picking options, building and pricing a schedule.
 
-use elk_model::instance::{Instance, InstanceOp, OpOption};
-use elk_model::schedule::{fill_load_work, FillError, Schedule, Status, SCHEDULE_FORMAT};
+use elk_stage::instance::{Instance, InstanceOp, OpOption};
+use elk_stage::schedule::{fill_load_work, FillError, Schedule};
+use elk_stage::units::Stage;
 
 /// The best option by `better` among those with hot ≤ `max_hot` and cold ≤ `max_cold`.
 fn pick(
@@ -11,7 +12,7 @@ fn pick(
     better: impl Fn(&OpOption, &OpOption) -> std::cmp::Ordering,
 ) -> Option<usize> {
     (0..op.options.len())
-        .filter(|&o| op.options[o].hot <= max_hot && op.options[o].cold <= max_cold)
+        .filter(|&o| op.options[o].hot.get() <= max_hot && op.options[o].cold.get() <= max_cold)
         .min_by(|&a, &b| better(&op.options[a], &op.options[b]))
 }
 
@@ -43,26 +44,34 @@ pub fn largest_cold(op: &InstanceOp, max_hot: u64, max_cold: u64) -> Option<usiz
     })
 }
 
-/// Fills the load work for the decisions and prices the schedule with the simulator.
+/// Fills the load work for the decisions (loads in execution order, load q from stage
+/// `starts[q]`) and prices the schedule with the simulator.
 pub fn build(
     inst: &Instance,
     method: &str,
     options: Vec<usize>,
-    starts: &[usize],
+    starts: &[Stage],
 ) -> Result<Schedule, FillError> {
     let load_order = inst.loads();
     let load_work = fill_load_work(inst, &options, &load_order, starts)?;
-    let mut s = Schedule {
-        format: SCHEDULE_FORMAT.into(),
-        instance: inst.name.clone(),
-        method: method.into(),
+    let mut s = Schedule::new(
+        inst,
+        method,
         options,
         load_order,
         load_work,
-        makespan_cycles: 0.0,
-        status: Status::Heuristic,
-        lower_bound_cycles: None,
-    };
+        Default::default(),
+    );
     s.makespan_cycles = elk_sim::evaluate(inst, &s).makespan_cycles;
     Ok(s)
+}
+
+/// The smallest cold footprint among operator `j`'s options (its c_min), bytes per core.
+pub fn c_min(inst: &Instance, j: usize) -> u64 {
+    inst.ops[j]
+        .options
+        .iter()
+        .map(|o| o.cold.get())
+        .min()
+        .unwrap_or(0)
 }

@@ -10,8 +10,10 @@
 //! Depth is bounded by one layer (`max_depth` operators ahead).
 
 use crate::common::fastest;
-use elk_model::instance::Instance;
-use elk_model::schedule::{Schedule, Status, Work, SCHEDULE_FORMAT};
+use elk_stage::instance::Instance;
+use elk_stage::method::{Budget, Method, MethodError, Outcome, Solved, StopReason};
+use elk_stage::schedule::{Schedule, Work};
+use elk_stage::units::{Cycles, OpId, Stage};
 
 /// Per-stage resource use while the backward pass places loads.
 #[derive(Clone)]
@@ -143,8 +145,8 @@ fn allocate_at(
             undo.options.push((j, before[k]));
             let old = st.duration(j + 1);
             undo.stage(st, j + 1);
-            st.exec[j + 1] = inst.ops[j].options[options[j]].exec_cycles;
-            st.comm[j + 1] = inst.ops[j].options[options[j]].comm_cycles;
+            st.exec[j + 1] = inst.ops[j].options[options[j]].exec_cycles.get();
+            st.comm[j + 1] = inst.ops[j].options[options[j]].comm_cycles.get();
             delta += st.duration(j + 1) - old;
         }
     }
@@ -152,8 +154,8 @@ fn allocate_at(
     undo.options.push((i, options[i]));
     options[i] = o;
     undo.stage(st, t);
-    st.exec[t] = inst.ops[i].options[o].exec_cycles;
-    st.comm[t] = inst.ops[i].options[o].comm_cycles;
+    st.exec[t] = inst.ops[i].options[o].exec_cycles.get();
+    st.comm[t] = inst.ops[i].options[o].comm_cycles.get();
     Some(st.duration(t) + delta)
 }
 
@@ -175,32 +177,23 @@ fn force(
     let j = order[q];
     let deadline = j.min(*next_start);
     // Never before the preload window opens (the prologue forces from stage 0).
-    let window = inst
-        .preload_window
-        .map_or(0, |w| (j + 1).saturating_sub(w as usize));
+    let window = inst.window_start(OpId(j)).index();
     let from = earliest.max(window).min(deadline);
     let nu = inst.ops[j].options[options[j]].noc_per_hbm;
     let old: f64 = (from..=deadline).map(|u| st.duration(u)).sum();
     for u in from..=deadline {
         undo.stage(st, u);
     }
-    let pieces = place_late(st, from, deadline, inst.ops[j].hbm_cycles, nu);
+    let pieces = place_late(st, from, deadline, inst.ops[j].hbm_cycles.get(), nu);
     *next_start = pieces.first().map_or(*next_start, |p| p.0);
     placed[q] = pieces;
     undo.placed.push(q);
     (from..=deadline).map(|u| st.duration(u)).sum::<f64>() - old
 }
 
-/// The Elk-Dyn pass for load order `order` (operator indices with HBM data). `None` when some
-/// operator fits in no option.
-pub fn inductive(inst: &Instance, order: &[usize], max_depth: usize) -> Option<Schedule> {
-    inductive_with(inst, order, max_depth, true)
-}
-
-/// [`inductive`] with cost-aware allocation switchable (off: every resident load keeps its
-/// smallest-cold layout and the executing operator takes the fastest option that fits — the
-/// ablation of SPEC §7).
-pub fn inductive_with(
+/// The backward pass for load order `order` (operator indices with HBM data) with preload
+/// depth bounded by `max_depth` operators. `None` when some operator fits in no option.
+fn inductive(
     inst: &Instance,
     order: &[usize],
     max_depth: usize,
@@ -359,19 +352,23 @@ pub fn inductive_with(
     let load_work: Vec<Work> = order
         .iter()
         .zip(&placed)
-        .flat_map(|(&j, pieces)| pieces.iter().map(move |&(t, c)| Work(j, t, c)))
+        .flat_map(|(&j, pieces)| {
+            pieces.iter().map(move |&(t, c)| Work {
+                op: OpId(j),
+                stage: Stage(t),
+                cycles: Cycles(c),
+            })
+        })
         .collect();
-    let mut s = Schedule {
-        format: SCHEDULE_FORMAT.into(),
-        instance: inst.name.clone(),
-        method: "elk-dyn".into(),
+    let load_order = order.iter().copied().map(OpId).collect();
+    let mut s = Schedule::new(
+        inst,
+        "elk-dyn",
         options,
-        load_order: order.to_vec(),
+        load_order,
         load_work,
-        makespan_cycles: 0.0,
-        status: Status::Heuristic,
-        lower_bound_cycles: None,
-    };
+        Cycles::ZERO,
+    );
     s.makespan_cycles = elk_sim::evaluate(inst, &s).makespan_cycles;
     Some(s)
 }
@@ -389,11 +386,11 @@ fn allocate(
     residents: &[usize],
     cost_aware: bool,
 ) -> Option<usize> {
-    let sram = inst.sram_bytes;
+    let sram = inst.sram_bytes.get();
     let resident_cold = |opts: &[usize]| {
         residents
             .iter()
-            .map(|&j| inst.ops[j].options[opts[j]].cold)
+            .map(|&j| inst.ops[j].options[opts[j]].cold.get())
             .sum::<u64>()
     };
     let op = &inst.ops[i];
@@ -407,14 +404,15 @@ fn allocate(
         let room = sram - resident_cold(opts);
         let Some(faster) = (0..op.options.len())
             .filter(|&x| {
-                op.options[x].exec_cycles < op.options[o].exec_cycles && op.options[x].hot > room
+                op.options[x].exec_cycles < op.options[o].exec_cycles
+                    && op.options[x].hot.get() > room
             })
             .min_by_key(|&x| op.options[x].hot)
         else {
             return Some(o);
         };
-        let need = op.options[faster].hot - room;
-        let gain = op.options[o].exec_cycles - op.options[faster].exec_cycles;
+        let need = op.options[faster].hot.get() - room;
+        let gain = (op.options[o].exec_cycles - op.options[faster].exec_cycles).get();
         // Quick exit: even every resident at its smallest admissible cold frees too little.
         let freeable: u64 = residents
             .iter()
@@ -427,7 +425,7 @@ fn allocate(
                     .map(|alt| alt.cold)
                     .min()
                     .unwrap_or(cur.cold);
-                cur.cold - least.min(cur.cold)
+                (cur.cold - least.min(cur.cold)).get()
             })
             .sum();
         if freeable < need {
@@ -440,8 +438,8 @@ fn allocate(
             let cur = &inst.ops[j].options[opts[j]];
             for (x, alt) in inst.ops[j].options.iter().enumerate() {
                 if alt.cold < cur.cold && alt.hot <= cur.hot {
-                    let freed = cur.cold - alt.cold;
-                    let loss = (alt.exec_cycles - cur.exec_cycles).max(0.0);
+                    let freed = (cur.cold - alt.cold).get();
+                    let loss = (alt.exec_cycles - cur.exec_cycles).get().max(0.0);
                     trades.push((loss / freed as f64, j, x, freed, loss));
                 }
             }
@@ -470,9 +468,41 @@ fn allocate(
     }
 }
 
-/// Elk-Dyn with loads in execution order.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct ElkDyn;
+/// Elk-Dyn with loads in execution order. Its knobs are fields, so ablations run through
+/// the [`Method`] trait like every other method.
+#[derive(Clone, Copy, Debug)]
+pub struct ElkDyn {
+    /// Cost-aware allocation (off: resident loads keep their smallest-cold layouts and the
+    /// executing operator takes the fastest option that fits — the ablation of SPEC §7).
+    pub cost_aware: bool,
+    /// A cap on the preload depth in operators (`None`: one layer, and never beyond the
+    /// preload window — see [`max_depth`]).
+    pub max_depth: Option<usize>,
+}
+
+impl Default for ElkDyn {
+    fn default() -> ElkDyn {
+        ElkDyn {
+            cost_aware: true,
+            max_depth: None,
+        }
+    }
+}
+
+impl ElkDyn {
+    /// The preload-depth bound this configuration uses on `inst`.
+    pub fn depth(&self, inst: &Instance) -> usize {
+        let bound = max_depth(inst);
+        self.max_depth.map_or(bound, |d| d.min(bound))
+    }
+
+    /// The backward pass for load order `order` (the operators with HBM data). `None` when
+    /// some operator fits in no option beside its resident loads.
+    pub fn pass(&self, inst: &Instance, order: &[OpId]) -> Option<Schedule> {
+        let order: Vec<usize> = order.iter().map(|j| j.index()).collect();
+        inductive(inst, &order, self.depth(inst), self.cost_aware)
+    }
+}
 
 /// Preload depth bound: one layer (detected), and never beyond the preload window.
 pub fn max_depth(inst: &Instance) -> usize {
@@ -480,27 +510,17 @@ pub fn max_depth(inst: &Instance) -> usize {
     inst.preload_window.map_or(layer, |w| layer.min(w as usize))
 }
 
-impl elk_model::method::Method for ElkDyn {
-    fn name(&self) -> &'static str {
+impl Method for ElkDyn {
+    fn name(&self) -> &str {
         "elk-dyn"
     }
 
-    fn schedule(
-        &self,
-        inst: &Instance,
-        _budget: &elk_model::method::Budget,
-    ) -> elk_model::Result<elk_model::method::Solved> {
-        use elk_model::method::{Outcome, Solved, StopReason};
-        let depth = max_depth(inst);
-        let outcome = match inductive(inst, &inst.loads(), depth) {
-            Some(schedule) => Outcome::Feasible {
-                schedule,
-                bound: None,
-            },
-            None => Outcome::Infeasible {
-                reason: "some operator fits in no option beside its resident loads".into(),
-            },
-        };
+    fn schedule(&self, inst: &Instance, _budget: &Budget) -> Result<Solved, MethodError> {
+        let depth = self.depth(inst);
+        let outcome = Outcome::heuristic(
+            self.pass(inst, &inst.loads())
+                .ok_or_else(|| "some operator fits in no option beside its resident loads".into()),
+        );
         Ok(Solved {
             outcome,
             stop: StopReason::Completed,

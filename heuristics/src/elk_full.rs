@@ -7,9 +7,10 @@
 //! first, so Elk-Full is never worse than Elk-Dyn. Orders the instance's load-order policy
 //! forbids are skipped (a `fixed` instance leaves only the identity).
 
-use crate::elk_dyn::{inductive, max_depth};
-use elk_model::instance::{Instance, LoadOrder, NamedOrder};
-use elk_model::method::{Budget, Method, Outcome, Solved, StopReason};
+use crate::elk_dyn::ElkDyn;
+use elk_stage::instance::{Instance, LoadOrder, NamedOrder};
+use elk_stage::method::{Budget, Method, MethodError, Outcome, Solved, StopReason};
+use elk_stage::units::{Cycles, OpId};
 use rayon::prelude::*;
 use std::collections::BTreeSet;
 
@@ -38,11 +39,14 @@ const HEAVY: f64 = 0.05;
 /// HBM-heavy operator (the tail after the last heavy one is a block of its own).
 pub fn blocks(inst: &Instance, start: usize, len: usize) -> Vec<(usize, usize)> {
     let layer = &inst.ops[start..start + len];
-    let max_h = layer.iter().map(|o| o.hbm_cycles).fold(0.0, f64::max);
+    let max_h = layer
+        .iter()
+        .map(|o| o.hbm_cycles)
+        .fold(Cycles::ZERO, Cycles::max);
     let mut out = Vec::new();
     let mut from = start;
     for (k, op) in layer.iter().enumerate() {
-        if max_h > 0.0 && op.hbm_cycles >= HEAVY * max_h {
+        if max_h > Cycles::ZERO && op.hbm_cycles >= max_h * HEAVY {
             out.push((from, start + k + 1));
             from = start + k + 1;
         }
@@ -100,13 +104,13 @@ fn permutations(b: usize, d: usize, cap: usize) -> Vec<Vec<usize>> {
 }
 
 /// Whether `order` respects the instance's load-order policy.
-fn allowed(inst: &Instance, order: &[usize]) -> bool {
+fn allowed(inst: &Instance, order: &[OpId]) -> bool {
     let limit = match inst.load_order {
         LoadOrder::Named(NamedOrder::Free) => return true,
         LoadOrder::Named(NamedOrder::Fixed) => 0,
         LoadOrder::Displacement { max_displacement } => max_displacement as usize,
     };
-    let mut rank: Vec<usize> = order.to_vec();
+    let mut rank: Vec<OpId> = order.to_vec();
     rank.sort_unstable();
     order
         .iter()
@@ -116,7 +120,7 @@ fn allowed(inst: &Instance, order: &[usize]) -> bool {
 
 impl ElkFull {
     /// Candidate load orders (identity first) and how many block orders were generated.
-    pub fn orders(&self, inst: &Instance) -> (Vec<Vec<usize>>, usize) {
+    pub fn orders(&self, inst: &Instance) -> (Vec<Vec<OpId>>, usize) {
         let layers = inst.layers();
         let identity = inst.loads();
         // One layer (a sub-instance): its blocks are permuted all the same.
@@ -128,11 +132,9 @@ impl ElkFull {
             inst.ops[a..b]
                 .iter()
                 .flat_map(|o| {
-                    std::iter::once(o.hbm_cycles.to_bits()).chain(
-                        o.options
-                            .iter()
-                            .map(|x| x.cold ^ x.hot.rotate_left(20) ^ x.exec_cycles.to_bits()),
-                    )
+                    std::iter::once(o.hbm_cycles.get().to_bits()).chain(o.options.iter().map(|x| {
+                        x.cold.get() ^ x.hot.get().rotate_left(20) ^ x.exec_cycles.get().to_bits()
+                    }))
                 })
                 .collect()
         };
@@ -146,18 +148,17 @@ impl ElkFull {
             if !seen.insert(key) {
                 continue;
             }
-            let mut order: Vec<usize> = (0..layers.prologue)
-                .filter(|&j| inst.ops[j].hbm_cycles > 0.0)
-                .collect();
+            let loads_in = |a: usize, e: usize| (a..e).map(OpId).filter(|&j| inst.is_load(j));
+            let mut order: Vec<OpId> = loads_in(0, layers.prologue).collect();
             for l in 0..layers.layers {
                 let shift = l * layers.ops_per_layer;
                 for &b in &p {
                     let (a, e) = template[b];
-                    order.extend((a + shift..e + shift).filter(|&j| inst.ops[j].hbm_cycles > 0.0));
+                    order.extend(loads_in(a + shift, e + shift));
                 }
             }
             let tail = layers.prologue + layers.layers * layers.ops_per_layer;
-            order.extend((tail..inst.ops.len()).filter(|&j| inst.ops[j].hbm_cycles > 0.0));
+            order.extend(loads_in(tail, inst.ops.len()));
             if allowed(inst, &order) {
                 orders.push(order);
             }
@@ -174,20 +175,22 @@ impl ElkFull {
 }
 
 impl Method for ElkFull {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "elk-full"
     }
 
-    fn schedule(&self, inst: &Instance, _budget: &Budget) -> elk_model::Result<Solved> {
-        let depth = max_depth(inst);
+    fn schedule(&self, inst: &Instance, _budget: &Budget) -> Result<Solved, MethodError> {
+        let pass = ElkDyn::default();
+        let depth = pass.depth(inst);
         let (orders, generated) = self.orders(inst);
         // An order can be impossible under the preload window (a load that must end before
         // a later-ordered load starts, which the window forbids it to precede): such an
         // order's schedule does not validate and counts as infeasible.
-        let checked = |o: &Vec<usize>| {
-            inductive(inst, o, depth).filter(|s| elk_sim::validate(inst, s).is_empty())
+        let checked = |o: &Vec<OpId>| {
+            pass.pass(inst, o)
+                .filter(|s| elk_sim::validate(inst, s).is_empty())
         };
-        let results: Vec<Option<f64>> = orders
+        let results: Vec<Option<Cycles>> = orders
             .par_iter()
             .map(|o| checked(o).map(|s| s.makespan_cycles))
             .collect();
@@ -218,7 +221,7 @@ impl Method for ElkFull {
                     .concat(),
                 });
             }
-            None => Outcome::Infeasible {
+            None => Outcome::Unknown {
                 reason: "no load order admits a schedule".into(),
             },
         };

@@ -5,25 +5,27 @@
 //! other way round when Elk's assumptions are too pessimistic); the exact solvers provide
 //! certified bounds.
 
-use elk_model::instance::Instance;
-use elk_model::schedule::{fill_load_work, Schedule, Status, SCHEDULE_FORMAT};
+use elk_stage::instance::Instance;
+use elk_stage::schedule::{fill_load_work, Schedule};
+use elk_stage::units::{Bytes, Cycles, Stage};
 
 /// Elk's Ideal figure for an instance.
 #[derive(Clone, Debug, PartialEq)]
 pub struct IdealReport {
-    /// Makespan in cycles.
-    pub cycles: f64,
+    /// Makespan (`None` when even the relaxed loads cannot be placed, which only a preload
+    /// window can cause).
+    pub cycles: Option<Cycles>,
     /// Σ of each operator's fastest execution.
-    pub exec_cycles: f64,
+    pub exec_cycles: Cycles,
     /// Σ H.
-    pub hbm_cycles: f64,
+    pub hbm_cycles: Cycles,
 }
 
 /// Computes Ideal: the fastest option per operator; loads in order from the prologue on,
 /// filling spare HBM time; NoC cost of loads and SRAM capacity ignored.
 pub fn ideal(inst: &Instance) -> IdealReport {
     let mut relaxed = inst.clone();
-    relaxed.sram_bytes = u64::MAX;
+    relaxed.sram_bytes = Bytes(u64::MAX);
     for op in &mut relaxed.ops {
         for o in &mut op.options {
             o.noc_per_hbm = 0.0;
@@ -43,7 +45,7 @@ pub fn ideal(inst: &Instance) -> IdealReport {
         })
         .collect();
     let loads = relaxed.loads();
-    let starts = vec![0; loads.len()];
+    let starts = vec![Stage::PROLOGUE; loads.len()];
     let exec_cycles = options
         .iter()
         .zip(&relaxed.ops)
@@ -51,21 +53,18 @@ pub fn ideal(inst: &Instance) -> IdealReport {
         .sum();
     let hbm_cycles = relaxed.ops.iter().map(|op| op.hbm_cycles).sum();
     let cycles = fill_load_work(&relaxed, &options, &loads, &starts)
+        .ok()
         .map(|load_work| {
-            let s = Schedule {
-                format: SCHEDULE_FORMAT.into(),
-                instance: relaxed.name.clone(),
-                method: "ideal".into(),
-                options: options.clone(),
-                load_order: loads.clone(),
+            let s = Schedule::new(
+                &relaxed,
+                "ideal",
+                options.clone(),
+                loads.clone(),
                 load_work,
-                makespan_cycles: 0.0,
-                status: Status::Heuristic,
-                lower_bound_cycles: None,
-            };
+                Cycles::ZERO,
+            );
             elk_sim::evaluate(&relaxed, &s).makespan_cycles
-        })
-        .unwrap_or(f64::NAN);
+        });
     IdealReport {
         cycles,
         exec_cycles,

@@ -1,26 +1,26 @@
-//! `elk-heuristics`: the heuristic methods of SPEC §5 behind [`elk_model::method::Method`]:
-//! [`Basic`] (double buffering), [`StaticSplit`] (one SRAM split for all operators) and Elk's
-//! [`ideal`] baseline. Every schedule is built with the shared fill helper and its makespan is
-//! the simulator's.
+//! `elk-heuristics`: the heuristic methods of SPEC §5 behind [`elk_stage::method::Method`]:
+//! [`Basic`] (double buffering), [`StaticSplit`] (one SRAM split for all operators),
+//! [`ElkDyn`] (Elk's inductive scheduling with cost-aware allocation), [`ElkFull`] (Elk-Dyn
+//! over preload-order permutations), and Elk's [`ideal`] figure (not a method: not a
+//! schedule, not a bound). Every schedule is built with the shared fill helper and its
+//! makespan is the simulator's. [`NAMES`] / [`by_name`] are the one list of heuristics that
+//! the CLI, grids and studies read.
 //!
 //! ```
-//! use elk_model::instance::{Instance, InstanceOp, OpOption, LoadOrder, NamedOrder};
-//! use elk_model::method::{Budget, Method};
-//! let opt = |cold, hot, exec| OpOption { cold, hot, exec_cycles: exec, comm_cycles: 0.0, noc_per_hbm: 0.0 };
-//! let inst = Instance {
-//!     format: "elk-instance/1".into(), name: "doc".into(), sram_bytes: 100, clock_hz: 1e9,
-//!     load_order: LoadOrder::Named(NamedOrder::Fixed), preload_window: None,
-//!     ops: vec![
-//!         InstanceOp { name: "a".into(), hbm_cycles: 50.0, options: vec![opt(10, 40, 80.0)], flops: None },
-//!         InstanceOp { name: "b".into(), hbm_cycles: 50.0, options: vec![opt(10, 20, 90.0), opt(30, 60, 60.0)], flops: None },
-//!     ],
-//! };
+//! use elk_stage::instance::{Instance, OpOption};
+//! use elk_stage::method::{Budget, Method};
+//! use elk_stage::units::{Bytes, Cycles};
+//! let inst = Instance::builder("doc", Bytes(100), 1e9)
+//!     .op("a", Cycles(50.0), vec![OpOption::new(10, 40, 80.0, 0.0, 0.0)])
+//!     .op("b", Cycles(50.0), vec![OpOption::new(10, 20, 90.0, 0.0, 0.0), OpOption::new(30, 60, 60.0, 0.0, 0.0)])
+//!     .build()
+//!     .unwrap();
 //! let solved = elk_heuristics::Basic.schedule(&inst, &Budget::default()).unwrap();
 //! let s = solved.outcome.schedule().unwrap();
 //! // a loads in the prologue (50); b's cold must fit beside a's hot 40: b takes its fast
 //! // option (cold 30 + hot 40 = 70 ≤ 100) and loads under a (50 ≤ 80); T = 50 + 80 + 60.
 //! assert_eq!(s.options, [0, 1]);
-//! assert_eq!(s.makespan_cycles, 190.0);
+//! assert_eq!(s.makespan_cycles, Cycles(190.0));
 //! ```
 #![deny(missing_docs)]
 
@@ -32,46 +32,47 @@ mod ideal;
 mod static_split;
 
 pub use basic::Basic;
-pub use elk_dyn::{inductive, inductive_with, max_depth, ElkDyn};
+pub use elk_dyn::{max_depth, ElkDyn};
 pub use elk_full::ElkFull;
 pub use ideal::{ideal, IdealReport};
 pub use static_split::StaticSplit;
 
-use elk_model::instance::Instance;
-use elk_model::method::{Budget, Method};
-use elk_model::schedule::Schedule;
+use elk_stage::instance::Instance;
+use elk_stage::method::{Budget, Method, MethodError};
+use elk_stage::schedule::Schedule;
+use elk_stage::units::Cycles;
 
-/// The heuristics by their command-line names, in comparison order.
+/// The heuristics by their command-line names, in comparison order: the one list.
 pub const NAMES: [&str; 4] = ["basic", "static", "elk-dyn", "elk-full"];
 
-/// A heuristic by name (`basic`, `static`, `elk-dyn`, `elk-full`; Elk-Full with its
-/// defaults).
+/// A heuristic by name (one of [`NAMES`], with its defaults).
 pub fn by_name(name: &str) -> Option<Box<dyn Method>> {
     Some(match name {
         "basic" => Box::new(Basic),
         "static" => Box::new(StaticSplit),
-        "elk-dyn" => Box::new(ElkDyn),
+        "elk-dyn" => Box::new(ElkDyn::default()),
         "elk-full" => Box::new(ElkFull::default()),
         _ => return None,
     })
 }
 
-/// `m`'s schedule of `inst` and the simulator's makespan of it (None: no valid schedule).
-pub fn judged(inst: &Instance, m: &dyn Method) -> Option<(Schedule, f64)> {
-    let s = m
-        .schedule(inst, &Budget::default())
-        .ok()?
-        .outcome
-        .schedule()?
-        .clone();
-    let t = elk_sim::judged_makespan(inst, &s).ok()?;
-    Some((s, t))
+/// `m`'s schedule of `inst` and the simulator's makespan of it (`None`: no schedule found).
+/// An invalid schedule is an internal error, never a silent "none".
+pub fn judged(inst: &Instance, m: &dyn Method) -> Result<Option<(Schedule, Cycles)>, MethodError> {
+    let run = elk_sim::run_judged(inst, m, &Budget::default())?;
+    Ok(run.judged())
 }
 
-/// The best valid schedule of every heuristic (the warm start of the exact methods).
-pub fn best(inst: &Instance) -> Option<(Schedule, f64)> {
-    NAMES
-        .iter()
-        .filter_map(|n| judged(inst, by_name(n)?.as_ref()))
-        .min_by(|a, b| a.1.total_cmp(&b.1))
+/// The best schedule of every heuristic (the warm start of the exact methods).
+pub fn best(inst: &Instance) -> Result<Option<(Schedule, Cycles)>, MethodError> {
+    let mut best: Option<(Schedule, Cycles)> = None;
+    for name in NAMES {
+        let Some(m) = by_name(name) else { continue };
+        if let Some((s, t)) = judged(inst, m.as_ref())? {
+            if best.as_ref().is_none_or(|(_, b)| t < *b) {
+                best = Some((s, t));
+            }
+        }
+    }
+    Ok(best)
 }

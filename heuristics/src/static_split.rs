@@ -5,10 +5,10 @@
 //! Loads enter the preload region in order, each as soon as it has room.
 
 use crate::common::{build, largest_cold, smallest_cold};
-use elk_model::instance::Instance;
-use elk_model::method::{Budget, Method, Outcome, Solved, StopReason};
-use elk_model::schedule::Schedule;
-use elk_model::Result;
+use elk_stage::instance::Instance;
+use elk_stage::method::{Budget, Method, MethodError, Outcome, Solved, StopReason};
+use elk_stage::schedule::Schedule;
+use elk_stage::units::{Cycles, Stage};
 
 /// The sweep step of the execution region.
 pub const STEP_BYTES: u64 = 10 * 1024;
@@ -28,7 +28,7 @@ pub enum Variant {
 
 /// The schedule for execution region `exec_bytes`, or `None` when some operator fits nowhere.
 pub fn with_split(inst: &Instance, exec_bytes: u64, variant: Variant) -> Option<Schedule> {
-    let preload = inst.sram_bytes.checked_sub(exec_bytes)?;
+    let preload = inst.sram_bytes.get().checked_sub(exec_bytes)?;
     let n = inst.ops.len();
     let mut options = Vec::with_capacity(n);
     for op in &inst.ops {
@@ -43,8 +43,9 @@ pub fn with_split(inst: &Instance, exec_bytes: u64, variant: Variant) -> Option<
     let mut occupied = vec![0u64; n + 1];
     let mut starts = Vec::new();
     let mut earliest = 0;
-    for j in inst.loads() {
-        let cold = inst.ops[j].options[options[j]].cold;
+    for j in inst.loads().into_iter().map(|j| j.index()) {
+        let cold = inst.ops[j].options[options[j]].cold.get();
+        // Stages t..=j (stage j + 1 runs the operator) hold the cold data.
         let mut t = j;
         while t > earliest && occupied[t - 1] + cold <= preload {
             t -= 1;
@@ -55,24 +56,24 @@ pub fn with_split(inst: &Instance, exec_bytes: u64, variant: Variant) -> Option<
         for occ in &mut occupied[t..=j] {
             *occ += cold;
         }
-        starts.push(t);
+        starts.push(Stage(t));
         earliest = t;
     }
     build(inst, "static", options, &starts).ok()
 }
 
 impl Method for StaticSplit {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "static"
     }
 
-    fn schedule(&self, inst: &Instance, _budget: &Budget) -> Result<Solved> {
+    fn schedule(&self, inst: &Instance, _budget: &Budget) -> Result<Solved, MethodError> {
         let mut best: Option<(Schedule, u64, Variant)> = None;
         let mut per_variant = Vec::new();
         for variant in [Variant::MinCold, Variant::MaxCold] {
-            let mut variant_best: Option<(f64, u64)> = None;
+            let mut variant_best: Option<(Cycles, u64)> = None;
             let mut e = STEP_BYTES;
-            while e <= inst.sram_bytes {
+            while e <= inst.sram_bytes.get() {
                 if let Some(s) = with_split(inst, e, variant) {
                     if variant_best.is_none_or(|(t, _)| s.makespan_cycles < t) {
                         variant_best = Some((s.makespan_cycles, e));
@@ -87,10 +88,7 @@ impl Method for StaticSplit {
                 e += STEP_BYTES;
             }
             per_variant.push(match variant_best {
-                Some((t, e)) => format!(
-                    "{variant:?}: best exec region {} KiB, {t:.1} cycles",
-                    e / 1024
-                ),
+                Some((t, e)) => format!("{variant:?}: best exec region {} KiB, {t}", e / 1024),
                 None => format!("{variant:?}: no split fits"),
             });
         }
@@ -101,7 +99,7 @@ impl Method for StaticSplit {
                     vec![format!(
                         "chosen: {variant:?}, exec region {} KiB of {} KiB",
                         e / 1024,
-                        inst.sram_bytes / 1024
+                        inst.sram_bytes.get() / 1024
                     )],
                     notes,
                 ]
@@ -113,7 +111,7 @@ impl Method for StaticSplit {
                 stop: StopReason::Completed,
             },
             None => Solved {
-                outcome: Outcome::Infeasible {
+                outcome: Outcome::Unknown {
                     reason: "no 10 KiB split of SRAM fits every operator".into(),
                 },
                 stop: StopReason::Completed,

@@ -1,5 +1,6 @@
-//! Cost models (SPEC §3): cycles of a plan's compute and communication. A trait, so a chip
-//! can name its model and a new one can be added without touching plans or schedulers.
+//! Cost models (SPEC §3): cycles of a plan's compute and communication. The trait
+//! ([`CostModel`]) belongs to its consumer, `plan`; this module holds the implementations and
+//! [`for_chip`], so the dependency runs one way: cost → plan.
 
 mod ipu_mk2;
 mod roofline;
@@ -8,34 +9,7 @@ pub use ipu_mk2::IpuMk2;
 pub use roofline::Roofline;
 
 use crate::chip::{ChipSpec, CostModelSpec};
-use crate::plan::{Geometry, OpShape};
-
-/// Cycles of one plan.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct PlanCost {
-    /// Compute cycles (I · per-iteration cost).
-    pub comp: f64,
-    /// Communication cycles: synchronisation, shifts and the output shuffle.
-    pub comm: f64,
-}
-
-impl PlanCost {
-    /// comp + comm: the executing operator's critical path.
-    pub fn exec(&self) -> f64 {
-        self.comp + self.comm
-    }
-}
-
-/// Prices plans for one chip.
-pub trait CostModel: Send + Sync {
-    /// The model's name (`ipu-mk2`, `roofline`).
-    fn name(&self) -> &'static str;
-    /// Compute and communication cycles of a plan.
-    fn cost(&self, shape: &OpShape, g: &Geometry) -> PlanCost;
-    /// Cycles to turn the cold layout into the hot one: `factors[v]` is how many cold pieces
-    /// of tensor v make one hot piece (1 = no change), `cold_z[v]` its cold tile elements.
-    fn warm_up(&self, shape: &OpShape, factors: &[u64], cold_z: &[u64]) -> f64;
-}
+pub use crate::plan::{CostModel, PlanCost};
 
 /// The cost model a chip names.
 pub fn for_chip(chip: &ChipSpec) -> Box<dyn CostModel> {

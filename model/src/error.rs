@@ -59,24 +59,15 @@ pub enum ModelError {
     /// A parameter is out of range or does not apply.
     #[error("{}", one_line(.0))]
     Invalid(String),
+    /// An instance or schedule is malformed (from the stage-model contract).
+    #[error(transparent)]
+    Stage(#[from] elk_stage::StageError),
 }
 
 /// Result alias for this crate.
 pub type Result<T> = std::result::Result<T, ModelError>;
 
-/// `s` with line breaks and other control characters escaped, so an error that quotes its
-/// input (a field name, an operator type) still prints as one line.
-pub fn one_line(s: &str) -> String {
-    s.chars()
-        .flat_map(|c| match c {
-            '\n' => vec!['\\', 'n'],
-            '\r' => vec!['\\', 'r'],
-            '\t' => vec![' '],
-            c if c.is_control() => format!("\\u{{{:x}}}", c as u32).chars().collect(),
-            c => vec![c],
-        })
-        .collect()
-}
+pub use elk_stage::error::one_line;
 
 /// Reads a whole text file, naming it in the error.
 pub fn read_file(path: &std::path::Path) -> Result<String> {

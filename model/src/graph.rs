@@ -24,7 +24,7 @@ pub fn link_producers(ops: &mut [Operator]) {
     }
 }
 
-use crate::units::{Bytes, Flops};
+use elk_stage::units::{Bytes, Flops};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 

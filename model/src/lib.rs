@@ -1,5 +1,7 @@
-//! `elk-model`: the model layer of elk-opt — operator graphs (SPEC §2.1), the importer for the
-//! reference graph format, the built-in model zoo, and chip specifications (SPEC §2.2).
+//! `elk-model`: the front end of elk-opt — operator graphs (SPEC §2.1), the importer for the
+//! reference graph format, the built-in model zoo, chip specifications (SPEC §2.2), cost
+//! models and intra-operator plans (SPEC §3), and [`build::build_instance`], which turns
+//! (graph, chip) into the stage-model [`elk_stage::Instance`] that every engine reads.
 //!
 //! ```
 //! use elk_model::{zoo, graph::Mode};
@@ -9,16 +11,13 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod build;
 pub mod chip;
 pub mod cost;
 pub mod error;
 pub mod graph;
 pub mod import;
-pub mod instance;
-pub mod method;
 pub mod plan;
-pub mod schedule;
-pub mod units;
 pub mod zoo;
 
 pub use error::{ModelError, Result};

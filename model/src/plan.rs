@@ -2,22 +2,23 @@
 //!
 //! A plan is a spatial partition p (cores per loop dimension, [`spatial`]) and a temporal
 //! partition t (rotation splits per dimension and tensor, [`temporal`]); its per-core
-//! consequences are a [`Geometry`], priced by a [`crate::cost::CostModel`]. [`table`]
+//! consequences are a [`Geometry`], priced by a [`CostModel`]. [`table`]
 //! reduces the plans of one operator to its hot Pareto front and cold→hot options.
 //! Identical operators (same [`OpShape`]) are planned once; unique shapes in parallel.
 
+mod cost_model;
 mod geometry;
 mod shape;
 pub mod spatial;
 pub mod table;
 pub mod temporal;
 
+pub use cost_model::{CostModel, PlanCost};
 pub use geometry::{Geometry, Round};
 pub use shape::{OpShape, TensorShape};
 pub use table::{FrontPoint, OptionEntry, PlanTable};
 
 use crate::chip::ChipSpec;
-use crate::cost;
 use crate::error::{ModelError, Result};
 use crate::graph::Graph;
 use rayon::prelude::*;
@@ -39,9 +40,9 @@ impl GraphPlans {
     }
 }
 
-/// Plans every operator of `graph` on `chip` with the chip's cost model.
-pub fn plan_graph(graph: &Graph, chip: &ChipSpec) -> Result<GraphPlans> {
-    let model = cost::for_chip(chip);
+/// Plans every operator of `graph` on `chip`, priced by `model` (usually
+/// `cost::for_chip(chip)`).
+pub fn plan_graph(graph: &Graph, chip: &ChipSpec, model: &dyn CostModel) -> Result<GraphPlans> {
     let mut index: HashMap<OpShape, usize> = HashMap::new();
     let mut shapes: Vec<(OpShape, usize)> = Vec::new();
     let shape_of = graph
@@ -58,7 +59,7 @@ pub fn plan_graph(graph: &Graph, chip: &ChipSpec) -> Result<GraphPlans> {
         .collect();
     let tables: Vec<Option<PlanTable>> = shapes
         .par_iter()
-        .map(|(s, _)| table::build(s, chip.cores, chip.sram_bytes_per_core, model.as_ref()))
+        .map(|(s, _)| table::build(s, chip.cores, chip.sram_bytes_per_core, model))
         .collect();
     let unique = shapes
         .into_iter()

@@ -4,12 +4,14 @@
 
 use crate::grid::Cell;
 use elk_heuristics::{by_name, ideal};
+use elk_model::build::{build_instance, InstanceOptions};
 use elk_model::chip::{ChipSpec, Topology};
 use elk_model::graph::Mode;
-use elk_model::instance::{build_instance, Instance, InstanceOptions, LoadOrder, NamedOrder};
-use elk_model::method::Budget;
 use elk_model::zoo::{self, ZooParams};
 use elk_sim::Breakdown;
+use elk_stage::instance::{Instance, LoadOrder, NamedOrder};
+use elk_stage::method::Budget;
+use elk_stage::units::Cycles;
 use serde::{Deserialize, Serialize};
 
 /// One method's verdict in a cell.
@@ -89,7 +91,7 @@ pub fn cell_chip(cell: &Cell) -> elk_model::Result<ChipSpec> {
 pub fn scale_instance(inst: &mut Instance, noc: f64, compute: f64) {
     for op in &mut inst.ops {
         for o in &mut op.options {
-            let comp = (o.exec_cycles - o.comm_cycles).max(0.0) / compute;
+            let comp = (o.exec_cycles - o.comm_cycles).max(Cycles::ZERO) / compute;
             o.comm_cycles /= noc;
             o.noc_per_hbm /= noc;
             o.exec_cycles = comp + o.comm_cycles;
@@ -131,7 +133,7 @@ pub fn run_cell(figure: &str, cell: &Cell, methods: &[String]) -> CellResult {
         }
     };
     result.ops = inst.ops.len();
-    result.ideal_ms = Some(inst.ms(ideal(&inst).cycles));
+    result.ideal_ms = ideal(&inst).cycles.map(|c| inst.ms(c));
     for name in methods {
         let Some(m) = by_name(name) else {
             continue;
@@ -144,16 +146,21 @@ pub fn run_cell(figure: &str, cell: &Cell, methods: &[String]) -> CellResult {
             tflops: None,
             breakdown: None,
         };
-        if let Ok(solved) = m.schedule(&inst, &Budget::default()) {
-            if let Some(s) = solved.outcome.schedule() {
-                if elk_sim::validate(&inst, s).is_empty() {
-                    let e = elk_sim::evaluate(&inst, s);
+        // One failure policy: a method error (an invalid schedule included) fails the
+        // cell loudly, never as a blank result.
+        match elk_sim::run_judged(&inst, m.as_ref(), &Budget::default()) {
+            Ok(judged) => {
+                if let Some(e) = judged.evaluation {
                     r.makespan_ms = Some(e.makespan_ms);
                     r.hbm_util = Some(e.hbm_utilisation);
                     r.noc_util = Some(e.noc_utilisation);
                     r.tflops = e.tflops;
                     r.breakdown = Some(e.breakdown);
                 }
+            }
+            Err(e) => {
+                result.error = Some(e.to_string());
+                return result;
             }
         }
         result.methods.push(r);

@@ -36,6 +36,12 @@ pub enum ReportError {
     /// An exact solve failed.
     #[error(transparent)]
     Solver(#[from] elk_solver::SolverError),
+    /// A method failed (an invalid schedule, a crashed backend).
+    #[error(transparent)]
+    Method(#[from] elk_stage::method::MethodError),
+    /// An instance or schedule is malformed.
+    #[error(transparent)]
+    Stage(#[from] elk_stage::StageError),
     /// Plotting failed.
     #[error("plot {name}: {detail}")]
     Plot {

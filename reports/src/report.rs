@@ -201,9 +201,9 @@ fn breakdown(results: &[CellResult], md: &mut String, files: &mut Files) -> Resu
             let t = m.makespan_ms.unwrap_or(f64::NAN);
             let b = m.breakdown;
             let total = b.map(|b| b.preload_only + b.overlapped + b.execute_only + b.noc_bound);
-            let pct = |f: fn(&elk_sim::Breakdown) -> f64| {
+            let pct = |f: fn(&elk_sim::Breakdown) -> elk_stage::Cycles| {
                 b.zip(total)
-                    .map(|(b, tot)| 100.0 * f(&b) / tot.max(f64::MIN_POSITIVE))
+                    .map(|(b, tot)| 100.0 * f(&b).get() / tot.get().max(f64::MIN_POSITIVE))
             };
             md.push_str(&format!(
                 "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",

@@ -19,9 +19,11 @@ pub mod network;
 pub use network::{controller_cores, HbmLayout, Network};
 
 use crate::trace::{NoTrace, TraceEvent, TraceSink, Track};
+use elk_model::build::noc_distribution_bytes_per_s;
 use elk_model::chip::ChipSpec;
-use elk_model::instance::{noc_distribution_bytes_per_s, Instance};
-use elk_model::schedule::Schedule;
+use elk_stage::instance::Instance;
+use elk_stage::schedule::Schedule;
+use elk_stage::units::Cycles;
 use network::Usage;
 use serde::Serialize;
 
@@ -87,8 +89,8 @@ pub struct Overflow {
 /// The detailed simulator's verdict.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct DetailedReport {
-    /// Realized makespan, cycles.
-    pub makespan_cycles: f64,
+    /// Realized makespan.
+    pub makespan_cycles: Cycles,
     /// … in milliseconds.
     pub makespan_ms: f64,
     /// Time breakdown.
@@ -99,10 +101,10 @@ pub struct DetailedReport {
     pub hottest_links: Vec<LinkUse>,
     /// Utilisation of each HBM controller's port.
     pub controller_utilisation: Vec<f64>,
-    /// Start time of each operator's execution (the prologue ends at `op_start[0]`), cycles.
-    pub op_start_cycles: Vec<f64>,
-    /// End time of each operator's execution (stage k ≥ 1 ends at `op_end[k-1]`), cycles.
-    pub op_end_cycles: Vec<f64>,
+    /// Start time of each operator's execution (the prologue ends at `op_start[0]`).
+    pub op_start_cycles: Vec<Cycles>,
+    /// End time of each operator's execution (`Stage::of_op(j)` ends at `op_end[j]`).
+    pub op_end_cycles: Vec<Cycles>,
     /// The first SRAM overflow, if any.
     pub overflow: Option<Overflow>,
     /// Events: operator starts, compute ends, flow arrivals and departures.
@@ -110,6 +112,41 @@ pub struct DetailedReport {
     /// Steps of the simulation loop (simultaneous events share a step; rates are
     /// recomputed at most once per step).
     pub steps: u64,
+}
+
+/// One stage, analytic against detailed.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StageDiff {
+    /// The stage (0 = prologue).
+    pub stage: usize,
+    /// Its duration in the stage model.
+    pub analytic_cycles: Cycles,
+    /// Its duration in the replay: stage 0 ends when operator 0 starts, stage k ≥ 1 when
+    /// the operator it executes ends.
+    pub detailed_cycles: Cycles,
+}
+
+/// Per-stage durations of the analytic evaluation beside the detailed replay's.
+pub fn stage_diff(analytic: &crate::Evaluation, report: &DetailedReport) -> Vec<StageDiff> {
+    let mut prev = Cycles::ZERO;
+    analytic
+        .stages
+        .iter()
+        .enumerate()
+        .map(|(k, st)| {
+            let end = match elk_stage::units::Stage(k).executing() {
+                None => report.op_start_cycles.first().copied().unwrap_or_default(),
+                Some(op) => report.op_end_cycles[op.index()],
+            };
+            let d = StageDiff {
+                stage: k,
+                analytic_cycles: st.cycles,
+                detailed_cycles: (end - prev).max(Cycles::ZERO),
+            };
+            prev = end.max(prev);
+            d
+        })
+        .collect()
 }
 
 /// Why a replay could not finish.
@@ -176,14 +213,18 @@ pub fn simulate_detailed_with(
     let option = |i: usize| &inst.ops[i].options[s.options[i]];
     let mut start_stage = vec![usize::MAX; n];
     for w in &s.load_work {
-        if w.cycles() > 0.0 && w.op() < n {
-            start_stage[w.op()] = start_stage[w.op()].min(w.stage());
+        if w.cycles > Cycles::ZERO && w.op.index() < n {
+            start_stage[w.op.index()] = start_stage[w.op.index()].min(w.stage.index());
         }
     }
     let mut t = 0.0f64;
     let mut flows: Vec<Flow> = Vec::new();
     let mut carried = vec![0.0f64; net.capacity.len()];
-    let mut loaded: Vec<bool> = inst.ops.iter().map(|o| o.hbm_cycles <= 0.0).collect();
+    let mut loaded: Vec<bool> = inst
+        .ops
+        .iter()
+        .map(|o| o.hbm_cycles <= Cycles::ZERO)
+        .collect();
     let mut load_started = vec![false; n];
     let mut active_load: Option<(usize, f64, usize)> = None; // (op, start, flows left)
     let mut qpos = 0usize;
@@ -201,12 +242,12 @@ pub fn simulate_detailed_with(
     let mut steps = 0u64;
     let mut rates: Vec<f64> = Vec::new();
     let mut dirty = true;
-    let sram = inst.sram_bytes;
+    let sram = inst.sram_bytes.get();
     let memory = |executing: Option<usize>, started: &[bool], next_op: usize| -> u64 {
-        let hot = executing.map_or(0, |i| option(i).hot);
+        let hot = executing.map_or(0, |i| option(i).hot.get());
         let cold: u64 = (next_op..n)
             .filter(|&j| started[j] && Some(j) != executing)
-            .map(|j| option(j).cold)
+            .map(|j| option(j).cold.get())
             .sum();
         hot + cold
     };
@@ -226,7 +267,9 @@ pub fn simulate_detailed_with(
                 op_start[i] = t;
                 breakdown.load_wait += t - last_end;
                 stage_begun = i + 1;
-                let comp = (option(i).exec_cycles - option(i).comm_cycles).max(0.0);
+                let comp = (option(i).exec_cycles - option(i).comm_cycles)
+                    .get()
+                    .max(0.0);
                 running = Some((i, t + comp));
                 breakdown.compute += comp;
                 sink.event(&TraceEvent {
@@ -249,11 +292,11 @@ pub fn simulate_detailed_with(
                 progress = true;
             }
             if active_load.is_none() && qpos < s.load_order.len() {
-                let j = s.load_order[qpos];
+                let j = s.load_order[qpos].index();
                 if j < n && start_stage[j] <= stage_begun {
                     qpos += 1;
                     load_started[j] = true;
-                    let bytes = inst.ops[j].hbm_cycles * b_hbm;
+                    let bytes = inst.ops[j].hbm_cycles.get() * b_hbm;
                     let rho = option(j).noc_per_hbm * cfg.rho_per_nu;
                     for c in 0..controllers {
                         let mut usage = if broadcast {
@@ -387,7 +430,7 @@ pub fn simulate_detailed_with(
             if end <= t {
                 running = None;
                 events += 1;
-                let comm = option(i).comm_cycles;
+                let comm = option(i).comm_cycles.get();
                 if comm > 0.0 {
                     events += 1;
                     flows.push(Flow {
@@ -441,8 +484,8 @@ pub fn simulate_detailed_with(
         .collect();
     let members: usize = (0..noc).map(|g| net.names[g].1).sum();
     Ok(DetailedReport {
-        makespan_cycles: makespan,
-        makespan_ms: inst.ms(makespan),
+        makespan_cycles: Cycles(makespan),
+        makespan_ms: inst.ms(Cycles(makespan)),
         breakdown,
         link_utilisation_mean: (0..noc)
             .map(|g| util(g) * net.names[g].1 as f64)
@@ -450,8 +493,8 @@ pub fn simulate_detailed_with(
             / members.max(1) as f64,
         hottest_links: hottest,
         controller_utilisation: net.controller.iter().map(|&g| util(g)).collect(),
-        op_start_cycles: op_start,
-        op_end_cycles: op_end,
+        op_start_cycles: op_start.into_iter().map(Cycles).collect(),
+        op_end_cycles: op_end.into_iter().map(Cycles).collect(),
         overflow,
         events,
         steps,

@@ -3,8 +3,9 @@
 //! stage in (operator, cycles) order.
 
 use crate::trace::{NoTrace, TraceEvent, TraceSink, Track};
-use elk_model::instance::Instance;
-use elk_model::schedule::Schedule;
+use elk_stage::instance::Instance;
+use elk_stage::schedule::Schedule;
+use elk_stage::units::{Cycles, OpId, Stage};
 use serde::Serialize;
 
 /// Which term sets a stage's duration.
@@ -24,29 +25,29 @@ pub enum Binding {
 /// One stage.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct StageEval {
-    /// d_k in cycles.
-    pub cycles: f64,
+    /// d_k.
+    pub cycles: Cycles,
     /// The binding term.
     pub binding: Binding,
     /// exec of the executing operator (0 in the prologue).
-    pub exec_cycles: f64,
+    pub exec_cycles: Cycles,
     /// comm + Σ w·ν.
-    pub noc_cycles: f64,
+    pub noc_cycles: Cycles,
     /// Σ w.
-    pub hbm_cycles: f64,
+    pub hbm_cycles: Cycles,
 }
 
-/// Where the time goes (Fig 18), cycles; the four parts sum to the makespan.
+/// Where the time goes (Fig 18); the four parts sum to the makespan.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
 pub struct Breakdown {
     /// Stages with no load work.
-    pub execute_only: f64,
+    pub execute_only: Cycles,
     /// Load time not hidden under execution (prologue; HBM-bound stages beyond exec).
-    pub preload_only: f64,
+    pub preload_only: Cycles,
     /// Execution with loads under it.
-    pub overlapped: f64,
+    pub overlapped: Cycles,
     /// NoC-bound stages beyond exec.
-    pub noc_bound: f64,
+    pub noc_bound: Cycles,
 }
 
 /// The judge's verdict on a valid schedule.
@@ -55,10 +56,10 @@ pub struct Evaluation {
     /// Per stage (0 = prologue).
     pub stages: Vec<StageEval>,
     /// T = Σ d_k.
-    pub makespan_cycles: f64,
+    pub makespan_cycles: Cycles,
     /// T in milliseconds.
     pub makespan_ms: f64,
-    /// Stages bound by compute / NoC / HBM.
+    /// Stages bound by compute / NoC / HBM (an array so the JSON keeps its shape).
     pub stages_bound: [usize; 3],
     /// Fig-18 breakdown.
     pub breakdown: Breakdown,
@@ -81,8 +82,8 @@ pub fn evaluate_with(inst: &Instance, s: &Schedule, sink: &mut dyn TraceSink) ->
     let n = inst.ops.len();
     let mut per_stage: Vec<Vec<(usize, f64)>> = vec![Vec::new(); n + 1];
     for w in &s.load_work {
-        if w.stage() <= n && w.op() < n {
-            per_stage[w.stage()].push((w.op(), w.cycles()));
+        if w.stage.index() <= n && w.op.index() < n {
+            per_stage[w.stage.index()].push((w.op.index(), w.cycles.get()));
         }
     }
     let option = |i: usize| &inst.ops[i].options[s.options[i]];
@@ -92,15 +93,10 @@ pub fn evaluate_with(inst: &Instance, s: &Schedule, sink: &mut dyn TraceSink) ->
     let (mut clock, mut noc_total) = (0.0, 0.0);
     for (k, work) in per_stage.iter_mut().enumerate() {
         work.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
-        let (exec, comm, executing) = if k == 0 {
-            (0.0, 0.0, None)
-        } else {
-            (
-                option(k - 1).exec_cycles,
-                option(k - 1).comm_cycles,
-                Some(k - 1),
-            )
-        };
+        let executing = Stage(k).executing().map(OpId::index);
+        let (exec, comm) = executing.map_or((0.0, 0.0), |i| {
+            (option(i).exec_cycles.get(), option(i).comm_cycles.get())
+        });
         let hbm: f64 = work.iter().map(|&(_, c)| c).sum();
         let noc = comm
             + work
@@ -124,14 +120,14 @@ pub fn evaluate_with(inst: &Instance, s: &Schedule, sink: &mut dyn TraceSink) ->
             Binding::Idle => {}
         }
         if hbm == 0.0 {
-            breakdown.execute_only += d;
+            breakdown.execute_only += Cycles(d);
         } else if k == 0 {
-            breakdown.preload_only += d;
+            breakdown.preload_only += Cycles(d);
         } else {
-            breakdown.overlapped += exec;
+            breakdown.overlapped += Cycles(exec);
             match binding {
-                Binding::Noc => breakdown.noc_bound += d - exec,
-                _ => breakdown.preload_only += d - exec,
+                Binding::Noc => breakdown.noc_bound += Cycles(d - exec),
+                _ => breakdown.preload_only += Cycles(d - exec),
             }
         }
         let name = executing.map_or_else(|| "prologue".to_string(), |i| inst.ops[i].name.clone());
@@ -169,21 +165,21 @@ pub fn evaluate_with(inst: &Instance, s: &Schedule, sink: &mut dyn TraceSink) ->
         noc_total += noc;
         clock += d;
         stages.push(StageEval {
-            cycles: d,
+            cycles: Cycles(d),
             binding,
-            exec_cycles: exec,
-            noc_cycles: noc,
-            hbm_cycles: hbm,
+            exec_cycles: Cycles(exec),
+            noc_cycles: Cycles(noc),
+            hbm_cycles: Cycles(hbm),
         });
     }
-    let total_h: f64 = inst.ops.iter().map(|o| o.hbm_cycles).sum();
+    let total_h: f64 = inst.ops.iter().map(|o| o.hbm_cycles.get()).sum();
     let flops: Option<f64> = inst.ops.iter().map(|o| o.flops).sum();
     let seconds = clock / inst.clock_hz;
     let ratio = |x: f64| if clock > 0.0 { x / clock } else { 0.0 };
     Evaluation {
         stages,
-        makespan_cycles: clock,
-        makespan_ms: inst.ms(clock),
+        makespan_cycles: Cycles(clock),
+        makespan_ms: inst.ms(Cycles(clock)),
         stages_bound: bound,
         breakdown,
         hbm_utilisation: ratio(total_h),

@@ -1,8 +1,8 @@
 //! Every rule of the stage model (SPEC §4), each violation a typed value naming the operator,
 //! the stage and the numbers.
 
-use elk_model::instance::{Instance, LoadOrder, NamedOrder};
-use elk_model::schedule::Schedule;
+use elk_stage::instance::{Instance, LoadOrder, NamedOrder};
+use elk_stage::schedule::Schedule;
 use std::fmt;
 
 /// One broken rule.
@@ -164,7 +164,7 @@ pub fn validate(inst: &Instance, s: &Schedule) -> Vec<Violation> {
     let mut start = vec![usize::MAX; n];
     let mut last = vec![0usize; n];
     for w in &s.load_work {
-        let (j, k, c) = (w.op(), w.stage(), w.cycles());
+        let (j, k, c) = (w.op.index(), w.stage.index(), w.cycles.get());
         let bad = |detail: String| Violation::BadWork {
             op: j,
             stage: k,
@@ -178,7 +178,7 @@ pub fn validate(inst: &Instance, s: &Schedule) -> Vec<Violation> {
             v.push(bad(format!("cycles {c} must be finite and ≥ 0")));
             continue;
         }
-        if inst.ops[j].hbm_cycles == 0.0 && c > 0.0 {
+        if inst.ops[j].hbm_cycles.get() == 0.0 && c > 0.0 {
             v.push(bad(format!("{} has no HBM data", inst.ops[j].name)));
         }
         if k > j {
@@ -195,8 +195,8 @@ pub fn validate(inst: &Instance, s: &Schedule) -> Vec<Violation> {
             last[j] = last[j].max(k);
         }
     }
-    for j in inst.loads() {
-        let h = inst.ops[j].hbm_cycles;
+    for j in inst.loads().into_iter().map(|j| j.index()) {
+        let h = inst.ops[j].hbm_cycles.get();
         if (loaded[j] - h).abs() > LOAD_TOLERANCE * h.max(1.0) {
             v.push(Violation::IncompleteLoad {
                 op: inst.ops[j].name.clone(),
@@ -204,6 +204,9 @@ pub fn validate(inst: &Instance, s: &Schedule) -> Vec<Violation> {
                 required: h,
             });
         }
+        // The oracle's own statement of the window rule (deliberately not
+        // `Instance::window_start`): load j may start no earlier than W stages before the
+        // stage j + 1 in which its operator runs.
         if let Some(w) = inst.preload_window {
             let earliest = (j + 1).saturating_sub(w as usize);
             if start[j] != usize::MAX && start[j] < earliest {
@@ -217,7 +220,7 @@ pub fn validate(inst: &Instance, s: &Schedule) -> Vec<Violation> {
     }
     // Load order: an earlier load has no work after a later load's start.
     let mut latest_end: Option<(usize, usize)> = None; // (stage, op) of the latest end so far
-    for &j in &s.load_order {
+    for j in s.load_order.iter().map(|j| j.index()) {
         if j >= n || start[j] == usize::MAX {
             continue;
         }
@@ -261,8 +264,9 @@ fn check_order(inst: &Instance, s: &Schedule, v: &mut Vec<Violation>) {
             format!("max displacement {max_displacement}"),
         ),
     };
-    for (position, &j) in s.load_order.iter().enumerate() {
-        let rank = loads.binary_search(&j).unwrap_or_default();
+    for (position, &id) in s.load_order.iter().enumerate() {
+        let rank = loads.binary_search(&id).unwrap_or_default();
+        let j = id.index();
         if position.abs_diff(rank) > limit {
             v.push(Violation::LoadOrderPolicy {
                 op: inst.ops[j].name.clone(),
@@ -278,7 +282,7 @@ fn check_order(inst: &Instance, s: &Schedule, v: &mut Vec<Violation>) {
 /// footprint plus the cold data of every operator j ≥ k whose load started by stage k.
 fn check_memory(inst: &Instance, s: &Schedule, start: &[usize], v: &mut Vec<Violation>) {
     let n = inst.ops.len();
-    let cold = |j: usize| inst.ops[j].options[s.options[j]].cold;
+    let cold = |j: usize| inst.ops[j].options[s.options[j]].cold.get();
     // Sweep stages, adding each load's cold bytes at its start and dropping them when its
     // operator runs.
     let mut starting: Vec<Vec<usize>> = vec![Vec::new(); n + 1];
@@ -300,17 +304,17 @@ fn check_memory(inst: &Instance, s: &Schedule, start: &[usize], v: &mut Vec<Viol
                 resident -= cold(i);
             }
             (
-                inst.ops[i].options[s.options[i]].hot,
+                inst.ops[i].options[s.options[i]].hot.get(),
                 Some(inst.ops[i].name.clone()),
             )
         };
         let used = hot + resident;
-        if used > inst.sram_bytes {
+        if used > inst.sram_bytes.get() {
             v.push(Violation::Memory {
                 stage: k,
                 op,
                 used,
-                sram: inst.sram_bytes,
+                sram: inst.sram_bytes.get(),
             });
         }
     }

@@ -12,23 +12,24 @@
 //! ```
 //! and T is at least the best over p of the sum. p = n gives max(Σ H, Σ exec_min).
 
-use elk_model::instance::Instance;
+use elk_stage::instance::Instance;
+use elk_stage::units::Cycles;
 use serde::Serialize;
 
-/// The roofline bounds, cycles.
+/// The roofline bounds.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Roofline {
     /// Σ H_j: HBM is one serial resource.
-    pub hbm_cycles: f64,
+    pub hbm_cycles: Cycles,
     /// Σ_i min_o exec: every stage lasts at least its operator's fastest option.
-    pub exec_cycles: f64,
+    pub exec_cycles: Cycles,
     /// The best prefix bound (≥ both of the above).
-    pub prefix_cycles: f64,
+    pub prefix_cycles: Cycles,
 }
 
 impl Roofline {
     /// The strongest of the bounds.
-    pub fn best(&self) -> f64 {
+    pub fn best(&self) -> Cycles {
         self.prefix_cycles
             .max(self.hbm_cycles)
             .max(self.exec_cycles)
@@ -45,17 +46,17 @@ pub fn roofline(inst: &Instance) -> Roofline {
     let exec_min: Vec<f64> = inst
         .ops
         .iter()
-        .map(|op| min_of(op.options.iter().map(|o| o.exec_cycles)))
+        .map(|op| min_of(op.options.iter().map(|o| o.exec_cycles.get())))
         .collect();
     let comm_min: Vec<f64> = inst
         .ops
         .iter()
-        .map(|op| min_of(op.options.iter().map(|o| o.comm_cycles)))
+        .map(|op| min_of(op.options.iter().map(|o| o.comm_cycles.get())))
         .collect();
     let noc_load: Vec<f64> = inst
         .ops
         .iter()
-        .map(|op| op.hbm_cycles * min_of(op.options.iter().map(|o| o.noc_per_hbm)))
+        .map(|op| op.hbm_cycles.get() * min_of(op.options.iter().map(|o| o.noc_per_hbm)))
         .collect();
     let total_exec: f64 = exec_min.iter().sum();
     let (mut hbm, mut exec, mut comm, mut noc) = (0.0, 0.0, 0.0, 0.0);
@@ -67,7 +68,7 @@ pub fn roofline(inst: &Instance) -> Roofline {
             comm += comm_min[p - 1];
         }
         if p < n {
-            hbm += inst.ops[p].hbm_cycles;
+            hbm += inst.ops[p].hbm_cycles.get();
             noc += noc_load[p];
         }
         let head = hbm.max(exec).max(comm + noc);
@@ -75,7 +76,7 @@ pub fn roofline(inst: &Instance) -> Roofline {
     }
     Roofline {
         hbm_cycles: inst.ops.iter().map(|o| o.hbm_cycles).sum(),
-        exec_cycles: total_exec,
-        prefix_cycles: prefix_best,
+        exec_cycles: Cycles(total_exec),
+        prefix_cycles: Cycles(prefix_best),
     }
 }

@@ -24,9 +24,9 @@ pub enum SolverError {
     /// The solver worker process failed.
     #[error("solver worker: {0}")]
     Worker(String),
-    /// A model error (a warm start for another instance, …).
-    #[error(transparent)]
-    Model(#[from] elk_model::ModelError),
+    /// Bad input (a warm start that is not a schedule of the instance, …).
+    #[error("{0}")]
+    Input(String),
 }
 
 /// Results of this crate.

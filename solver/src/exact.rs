@@ -7,9 +7,10 @@ use crate::error::{Result, SolverError};
 use crate::extract::to_schedule;
 use crate::milp::{lp_bound, run_milp, Linearisation, MilpConfig, MilpStatus};
 use crate::smt::{run_smt, SmtConfig, SmtStatus};
-use elk_model::instance::{Instance, LoadOrder, NamedOrder};
-use elk_model::method::{Budget, Method, Outcome, Solved, StopReason};
-use elk_model::schedule::{Schedule, Status};
+use elk_stage::instance::{Instance, LoadOrder, NamedOrder};
+use elk_stage::method::{Outcome, Solved, StopReason};
+use elk_stage::schedule::{Schedule, Status};
+use elk_stage::units::Cycles;
 use serde::{Deserialize, Serialize};
 use std::time::{Duration, Instant};
 
@@ -43,8 +44,9 @@ pub struct ExactOptions {
     /// MILP memory-row linearisation.
     #[serde(default)]
     pub linearisation: Linearisation,
-    /// Seconds the backend may run (its own limit; [`crate::worker`] enforces a hard one).
-    pub time_limit_s: Option<f64>,
+    /// Wall-clock time the backend may run (its own limit; [`crate::worker`] enforces a
+    /// hard one).
+    pub time_limit: Option<Duration>,
     /// A schedule to start from; the result is never worse.
     pub warm_start: Option<Schedule>,
     /// Also solve the LP relaxation for a bound (with a quarter of the time limit).
@@ -66,19 +68,55 @@ pub enum ExactStatus {
     Unknown,
 }
 
-/// The lower bounds computed, cycles.
+/// Why the solve stopped.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExactStop {
+    /// The backend finished: a proof of optimality or infeasibility.
+    #[default]
+    Completed,
+    /// The backend stopped at its own time limit.
+    TimeLimit,
+    /// The worker overran the hard limit and was killed.
+    Killed,
+    /// The model was too large to build; nothing was solved (see the notes for how to cut
+    /// the instance).
+    NotAttempted,
+}
+
+/// The lower bounds computed.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Bounds {
     /// Σ H.
-    pub hbm_cycles: f64,
+    pub hbm_cycles: Cycles,
     /// Σ min exec.
-    pub exec_cycles: f64,
+    pub exec_cycles: Cycles,
     /// The prefix roofline bound.
-    pub prefix_cycles: f64,
+    pub prefix_cycles: Cycles,
     /// The LP relaxation's optimum, when solved.
-    pub lp_cycles: Option<f64>,
+    pub lp_cycles: Option<Cycles>,
     /// The backend's proven bound (MILP dual bound; the optimum when proven).
-    pub backend_cycles: Option<f64>,
+    pub backend_cycles: Option<Cycles>,
+}
+
+impl Bounds {
+    /// The roofline bounds alone (what is known without solving anything).
+    pub fn roofline(inst: &Instance) -> Bounds {
+        let roof: Roofline = roofline(inst);
+        Bounds {
+            hbm_cycles: roof.hbm_cycles,
+            exec_cycles: roof.exec_cycles,
+            prefix_cycles: roof.prefix_cycles,
+            ..Bounds::default()
+        }
+    }
+
+    /// The strongest roofline bound.
+    pub fn roofline_best(&self) -> Cycles {
+        self.prefix_cycles
+            .max(self.hbm_cycles)
+            .max(self.exec_cycles)
+    }
 }
 
 /// Model size in the backend's terms.
@@ -101,14 +139,17 @@ pub struct ExactReport {
     pub backend: Backend,
     /// The verdict.
     pub status: ExactStatus,
+    /// Why it stopped.
+    #[serde(default)]
+    pub stop: ExactStop,
     /// The schedule (judged by the simulator).
     pub schedule: Option<Schedule>,
-    /// The simulator's makespan of `schedule`, cycles.
-    pub makespan_cycles: Option<f64>,
-    /// The backend's own objective, cycles (equals the makespan up to 1e-6 relative).
-    pub objective_cycles: Option<f64>,
-    /// The best certified lower bound, cycles.
-    pub lower_bound_cycles: f64,
+    /// The simulator's makespan of `schedule`.
+    pub makespan_cycles: Option<Cycles>,
+    /// The backend's own objective (equals the makespan up to 1e-6 relative).
+    pub objective_cycles: Option<Cycles>,
+    /// The best certified lower bound.
+    pub lower_bound_cycles: Cycles,
     /// Which bound that is.
     pub bound_source: String,
     /// All bounds computed.
@@ -137,8 +178,17 @@ pub struct Phase {
 }
 
 /// 100·(t − bound)/bound.
-pub fn gap_pct(t: f64, bound: f64) -> Option<f64> {
-    (bound > 0.0).then(|| 100.0 * (t - bound) / bound)
+pub fn gap_pct(t: Cycles, bound: Cycles) -> Option<f64> {
+    (bound > Cycles::ZERO).then(|| 100.0 * ((t - bound) / bound))
+}
+
+/// Relative tolerance within which a makespan meets a proven lower bound and is therefore
+/// optimal (whichever method found it). HiGHS is run with a relative gap of 1e-9.
+pub const MEETS_BOUND: f64 = 1e-9;
+
+/// `t` meets the proven lower bound `bound`: the schedule is optimal.
+pub fn meets_bound(t: Cycles, bound: Cycles) -> bool {
+    t <= bound * (1.0 + MEETS_BOUND)
 }
 
 /// What a backend returned, in common terms.
@@ -226,8 +276,10 @@ fn assemble(
     } else {
         Status::Feasible
     };
-    let schedule =
-        solution.map(|raw| to_schedule(inst, raw, method, objective.unwrap_or(0.0), st, bound));
+    let schedule = solution.map(|raw| {
+        let claim = Cycles(objective.unwrap_or(0.0));
+        to_schedule(inst, raw, method, claim, st, bound.map(Cycles))
+    });
     BackendResult {
         status,
         schedule,
@@ -264,10 +316,9 @@ fn smt_backend(inst: &Instance, limit: Option<Duration>) -> Result<BackendResult
 
 /// The simulator's makespan of a schedule, or the first violation.
 fn judge(inst: &Instance, s: &Schedule) -> std::result::Result<f64, String> {
-    match elk_sim::validate(inst, s).first() {
-        Some(v) => Err(v.to_string()),
-        None => Ok(elk_sim::evaluate(inst, s).makespan_cycles),
-    }
+    elk_sim::judged_makespan(inst, s)
+        .map(Cycles::get)
+        .map_err(|v| v.to_string())
 }
 
 /// What a solve has gathered so far.
@@ -291,29 +342,21 @@ impl Progress {
 /// [`crate::worker`] for a hard limit).
 pub fn solve_exact(inst: &Instance, opts: &ExactOptions) -> Result<ExactReport> {
     let started = Instant::now();
-    let limit = opts.time_limit_s.map(Duration::from_secs_f64);
+    let limit = opts.time_limit;
     let warm = match &opts.warm_start {
         Some(s) => {
-            let t = judge(inst, s).map_err(|v| {
-                SolverError::Model(elk_model::ModelError::Invalid(format!(
-                    "warm start ({}): {v}",
-                    s.method
-                )))
-            })?;
+            let t = judge(inst, s)
+                .map_err(|v| SolverError::Input(format!("warm start ({}): {v}", s.method)))?;
             Some((s.clone(), t))
         }
         None => None,
     };
-    let roof: Roofline = roofline(inst);
+    let bounds = Bounds::roofline(inst);
+    let roof_best = bounds.roofline_best().get();
     let mut run = Progress {
         started,
         limit,
-        bounds: Bounds {
-            hbm_cycles: roof.hbm_cycles,
-            exec_cycles: roof.exec_cycles,
-            prefix_cycles: roof.prefix_cycles,
-            ..Bounds::default()
-        },
+        bounds,
         warm,
         notes: Vec::new(),
         phases: Vec::new(),
@@ -335,18 +378,21 @@ pub fn solve_exact(inst: &Instance, opts: &ExactOptions) -> Result<ExactReport> 
             bound: None,
             model: ModelStats::default(),
         };
-        return finish(inst, opts, run, nothing);
+        return finish(inst, opts, run, nothing).map(|mut r| {
+            r.stop = ExactStop::NotAttempted;
+            r
+        });
     }
     if opts.lp_bound {
         let lp_limit = limit.map(|l| l / 4);
         match lp_bound(inst, opts.linearisation, lp_limit)? {
-            Some((v, _)) => run.bounds.lp_cycles = Some(v),
+            Some((v, _)) => run.bounds.lp_cycles = Some(Cycles(v)),
             None => run
                 .notes
                 .push("LP relaxation not solved within its time share".into()),
         }
     }
-    let known_bound = roof.best().max(run.bounds.lp_cycles.unwrap_or(0.0));
+    let known_bound = roof_best.max(run.bounds.lp_cycles.map_or(0.0, Cycles::get));
     if opts.backend == Backend::Milp && inst.load_order != LoadOrder::Named(NamedOrder::Fixed) {
         if let Some(done) = fixed_order_first(inst, opts, known_bound, &mut run)? {
             return finish(inst, opts, run, done);
@@ -434,11 +480,8 @@ fn finish(
         phases,
         ..
     } = run;
-    let roof_best = bounds
-        .prefix_cycles
-        .max(bounds.hbm_cycles)
-        .max(bounds.exec_cycles);
-    bounds.backend_cycles = result.bound;
+    let roof_best = bounds.roofline_best().get();
+    bounds.backend_cycles = result.bound.map(Cycles);
     let mut status = result.status;
     let mut schedule = None;
     let mut makespan = None;
@@ -485,9 +528,9 @@ fn finish(
     }
     let (mut lower, mut source) = (roof_best, "roofline".to_string());
     for (v, name) in [
-        (bounds.lp_cycles, "LP relaxation"),
+        (bounds.lp_cycles.map(Cycles::get), "LP relaxation"),
         (
-            bounds.backend_cycles,
+            bounds.backend_cycles.map(Cycles::get),
             match opts.backend {
                 Backend::Milp => "MILP dual bound",
                 Backend::Smt => "SMT unsat bound",
@@ -499,14 +542,21 @@ fn finish(
             source = name.into();
         }
     }
+    // A schedule that meets a proven lower bound is optimal, whichever backend (or the warm
+    // start) found it and whether or not the backend finished its proof.
+    if status == ExactStatus::Feasible && makespan.is_some_and(|t| t <= lower * (1.0 + MEETS_BOUND))
+    {
+        notes.push(format!("the makespan meets the {source} bound: optimal"));
+        status = ExactStatus::Optimal;
+    }
     // A proven optimum is its own bound (the dual bound may sit a tolerance below it).
     if status == ExactStatus::Optimal {
         if let Some(t) = makespan {
-            // Proven within the backend's gap (1e-9 relative): the optimum is the bound.
             lower = t;
             source = "optimum".into();
         }
     }
+    let (makespan, lower) = (makespan.map(Cycles), Cycles(lower));
     let gap = makespan.and_then(|t| gap_pct(t, lower));
     if let Some(s) = schedule.as_mut() {
         s.lower_bound_cycles = Some(lower);
@@ -516,12 +566,17 @@ fn finish(
             Status::Feasible
         };
     }
+    let stop = match status {
+        ExactStatus::Optimal | ExactStatus::Infeasible => ExactStop::Completed,
+        _ => ExactStop::TimeLimit,
+    };
     Ok(ExactReport {
         backend: opts.backend,
         status,
+        stop,
         schedule,
         makespan_cycles: makespan,
-        objective_cycles: result.objective,
+        objective_cycles: result.objective.map(Cycles),
         lower_bound_cycles: lower,
         bound_source: source,
         bounds,
@@ -534,34 +589,70 @@ fn finish(
     })
 }
 
-/// An exact backend as a [`Method`] (in-process; the budget's limit is the backend's own).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Exact {
-    /// The encoding.
-    pub backend: Backend,
-}
-
-impl Method for Exact {
-    fn name(&self) -> &'static str {
-        match self.backend {
-            Backend::Milp => "exact-milp",
-            Backend::Smt => "exact-smt",
+impl ExactReport {
+    /// What is known without solving: `warm` (if any) judged by the simulator, and the
+    /// roofline bound. Used when the worker is killed.
+    pub fn without_solving(
+        inst: &Instance,
+        backend: Backend,
+        warm: Option<Schedule>,
+        stop: ExactStop,
+        seconds: f64,
+    ) -> ExactReport {
+        let bounds = Bounds::roofline(inst);
+        let lower = bounds.roofline_best();
+        let makespan = warm
+            .as_ref()
+            .and_then(|s| elk_sim::judged_makespan(inst, s).ok());
+        let mut status = if makespan.is_some() {
+            ExactStatus::Feasible
+        } else {
+            ExactStatus::Unknown
+        };
+        if makespan.is_some_and(|t| meets_bound(t, lower)) {
+            status = ExactStatus::Optimal;
+        }
+        let what = match stop {
+            ExactStop::Killed => format!(
+                "the {} backend overran its time limit and was killed",
+                backend.name()
+            ),
+            _ => format!("the {} backend was not run", backend.name()),
+        };
+        ExactReport {
+            backend,
+            status,
+            stop,
+            from_warm_start: makespan.is_some(),
+            schedule: warm.filter(|_| makespan.is_some()).map(|mut s| {
+                s.lower_bound_cycles = Some(lower);
+                s.status = if status == ExactStatus::Optimal {
+                    Status::Optimal
+                } else {
+                    Status::Feasible
+                };
+                s
+            }),
+            makespan_cycles: makespan,
+            objective_cycles: None,
+            lower_bound_cycles: lower,
+            bound_source: "roofline".into(),
+            bounds,
+            gap_pct: makespan.and_then(|t| gap_pct(t, lower)),
+            solve_s: seconds,
+            model: ModelStats::default(),
+            notes: vec![what],
+            phases: if stop == ExactStop::Killed {
+                vec![Phase {
+                    what: "killed worker".into(),
+                    seconds,
+                }]
+            } else {
+                Vec::new()
+            },
         }
     }
 
-    fn schedule(&self, inst: &Instance, budget: &Budget) -> elk_model::Result<Solved> {
-        let opts = ExactOptions {
-            backend: self.backend,
-            time_limit_s: budget.time_limit.map(|d| d.as_secs_f64()),
-            ..ExactOptions::default()
-        };
-        let report =
-            solve_exact(inst, &opts).map_err(|e| elk_model::ModelError::Invalid(e.to_string()))?;
-        Ok(report.solved())
-    }
-}
-
-impl ExactReport {
     /// As a method result.
     pub fn solved(&self) -> Solved {
         let outcome = match (&self.status, &self.schedule) {
@@ -573,15 +664,21 @@ impl ExactReport {
                 schedule: s.clone(),
                 bound: Some(self.lower_bound_cycles),
             },
-            _ => Outcome::Unknown,
+            _ => Outcome::Unknown {
+                reason: match self.stop {
+                    ExactStop::NotAttempted => "model too large to attempt".into(),
+                    _ => format!("{}: no schedule within the time limit", self.backend.name()),
+                },
+            },
         };
-        let stop = match self.status {
-            ExactStatus::Optimal | ExactStatus::Infeasible => StopReason::Completed,
-            _ => StopReason::TimeLimit,
+        let stop = match self.stop {
+            ExactStop::Completed => StopReason::Completed,
+            ExactStop::TimeLimit | ExactStop::Killed => StopReason::TimeLimit,
+            ExactStop::NotAttempted => StopReason::NotAttempted,
         };
         let mut notes = self.notes.clone();
         notes.push(format!(
-            "lower bound {:.1} cycles ({})",
+            "lower bound {} ({})",
             self.lower_bound_cycles, self.bound_source
         ));
         Solved {
@@ -590,4 +687,29 @@ impl ExactReport {
             notes,
         }
     }
+
+    /// The reference every heuristic's gap is measured against: the proven optimum, or the
+    /// best lower bound. `certified_optimum` says which. Either way the gap is certified (an
+    /// upper bound on the true gap when the reference is a bound).
+    pub fn gap_reference(&self) -> GapReference {
+        match (self.status, self.makespan_cycles) {
+            (ExactStatus::Optimal, Some(t)) => GapReference {
+                cycles: t,
+                optimum: true,
+            },
+            _ => GapReference {
+                cycles: self.lower_bound_cycles,
+                optimum: false,
+            },
+        }
+    }
+}
+
+/// What gaps are measured against.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct GapReference {
+    /// The proven optimum or the lower bound.
+    pub cycles: Cycles,
+    /// It is the optimum (else a lower bound: gaps are upper bounds on the true gaps).
+    pub optimum: bool,
 }

@@ -2,8 +2,9 @@
 //! add up to its H exactly, and name a load order the schedule satisfies. Shared by the MILP
 //! and SMT backends (it reads values; it encodes nothing).
 
-use elk_model::instance::Instance;
-use elk_model::schedule::{Schedule, Status, Work, SCHEDULE_FORMAT};
+use elk_stage::instance::Instance;
+use elk_stage::schedule::{Schedule, Status, Work};
+use elk_stage::units::{Cycles, OpId, Stage};
 
 /// How the load order is read off a solution.
 #[derive(Clone, Debug, PartialEq)]
@@ -36,14 +37,14 @@ pub fn to_schedule(
     inst: &Instance,
     raw: &RawSolution,
     method: &str,
-    claim: f64,
+    claim: Cycles,
     status: Status,
-    bound: Option<f64>,
+    bound: Option<Cycles>,
 ) -> Schedule {
     let n = inst.ops.len();
     let mut per_load: Vec<Vec<(usize, f64)>> = vec![Vec::new(); n];
     for &(j, k, c) in &raw.work {
-        let h = inst.ops[j].hbm_cycles;
+        let h = inst.ops[j].hbm_cycles.get();
         if h > 0.0 && c > DUST * h.max(1.0) {
             per_load[j].push((k, c));
         }
@@ -64,31 +65,28 @@ pub fn to_schedule(
         if total <= 0.0 {
             continue;
         }
-        let scale = inst.ops[j].hbm_cycles / total;
+        let scale = inst.ops[j].hbm_cycles.get() / total;
         for &(k, c) in &merged {
-            work.push(Work(j, k, c * scale));
+            work.push(Work {
+                op: OpId(j),
+                stage: Stage(k),
+                cycles: Cycles(c * scale),
+            });
         }
         interval[j] = (merged[0].0, merged[merged.len() - 1].0);
     }
     let loads = inst.loads();
     let load_order = match &raw.order {
         OrderHint::Execution => loads,
-        OrderHint::Given(order) => order.clone(),
+        OrderHint::Given(order) => order.iter().copied().map(OpId).collect(),
         OrderHint::Intervals => {
             let mut order = loads;
-            order.sort_by_key(|&j| (interval[j].0, interval[j].1, j));
+            order.sort_by_key(|&j| (interval[j.index()].0, interval[j.index()].1, j));
             order
         }
     };
-    Schedule {
-        format: SCHEDULE_FORMAT.into(),
-        instance: inst.name.clone(),
-        method: method.into(),
-        options: raw.options.clone(),
-        load_order,
-        load_work: work,
-        makespan_cycles: claim,
-        status,
-        lower_bound_cycles: bound,
-    }
+    let mut s = Schedule::new(inst, method, raw.options.clone(), load_order, work, claim);
+    s.status = status;
+    s.lower_bound_cycles = bound;
+    s
 }

@@ -4,22 +4,21 @@
 //! into a distance from the optimum. Every schedule is judged by the simulator.
 //!
 //! ```
-//! use elk_model::instance::{Instance, InstanceOp, OpOption, LoadOrder, NamedOrder};
-//! use elk_solver::{solve_exact, Backend, ExactOptions, ExactStatus};
-//! let opt = |cold, hot, exec| OpOption { cold, hot, exec_cycles: exec, comm_cycles: 0.0, noc_per_hbm: 0.0 };
-//! let inst = Instance {
-//!     format: "elk-instance/1".into(), name: "doc".into(), sram_bytes: 100, clock_hz: 1e9,
-//!     load_order: LoadOrder::Named(NamedOrder::Fixed), preload_window: None,
-//!     ops: vec![
-//!         InstanceOp { name: "a".into(), hbm_cycles: 50.0, options: vec![opt(10, 40, 80.0)], flops: None },
-//!         InstanceOp { name: "b".into(), hbm_cycles: 50.0, options: vec![opt(10, 20, 90.0), opt(30, 60, 60.0)], flops: None },
-//!     ],
-//! };
+//! use elk_stage::instance::{Instance, OpOption};
+//! use elk_stage::method::{Budget, Method, Outcome};
+//! use elk_stage::units::{Bytes, Cycles};
+//! use elk_solver::{Backend, Exact, ExactOptions};
+//! let inst = Instance::builder("doc", Bytes(100), 1e9)
+//!     .op("a", Cycles(50.0), vec![OpOption::new(10, 40, 80.0, 0.0, 0.0)])
+//!     .op("b", Cycles(50.0), vec![OpOption::new(10, 20, 90.0, 0.0, 0.0), OpOption::new(30, 60, 60.0, 0.0, 0.0)])
+//!     .build()
+//!     .unwrap();
 //! for backend in [Backend::Milp, Backend::Smt] {
-//!     let r = solve_exact(&inst, &ExactOptions { backend, ..Default::default() }).unwrap();
-//!     assert_eq!(r.status, ExactStatus::Optimal);
+//!     let exact = Exact { options: ExactOptions { backend, ..Default::default() }, worker: None };
+//!     let solved = exact.schedule(&inst, &Budget::seconds(10.0)).unwrap();
 //!     // a loads in the prologue (50), b loads under a (50 ≤ 80) and runs fast: 50 + 80 + 60.
-//!     assert!((r.makespan_cycles.unwrap() - 190.0).abs() < 1e-6);
+//!     let Outcome::Optimal(s) = &solved.outcome else { panic!("{:?}", solved.outcome) };
+//!     assert!((elk_sim::judged_makespan(&inst, s).unwrap().get() - 190.0).abs() < 1e-6);
 //! }
 //! ```
 #![deny(missing_docs)]
@@ -28,6 +27,7 @@ pub mod bounds;
 mod error;
 mod exact;
 mod extract;
+mod method;
 pub mod milp;
 mod prune;
 pub mod smt;
@@ -35,7 +35,8 @@ pub mod worker;
 
 pub use error::{Result, SolverError};
 pub use exact::{
-    gap_pct, solve_exact, Backend, Bounds, Exact, ExactOptions, ExactReport, ExactStatus,
-    ModelStats, Phase,
+    gap_pct, meets_bound, solve_exact, Backend, Bounds, ExactOptions, ExactReport, ExactStatus,
+    ExactStop, GapReference, ModelStats, Phase, MEETS_BOUND,
 };
 pub use extract::{OrderHint, RawSolution};
+pub use method::{Exact, WorkerCommand};

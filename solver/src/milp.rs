@@ -10,8 +10,9 @@ pub use encode::{Linearisation, ModelSize};
 use crate::error::{Result, SolverError};
 use crate::extract::{OrderHint, RawSolution};
 use crate::prune::{prune, Pruned};
-use elk_model::instance::{Instance, LoadOrder, NamedOrder};
-use elk_model::schedule::Schedule;
+use elk_stage::instance::{Instance, LoadOrder, NamedOrder};
+use elk_stage::schedule::Schedule;
+use elk_stage::units::OpId;
 use highs::HighsModelStatus;
 use std::time::{Duration, Instant};
 
@@ -101,11 +102,8 @@ fn configured(
 /// it (order rows dominate for free orders without a window), so that a whole model is
 /// refused with a clear message instead of exhausting memory.
 pub fn estimated_size(inst: &Instance) -> usize {
-    let loads = inst.loads();
-    let lo = |j: usize| {
-        inst.preload_window
-            .map_or(0, |w| (j + 1).saturating_sub(w as usize))
-    };
+    let loads = inst.load_indices();
+    let lo = |j: usize| inst.window_start(OpId(j)).index();
     let n = inst.ops.len();
     let mut size = 2 * (n + 1); // d and duration rows
     for &j in &loads {
@@ -239,7 +237,7 @@ fn read_solution(
         })
         .collect();
     let mut work = Vec::new();
-    for j in inst.loads() {
+    for j in inst.load_indices() {
         for (dk, groups) in w[j].iter().enumerate() {
             for c in groups {
                 work.push((j, lo[j] + dk, cols[c.index]));
@@ -250,7 +248,7 @@ fn read_solution(
         LoadOrder::Named(NamedOrder::Fixed) => OrderHint::Execution,
         LoadOrder::Named(NamedOrder::Free) => OrderHint::Intervals,
         LoadOrder::Displacement { .. } => {
-            let loads = inst.loads();
+            let loads = inst.load_indices();
             let before = |a: usize, b: usize| -> bool {
                 let (lo_, hi) = (a.min(b), a.max(b));
                 let forward = p[lo_][hi].map(|c| cols[c.index] > 0.5).unwrap_or(true);

@@ -2,7 +2,7 @@
 //! (cold, hot, exec, comm, ν) can be dropped without losing optimality — replacing it by
 //! its dominator in any schedule keeps the schedule valid and no slower.
 
-use elk_model::instance::{Instance, OpOption};
+use elk_stage::instance::{Instance, OpOption};
 
 /// The options kept per operator and where each original option maps.
 #[derive(Clone, Debug)]

@@ -9,7 +9,8 @@ mod rational;
 
 use crate::error::{Result, SolverError};
 use crate::extract::{OrderHint, RawSolution};
-use elk_model::instance::{Instance, LoadOrder, NamedOrder};
+use elk_stage::instance::{Instance, LoadOrder, NamedOrder};
+use elk_stage::units::OpId;
 use rational::{exact_fraction, parse_numeral};
 use serde::Serialize;
 use std::sync::mpsc;
@@ -132,13 +133,9 @@ struct Decisions<'ctx> {
 
 fn encode<'ctx>(inst: &Instance, b: &mut Builder<'ctx>) -> Decisions<'ctx> {
     let n = inst.ops.len();
-    let loads = inst.loads();
-    let lo = |j: usize| {
-        inst.preload_window
-            .map(|w| (j + 1).saturating_sub(w as usize))
-            .unwrap_or(0)
-    };
-    let column = |i: usize, f: &dyn Fn(&elk_model::instance::OpOption) -> f64| -> Vec<f64> {
+    let loads = inst.load_indices();
+    let lo = |j: usize| inst.window_start(OpId(j)).index();
+    let column = |i: usize, f: &dyn Fn(&elk_stage::instance::OpOption) -> f64| -> Vec<f64> {
         inst.ops[i].options.iter().map(f).collect()
     };
     let mut option = Vec::with_capacity(n);
@@ -175,25 +172,25 @@ fn encode<'ctx>(inst: &Instance, b: &mut Builder<'ctx>) -> Decisions<'ctx> {
         }
         let all: Vec<Real> = work[j].iter().map(|(_, w)| w.clone()).collect();
         let total = b.sum(&all);
-        b.assert(&total._eq(&b.real(inst.ops[j].hbm_cycles)));
+        b.assert(&total._eq(&b.real(inst.ops[j].hbm_cycles.get())));
         start[j] = Some(st);
     }
     // Memory in every stage.
     for k in 0..=n {
         let mut used = Vec::new();
         if k >= 1 {
-            let hot = column(k - 1, &|o| o.hot as f64);
+            let hot = column(k - 1, &|o| o.hot.get() as f64);
             used.push(b.select(&option[k - 1], &hot));
         }
         for &j in loads.iter().filter(|&&j| j >= k) {
             if let Some(st) = &start[j] {
-                let cold = column(j, &|o| o.cold as f64);
+                let cold = column(j, &|o| o.cold.get() as f64);
                 let resident = st.le(&b.int(k));
                 used.push(resident.ite(&b.select(&option[j], &cold), &b.real(0.0)));
             }
         }
         let total = b.sum(&used);
-        b.assert(&total.le(&b.real(inst.sram_bytes as f64)));
+        b.assert(&total.le(&b.real(inst.sram_bytes.get() as f64)));
     }
     // Load order: "a before b" ⇒ a has no work in stages after b's start.
     let precedes = |b: &mut Builder<'ctx>, a: usize, later: usize, when: &Bool<'ctx>| {
@@ -270,9 +267,9 @@ fn encode<'ctx>(inst: &Instance, b: &mut Builder<'ctx>) -> Decisions<'ctx> {
         let hbm = b.sum(&in_stage(&work));
         let mut noc_terms = in_stage(&noc_work);
         if k >= 1 {
-            let exec = b.select(&option[k - 1], &column(k - 1, &|o| o.exec_cycles));
+            let exec = b.select(&option[k - 1], &column(k - 1, &|o| o.exec_cycles.get()));
             b.assert(&d.ge(&exec));
-            noc_terms.push(b.select(&option[k - 1], &column(k - 1, &|o| o.comm_cycles)));
+            noc_terms.push(b.select(&option[k - 1], &column(k - 1, &|o| o.comm_cycles.get())));
         }
         let noc = b.sum(&noc_terms);
         b.assert(&d.ge(&noc));
@@ -402,7 +399,7 @@ pub fn run_smt(inst: &Instance, cfg: &SmtConfig) -> Result<SmtRun> {
             LoadOrder::Named(NamedOrder::Free) => OrderHint::Intervals,
             LoadOrder::Displacement { .. } => {
                 let mut keyed = Vec::new();
-                for j in inst.loads() {
+                for j in inst.load_indices() {
                     let p = decisions.position[j]
                         .as_ref()
                         .and_then(|p| model.eval(p, true))

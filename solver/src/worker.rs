@@ -7,8 +7,8 @@
 //! [`WorkerResponse`] on stdout.
 
 use crate::error::{Result, SolverError};
-use crate::exact::{solve_exact, ExactOptions, ExactReport};
-use elk_model::instance::Instance;
+use crate::exact::{solve_exact, ExactOptions, ExactReport, ExactStop};
+use elk_stage::instance::Instance;
 use serde::{Deserialize, Serialize};
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};
@@ -66,6 +66,23 @@ pub enum Supervised {
     },
 }
 
+impl Supervised {
+    /// The report either way: a killed worker leaves the warm start (judged) and the
+    /// roofline bound.
+    pub fn into_report(self, instance: &Instance, options: &ExactOptions) -> ExactReport {
+        match self {
+            Supervised::Finished(report) => *report,
+            Supervised::Killed { after_s } => ExactReport::without_solving(
+                instance,
+                options.backend,
+                options.warm_start.clone(),
+                ExactStop::Killed,
+                after_s,
+            ),
+        }
+    }
+}
+
 /// Runs the solve in `worker` (a command that calls [`serve`]) and kills it `grace` after
 /// the options' time limit (never, without a limit).
 pub fn solve_supervised(
@@ -101,9 +118,7 @@ pub fn solve_supervised(
             .unwrap_or(Ok(()));
         let _ = tx.send(written.and(read).map(|_| text));
     });
-    let deadline = options
-        .time_limit_s
-        .map(|s| Duration::from_secs_f64(s) + grace);
+    let deadline = options.time_limit.map(|limit| limit + grace);
     let received = match deadline {
         Some(d) => rx.recv_timeout(d.saturating_sub(started.elapsed())),
         None => rx.recv().map_err(|_| mpsc::RecvTimeoutError::Disconnected),

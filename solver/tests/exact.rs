@@ -5,10 +5,10 @@
 
 #[path = "exact/brute.rs"]
 mod brute;
-#[path = "exact/corpus.rs"]
-mod corpus;
 #[path = "exact/cross_check.rs"]
 mod cross_check;
+#[path = "exact/meets_bound.rs"]
+mod meets_bound;
 #[path = "exact/real_ops.rs"]
 mod real_ops;
 #[path = "exact/supervisor.rs"]

@@ -2,7 +2,7 @@
 
 use clap::Subcommand;
 use elk_model::chip::{ChipSpec, PRESETS};
-use elk_model::units::si;
+use elk_stage::units::si;
 
 #[derive(Subcommand, Debug)]
 pub enum ChipsCmd {

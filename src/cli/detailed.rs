@@ -3,11 +3,11 @@
 
 use clap::{Args, ValueEnum};
 use elk_model::chip::{ChipSpec, Placement, Topology};
-use elk_model::instance::Instance;
-use elk_model::schedule::Schedule;
 use elk_sim::detailed::{simulate_detailed_with, DetailedConfig, DetailedReport};
 use elk_sim::trace::{ChromeTrace, NoTrace, TraceSink};
 use elk_sim::Evaluation;
+use elk_stage::instance::Instance;
+use elk_stage::schedule::Schedule;
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -63,13 +63,6 @@ pub struct DetailedFlags {
 
 /// One stage compared.
 #[derive(Serialize)]
-struct StageDiff {
-    stage: usize,
-    analytic_cycles: f64,
-    detailed_cycles: f64,
-}
-
-#[derive(Serialize)]
 struct DetailedOutput<'a> {
     instance: &'a str,
     method: &'a str,
@@ -77,9 +70,9 @@ struct DetailedOutput<'a> {
     #[serde(flatten)]
     report: DetailedReport,
     #[serde(skip_serializing_if = "Option::is_none")]
-    analytic_makespan_cycles: Option<f64>,
+    analytic_makespan_cycles: Option<elk_stage::units::Cycles>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    stages: Option<Vec<StageDiff>>,
+    stages: Option<Vec<elk_sim::detailed::StageDiff>>,
 }
 
 impl DetailedFlags {
@@ -145,30 +138,9 @@ impl DetailedFlags {
         if let Some(path) = trace {
             super::output::write_atomic(path, &chrome.to_json())?;
         }
-        let stages = self.compare.then(|| {
-            let mut prev = 0.0;
-            analytic
-                .stages
-                .iter()
-                .enumerate()
-                .map(|(k, st)| {
-                    // Detailed stage 0 ends when operator 0 starts, stage k ≥ 1 when
-                    // operator k−1 ends.
-                    let end = if k == 0 {
-                        report.op_start_cycles.first().copied().unwrap_or(0.0)
-                    } else {
-                        report.op_end_cycles[k - 1]
-                    };
-                    let d = StageDiff {
-                        stage: k,
-                        analytic_cycles: st.cycles,
-                        detailed_cycles: (end - prev).max(0.0),
-                    };
-                    prev = end.max(prev);
-                    d
-                })
-                .collect()
-        });
+        let stages = self
+            .compare
+            .then(|| elk_sim::detailed::stage_diff(&analytic, &report));
         let out = DetailedOutput {
             instance: &inst.name,
             method: &sched.method,
@@ -202,17 +174,17 @@ fn print_human(inst: &Instance, out: &DetailedOutput) {
         out.instance, out.method, out.chip
     );
     println!(
-        "makespan:        {:.1} cycles = {:.6} ms (detailed)",
+        "makespan:        {} = {:.6} ms (detailed)",
         r.makespan_cycles, r.makespan_ms
     );
     if let Some(a) = out.analytic_makespan_cycles {
         println!(
-            "analytic:        {a:.1} cycles = {:.6} ms ({:+.2}% detailed vs analytic)",
+            "analytic:        {a} = {:.6} ms ({:+.2}% detailed vs analytic)",
             inst.ms(a),
-            100.0 * (r.makespan_cycles - a) / a
+            100.0 * ((r.makespan_cycles - a) / a)
         );
     }
-    let pct = |x: f64| 100.0 * x / r.makespan_cycles.max(f64::MIN_POSITIVE);
+    let pct = |x: f64| 100.0 * x / r.makespan_cycles.get().max(f64::MIN_POSITIVE);
     let b = &r.breakdown;
     println!(
         "time breakdown:  compute {:.1}%, shifts {:.1}%, waiting for loads {:.1}%",
@@ -246,10 +218,11 @@ fn print_human(inst: &Instance, out: &DetailedOutput) {
         None => println!("SRAM:            no overflow"),
     }
     if let Some(stages) = &out.stages {
-        let differing: Vec<&StageDiff> = stages
+        let differing: Vec<&elk_sim::detailed::StageDiff> = stages
             .iter()
             .filter(|d| {
-                (d.detailed_cycles - d.analytic_cycles).abs() > 1e-6 * d.analytic_cycles.max(1.0)
+                (d.detailed_cycles - d.analytic_cycles).abs().get()
+                    > 1e-6 * d.analytic_cycles.get().max(1.0)
             })
             .collect();
         println!("stages differing: {} of {}", differing.len(), stages.len());

@@ -3,17 +3,19 @@
 //! every heuristic's distance from the optimum (or from the certified bound).
 
 use super::instance_source::InstanceSource;
-use super::solve::{run_method, MethodName, Timings};
+use super::method_rows::{all_heuristics, Timings};
 use clap::{Args, ValueEnum};
-use elk_model::instance::Instance;
-use elk_model::schedule::Schedule;
-use elk_solver::bounds::roofline;
 use elk_solver::milp::Linearisation;
-use elk_solver::worker::{solve_supervised, Supervised};
-use elk_solver::{gap_pct, Backend, Bounds, ExactOptions, ExactReport, ExactStatus, ModelStats};
+use elk_solver::{
+    gap_pct, Backend, Bounds, Exact, ExactOptions, ExactReport, ExactStatus, ExactStop, ModelStats,
+    WorkerCommand,
+};
+use elk_stage::instance::Instance;
+use elk_stage::method::Budget;
+use elk_stage::schedule::Schedule;
+use elk_stage::units::Cycles;
 use serde::Serialize;
 use std::path::PathBuf;
-use std::process::Command;
 use std::time::Duration;
 
 /// The exact backends on the command line.
@@ -77,9 +79,10 @@ struct ExactSummary {
     instance: String,
     backend: &'static str,
     status: ExactStatus,
-    makespan_cycles: Option<f64>,
+    stop: ExactStop,
+    makespan_cycles: Option<Cycles>,
     makespan_ms: Option<f64>,
-    lower_bound_cycles: f64,
+    lower_bound_cycles: Cycles,
     bound_source: String,
     gap_pct: Option<f64>,
     solve_s: Option<f64>,
@@ -103,106 +106,42 @@ fn check_flags(f: &ExactFlags) -> anyhow::Result<()> {
     Ok(())
 }
 
-const HEURISTICS: [MethodName; 4] = [
-    MethodName::Basic,
-    MethodName::Static,
-    MethodName::ElkDyn,
-    MethodName::ElkFull,
-];
-
-/// Every heuristic's row, and the best schedule among them (the warm start).
-fn heuristics(inst: &Instance) -> anyhow::Result<(Vec<super::solve::Row>, Option<Schedule>)> {
-    let mut rows = Vec::new();
-    let mut best: Option<(Schedule, f64)> = None;
-    for m in HEURISTICS {
-        let (row, result) = run_method(inst, m.method())?;
-        if let Some((s, e)) = result {
-            if best.as_ref().is_none_or(|(_, t)| e.makespan_cycles < *t) {
-                best = Some((s, e.makespan_cycles));
-            }
-        }
-        rows.push(row);
-    }
-    Ok((rows, best.map(|b| b.0)))
-}
-
-/// Runs the exact backend in a worker process with a hard limit.
+/// Runs the exact backend in a worker process (this binary's `exact-worker`) with a hard
+/// limit, through the same [`elk_stage::method::Method`] road as every method.
 fn run_exact(
     inst: &Instance,
     flags: &ExactFlags,
     warm: Option<Schedule>,
 ) -> anyhow::Result<ExactReport> {
-    let options = ExactOptions {
-        backend: match flags.backend {
-            BackendName::Milp => Backend::Milp,
-            BackendName::Smt => Backend::Smt,
+    let exact = Exact {
+        options: ExactOptions {
+            backend: match flags.backend {
+                BackendName::Milp => Backend::Milp,
+                BackendName::Smt => Backend::Smt,
+            },
+            linearisation: match flags.linearisation {
+                LinearisationName::BigM => Linearisation::BigM,
+                LinearisationName::PerOption => Linearisation::PerOption,
+            },
+            time_limit: None,
+            warm_start: warm,
+            lp_bound: !flags.no_lp_bound,
         },
-        linearisation: match flags.linearisation {
-            LinearisationName::BigM => Linearisation::BigM,
-            LinearisationName::PerOption => Linearisation::PerOption,
-        },
-        time_limit_s: Some(flags.time_limit),
-        warm_start: warm.clone(),
-        lp_bound: !flags.no_lp_bound,
+        worker: Some(WorkerCommand {
+            program: std::env::current_exe()?,
+            args: vec!["exact-worker".into()],
+            grace: GRACE,
+        }),
     };
-    let mut worker = Command::new(std::env::current_exe()?);
-    worker.arg("exact-worker");
     let spinner = super::progress::spinner(format!(
         "exact {} on {} (limit {} s)",
-        options.backend.name(),
+        exact.options.backend.name(),
         inst.name,
         flags.time_limit
     ));
-    let outcome = solve_supervised(&mut worker, inst, &options, GRACE)?;
+    let report = exact.report(inst, &Budget::seconds(flags.time_limit));
     spinner.finish_and_clear();
-    Ok(match outcome {
-        Supervised::Finished(report) => *report,
-        Supervised::Killed { after_s } => killed_report(inst, options.backend, warm, after_s),
-    })
-}
-
-/// What is known when the worker had to be killed: the warm start and the roofline bound.
-fn killed_report(
-    inst: &Instance,
-    backend: Backend,
-    warm: Option<Schedule>,
-    after_s: f64,
-) -> ExactReport {
-    let roof = roofline(inst);
-    let makespan = warm
-        .as_ref()
-        .map(|s| elk_sim::evaluate(inst, s).makespan_cycles);
-    ExactReport {
-        backend,
-        status: if warm.is_some() {
-            ExactStatus::Feasible
-        } else {
-            ExactStatus::Unknown
-        },
-        from_warm_start: warm.is_some(),
-        schedule: warm,
-        makespan_cycles: makespan,
-        objective_cycles: None,
-        lower_bound_cycles: roof.best(),
-        bound_source: "roofline".into(),
-        bounds: Bounds {
-            hbm_cycles: roof.hbm_cycles,
-            exec_cycles: roof.exec_cycles,
-            prefix_cycles: roof.prefix_cycles,
-            ..Bounds::default()
-        },
-        gap_pct: makespan.and_then(|t| gap_pct(t, roof.best())),
-        solve_s: after_s,
-        model: ModelStats::default(),
-        notes: vec![format!(
-            "the {} backend overran its time limit and was killed",
-            backend.name()
-        )],
-        phases: vec![elk_solver::Phase {
-            what: "killed worker".into(),
-            seconds: after_s,
-        }],
-    }
+    Ok(report?)
 }
 
 fn summary(inst: &Instance, r: &ExactReport, warm: Option<&str>, no_timings: bool) -> ExactSummary {
@@ -210,6 +149,7 @@ fn summary(inst: &Instance, r: &ExactReport, warm: Option<&str>, no_timings: boo
         instance: inst.name.clone(),
         backend: r.backend.name(),
         status: r.status,
+        stop: r.stop,
         makespan_cycles: r.makespan_cycles,
         makespan_ms: r.makespan_cycles.map(|t| inst.ms(t)),
         lower_bound_cycles: r.lower_bound_cycles,
@@ -238,25 +178,25 @@ pub fn solve(
     let warm = if flags.no_warm_start {
         None
     } else {
-        heuristics(&inst)?.1
+        all_heuristics(&inst)?.1
     };
     let warm_name = warm.as_ref().map(|s| s.method.clone());
     let report = run_exact(&inst, flags, warm)?;
     if let (Some(path), Some(s)) = (output, &report.schedule) {
-        super::output::write_atomic(path, &s.to_json())?;
+        super::output::write_atomic(path, &s.to_json()?)?;
     }
     let sum = summary(&inst, &report, warm_name.as_deref(), no_timings);
     if json {
         return super::print_json(&sum);
     }
     println!("{} — exact ({})", inst.name, sum.backend);
-    println!("status: {}", status_word(sum.status));
+    println!("status: {}", status_word(sum.status, sum.stop, sum.gap_pct));
     match (sum.makespan_cycles, sum.makespan_ms) {
-        (Some(c), Some(ms)) => println!("makespan: {c:.1} cycles = {ms:.6} ms (simulated)"),
+        (Some(c), Some(ms)) => println!("makespan: {c} = {ms:.6} ms (simulated)"),
         _ => println!("makespan: no schedule"),
     }
     println!(
-        "lower bound: {:.1} cycles = {:.6} ms ({})",
+        "lower bound: {} = {:.6} ms ({})",
         sum.lower_bound_cycles,
         inst.ms(sum.lower_bound_cycles),
         sum.bound_source
@@ -296,12 +236,19 @@ pub fn solve(
     Ok(())
 }
 
-fn status_word(s: ExactStatus) -> &'static str {
-    match s {
-        ExactStatus::Optimal => "optimal",
-        ExactStatus::Feasible => "feasible (time limit; optimality not proven)",
-        ExactStatus::Infeasible => "infeasible (proven: no schedule fits)",
-        ExactStatus::Unknown => "unknown (time limit; no schedule found)",
+/// The status in words: what was proven, and why the solve stopped.
+fn status_word(s: ExactStatus, stop: ExactStop, gap: Option<f64>) -> String {
+    let gap = gap.map_or("no schedule".into(), |g| format!("gap {g:.3} %"));
+    match (s, stop) {
+        (ExactStatus::Optimal, ExactStop::Completed) => "optimal".into(),
+        (ExactStatus::Optimal, _) => "optimal (meets the lower bound)".into(),
+        (ExactStatus::Infeasible, _) => "infeasible (proven: no schedule fits)".into(),
+        (_, ExactStop::NotAttempted) => format!(
+            "not attempted (model too large; {gap} against the bound; cut it with --layers/--ops or --window)"
+        ),
+        (_, ExactStop::Killed) => format!("time limit, worker killed ({gap})"),
+        (ExactStatus::Feasible, _) => format!("time limit ({gap})"),
+        (ExactStatus::Unknown, _) => "time limit (no schedule found)".into(),
     }
 }
 
@@ -309,12 +256,12 @@ fn status_word(s: ExactStatus) -> &'static str {
 #[derive(Serialize)]
 struct GapRow {
     method: String,
-    makespan_cycles: Option<f64>,
+    makespan_cycles: Option<Cycles>,
     makespan_ms: Option<f64>,
     /// 100·(T − reference)/reference.
     gap_pct: Option<f64>,
-    /// The reference is a proven optimum (else a lower bound, and the gap an upper bound on
-    /// the true one).
+    /// The reference is a proven optimum (else a proven lower bound, and the gap a certified
+    /// upper bound on the true one).
     certified: bool,
     compile_s: Option<f64>,
 }
@@ -324,10 +271,10 @@ struct GapRow {
 struct GapReport {
     instance: String,
     reference: &'static str,
-    reference_cycles: f64,
+    reference_cycles: Cycles,
     exact: ExactSummary,
     rows: Vec<GapRow>,
-    ideal_cycles: f64,
+    ideal_cycles: Option<Cycles>,
 }
 
 /// `gap`.
@@ -335,7 +282,7 @@ pub fn gap(a: GapArgs) -> anyhow::Result<()> {
     check_flags(&a.exact)?;
     let (inst, _) = a.source.load()?;
     let no_timings = a.timings.no_timings;
-    let (heuristic_rows, best) = heuristics(&inst)?;
+    let (heuristic_rows, best) = all_heuristics(&inst)?;
     let mut rows: Vec<GapRow> = heuristic_rows
         .into_iter()
         .map(|row| GapRow {
@@ -350,11 +297,9 @@ pub fn gap(a: GapArgs) -> anyhow::Result<()> {
     let warm = if a.exact.no_warm_start { None } else { best };
     let warm_name = warm.as_ref().map(|s| s.method.clone());
     let report = run_exact(&inst, &a.exact, warm)?;
-    let certified = report.status == ExactStatus::Optimal;
-    let reference = match (certified, report.makespan_cycles) {
-        (true, Some(t)) => t,
-        _ => report.lower_bound_cycles,
-    };
+    let reference = report.gap_reference();
+    let certified = reference.optimum;
+    let reference = reference.cycles;
     rows.push(GapRow {
         method: format!("exact-{}", report.backend.name()),
         makespan_cycles: report.makespan_cycles,
@@ -384,12 +329,12 @@ pub fn gap(a: GapArgs) -> anyhow::Result<()> {
     }
     println!("{}", inst.name);
     println!(
-        "reference: {} = {:.1} cycles = {:.6} ms ({}; exact status {})",
+        "reference: {} = {} = {:.6} ms ({}; exact status {})",
         out.reference,
         reference,
         inst.ms(reference),
         report.bound_source,
-        status_word(report.status)
+        status_word(report.status, report.stop, report.gap_pct)
     );
     println!(
         "{:<12} {:>14} {:>12} {:>10} {:>10}",
@@ -411,12 +356,14 @@ pub fn gap(a: GapArgs) -> anyhow::Result<()> {
             r.compile_s.map_or("-".into(), |c| format!("{c:.3}"))
         );
     }
-    let ideal_vs = gap_pct(out.ideal_cycles, reference).unwrap_or(f64::NAN);
-    println!(
-        "ideal (Elk's figure, not a bound): {:.6} ms, {ideal_vs:+.3} % vs the {}",
-        inst.ms(out.ideal_cycles),
-        out.reference
-    );
+    if let Some(ideal) = out.ideal_cycles {
+        let ideal_vs = gap_pct(ideal, reference).unwrap_or(f64::NAN);
+        println!(
+            "ideal (Elk's figure, not a bound): {:.6} ms, {ideal_vs:+.3} % vs the {}",
+            inst.ms(ideal),
+            out.reference
+        );
+    }
     println!(
         "gap % = 100·(makespan − reference)/reference; '≤' marks gaps measured against a bound"
     );

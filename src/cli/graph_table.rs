@@ -1,7 +1,7 @@
 //! The operator table and totals shared by `models show` and `import`.
 
 use elk_model::graph::{Graph, Residency, Role};
-use elk_model::units::{si, Bytes, Flops};
+use elk_stage::units::{si, Bytes, Flops};
 use serde::Serialize;
 
 #[derive(Serialize)]

@@ -2,8 +2,9 @@
 
 use super::source::GraphSource;
 use clap::Args;
+use elk_model::build::{build_instance, InstanceOptions, OpRange};
 use elk_model::chip::ChipSpec;
-use elk_model::instance::{build_instance, InstanceOptions, LoadOrder, OpRange};
+use elk_stage::instance::LoadOrder;
 use std::path::PathBuf;
 
 /// What to build and where to write it.
@@ -45,7 +46,7 @@ pub fn run(a: InstanceArgs) -> anyhow::Result<()> {
         preload_window: a.window,
     };
     let inst = build_instance(&graph, &chip, &opts)?;
-    super::output::write_atomic(&a.output, &inst.to_json())?;
+    super::output::write_atomic(&a.output, &inst.to_json()?)?;
     let options: usize = inst.ops.iter().map(|o| o.options.len()).sum();
     eprintln!(
         "{}: {} operators, {} options, {} loads -> {}",

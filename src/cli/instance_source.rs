@@ -3,8 +3,9 @@
 
 use super::source::GraphSource;
 use clap::Args;
+use elk_model::build::{build_instance, InstanceOptions, OpRange};
 use elk_model::chip::ChipSpec;
-use elk_model::instance::{build_instance, Instance, InstanceOptions, OpRange};
+use elk_stage::instance::Instance;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -69,7 +70,7 @@ impl InstanceSource {
         };
         let opts = InstanceOptions {
             range,
-            load_order: elk_model::instance::LoadOrder::parse(&self.load_order)?,
+            load_order: elk_stage::instance::LoadOrder::parse(&self.load_order)?,
             preload_window: self.window,
         };
         let inst = build_instance(&graph, &chip, &opts)?;

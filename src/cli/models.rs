@@ -2,8 +2,8 @@
 
 use clap::{Args, Subcommand};
 use elk_model::graph::Mode;
-use elk_model::units::si;
 use elk_model::zoo::{self, ZooParams, MODELS};
+use elk_stage::units::si;
 use serde::Serialize;
 
 #[derive(Subcommand, Debug)]

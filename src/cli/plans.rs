@@ -69,7 +69,7 @@ pub fn run(a: PlansArgs) -> anyhow::Result<()> {
     let chip = ChipSpec::load(&a.chip)?;
     let graph = a.graph.load()?;
     let graph_s = start.elapsed().as_secs_f64();
-    let plans = plan_graph(&graph, &chip)?;
+    let plans = plan_graph(&graph, &chip, elk_model::cost::for_chip(&chip).as_ref())?;
     let plans_s = start.elapsed().as_secs_f64() - graph_s;
     if let Some(name) = &a.op {
         if !graph.ops.iter().any(|o| &o.name == name) {

@@ -1,10 +1,10 @@
 //! `elk-opt simulate`: judge a schedule against its instance (validate + evaluate).
 
 use clap::Args;
-use elk_model::instance::Instance;
-use elk_model::schedule::Schedule;
 use elk_sim::trace::ChromeTrace;
 use elk_sim::{evaluate_with, validate, Evaluation};
+use elk_stage::instance::Instance;
+use elk_stage::schedule::Schedule;
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -34,7 +34,7 @@ struct Output<'a> {
     valid: bool,
     violations: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    method_claim_cycles: Option<f64>,
+    method_claim_cycles: Option<elk_stage::units::Cycles>,
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     evaluation: Option<Evaluation>,
 }
@@ -91,7 +91,8 @@ pub fn run(a: SimulateArgs) -> anyhow::Result<()> {
         method_claim_cycles: evaluation
             .as_ref()
             .filter(|e| {
-                (e.makespan_cycles - sched.makespan_cycles).abs() > 1e-6 * e.makespan_cycles
+                (e.makespan_cycles - sched.makespan_cycles).abs().get()
+                    > elk_sim::CLAIM_TOLERANCE * e.makespan_cycles.get()
             })
             .map(|_| sched.makespan_cycles),
         evaluation,
@@ -117,13 +118,11 @@ fn print_human(out: &Output) {
         return;
     };
     println!(
-        "makespan:        {:.1} cycles = {:.6} ms",
+        "makespan:        {} = {:.6} ms",
         e.makespan_cycles, e.makespan_ms
     );
     if let Some(claim) = out.method_claim_cycles {
-        println!(
-            "method's claim:  {claim:.1} cycles (the simulator's number above is authoritative)"
-        );
+        println!("method's claim:  {claim} (the simulator's number above is authoritative)");
     }
     let [c, n, h] = e.stages_bound;
     println!(
@@ -131,7 +130,9 @@ fn print_human(out: &Output) {
         e.stages.len()
     );
     let b = &e.breakdown;
-    let pct = |x: f64| 100.0 * x / e.makespan_cycles.max(f64::MIN_POSITIVE);
+    let pct = |x: elk_stage::units::Cycles| {
+        100.0 * x.get() / e.makespan_cycles.get().max(f64::MIN_POSITIVE)
+    };
     println!(
         "time breakdown:  execute-only {:.1}%, overlapped {:.1}%, preload-only {:.1}%, NoC-bound {:.1}%",
         pct(b.execute_only),

@@ -5,8 +5,8 @@ use super::mutate::{apply, edits};
 use elk_model::chip::ChipSpec;
 use elk_model::graph::Mode;
 use elk_model::import::{import_str, Compat, ImportOptions};
-use elk_model::instance::Instance;
-use elk_model::schedule::Schedule;
+use elk_stage::instance::Instance;
+use elk_stage::schedule::Schedule;
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 
@@ -90,26 +90,20 @@ fn grid_toml_never_panics() {
 
 /// A small instance and a Basic schedule of it, as seeds.
 fn small_pair() -> (String, String) {
-    use elk_model::instance::{InstanceOp, LoadOrder, NamedOrder, OpOption};
-    use elk_model::method::{Budget, Method};
-    let opt = |cold, hot, exec: f64| OpOption {
-        cold,
-        hot,
-        exec_cycles: exec,
-        comm_cycles: exec / 4.0,
-        noc_per_hbm: 0.5,
-    };
+    use elk_stage::instance::{InstanceOp, LoadOrder, NamedOrder, OpOption};
+    use elk_stage::method::{Budget, Method};
+    let opt = |cold, hot, exec: f64| OpOption::new(cold, hot, exec, exec / 4.0, 0.5);
     let inst = Instance {
         format: "elk-instance/1".into(),
         name: "fuzz".into(),
-        sram_bytes: 100,
+        sram_bytes: elk_stage::units::Bytes(100),
         clock_hz: 1e9,
         load_order: LoadOrder::Named(NamedOrder::Free),
         preload_window: Some(2),
         ops: (0..4)
             .map(|i| InstanceOp {
                 name: format!("op{i}"),
-                hbm_cycles: 40.0 + 10.0 * i as f64,
+                hbm_cycles: elk_stage::units::Cycles(40.0 + 10.0 * i as f64),
                 options: vec![opt(10, 40, 80.0), opt(30, 60, 60.0)],
                 flops: Some(1e6),
             })
@@ -118,7 +112,10 @@ fn small_pair() -> (String, String) {
     let s = elk_heuristics::Basic
         .schedule(&inst, &Budget::default())
         .unwrap();
-    (inst.to_json(), s.outcome.schedule().unwrap().to_json())
+    (
+        inst.to_json().unwrap(),
+        s.outcome.schedule().unwrap().to_json().unwrap(),
+    )
 }
 
 /// Judges a parsed pair the way `simulate` does: validate; evaluate and replay when valid.

@@ -6,8 +6,9 @@
 //! `cargo run --release -p elk-benchmarks --bin exact_curve -- [--time-limit S] [--layers L]`
 #![allow(clippy::unwrap_used)] // a benchmark that cannot load its input should stop loudly
 
-use elk_model::instance::{build_instance, InstanceOptions, LoadOrder, NamedOrder, OpRange};
+use elk_model::build::{build_instance, InstanceOptions, OpRange};
 use elk_solver::{solve_exact, ExactOptions, ExactStatus};
+use elk_stage::instance::{LoadOrder, NamedOrder};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -45,8 +46,8 @@ fn main() {
             let inst = build_instance(&graph, &chip, &opts).unwrap();
             let options: usize = inst.ops.iter().map(|o| o.options.len()).sum();
             let exact = ExactOptions {
-                time_limit_s: Some(limit),
-                warm_start: elk_heuristics::best(&inst).map(|b| b.0),
+                time_limit: Some(std::time::Duration::from_secs_f64(limit)),
+                warm_start: elk_heuristics::best(&inst).unwrap().map(|b| b.0),
                 lp_bound: true,
                 ..ExactOptions::default()
             };
@@ -56,8 +57,9 @@ fn main() {
                 order,
                 inst.loads().len(),
                 r.status,
-                r.makespan_cycles.map_or("-".into(), |t| format!("{t:.1}")),
-                r.lower_bound_cycles,
+                r.makespan_cycles
+                    .map_or("-".into(), |t| format!("{:.1}", t.get())),
+                r.lower_bound_cycles.get(),
                 r.gap_pct.map_or("-".into(), |g| format!("{g:.3}")),
                 r.solve_s
             );

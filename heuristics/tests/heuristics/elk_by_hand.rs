@@ -1,38 +1,24 @@
 //! Elk-Dyn and Elk-Full on instances small enough to work by hand.
 
 use elk_heuristics::{ElkDyn, ElkFull};
-use elk_model::instance::{Instance, InstanceOp, LoadOrder, NamedOrder, OpOption};
-use elk_model::method::{Budget, Method};
+use elk_stage::instance::{Instance, LoadOrder, NamedOrder, OpOption};
+use elk_stage::method::{Budget, Method};
+use elk_stage::units::{Bytes, Cycles};
 
 fn opt(cold: u64, hot: u64, exec: f64) -> OpOption {
-    OpOption {
-        cold,
-        hot,
-        exec_cycles: exec,
-        comm_cycles: 0.0,
-        noc_per_hbm: 0.0,
-    }
+    OpOption::new(cold, hot, exec, 0.0, 0.0)
 }
 
 fn inst(ops: Vec<(f64, Vec<OpOption>)>, sram: u64) -> Instance {
-    Instance {
-        format: "elk-instance/1".into(),
-        name: "hand".into(),
-        sram_bytes: sram,
-        clock_hz: 1e9,
-        load_order: LoadOrder::Named(NamedOrder::Free),
-        preload_window: None,
-        ops: ops
-            .into_iter()
-            .enumerate()
-            .map(|(i, (h, options))| InstanceOp {
-                name: format!("op{i}"),
-                hbm_cycles: h,
-                options,
-                flops: None,
-            })
-            .collect(),
-    }
+    ops.into_iter()
+        .enumerate()
+        .fold(
+            Instance::builder("hand", Bytes(sram), 1e9)
+                .load_order(LoadOrder::Named(NamedOrder::Free)),
+            |b, (i, (h, options))| b.op(&format!("op{i}"), Cycles(h), options),
+        )
+        .build()
+        .unwrap()
 }
 
 #[test]
@@ -48,11 +34,11 @@ fn cost_aware_allocation_trades_a_resident_cold_layout() {
         ],
         100,
     );
-    let solved = ElkDyn.schedule(&i, &Budget::default()).unwrap();
+    let solved = ElkDyn::default().schedule(&i, &Budget::default()).unwrap();
     let s = solved.outcome.schedule().unwrap();
     assert_eq!(s.options, [0, 1]);
     assert_eq!(elk_sim::validate(&i, s), vec![]);
-    assert_eq!(s.makespan_cycles, 160.0);
+    assert_eq!(s.makespan_cycles, Cycles(160.0));
 }
 
 #[test]
@@ -65,7 +51,7 @@ fn no_trade_when_it_does_not_pay() {
         ],
         100,
     );
-    let s = ElkDyn
+    let s = ElkDyn::default()
         .schedule(&i, &Budget::default())
         .unwrap()
         .outcome
@@ -73,7 +59,7 @@ fn no_trade_when_it_does_not_pay() {
         .unwrap()
         .clone();
     assert_eq!(s.options, [1, 0]);
-    assert_eq!(s.makespan_cycles, 250.0);
+    assert_eq!(s.makespan_cycles, Cycles(250.0));
 }
 
 #[test]
@@ -87,7 +73,7 @@ fn elk_full_is_never_worse_than_elk_dyn_and_reports_its_orders() {
     };
     let ops: Vec<_> = (0..3).flat_map(|_| layer(1.0)).collect();
     let i = inst(ops, 1000);
-    let d = ElkDyn.schedule(&i, &Budget::default()).unwrap();
+    let d = ElkDyn::default().schedule(&i, &Budget::default()).unwrap();
     let f = ElkFull::default().schedule(&i, &Budget::default()).unwrap();
     let (sd, sf) = (d.outcome.schedule().unwrap(), f.outcome.schedule().unwrap());
     assert_eq!(elk_sim::validate(&i, sf), vec![]);

@@ -3,8 +3,10 @@
 //! `docs/heuristics-vs-reference.md` explains each difference above 5%.
 
 use elk_heuristics::{ideal, Basic, ElkDyn, ElkFull, StaticSplit};
-use elk_model::instance::Instance;
-use elk_model::method::{Budget, Method};
+use elk_stage::instance::{Instance, LoadOrder, NamedOrder};
+use elk_stage::method::{Budget, Method};
+use elk_stage::schedule::Schedule;
+use elk_stage::units::Cycles;
 use std::path::PathBuf;
 
 fn instance() -> Instance {
@@ -33,10 +35,10 @@ fn beside_the_reference() {
     let inst = instance();
     let basic = ms(&inst, &Basic);
     let stat = ms(&inst, &StaticSplit);
-    let ideal_ms = inst.ms(ideal(&inst).cycles);
-    let dyn_ms = ms(&inst, &ElkDyn);
+    let ideal_ms = inst.ms(ideal(&inst).cycles.unwrap());
+    let dyn_ms = ms(&inst, &ElkDyn::default());
     let mut free = inst.clone();
-    free.load_order = elk_model::instance::LoadOrder::Named(elk_model::instance::NamedOrder::Free);
+    free.load_order = LoadOrder::Named(NamedOrder::Free);
     let full_ms = ms(&free, &ElkFull::default());
     eprintln!("elk-dyn {dyn_ms:.6} ms (ref 0.917280), elk-full {full_ms:.6} ms (ref 0.909305)");
     assert!(full_ms <= dyn_ms, "Elk-Full includes the execution order");
@@ -58,7 +60,7 @@ fn beside_the_reference() {
 fn the_reference_basic_takes_each_operators_largest_cold_option() {
     let inst = instance();
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/reference/bert-base");
-    let s = elk_model::schedule::Schedule::read(&dir.join("schedule-basic.json")).unwrap();
+    let s = Schedule::read(&dir.join("schedule-basic.json")).unwrap();
     for (op, &o) in inst.ops.iter().zip(&s.options) {
         let largest = op.options.iter().map(|x| x.cold).max().unwrap();
         let fastest_at_largest = op
@@ -66,7 +68,7 @@ fn the_reference_basic_takes_each_operators_largest_cold_option() {
             .iter()
             .filter(|x| x.cold == largest)
             .map(|x| x.exec_cycles)
-            .fold(f64::INFINITY, f64::min);
+            .fold(Cycles(f64::INFINITY), Cycles::min);
         assert_eq!(
             (op.options[o].cold, op.options[o].exec_cycles),
             (largest, fastest_at_largest),

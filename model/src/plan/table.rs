@@ -6,8 +6,8 @@
 
 use super::geometry::Geometry;
 use super::shape::OpShape;
+use super::CostModel;
 use super::{spatial, temporal};
-use crate::cost::CostModel;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;

@@ -109,7 +109,7 @@ fn absurd_extents_are_an_error_not_an_overflow() {
 fn error_quoting_a_line_break_stays_one_line() {
     // The key is `preload_w` + an escaped line break (`\n` in the JSON text).
     let text = r#"{"format":"elk-instance/1","name":"x","sram_bytes":1,"clock_hz":1,"load_order":"fixed","preload_w\n":null,"ops":[]}"#;
-    let err = elk_model::instance::Instance::from_json("fuzz.json", text)
+    let err = elk_stage::instance::Instance::from_json("fuzz.json", text)
         .unwrap_err()
         .to_string();
     assert!(!err.contains('\n') && err.contains("preload_w\\n"), "{err}");

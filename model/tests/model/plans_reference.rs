@@ -17,7 +17,8 @@ fn bert_plans() -> (GraphPlans, Vec<Value>) {
     let mut opts = ImportOptions::new(Mode::Decode, 8, 512);
     opts.compat = Compat::Reference;
     let g = import_file(&dir.join("models/bert-base.json"), &opts).unwrap();
-    let plans = plan_graph(&g, &ChipSpec::preset("ipu-mk2").unwrap()).unwrap();
+    let chip = ChipSpec::preset("ipu-mk2").unwrap();
+    let plans = plan_graph(&g, &chip, elk_model::cost::for_chip(&chip).as_ref()).unwrap();
     let stats = std::fs::read_to_string(dir.join("reference/bert-base/per-op-stats.json")).unwrap();
     (plans, serde_json::from_str(&stats).unwrap())
 }

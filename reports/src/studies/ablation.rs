@@ -8,35 +8,39 @@ use crate::error::Result;
 use crate::grid::Cell;
 use crate::plot::{bars, Series};
 use crate::report::{Files, Header};
-use elk_heuristics::inductive_with;
-use elk_model::instance::Instance;
+use elk_heuristics::{by_name, ElkDyn};
+use elk_stage::instance::Instance;
+use elk_stage::method::Method;
+use elk_stage::units::Cycles;
 
-fn variants() -> Vec<&'static str> {
+/// The variants, each a configured method run through the same trait as every other.
+fn methods() -> Vec<(&'static str, Box<dyn Method>)> {
+    let dyn_with = |cost_aware, max_depth| -> Box<dyn Method> {
+        Box::new(ElkDyn {
+            cost_aware,
+            max_depth,
+        })
+    };
+    let named = |n: &str| by_name(n).expect("a registered heuristic");
     vec![
-        "elk-full",
-        "elk-dyn",
-        "no cost-aware",
-        "depth ≤ 1",
-        "depth ≤ 2",
-        "depth ≤ 4",
+        ("elk-full", named("elk-full")),
+        ("elk-dyn", named("elk-dyn")),
+        ("no cost-aware", dyn_with(false, None)),
+        ("depth ≤ 1", dyn_with(true, Some(1))),
+        ("depth ≤ 2", dyn_with(true, Some(2))),
+        ("depth ≤ 4", dyn_with(true, Some(4))),
     ]
 }
 
-fn makespan(inst: &Instance, variant: &str) -> Option<f64> {
-    let order = inst.loads();
-    let layer = elk_heuristics::max_depth(inst);
-    let s = match variant {
-        "elk-full" | "elk-dyn" => {
-            let m = elk_heuristics::by_name(variant)?;
-            return elk_heuristics::judged(inst, m.as_ref()).map(|j| j.1);
-        }
-        "no cost-aware" => inductive_with(inst, &order, layer, false)?,
-        v => {
-            let d: usize = v.trim_start_matches("depth ≤ ").parse().ok()?;
-            inductive_with(inst, &order, d.min(layer), true)?
-        }
+fn variants() -> Vec<&'static str> {
+    methods().into_iter().map(|(label, _)| label).collect()
+}
+
+fn makespan(inst: &Instance, variant: &str) -> Result<Option<Cycles>> {
+    let Some((_, m)) = methods().into_iter().find(|(label, _)| *label == variant) else {
+        return Ok(None);
     };
-    elk_sim::judged_makespan(inst, &s).ok()
+    Ok(elk_heuristics::judged(inst, m.as_ref())?.map(|j| j.1))
 }
 
 /// Runs the study.
@@ -63,8 +67,8 @@ pub fn run(header: &Header) -> Result<Files> {
         let inst = cell_instance(&cell)?;
         let times: Vec<Option<f64>> = vs
             .iter()
-            .map(|v| makespan(&inst, v).map(|t| inst.ms(t)))
-            .collect();
+            .map(|v| Ok(makespan(&inst, v)?.map(|t| inst.ms(t))))
+            .collect::<Result<_>>()?;
         let full = times[0];
         md.push_str(&format!("| {model} |"));
         for (k, t) in times.iter().enumerate() {

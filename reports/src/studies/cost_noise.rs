@@ -3,7 +3,6 @@
 //! method plans on the perturbed instance, and its schedule is evaluated on the true costs;
 //! degradation = 100·(T_true(noisy plan) − T_true(true plan)) / T_true(true plan).
 
-use super::corpus::Rng;
 use super::summary;
 use crate::cell::cell_instance;
 use crate::error::Result;
@@ -11,9 +10,11 @@ use crate::grid::Cell;
 use crate::plot::{bars, Series};
 use crate::report::{Files, Header};
 use elk_heuristics::by_name;
-use elk_model::instance::Instance;
+use elk_stage::corpus::Rng;
+use elk_stage::instance::Instance;
+use elk_stage::units::Cycles;
 
-const METHODS: [&str; 4] = ["basic", "static", "elk-dyn", "elk-full"];
+const METHODS: [&str; 4] = elk_heuristics::NAMES;
 const LEVELS: [f64; 2] = [0.10, 0.20];
 const SEEDS: u64 = 3;
 
@@ -22,7 +23,8 @@ fn perturbed(inst: &Instance, p: f64, seed: u64) -> Instance {
     let mut noisy = inst.clone();
     for op in &mut noisy.ops {
         for o in &mut op.options {
-            let comp = (o.exec_cycles - o.comm_cycles).max(0.0) * rng.uniform(1.0 - p, 1.0 + p);
+            let comp =
+                (o.exec_cycles - o.comm_cycles).max(Cycles::ZERO) * rng.uniform(1.0 - p, 1.0 + p);
             o.comm_cycles *= rng.uniform(1.0 - p, 1.0 + p);
             o.exec_cycles = comp + o.comm_cycles;
         }
@@ -30,10 +32,15 @@ fn perturbed(inst: &Instance, p: f64, seed: u64) -> Instance {
     noisy
 }
 
-fn true_makespan(inst: &Instance, planned_on: &Instance, m: &str) -> Option<f64> {
-    let (s, _) = elk_heuristics::judged(planned_on, by_name(m)?.as_ref())?;
+fn true_makespan(inst: &Instance, planned_on: &Instance, m: &str) -> Result<Option<f64>> {
+    let Some(method) = by_name(m) else {
+        return Ok(None);
+    };
+    let Some((s, _)) = elk_heuristics::judged(planned_on, method.as_ref())? else {
+        return Ok(None);
+    };
     // Same options, loads and bytes: valid on the true instance too; judged there.
-    elk_sim::judged_makespan(inst, &s).ok()
+    Ok(elk_sim::judged_makespan(inst, &s).ok().map(Cycles::get))
 }
 
 /// Runs the study.
@@ -46,15 +53,20 @@ pub fn run(header: &Header) -> Result<Files> {
         let cell = Cell::decode(model, batch, kv);
         let inst = cell_instance(&cell)?;
         for (mi, m) in METHODS.iter().enumerate() {
-            let Some(base) = true_makespan(&inst, &inst, m) else {
+            let Some(base) = true_makespan(&inst, &inst, m)? else {
                 continue;
             };
-            let mut row = format!("| {model} B{batch} KV{kv} | {m} | {:.4} |", inst.ms(base));
+            let mut row = format!(
+                "| {model} B{batch} KV{kv} | {m} | {:.4} |",
+                inst.ms(Cycles(base))
+            );
             for (li, &p) in LEVELS.iter().enumerate() {
-                let d: Vec<f64> = (0..SEEDS)
-                    .filter_map(|seed| true_makespan(&inst, &perturbed(&inst, p, seed + 1), m))
-                    .map(|t| 100.0 * (t - base) / base)
-                    .collect();
+                let mut d: Vec<f64> = Vec::new();
+                for seed in 0..SEEDS {
+                    if let Some(t) = true_makespan(&inst, &perturbed(&inst, p, seed + 1), m)? {
+                        d.push(100.0 * (t - base) / base);
+                    }
+                }
                 let mean = d.iter().sum::<f64>() / d.len().max(1) as f64;
                 let max = d.iter().copied().fold(f64::NEG_INFINITY, f64::max);
                 row.push_str(&format!(" {mean:.2} / {max:.2} |"));

@@ -6,8 +6,9 @@ use super::{corpus, summary};
 use crate::error::Result;
 use crate::plot::{bars, Series};
 use crate::report::{Files, Header};
-use elk_model::instance::Instance;
 use elk_solver::{solve_exact, ExactOptions, ExactStatus};
+use elk_stage::instance::Instance;
+use elk_stage::units::Cycles;
 use rayon::prelude::*;
 
 /// The heuristics compared.
@@ -22,7 +23,7 @@ pub struct Row {
     /// Makespan of each heuristic (cycles), in [`METHODS`] order.
     pub heuristic: Vec<Option<f64>>,
     /// Their schedules (for explanations).
-    pub schedules: Vec<Option<elk_model::schedule::Schedule>>,
+    pub schedules: Vec<Option<elk_stage::schedule::Schedule>>,
     /// The optimum (or best known) and whether it is proven.
     pub exact: Option<f64>,
     /// Proven optimal.
@@ -30,7 +31,7 @@ pub struct Row {
     /// The certified lower bound.
     pub bound: f64,
     /// The exact schedule.
-    pub exact_schedule: Option<elk_model::schedule::Schedule>,
+    pub exact_schedule: Option<elk_stage::schedule::Schedule>,
     /// Elk's Ideal figure, cycles.
     pub ideal: f64,
     /// LP relaxation, cycles.
@@ -42,9 +43,11 @@ pub fn evaluate(inst: &Instance, limit_s: f64) -> Result<Row> {
     let mut heuristic = Vec::new();
     let mut schedules = Vec::new();
     for m in METHODS {
-        let judged =
-            elk_heuristics::by_name(m).and_then(|m| elk_heuristics::judged(inst, m.as_ref()));
-        heuristic.push(judged.as_ref().map(|j| j.1));
+        let judged = match elk_heuristics::by_name(m) {
+            Some(m) => elk_heuristics::judged(inst, m.as_ref())?,
+            None => None,
+        };
+        heuristic.push(judged.as_ref().map(|j| j.1.get()));
         schedules.push(judged.map(|j| j.0));
     }
     let warm = heuristic
@@ -56,7 +59,7 @@ pub fn evaluate(inst: &Instance, limit_s: f64) -> Result<Row> {
     let r = solve_exact(
         inst,
         &ExactOptions {
-            time_limit_s: Some(limit_s),
+            time_limit: Some(std::time::Duration::from_secs_f64(limit_s)),
             warm_start: warm,
             lp_bound: true,
             ..ExactOptions::default()
@@ -67,12 +70,14 @@ pub fn evaluate(inst: &Instance, limit_s: f64) -> Result<Row> {
         ops: inst.ops.len(),
         heuristic,
         schedules,
-        exact: r.makespan_cycles,
+        exact: r.makespan_cycles.map(Cycles::get),
         optimal: r.status == ExactStatus::Optimal,
-        bound: r.lower_bound_cycles,
+        bound: r.lower_bound_cycles.get(),
         exact_schedule: r.schedule.clone(),
-        ideal: elk_heuristics::ideal(inst).cycles,
-        lp: r.bounds.lp_cycles,
+        ideal: elk_heuristics::ideal(inst)
+            .cycles
+            .map_or(f64::NAN, Cycles::get),
+        lp: r.bounds.lp_cycles.map(Cycles::get),
     })
 }
 
@@ -98,11 +103,11 @@ fn explain(row: &Row, m: usize) -> String {
         .zip(&x.options)
         .filter(|(a, b)| a != b)
         .count();
-    let start = |s: &elk_model::schedule::Schedule| {
+    let start = |s: &elk_stage::schedule::Schedule| {
         let mut st = std::collections::BTreeMap::new();
         for w in &s.load_work {
-            let e = st.entry(w.op()).or_insert(w.stage());
-            *e = (*e).min(w.stage());
+            let e = st.entry(w.op).or_insert(w.stage);
+            *e = (*e).min(w.stage);
         }
         st
     };

@@ -7,12 +7,13 @@ use crate::error::Result;
 use crate::plot::{lines, Series};
 use crate::report::{Files, Header};
 use elk_heuristics::by_name;
+use elk_model::build::{build_instance, InstanceOptions};
 use elk_model::chip::ChipSpec;
 use elk_model::graph::Mode;
-use elk_model::instance::{build_instance, InstanceOptions, LoadOrder, NamedOrder};
-use elk_model::method::Budget;
 use elk_model::zoo::{self, ZooParams};
 use elk_sim::detailed::{controller_cores, simulate_detailed, DetailedConfig, HbmLayout};
+use elk_stage::instance::{LoadOrder, NamedOrder};
+use elk_stage::method::Budget;
 
 const COUNTS: [usize; 4] = [2, 4, 8, 16];
 

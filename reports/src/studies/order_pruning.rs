@@ -7,8 +7,8 @@ use crate::error::Result;
 use crate::plot::{bars, Series};
 use crate::report::{Files, Header};
 use elk_heuristics::{ElkDyn, ElkFull};
-use elk_model::instance::Instance;
-use elk_model::method::Method;
+use elk_stage::instance::Instance;
+use elk_stage::method::Method;
 
 /// Seconds per exact solve.
 const LIMIT_S: f64 = 40.0;
@@ -16,8 +16,8 @@ const LIMIT_S: f64 = 40.0;
 /// Block orders enumerated exhaustively up to this many.
 const EXHAUSTIVE: usize = 40_321;
 
-fn makespan(inst: &Instance, m: &dyn Method) -> Option<f64> {
-    elk_heuristics::judged(inst, m).map(|j| j.1)
+fn makespan(inst: &Instance, m: &dyn Method) -> Result<Option<f64>> {
+    Ok(elk_heuristics::judged(inst, m)?.map(|j| j.1.get()))
 }
 
 struct Row {
@@ -37,15 +37,17 @@ fn evaluate(inst: &Instance) -> Result<Row> {
         max_orders: EXHAUSTIVE,
     };
     let (orders, _) = all.orders(inst);
-    let exhaustive = (orders.len() < EXHAUSTIVE)
-        .then(|| makespan(inst, &all))
-        .flatten();
+    let exhaustive = if orders.len() < EXHAUSTIVE {
+        makespan(inst, &all)?
+    } else {
+        None
+    };
     // The exact solve, warm-started from the best heuristic (as in the gap study).
     let exact = super::gap::evaluate(inst, LIMIT_S)?;
     Ok(Row {
         name: inst.name.clone(),
-        dyn_t: makespan(inst, &ElkDyn),
-        full: makespan(inst, &full),
+        dyn_t: makespan(inst, &ElkDyn::default())?,
+        full: makespan(inst, &full)?,
         exhaustive,
         orders: orders.len(),
         optimum: exact.exact.filter(|_| exact.optimal),

@@ -1,50 +1,53 @@
 //! Tiny instances worked by hand: each binding term, a load spread over several stages, the
 //! prologue, and every kind of violation.
 
-use elk_model::instance::{Instance, InstanceOp, LoadOrder, NamedOrder, OpOption};
-use elk_model::schedule::{fill_load_work, Schedule, Status, Work};
 use elk_sim::{evaluate, validate, Binding, Violation};
+use elk_stage::instance::{Instance, InstanceOp, LoadOrder, NamedOrder, OpOption};
+use elk_stage::schedule::{fill_load_work, Schedule, Work};
+use elk_stage::units::{Bytes, Cycles, OpId, Stage};
 
 /// (H, exec, comm, ν, cold, hot) per operator, one option each.
 pub fn inst(ops: &[(f64, f64, f64, f64, u64, u64)], sram: u64) -> Instance {
-    Instance {
-        format: "elk-instance/1".into(),
-        name: "hand".into(),
-        sram_bytes: sram,
-        clock_hz: 1e9,
-        load_order: LoadOrder::Named(NamedOrder::Fixed),
-        preload_window: None,
-        ops: ops
-            .iter()
-            .enumerate()
-            .map(|(i, &(h, exec, comm, nu, cold, hot))| InstanceOp {
-                name: format!("op{i}"),
-                hbm_cycles: h,
-                options: vec![OpOption {
-                    cold,
-                    hot,
-                    exec_cycles: exec,
-                    comm_cycles: comm,
-                    noc_per_hbm: nu,
-                }],
-                flops: Some(1e6),
-            })
-            .collect(),
+    ops.iter()
+        .enumerate()
+        .fold(
+            Instance::builder("hand", Bytes(sram), 1e9),
+            |b, (i, &(h, exec, comm, nu, cold, hot))| {
+                b.push(InstanceOp {
+                    name: format!("op{i}"),
+                    hbm_cycles: Cycles(h),
+                    options: vec![OpOption::new(cold, hot, exec, comm, nu)],
+                    flops: Some(1e6),
+                })
+            },
+        )
+        .build()
+        .unwrap()
+}
+
+/// `cycles` of operator `op`'s load in stage `stage`.
+pub fn w(op: usize, stage: usize, cycles: f64) -> Work {
+    Work {
+        op: OpId(op),
+        stage: Stage(stage),
+        cycles: Cycles(cycles),
     }
 }
 
-fn sched(n: usize, order: &[usize], work: Vec<Work>) -> Schedule {
-    Schedule {
-        format: "elk-schedule/1".into(),
-        instance: "hand".into(),
-        method: "hand".into(),
-        options: vec![0; n],
-        load_order: order.to_vec(),
-        load_work: work,
-        makespan_cycles: 0.0,
-        status: Status::Heuristic,
-        lower_bound_cycles: None,
-    }
+/// Load ids from bare indices.
+pub fn ids(order: &[usize]) -> Vec<OpId> {
+    order.iter().copied().map(OpId).collect()
+}
+
+fn sched(i: &Instance, order: &[usize], work: Vec<Work>) -> Schedule {
+    Schedule::new(
+        i,
+        "hand",
+        vec![0; i.ops.len()],
+        ids(order),
+        work,
+        Cycles::ZERO,
+    )
 }
 
 #[test]
@@ -60,7 +63,7 @@ fn each_binding_term() {
         ],
         100,
     );
-    let s = sched(3, &[1, 2], vec![Work(1, 1, 50.0), Work(2, 2, 300.0)]);
+    let s = sched(&i, &[1, 2], vec![w(1, 1, 50.0), w(2, 2, 300.0)]);
     assert_eq!(validate(&i, &s), vec![]);
     let e = evaluate(&i, &s);
     let bindings: Vec<Binding> = e.stages.iter().map(|st| st.binding).collect();
@@ -68,7 +71,7 @@ fn each_binding_term() {
         bindings,
         [Binding::Idle, Binding::Noc, Binding::Hbm, Binding::Compute]
     );
-    assert_eq!(e.makespan_cycles, 510.0);
+    assert_eq!(e.makespan_cycles, Cycles(510.0));
     assert_eq!(e.stages_bound, [1, 1, 1]);
     assert_eq!(
         (
@@ -77,7 +80,7 @@ fn each_binding_term() {
             e.breakdown.preload_only,
             e.breakdown.execute_only
         ),
-        (200.0, 10.0, 200.0, 100.0)
+        (Cycles(200.0), Cycles(10.0), Cycles(200.0), Cycles(100.0))
     );
     assert_eq!(e.hbm_utilisation, 350.0 / 510.0);
     assert_eq!(e.noc_utilisation, (110.0 + 50.0 + 5.0) / 510.0);
@@ -97,15 +100,12 @@ fn a_load_spread_over_stages_and_the_prologue() {
         ],
         100,
     );
-    let work = fill_load_work(&i, &[0, 0, 0], &[0, 2], &[0, 0]).unwrap();
-    assert_eq!(
-        work,
-        [Work(0, 0, 40.0), Work(2, 1, 100.0), Work(2, 2, 150.0)]
-    );
-    let s = sched(3, &[0, 2], work);
+    let work = fill_load_work(&i, &[0, 0, 0], &ids(&[0, 2]), &[Stage(0), Stage(0)]).unwrap();
+    assert_eq!(work, [w(0, 0, 40.0), w(2, 1, 100.0), w(2, 2, 150.0)]);
+    let s = sched(&i, &[0, 2], work);
     assert_eq!(validate(&i, &s), vec![]);
     let e = evaluate(&i, &s);
-    assert_eq!(e.makespan_cycles, 40.0 + 100.0 + 150.0 + 100.0);
+    assert_eq!(e.makespan_cycles, Cycles(40.0 + 100.0 + 150.0 + 100.0));
     assert_eq!(e.stages[0].binding, Binding::Hbm);
     assert_eq!(
         (
@@ -113,7 +113,7 @@ fn a_load_spread_over_stages_and_the_prologue() {
             e.breakdown.overlapped,
             e.breakdown.execute_only
         ),
-        (40.0 + 50.0, 200.0, 100.0)
+        (Cycles(40.0 + 50.0), Cycles(200.0), Cycles(100.0))
     );
 }
 
@@ -128,8 +128,8 @@ fn memory_order_incomplete_late_and_window_violations() {
         ],
         100,
     );
-    let ok = vec![Work(0, 0, 10.0), Work(1, 1, 20.0), Work(2, 2, 30.0)];
-    let v = validate(&i, &sched(3, &[0, 1, 2], ok.clone()));
+    let ok = vec![w(0, 0, 10.0), w(1, 1, 20.0), w(2, 2, 30.0)];
+    let v = validate(&i, &sched(&i, &[0, 1, 2], ok.clone()));
     assert_eq!(
         v,
         [Violation::Memory {
@@ -145,9 +145,9 @@ fn memory_order_incomplete_late_and_window_violations() {
     );
 
     let mut roomy = i.clone();
-    roomy.sram_bytes = 1000;
+    roomy.sram_bytes = Bytes(1000);
     // Fixed order broken.
-    let v = validate(&roomy, &sched(3, &[1, 0, 2], ok.clone()));
+    let v = validate(&roomy, &sched(&i, &[1, 0, 2], ok.clone()));
     assert!(
         matches!(&v[0], Violation::LoadOrderPolicy { op, position: 0, rank: 1, .. } if op == "op1"),
         "{v:?}"
@@ -155,7 +155,7 @@ fn memory_order_incomplete_late_and_window_violations() {
     // Free order, but op1 (first in the order) still loads in stage 1 after op0 started in 0.
     let mut free = roomy.clone();
     free.load_order = LoadOrder::Named(NamedOrder::Free);
-    let v = validate(&free, &sched(3, &[1, 0, 2], ok.clone()));
+    let v = validate(&free, &sched(&i, &[1, 0, 2], ok.clone()));
     assert_eq!(
         v,
         [Violation::OrderOverlap {
@@ -169,9 +169,9 @@ fn memory_order_incomplete_late_and_window_violations() {
     let v = validate(
         &roomy,
         &sched(
-            3,
+            &i,
             &[0, 1, 2],
-            vec![Work(0, 0, 10.0), Work(1, 1, 20.0), Work(2, 2, 25.0)],
+            vec![w(0, 0, 10.0), w(1, 1, 20.0), w(2, 2, 25.0)],
         ),
     );
     assert_eq!(
@@ -187,9 +187,9 @@ fn memory_order_incomplete_late_and_window_violations() {
     let v = validate(
         &roomy,
         &sched(
-            3,
+            &i,
             &[0, 1, 2],
-            vec![Work(0, 1, 10.0), Work(1, 1, 20.0), Work(2, 2, 30.0)],
+            vec![w(0, 1, 10.0), w(1, 1, 20.0), w(2, 2, 30.0)],
         ),
     );
     assert!(
@@ -209,9 +209,9 @@ fn memory_order_incomplete_late_and_window_violations() {
     let v = validate(
         &windowed,
         &sched(
-            3,
+            &i,
             &[0, 1, 2],
-            vec![Work(0, 0, 10.0), Work(1, 1, 20.0), Work(2, 1, 30.0)],
+            vec![w(0, 0, 10.0), w(1, 1, 20.0), w(2, 1, 30.0)],
         ),
     );
     assert_eq!(
@@ -223,7 +223,7 @@ fn memory_order_incomplete_late_and_window_violations() {
         }]
     );
     // A wrong option index.
-    let mut bad = sched(3, &[0, 1, 2], ok);
+    let mut bad = sched(&i, &[0, 1, 2], ok);
     bad.options[1] = 3;
     assert_eq!(
         validate(&roomy, &bad),

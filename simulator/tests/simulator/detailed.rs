@@ -1,12 +1,13 @@
 //! The detailed simulator: hand-worked network cases, an SRAM overflow at the right time,
 //! agreement with the analytic model where nothing contends, and determinism.
 
-use super::by_hand::inst;
+use super::by_hand::{inst, w};
 use elk_model::chip::ChipSpec;
-use elk_model::instance::{Instance, LoadOrder, NamedOrder};
-use elk_model::schedule::{fill_load_work, Schedule, Status, Work};
 use elk_sim::detailed::fair::max_min_rates;
 use elk_sim::detailed::{simulate_detailed, DetailedConfig, HbmLayout, Network};
+use elk_stage::instance::{Instance, LoadOrder, NamedOrder};
+use elk_stage::schedule::{fill_load_work, Schedule, Work};
+use elk_stage::units::{Cycles, Stage};
 
 /// A chip from TOML: `topology` with its size, 1 GB/s = 1 byte/cycle at a 1 GHz clock.
 fn chip(topology: &str, cores: u64, size: &str, controllers: u64, latency: f64) -> ChipSpec {
@@ -91,17 +92,14 @@ fn controller_broadcast_on_a_4x4_mesh() {
 }
 
 fn schedule(inst: &Instance, work: Vec<Work>) -> Schedule {
-    Schedule {
-        format: "elk-schedule/1".into(),
-        instance: inst.name.clone(),
-        method: "hand".into(),
-        options: vec![0; inst.ops.len()],
-        load_order: inst.loads(),
-        load_work: work,
-        makespan_cycles: 0.0,
-        status: Status::Heuristic,
-        lower_bound_cycles: None,
-    }
+    Schedule::new(
+        inst,
+        "hand",
+        vec![0; inst.ops.len()],
+        inst.loads(),
+        work,
+        Cycles::ZERO,
+    )
 }
 
 #[test]
@@ -116,7 +114,7 @@ fn memory_overflow_is_detected_at_the_right_time() {
         ],
         100,
     );
-    let s = schedule(&inst, vec![Work(0, 0, 100.0), Work(1, 0, 50.0)]);
+    let s = schedule(&inst, vec![w(0, 0, 100.0), w(1, 0, 50.0)]);
     let c = chip("all-to-all", 4, "", 1, 0.0);
     // The HBM delivers H cycles of bytes in H cycles: B_HBM = 4 bytes/cycle here.
     let r = simulate_detailed(&inst, &s, &c, &DetailedConfig::from_chip(&c)).unwrap();
@@ -126,7 +124,7 @@ fn memory_overflow_is_detected_at_the_right_time() {
         (100.0, "op1", 110, 100)
     );
     // op1's load (50) runs under op0 (80); op1 runs after op0: 100 + 80 + 80.
-    assert_eq!(r.makespan_cycles, 260.0);
+    assert_eq!(r.makespan_cycles, Cycles(260.0));
 }
 
 #[test]
@@ -147,7 +145,8 @@ fn agrees_with_the_analytic_model_when_nothing_contends() {
         );
         let loads = inst.loads();
         for starts in [vec![0, 0, 0], vec![0, 0, 2], vec![0, 1, 3]] {
-            let work = fill_load_work(&inst, &[0; 4], &loads, &starts).unwrap();
+            let start: Vec<Stage> = starts.iter().copied().map(Stage).collect();
+            let work = fill_load_work(&inst, &[0; 4], &loads, &start).unwrap();
             let s = schedule(&inst, work);
             if !elk_sim::validate(&inst, &s).is_empty() {
                 continue;
@@ -157,7 +156,7 @@ fn agrees_with_the_analytic_model_when_nothing_contends() {
                 .unwrap()
                 .makespan_cycles;
             assert!(
-                (detailed - analytic).abs() <= 0.01 * analytic,
+                (detailed - analytic).abs() <= analytic * 0.01,
                 "starts {starts:?}: detailed {detailed} vs analytic {analytic}"
             );
             compared += 1;
@@ -170,8 +169,8 @@ fn agrees_with_the_analytic_model_when_nothing_contends() {
 fn agrees_on_a_real_layer_with_ample_links_and_is_deterministic() {
     // Llama2-13B's first 20 operators on ipu-pod4 with zero hop latency; the schedule loads
     // each operator's data in the stage before it (double buffering).
+    use elk_model::build::{build_instance, InstanceOptions, OpRange};
     use elk_model::graph::Mode;
-    use elk_model::instance::{build_instance, InstanceOptions, OpRange};
     let mut pod = ChipSpec::preset("ipu-pod4").unwrap();
     pod.noc.hop_latency_cycles = 0.0;
     let mut params = elk_model::zoo::ZooParams::new(Mode::Decode, 32, 2048);
@@ -199,7 +198,8 @@ fn agrees_on_a_real_layer_with_ample_links_and_is_deterministic() {
         })
         .collect();
     let loads = inst.loads();
-    let starts: Vec<usize> = loads.clone();
+    // Operator j runs in stage j + 1: its load starts in stage j.
+    let starts: Vec<Stage> = loads.iter().map(|&j| Stage(j.index())).collect();
     let work = fill_load_work(&inst, &options, &loads, &starts).unwrap();
     let mut s = schedule(&inst, work);
     s.options = options;
@@ -208,7 +208,7 @@ fn agrees_on_a_real_layer_with_ample_links_and_is_deterministic() {
     let analytic = elk_sim::evaluate(&inst, &s).makespan_cycles;
     let r = simulate_detailed(&inst, &s, &pod, &cfg).unwrap();
     assert!(
-        (r.makespan_cycles - analytic).abs() <= 0.01 * analytic,
+        (r.makespan_cycles - analytic).abs() <= analytic * 0.01,
         "detailed {} vs analytic {analytic}",
         r.makespan_cycles
     );

@@ -1,9 +1,10 @@
 //! The reference artifact's Basic and Elk-Full decisions on its own instance
 //! (`../shared/reference/bert-base/`), evaluated under SPEC §4 — the numbers its README states.
 
-use elk_model::instance::{Instance, LoadOrder, NamedOrder};
-use elk_model::schedule::Schedule;
 use elk_sim::{evaluate, validate, Violation};
+use elk_stage::instance::{Instance, LoadOrder, NamedOrder};
+use elk_stage::schedule::Schedule;
+use elk_stage::units::Cycles;
 use std::path::PathBuf;
 
 fn reference(file: &str) -> PathBuf {
@@ -22,7 +23,7 @@ fn basic_schedule_gives_the_stated_makespan() {
     assert_eq!(validate(&inst, &s), vec![]);
     let ev = evaluate(&inst, &s);
     assert!(
-        (ev.makespan_cycles - 1_315_372.809_696_5).abs() < 1e-3,
+        (ev.makespan_cycles - Cycles(1_315_372.809_696_5)).abs() < Cycles(1e-3),
         "{}",
         ev.makespan_cycles
     );
@@ -44,21 +45,21 @@ fn elk_full_schedule_needs_a_free_load_order() {
     assert_eq!(validate(&inst, &s), vec![]);
     let ev = evaluate(&inst, &s);
     assert!(
-        (ev.makespan_cycles - 1_207_768.436_798_3).abs() < 1e-3,
+        (ev.makespan_cycles - Cycles(1_207_768.436_798_3)).abs() < Cycles(1e-3),
         "{}",
         ev.makespan_cycles
     );
     // Execution-bound: the lower bound max(Σ H, Σ min exec) = 1,204,447.56 cycles.
-    let sum_min_exec: f64 = inst
+    let sum_min_exec: Cycles = inst
         .ops
         .iter()
         .map(|o| {
             o.options
                 .iter()
                 .map(|x| x.exec_cycles)
-                .fold(f64::INFINITY, f64::min)
+                .fold(Cycles(f64::INFINITY), Cycles::min)
         })
         .sum();
-    assert!((sum_min_exec - 1_204_447.56).abs() < 0.01);
+    assert!((sum_min_exec - Cycles(1_204_447.56)).abs() < Cycles(0.01));
     assert!(ev.makespan_cycles >= sum_min_exec);
 }

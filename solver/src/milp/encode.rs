@@ -12,7 +12,8 @@
 //! The columns are numbered in creation order; [`Encoding`] keeps the numbers so a warm
 //! start can be written and a solution read back.
 
-use elk_model::instance::{Instance, LoadOrder, NamedOrder};
+use elk_stage::instance::{Instance, LoadOrder, NamedOrder};
+use elk_stage::units::OpId;
 use good_lp::{variable, Expression, ProblemVariables, Variable};
 use serde::Serialize;
 
@@ -128,9 +129,7 @@ impl Columns {
 
 /// Where load j may work: stages lo..=j.
 fn first_stage(inst: &Instance, j: usize) -> usize {
-    inst.preload_window
-        .map(|w| (j + 1).saturating_sub(w as usize))
-        .unwrap_or(0)
+    inst.window_start(OpId(j)).index()
 }
 
 fn nu_groups(inst: &Instance, pruned: &Pruned, j: usize) -> Vec<NuGroup> {
@@ -156,8 +155,8 @@ pub(crate) fn encode(
     relax: bool,
 ) -> Encoding {
     let n = inst.ops.len();
-    let loads = inst.loads();
-    let is_load: Vec<bool> = inst.ops.iter().map(|o| o.hbm_cycles > 0.0).collect();
+    let loads = inst.load_indices();
+    let is_load: Vec<bool> = inst.op_ids().map(|j| inst.is_load(j)).collect();
     let mut cols = Columns {
         vars: ProblemVariables::new(),
         size: ModelSize::default(),
@@ -182,7 +181,7 @@ pub(crate) fn encode(
     let mut w: Vec<Vec<Vec<Col>>> = vec![Vec::new(); n];
     let mut mem: Vec<Vec<Vec<Col>>> = vec![Vec::new(); n];
     for &j in &loads {
-        let h = inst.ops[j].hbm_cycles;
+        let h = inst.ops[j].hbm_cycles.get();
         s[j] = (lo[j]..j).map(|_| cols.binary()).collect();
         w[j] = (lo[j]..=j)
             .map(|_| groups[j].iter().map(|_| cols.continuous(h)).collect())
@@ -229,11 +228,11 @@ pub(crate) fn encode(
     let cold_expr = |j: usize| -> Expression {
         x[j].iter()
             .enumerate()
-            .map(|(pos, c)| opt(j, pos).cold as f64 * c.var)
+            .map(|(pos, c)| opt(j, pos).cold.get() as f64 * c.var)
             .sum()
     };
     for &j in &loads {
-        let h = inst.ops[j].hbm_cycles;
+        let h = inst.ops[j].hbm_cycles.get();
         // Monotone starts.
         for k in lo[j]..j.saturating_sub(1) {
             add(Expression::from(s[j][k - lo[j]].var).leq(s[j][k + 1 - lo[j]].var));
@@ -257,12 +256,12 @@ pub(crate) fn encode(
         // Memory linearisation.
         let cmax = pruned.kept[j]
             .iter()
-            .map(|&o| inst.ops[j].options[o].cold)
+            .map(|&o| inst.ops[j].options[o].cold.get())
             .max()
             .unwrap_or(0) as f64;
         let cmin = pruned.kept[j]
             .iter()
-            .map(|&o| inst.ops[j].options[o].cold)
+            .map(|&o| inst.ops[j].options[o].cold.get())
             .min()
             .unwrap_or(0) as f64;
         for k in lo[j]..j {
@@ -310,7 +309,7 @@ pub(crate) fn encode(
             Linearisation::PerOption => m
                 .iter()
                 .enumerate()
-                .map(|(pos, y)| opt(j, pos).cold as f64 * y.var)
+                .map(|(pos, y)| opt(j, pos).cold.get() as f64 * y.var)
                 .sum(),
         }
     };
@@ -321,13 +320,13 @@ pub(crate) fn encode(
             used += x[i]
                 .iter()
                 .enumerate()
-                .map(|(pos, c)| opt(i, pos).hot as f64 * c.var)
+                .map(|(pos, c)| opt(i, pos).hot.get() as f64 * c.var)
                 .sum::<Expression>();
         }
         for &j in loads.iter().filter(|&&j| j >= k && lo[j] <= k) {
             used += resident(j, k);
         }
-        add(used.leq(inst.sram_bytes as f64));
+        add(used.leq(inst.sram_bytes.get() as f64));
     }
     // Stage durations.
     for k in 0..=n {
@@ -351,13 +350,13 @@ pub(crate) fn encode(
             let exec: Expression = x[i]
                 .iter()
                 .enumerate()
-                .map(|(pos, c)| opt(i, pos).exec_cycles * c.var)
+                .map(|(pos, c)| opt(i, pos).exec_cycles.get() * c.var)
                 .sum();
             add(Expression::from(d[k].var).geq(exec));
             noc += x[i]
                 .iter()
                 .enumerate()
-                .map(|(pos, c)| opt(i, pos).comm_cycles * c.var)
+                .map(|(pos, c)| opt(i, pos).comm_cycles.get() * c.var)
                 .sum::<Expression>();
         }
         add(Expression::from(d[k].var).geq(noc));
@@ -376,7 +375,7 @@ pub(crate) fn encode(
         if cond_const == Some(0.0) {
             return;
         }
-        let h = inst.ops[a].hbm_cycles;
+        let h = inst.ops[a].hbm_cycles.get();
         for k in lo[a].max(1)..=a {
             let sb = started(b, k - 1);
             if matches!(sb, Lin::Const(c) if c == 0.0) {

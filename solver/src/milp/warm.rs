@@ -3,8 +3,8 @@
 
 use super::encode::{Encoding, Linearisation};
 use crate::prune::Pruned;
-use elk_model::instance::Instance;
-use elk_model::schedule::Schedule;
+use elk_stage::instance::Instance;
+use elk_stage::schedule::Schedule;
 
 /// Column values for `sched` (assumed valid — the caller validated it).
 pub(crate) fn warm_values(
@@ -23,15 +23,15 @@ pub(crate) fn warm_values(
     }
     let mut start = vec![usize::MAX; n];
     for w in &sched.load_work {
-        if w.cycles() > 0.0 {
-            start[w.op()] = start[w.op()].min(w.stage());
+        if w.cycles.get() > 0.0 {
+            start[w.op.index()] = start[w.op.index()].min(w.stage.index());
         }
     }
     let opt = |i: usize| &inst.ops[i].options[pruned.kept[i][kept[i]]];
     let mut stage_hbm = vec![0.0; n + 1];
     let mut stage_noc = vec![0.0; n + 1];
     for w in &sched.load_work {
-        let (j, k, c) = (w.op(), w.stage(), w.cycles());
+        let (j, k, c) = (w.op.index(), w.stage.index(), w.cycles.get());
         let g = enc.groups[j]
             .iter()
             .position(|g| g.members.contains(&kept[j]))
@@ -40,13 +40,13 @@ pub(crate) fn warm_values(
         stage_hbm[k] += c;
         stage_noc[k] += c * enc.groups[j][g].nu;
     }
-    for j in inst.loads() {
+    for j in inst.load_indices() {
         for k in enc.lo[j]..j {
             let on = if k >= start[j] { 1.0 } else { 0.0 };
             v[enc.s[j][k - enc.lo[j]].index] = on;
             match enc.linearisation {
                 Linearisation::BigM => {
-                    v[enc.mem[j][k - enc.lo[j]][0].index] = on * opt(j).cold as f64;
+                    v[enc.mem[j][k - enc.lo[j]][0].index] = on * opt(j).cold.get() as f64;
                 }
                 Linearisation::PerOption => {
                     v[enc.mem[j][k - enc.lo[j]][kept[j]].index] = on;
@@ -57,7 +57,7 @@ pub(crate) fn warm_values(
     let position: Vec<usize> = {
         let mut pos = vec![0; n];
         for (i, &j) in sched.load_order.iter().enumerate() {
-            pos[j] = i;
+            pos[j.index()] = i;
         }
         pos
     };
@@ -72,7 +72,7 @@ pub(crate) fn warm_values(
         let (exec, comm) = if k == 0 {
             (0.0, 0.0)
         } else {
-            (opt(k - 1).exec_cycles, opt(k - 1).comm_cycles)
+            (opt(k - 1).exec_cycles.get(), opt(k - 1).comm_cycles.get())
         };
         v[enc.d[k].index] = exec.max(comm + stage_noc[k]).max(stage_hbm[k]);
     }

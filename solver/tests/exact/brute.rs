@@ -4,14 +4,15 @@
 //! solve the remaining continuous problem (how much of each load goes in which stage) as a
 //! small LP — the stage durations are convex in the work, so the LP is exact.
 
-use elk_model::instance::{Instance, LoadOrder, NamedOrder};
+use elk_stage::instance::{Instance, LoadOrder, NamedOrder};
+use elk_stage::units::Cycles;
 use highs::{HighsModelStatus, RowProblem, Sense};
 use std::collections::BTreeSet;
 
-/// The optimum makespan in cycles, or None when nothing fits.
-pub fn optimum(inst: &Instance) -> Option<f64> {
+/// The optimum makespan, or None when nothing fits.
+pub fn optimum(inst: &Instance) -> Option<Cycles> {
     let n = inst.ops.len();
-    let loads = inst.loads();
+    let loads = inst.load_indices();
     let lo = |j: usize| {
         inst.preload_window
             .map(|w| (j + 1).saturating_sub(w as usize))
@@ -49,7 +50,7 @@ pub fn optimum(inst: &Instance) -> Option<f64> {
             break;
         }
     }
-    best
+    best.map(Cycles)
 }
 
 fn next_option(inst: &Instance, options: &mut [usize]) -> bool {
@@ -125,14 +126,14 @@ fn memory_fits(inst: &Instance, options: &[usize], loads: &[usize], starts: &[us
         let hot = if k == 0 {
             0
         } else {
-            inst.ops[k - 1].options[options[k - 1]].hot
+            inst.ops[k - 1].options[options[k - 1]].hot.get()
         };
         let cold: u64 = loads
             .iter()
             .filter(|&&j| j >= k && starts[j] <= k)
-            .map(|&j| inst.ops[j].options[options[j]].cold)
+            .map(|&j| inst.ops[j].options[options[j]].cold.get())
             .sum();
-        hot + cold <= inst.sram_bytes
+        hot + cold <= inst.sram_bytes.get()
     })
 }
 
@@ -156,7 +157,7 @@ fn lp(
                 c
             })
             .collect();
-        let h = inst.ops[j].hbm_cycles;
+        let h = inst.ops[j].hbm_cycles.get();
         pb.add_row(h..=h, cols.iter().map(|&c| (c, 1.0)));
     }
     for k in 0..=n {
@@ -165,7 +166,7 @@ fn lp(
             (0.0, 0.0)
         } else {
             let o = &inst.ops[k - 1].options[options[k - 1]];
-            (o.exec_cycles, o.comm_cycles)
+            (o.exec_cycles.get(), o.comm_cycles.get())
         };
         // d ≥ exec; d − Σ ν w ≥ comm; d − Σ w ≥ 0.
         pb.add_row(exec.., [(d[k], 1.0)]);

@@ -1,12 +1,15 @@
 //! The stage-model problem (SPEC §4) as data: the `elk-instance/1` exchange format, built
-//! from (graph, chip, cost model) or read from a file. Every method solves an [`Instance`];
-//! the simulator judges [`crate::schedule::Schedule`]s against it.
+//! from (graph, chip, cost model) by `elk-model`, with [`Instance::builder`], or read from a
+//! file. Every method solves an [`Instance`]; the simulator judges
+//! [`crate::schedule::Schedule`]s against it.
 
-mod build;
+mod builder;
 
-pub use build::{build_instance, noc_distribution_bytes_per_s, InstanceOptions, OpRange};
+pub use builder::InstanceBuilder;
 
-use crate::error::{ModelError, Result};
+use crate::error::{Result, StageError};
+use crate::period::{detect_period, LayerStructure};
+use crate::units::{Bytes, Cycles, OpId, Stage};
 use serde::{Deserialize, Serialize};
 
 /// The format tag of instance files.
@@ -45,7 +48,7 @@ impl LoadOrder {
                 .parse()
                 .map(|max_displacement| LoadOrder::Displacement { max_displacement })
                 .map_err(|_| {
-                    ModelError::Invalid(format!(
+                    StageError::Invalid(format!(
                         "load order '{s}': expected fixed, free or a number"
                     ))
                 }),
@@ -58,13 +61,13 @@ impl LoadOrder {
 #[serde(deny_unknown_fields)]
 pub struct OpOption {
     /// Cold footprint while waiting, bytes per core.
-    pub cold: u64,
+    pub cold: Bytes,
     /// Execution footprint, bytes per core.
-    pub hot: u64,
-    /// comp + comm (incl. warm-up), cycles: the executing operator's path.
-    pub exec_cycles: f64,
+    pub hot: Bytes,
+    /// comp + comm (incl. warm-up): the executing operator's path.
+    pub exec_cycles: Cycles,
     /// NoC busy cycles of the executing operator.
-    pub comm_cycles: f64,
+    pub comm_cycles: Cycles,
     /// ν: NoC cycles per HBM cycle of this option's load (ρ · B_HBM / B_NoC,dist).
     pub noc_per_hbm: f64,
 }
@@ -76,7 +79,7 @@ pub struct InstanceOp {
     /// Operator name.
     pub name: String,
     /// H: HBM cycles of its load (0 without HBM data).
-    pub hbm_cycles: f64,
+    pub hbm_cycles: Cycles,
     /// Its options.
     pub options: Vec<OpOption>,
     /// FLOPs (optional; lets the simulator report achieved FLOP/s).
@@ -92,22 +95,22 @@ pub struct Instance {
     pub format: String,
     /// What it was built from.
     pub name: String,
-    /// SRAM per core in bytes.
-    pub sram_bytes: u64,
+    /// SRAM per core.
+    pub sram_bytes: Bytes,
     /// Clock in Hz (cycles → seconds).
     pub clock_hz: f64,
     /// The load-order policy.
     pub load_order: LoadOrder,
     /// W: every load starts at stage ≥ (its stage) − W, when set.
     pub preload_window: Option<u32>,
-    /// Operators in execution order; stage k ≥ 1 executes `ops[k-1]`.
+    /// Operators in execution order; [`Stage::of_op`] is the stage each executes in.
     pub ops: Vec<InstanceOp>,
 }
 
 impl Instance {
     /// Parses an instance file's text; `file` names it in errors.
     pub fn from_json(file: &str, text: &str) -> Result<Instance> {
-        let inst: Instance = serde_json::from_str(text).map_err(|e| ModelError::GraphJson {
+        let inst: Instance = serde_json::from_str(text).map_err(|e| StageError::Json {
             file: file.into(),
             detail: e.to_string(),
         })?;
@@ -122,12 +125,21 @@ impl Instance {
     }
 
     /// The file text (compact JSON; f64 printed shortest-exact, so it round-trips).
-    pub fn to_json(&self) -> String {
-        serde_json::to_string(self).unwrap_or_default()
+    pub fn to_json(&self) -> Result<String> {
+        serde_json::to_string(self).map_err(|e| StageError::Json {
+            file: self.name.clone(),
+            detail: format!("cannot encode: {e}"),
+        })
     }
 
-    fn check(&self, file: &str) -> Result<()> {
-        let bad = |detail: String| ModelError::GraphJson {
+    /// A builder that checks the instance at `build()` (the rules `from_json` checks).
+    pub fn builder(name: &str, sram: Bytes, clock_hz: f64) -> InstanceBuilder {
+        InstanceBuilder::new(name, sram, clock_hz)
+    }
+
+    /// Checks the rules a file must meet; `file` names it in errors.
+    pub fn check(&self, file: &str) -> Result<()> {
+        let bad = |detail: String| StageError::Json {
             file: file.into(),
             detail,
         };
@@ -144,16 +156,20 @@ impl Instance {
             if op.options.is_empty() {
                 return Err(bad(format!("ops[{i}] ({}): no options", op.name)));
             }
-            if !(op.hbm_cycles.is_finite() && op.hbm_cycles >= 0.0) {
+            if !(op.hbm_cycles.is_finite() && op.hbm_cycles >= Cycles::ZERO) {
                 return Err(bad(format!(
                     "ops[{i}] ({}): hbm_cycles must be ≥ 0",
                     op.name
                 )));
             }
             for (o, opt) in op.options.iter().enumerate() {
-                let ok = [opt.exec_cycles, opt.comm_cycles, opt.noc_per_hbm]
-                    .iter()
-                    .all(|v| v.is_finite() && *v >= 0.0);
+                let ok = [
+                    opt.exec_cycles.get(),
+                    opt.comm_cycles.get(),
+                    opt.noc_per_hbm,
+                ]
+                .iter()
+                .all(|v| v.is_finite() && *v >= 0.0);
                 if !ok {
                     return Err(bad(format!(
                         "ops[{i}] ({}) options[{o}]: cycles and noc_per_hbm must be finite and ≥ 0",
@@ -166,25 +182,57 @@ impl Instance {
     }
 
     /// Milliseconds of `cycles` at this instance's clock.
-    pub fn ms(&self, cycles: f64) -> f64 {
-        cycles / self.clock_hz * 1e3
+    pub fn ms(&self, cycles: Cycles) -> f64 {
+        cycles.ms(self.clock_hz)
+    }
+
+    /// The operator `j`.
+    pub fn op(&self, j: OpId) -> &InstanceOp {
+        &self.ops[j.index()]
+    }
+
+    /// Operator ids in execution order.
+    pub fn op_ids(&self) -> impl Iterator<Item = OpId> {
+        (0..self.ops.len()).map(OpId)
+    }
+
+    /// Stages 0 (prologue) to n.
+    pub fn stages(&self) -> impl Iterator<Item = Stage> {
+        (0..=self.ops.len()).map(Stage)
+    }
+
+    /// Operator `j` has HBM data to load (H > 0).
+    pub fn is_load(&self, j: OpId) -> bool {
+        self.op(j).hbm_cycles > Cycles::ZERO
+    }
+
+    /// The earliest stage in which load `j` may work: the preload window W lets it start no
+    /// earlier than W stages before the stage its operator runs in (the prologue without a
+    /// window). The one statement of the window rule; the oracles (`validate`, the brute
+    /// force) keep their own deliberate copies.
+    pub fn window_start(&self, j: OpId) -> Stage {
+        let runs_in = Stage::of_op(j).index();
+        Stage(
+            self.preload_window
+                .map_or(0, |w| runs_in.saturating_sub(w as usize)),
+        )
     }
 
     /// The repeating layer structure of the operators, detected from their loads and options
     /// (instances carry no layer annotations).
-    pub fn layers(&self) -> crate::graph::LayerStructure {
+    pub fn layers(&self) -> LayerStructure {
         let mut interned = std::collections::HashMap::new();
         let sigs: Vec<usize> = self
             .ops
             .iter()
             .map(|op| {
-                let key: Vec<u64> = std::iter::once(op.hbm_cycles.to_bits())
+                let key: Vec<u64> = std::iter::once(op.hbm_cycles.get().to_bits())
                     .chain(op.options.iter().flat_map(|o| {
                         [
-                            o.cold,
-                            o.hot,
-                            o.exec_cycles.to_bits(),
-                            o.comm_cycles.to_bits(),
+                            o.cold.get(),
+                            o.hot.get(),
+                            o.exec_cycles.get().to_bits(),
+                            o.comm_cycles.get().to_bits(),
                             o.noc_per_hbm.to_bits(),
                         ]
                     }))
@@ -193,13 +241,17 @@ impl Instance {
                 *interned.entry(key).or_insert(next)
             })
             .collect();
-        crate::graph::detect_period(&sigs)
+        detect_period(&sigs)
+    }
+
+    /// [`Instance::loads`] as bare indices, for engines that index their own per-operator
+    /// tables (MILP columns, SMT constants).
+    pub fn load_indices(&self) -> Vec<usize> {
+        self.loads().into_iter().map(OpId::index).collect()
     }
 
     /// Operators with HBM data (`hbm_cycles > 0`), in execution order.
-    pub fn loads(&self) -> Vec<usize> {
-        (0..self.ops.len())
-            .filter(|&j| self.ops[j].hbm_cycles > 0.0)
-            .collect()
+    pub fn loads(&self) -> Vec<OpId> {
+        self.op_ids().filter(|&j| self.is_load(j)).collect()
     }
 }

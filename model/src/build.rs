@@ -1,11 +1,13 @@
 //! Building an instance from (graph, chip, cost model): one option per plan-table option,
 //! H_j = c_min · cores / B_HBM in cycles, ν = ρ · B_HBM / B_NoC,dist.
 
-use super::{Instance, InstanceOp, LoadOrder, NamedOrder, OpOption, INSTANCE_FORMAT};
 use crate::chip::{ChipSpec, Topology};
+use crate::cost;
 use crate::error::{ModelError, Result};
 use crate::graph::Graph;
 use crate::plan::plan_graph;
+use elk_stage::instance::{Instance, InstanceOp, LoadOrder, NamedOrder, OpOption, INSTANCE_FORMAT};
+use elk_stage::units::{Bytes, Cycles};
 use std::ops::Range;
 
 /// Which operators of the graph the instance covers.
@@ -108,7 +110,7 @@ pub fn build_instance(graph: &Graph, chip: &ChipSpec, opts: &InstanceOptions) ->
         ops: graph.ops[range.clone()].to_vec(),
         layers: graph.layers,
     };
-    let plans = plan_graph(&sub, chip)?;
+    let plans = plan_graph(&sub, chip, cost::for_chip(chip).as_ref())?;
     let b_hbm = chip.hbm.bandwidth_bytes_per_s;
     let b_noc = noc_distribution_bytes_per_s(chip);
     let ops = sub
@@ -120,15 +122,15 @@ pub fn build_instance(graph: &Graph, chip: &ChipSpec, opts: &InstanceOptions) ->
             let bytes = t.c_min as f64 * chip.cores as f64;
             InstanceOp {
                 name: op.name.clone(),
-                hbm_cycles: bytes / b_hbm * chip.clock_hz,
+                hbm_cycles: Cycles(bytes / b_hbm * chip.clock_hz),
                 options: t
                     .options
                     .iter()
                     .map(|o| OpOption {
-                        cold: o.cold,
-                        hot: o.hot,
-                        exec_cycles: o.exec(),
-                        comm_cycles: o.comm,
+                        cold: Bytes(o.cold),
+                        hot: Bytes(o.hot),
+                        exec_cycles: Cycles(o.exec()),
+                        comm_cycles: Cycles(o.comm),
                         noc_per_hbm: if t.c_min > 0 {
                             o.rho * b_hbm / b_noc
                         } else {
@@ -148,7 +150,7 @@ pub fn build_instance(graph: &Graph, chip: &ChipSpec, opts: &InstanceOptions) ->
     Ok(Instance {
         format: INSTANCE_FORMAT.into(),
         name: format!("{} on {}{what}", graph.name, chip.name),
-        sram_bytes: chip.sram_bytes_per_core,
+        sram_bytes: Bytes(chip.sram_bytes_per_core),
         clock_hz: chip.clock_hz,
         load_order: opts.load_order,
         preload_window: opts.preload_window,

@@ -1,0 +1,32 @@
+//! The interface plans are priced through: a [`CostModel`] turns a plan's [`Geometry`] into
+//! cycles. It lives here, with its consumer, so `cost` (the implementations) depends on
+//! `plan` and never the other way round.
+
+use super::{Geometry, OpShape};
+
+/// Cycles of one plan.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PlanCost {
+    /// Compute cycles (I · per-iteration cost).
+    pub comp: f64,
+    /// Communication cycles: synchronisation, shifts and the output shuffle.
+    pub comm: f64,
+}
+
+impl PlanCost {
+    /// comp + comm: the executing operator's critical path.
+    pub fn exec(&self) -> f64 {
+        self.comp + self.comm
+    }
+}
+
+/// Prices plans for one chip.
+pub trait CostModel: Send + Sync {
+    /// The model's name (`ipu-mk2`, `roofline`).
+    fn name(&self) -> &'static str;
+    /// Compute and communication cycles of a plan.
+    fn cost(&self, shape: &OpShape, g: &Geometry) -> PlanCost;
+    /// Cycles to turn the cold layout into the hot one: `factors[v]` is how many cold pieces
+    /// of tensor v make one hot piece (1 = no change), `cold_z[v]` its cold tile elements.
+    fn warm_up(&self, shape: &OpShape, factors: &[u64], cold_z: &[u64]) -> f64;
+}

@@ -1,0 +1,140 @@
+//! One row per method, shared by `solve`, `compare` and `gap`: run through
+//! [`elk_sim::run_judged`] (the one run-and-judge path), with the method names clap accepts
+//! read from the one registry, [`elk_heuristics::NAMES`].
+
+use clap::Args;
+use elk_heuristics::ideal;
+use elk_sim::Evaluation;
+use elk_stage::instance::Instance;
+use elk_stage::method::{Budget, Method, Outcome};
+use elk_stage::schedule::Schedule;
+use elk_stage::units::Cycles;
+use serde::Serialize;
+use std::time::Instant;
+
+/// The names `--method` accepts: every registered heuristic, then `ideal` (a figure).
+pub(super) fn method_parser() -> clap::builder::PossibleValuesParser {
+    let mut names: Vec<&'static str> = elk_heuristics::NAMES.to_vec();
+    names.push("ideal");
+    clap::builder::PossibleValuesParser::new(names)
+}
+
+/// One method's verdict as printed.
+#[derive(Serialize)]
+pub(super) struct Row {
+    pub(super) method: String,
+    pub(super) status: String,
+    pub(super) makespan_cycles: Option<Cycles>,
+    pub(super) makespan_ms: Option<f64>,
+    pub(super) speedup_vs_basic: Option<f64>,
+    pub(super) pct_of_ideal: Option<f64>,
+    pub(super) hbm_util: Option<f64>,
+    pub(super) noc_util: Option<f64>,
+    pub(super) tflops: Option<f64>,
+    pub(super) compile_s: Option<f64>,
+    pub(super) notes: Vec<String>,
+}
+
+/// `--no-timings`: leave wall-clock times out of the output (for byte-identical reruns).
+#[derive(Args, Debug, Clone, Copy)]
+pub struct Timings {
+    /// Print null instead of compile times, so two runs give byte-identical JSON.
+    #[arg(long)]
+    pub(super) no_timings: bool,
+}
+
+/// Elk's Ideal figure as a row (not a schedule, not a bound).
+pub(super) fn ideal_row(inst: &Instance, no_timings: bool) -> Row {
+    let start = Instant::now();
+    let report = ideal(inst);
+    let mut notes = vec![
+        "Elk's definition: fastest option per operator, whole SRAM, loads never contend".into(),
+    ];
+    if report.cycles.is_none() {
+        notes.push("the preload window leaves the relaxed loads no room: no figure".into());
+    }
+    Row {
+        method: "ideal".into(),
+        status: "not a schedule, not a proven bound".into(),
+        makespan_cycles: report.cycles,
+        makespan_ms: report.cycles.map(|c| inst.ms(c)),
+        speedup_vs_basic: None,
+        pct_of_ideal: report.cycles.map(|_| 100.0),
+        hbm_util: report.cycles.map(|c| report.hbm_cycles / c),
+        noc_util: None,
+        tflops: None,
+        compile_s: (!no_timings).then(|| start.elapsed().as_secs_f64()),
+        notes,
+    }
+}
+
+/// Runs `m` and judges it: its row, and its schedule with the simulator's evaluation.
+/// A method error (an invalid schedule included) is an error, never a blank row.
+pub(super) fn run_method(
+    inst: &Instance,
+    m: &dyn Method,
+) -> anyhow::Result<(Row, Option<(Schedule, Evaluation)>)> {
+    let judged = elk_sim::run_judged(inst, m, &Budget::default())?;
+    let mut row = Row {
+        method: m.name().into(),
+        status: "heuristic".into(),
+        makespan_cycles: None,
+        makespan_ms: None,
+        speedup_vs_basic: None,
+        pct_of_ideal: None,
+        hbm_util: None,
+        noc_util: None,
+        tflops: None,
+        compile_s: Some(judged.seconds),
+        notes: judged.solved.notes.clone(),
+    };
+    if let Some(claim) = judged.claim_differs() {
+        row.notes
+            .push(format!("method's own estimate {:.1} cycles", claim.get()));
+    }
+    match &judged.solved.outcome {
+        Outcome::Unknown { reason } => {
+            row.status = "no schedule found".into();
+            row.notes.push(reason.clone());
+        }
+        Outcome::Infeasible { reason } => {
+            row.status = "infeasible (proven)".into();
+            row.notes.push(reason.clone());
+        }
+        _ => {}
+    }
+    let Some(e) = judged.evaluation else {
+        return Ok((row, None));
+    };
+    let Some(s) = judged.solved.outcome.schedule().cloned() else {
+        return Ok((row, None));
+    };
+    row.makespan_cycles = Some(e.makespan_cycles);
+    row.makespan_ms = Some(e.makespan_ms);
+    row.hbm_util = Some(e.hbm_utilisation);
+    row.noc_util = Some(e.noc_utilisation);
+    row.tflops = e.tflops;
+    Ok((row, Some((s, e))))
+}
+
+/// A heuristic of the registry by its (clap-validated) name.
+pub(super) fn heuristic(name: &str) -> anyhow::Result<Box<dyn Method>> {
+    elk_heuristics::by_name(name)
+        .ok_or_else(|| anyhow::anyhow!("no heuristic named '{name}' (a clap value-parser bug)"))
+}
+
+/// Every heuristic's row, and the best schedule among them (the warm start).
+pub(super) fn all_heuristics(inst: &Instance) -> anyhow::Result<(Vec<Row>, Option<Schedule>)> {
+    let mut rows = Vec::new();
+    let mut best: Option<(Schedule, Cycles)> = None;
+    for name in elk_heuristics::NAMES {
+        let (row, result) = run_method(inst, heuristic(name)?.as_ref())?;
+        if let Some((s, e)) = result {
+            if best.as_ref().is_none_or(|(_, t)| e.makespan_cycles < *t) {
+                best = Some((s, e.makespan_cycles));
+            }
+        }
+        rows.push(row);
+    }
+    Ok((rows, best.map(|b| b.0)))
+}
