@@ -32,12 +32,12 @@ lint: deps
 	$(CARGO) fmt --check
 	$(CARGO) clippy $(CARGO_FLAGS) --workspace --all-targets -- -D warnings
 
-# Regenerates the checked-in results in reports/: the fig17 and fig19 sweeps and the six
-# studies (about 10 minutes on 2 cores). Sweeps resume from reports/*.jsonl; delete those
+# Regenerates the checked-in results in results/: the fig17 and fig19 sweeps and the six
+# studies (about 10 minutes on 2 cores). Sweeps resume from results/*.jsonl; delete those
 # files to recompute from scratch.
 STUDIES := gap ideal hbm-emulation order-pruning cost-noise ablation
 reports: deps
 	$(CARGO) build $(CARGO_FLAGS) --bin elk-opt
-	./target/release/elk-opt sweep fig17 -o reports/fig17.jsonl --report reports/fig17
-	./target/release/elk-opt sweep fig19 -o reports/fig19.jsonl --report reports/fig19
-	for s in $(STUDIES); do ./target/release/elk-opt study $$s --out reports/$$s || exit 1; done
+	./target/release/elk-opt sweep fig17 -o results/fig17.jsonl --report results/fig17
+	./target/release/elk-opt sweep fig19 -o results/fig19.jsonl --report results/fig19
+	for s in $(STUDIES); do ./target/release/elk-opt study $$s --out results/$$s || exit 1; done

@@ -3,6 +3,7 @@
 mod chips;
 mod detailed;
 mod exact;
+mod flags;
 mod graph_table;
 mod import;
 mod instance;
@@ -96,6 +97,11 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
     );
     if err.downcast_ref::<elk_model::ModelError>().is_some()
         || err.downcast_ref::<simulate::Invalid>().is_some()
+        || err.downcast_ref::<flags::Usage>().is_some()
+        || err.downcast_ref::<elk_stage::StageError>().is_some()
+        || err
+            .downcast_ref::<elk_stage::method::MethodError>()
+            .is_some_and(|e| e.exit_code() == 2)
         || bad_report_input
     {
         2

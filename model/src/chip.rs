@@ -6,6 +6,10 @@ use crate::error::{ModelError, Result};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
+mod overrides;
+
+pub use overrides::ChipOverrides;
+
 /// A chip: cores with private SRAM, a NoC, HBM, and the cost model that prices operators.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -179,14 +183,20 @@ impl ChipSpec {
             file: file.into(),
             detail: crate::error::toml_error_line(text, &e),
         })?;
-        chip.validate().map_err(|detail| ModelError::Chip {
-            file: file.into(),
-            detail,
-        })?;
+        chip.validate(file)?;
         Ok(chip)
     }
 
-    fn validate(&self) -> std::result::Result<(), String> {
+    /// Checks what TOML parsing cannot: positive rates and counts, mesh dimensions that
+    /// multiply to the core count, controller placement; `file` names the chip in errors.
+    pub fn validate(&self, file: &str) -> Result<()> {
+        self.check().map_err(|detail| ModelError::Chip {
+            file: file.into(),
+            detail,
+        })
+    }
+
+    fn check(&self) -> std::result::Result<(), String> {
         let positive = [
             ("cores", self.cores as f64),
             ("sram_bytes_per_core", self.sram_bytes_per_core as f64),

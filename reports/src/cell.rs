@@ -5,7 +5,7 @@
 use crate::grid::Cell;
 use elk_heuristics::{by_name, ideal};
 use elk_model::build::{build_instance, InstanceOptions};
-use elk_model::chip::{ChipSpec, Topology};
+use elk_model::chip::{ChipOverrides, ChipSpec, Topology};
 use elk_model::graph::Mode;
 use elk_model::zoo::{self, ZooParams};
 use elk_sim::Breakdown;
@@ -59,31 +59,23 @@ fn mesh_dims(cores: u64) -> (u64, u64) {
 
 /// The chip of a cell (HBM, cores, topology overrides applied and validated).
 pub fn cell_chip(cell: &Cell) -> elk_model::Result<ChipSpec> {
-    let mut chip = ChipSpec::load(&cell.chip)?;
-    if let Some(tbps) = cell.hbm_tbps {
-        chip.hbm.bandwidth_bytes_per_s = tbps * 1e12;
-    }
-    if let Some(c) = cell.cores {
-        chip.cores = c;
-        if chip.noc.topology != Topology::AllToAll {
-            let (w, h) = mesh_dims(c);
-            chip.noc.width = Some(w);
-            chip.noc.height = Some(h);
-        }
-    }
-    if let Some(t) = &cell.topology {
-        if t == "mesh" {
-            let (w, h) = mesh_dims(chip.cores);
-            chip.noc.topology = Topology::Mesh;
-            chip.noc.width = Some(w);
-            chip.noc.height = Some(h);
-        }
-    }
-    chip.hbm.controller_cores.clear();
-    if chip.hbm.placement == elk_model::chip::Placement::Explicit {
-        chip.hbm.placement = elk_model::chip::Placement::Edges;
-    }
-    ChipSpec::from_toml_str(&format!("chip of cell {}", cell.index), &chip.to_toml())
+    let chip = ChipSpec::load(&cell.chip)?;
+    // Only "mesh" changes the topology ("all-to-all" keeps the chip's own).
+    let mesh = cell.topology.as_deref() == Some("mesh");
+    let cores = cell.cores.unwrap_or(chip.cores);
+    // A near-square mesh when the topology becomes one, or when the core count of a mesh
+    // or torus changes.
+    let dims = (mesh || (cell.cores.is_some() && chip.noc.topology != Topology::AllToAll))
+        .then(|| mesh_dims(cores));
+    chip.with_overrides(&ChipOverrides {
+        file: format!("chip of cell {}", cell.index),
+        hbm_tbps: cell.hbm_tbps,
+        cores: cell.cores,
+        topology: mesh.then_some(Topology::Mesh),
+        width: dims.map(|(w, _)| w),
+        height: dims.map(|(_, h)| h),
+        ..ChipOverrides::default()
+    })
 }
 
 /// Scales an instance's NoC and compute: shifts and distribution take 1/noc of their cycles,

@@ -39,6 +39,9 @@ pub enum ReportError {
     /// A method failed (an invalid schedule, a crashed backend).
     #[error(transparent)]
     Method(#[from] elk_stage::method::MethodError),
+    /// A detailed replay could not finish.
+    #[error(transparent)]
+    Detailed(#[from] elk_sim::detailed::DetailedError),
     /// An instance or schedule is malformed.
     #[error(transparent)]
     Stage(#[from] elk_stage::StageError),

@@ -59,9 +59,7 @@ fn one() -> Vec<f64> {
     vec![1.0]
 }
 fn all_methods() -> Vec<String> {
-    ["basic", "static", "elk-dyn", "elk-full"]
-        .map(String::from)
-        .to_vec()
+    elk_heuristics::NAMES.map(String::from).to_vec()
 }
 
 /// One point of the grid.
@@ -170,7 +168,7 @@ impl Grid {
             }
         }
         for m in &self.methods {
-            if !["basic", "static", "elk-dyn", "elk-full"].contains(&m.as_str()) {
+            if !elk_heuristics::NAMES.contains(&m.as_str()) {
                 return Err(bad(format!("key 'methods': unknown method '{m}'")));
             }
         }

@@ -483,6 +483,12 @@ fn finish(
     let roof_best = bounds.roofline_best().get();
     bounds.backend_cycles = result.bound.map(Cycles);
     let mut status = result.status;
+    // Why it stopped is the backend's verdict, fixed before any promotion below: a solve cut
+    // off by its limit whose schedule meets the bound is optimal, but it did stop at the limit.
+    let stop = match result.status {
+        ExactStatus::Optimal | ExactStatus::Infeasible => ExactStop::Completed,
+        _ => ExactStop::TimeLimit,
+    };
     let mut schedule = None;
     let mut makespan = None;
     if let Some(s) = result.schedule {
@@ -566,10 +572,6 @@ fn finish(
             Status::Feasible
         };
     }
-    let stop = match status {
-        ExactStatus::Optimal | ExactStatus::Infeasible => ExactStop::Completed,
-        _ => ExactStop::TimeLimit,
-    };
     Ok(ExactReport {
         backend: opts.backend,
         status,

@@ -2,7 +2,7 @@
 //! controllers, link contention), optionally beside the analytic stage model.
 
 use clap::{Args, ValueEnum};
-use elk_model::chip::{ChipSpec, Placement, Topology};
+use elk_model::chip::{ChipOverrides, ChipSpec, Placement, Topology};
 use elk_sim::detailed::{simulate_detailed_with, DetailedConfig, DetailedReport};
 use elk_sim::trace::{ChromeTrace, NoTrace, TraceSink};
 use elk_sim::Evaluation;
@@ -80,38 +80,23 @@ impl DetailedFlags {
     /// given (the one the instance was built for).
     fn chip(&self) -> anyhow::Result<(ChipSpec, ChipSpec)> {
         let base = ChipSpec::load(&self.chip)?;
-        let mut chip = base.clone();
-        if let Some(t) = self.topology {
-            chip.noc.topology = match t {
+        let overrides = ChipOverrides {
+            file: "(--chip with overrides)".into(),
+            topology: self.topology.map(|t| match t {
                 TopologyName::AllToAll => Topology::AllToAll,
                 TopologyName::Mesh => Topology::Mesh,
                 TopologyName::Torus => Topology::Torus,
-            };
-            if t == TopologyName::AllToAll {
-                chip.noc.width = None;
-                chip.noc.height = None;
-            }
-        }
-        if self.width.is_some() {
-            chip.noc.width = self.width;
-        }
-        if self.height.is_some() {
-            chip.noc.height = self.height;
-        }
-        if let Some(c) = self.hbm_controllers {
-            chip.hbm.controllers = c;
-        }
-        if let Some(p) = self.placement {
-            chip.hbm.placement = match p {
+            }),
+            width: self.width,
+            height: self.height,
+            controllers: self.hbm_controllers,
+            placement: self.placement.map(|p| match p {
                 PlacementName::Edges => Placement::Edges,
                 PlacementName::SingleCore => Placement::SingleCore,
-            };
-        }
-        chip.hbm.controller_cores.clear();
-        if chip.hbm.placement == Placement::Explicit {
-            chip.hbm.placement = Placement::Edges;
-        }
-        let chip = ChipSpec::from_toml_str("(--chip with overrides)", &chip.to_toml())?;
+            }),
+            ..ChipOverrides::default()
+        };
+        let chip = base.clone().with_overrides(&overrides)?;
         Ok((chip, base))
     }
 

@@ -2,8 +2,9 @@
 //! (`elk-opt exact-worker`) so that `--time-limit` is hard, warm-started from the best heuristic, and
 //! every heuristic's distance from the optimum (or from the certified bound).
 
+use super::flags::Timings;
 use super::instance_source::InstanceSource;
-use super::method_rows::{all_heuristics, Timings};
+use super::method_rows::all_heuristics;
 use clap::{Args, ValueEnum};
 use elk_solver::milp::Linearisation;
 use elk_solver::{
@@ -97,7 +98,7 @@ struct ExactSummary {
 
 fn check_flags(f: &ExactFlags) -> anyhow::Result<()> {
     if !(f.time_limit.is_finite() && f.time_limit > 0.0) {
-        return Err(elk_model::ModelError::Invalid(format!(
+        return Err(super::flags::Usage(format!(
             "--time-limit {}: must be a positive number of seconds",
             f.time_limit
         ))

@@ -11,8 +11,8 @@ pub struct ImportArgs {
     /// The graph file (a JSON list of [id, expr, op_type, inputs]).
     pub file: PathBuf,
     /// decode, prefill or training.
-    #[arg(long, default_value = "decode")]
-    pub mode: String,
+    #[arg(long, default_value = "decode", value_parser = super::flags::mode)]
+    pub mode: Mode,
     /// Batch size (placeholder 99).
     #[arg(long, default_value_t = 8)]
     pub batch: u64,
@@ -20,8 +20,8 @@ pub struct ImportArgs {
     #[arg(long, alias = "seq", default_value_t = 512)]
     pub kv: u64,
     /// `clean` (default) or `reference` (reproduce the reference artifact's parse).
-    #[arg(long, default_value = "clean")]
-    pub compat: String,
+    #[arg(long, default_value = "clean", value_parser = super::flags::compat)]
+    pub compat: Compat,
     /// Print every operator.
     #[arg(long)]
     pub all: bool,
@@ -31,8 +31,8 @@ pub struct ImportArgs {
 }
 
 pub fn run(a: ImportArgs) -> anyhow::Result<()> {
-    let mut opts = ImportOptions::new(Mode::parse(&a.mode)?, a.batch, a.kv);
-    opts.compat = Compat::parse(&a.compat)?;
+    let mut opts = ImportOptions::new(a.mode, a.batch, a.kv);
+    opts.compat = a.compat;
     let g = import_file(&a.file, &opts)?;
     super::graph_table::print(&g, a.json, a.all)
 }

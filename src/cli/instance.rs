@@ -22,8 +22,8 @@ pub struct InstanceArgs {
     #[arg(long)]
     ops: Option<String>,
     /// Load-order policy: fixed, free, or a maximum displacement D.
-    #[arg(long, default_value = "fixed")]
-    load_order: String,
+    #[arg(long, default_value = "fixed", value_parser = super::flags::load_order)]
+    load_order: LoadOrder,
     /// Preload window W (loads start at most W stages before their operator).
     #[arg(long)]
     window: Option<u32>,
@@ -42,7 +42,7 @@ pub fn run(a: InstanceArgs) -> anyhow::Result<()> {
     };
     let opts = InstanceOptions {
         range,
-        load_order: LoadOrder::parse(&a.load_order)?,
+        load_order: a.load_order,
         preload_window: a.window,
     };
     let inst = build_instance(&graph, &chip, &opts)?;

@@ -4,7 +4,7 @@
 use super::source::GraphSource;
 use clap::Args;
 use elk_model::build::{build_instance, InstanceOptions, OpRange};
-use elk_model::chip::ChipSpec;
+use elk_model::chip::{ChipOverrides, ChipSpec};
 use elk_stage::instance::Instance;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -25,8 +25,13 @@ pub struct InstanceSource {
     hbm_tbps: Option<f64>,
     /// Load-order policy of the built instance: free (Elk-Full may permute), fixed, or a
     /// maximum displacement D.
-    #[arg(long, default_value = "free", conflicts_with = "instance")]
-    load_order: String,
+    #[arg(
+        long,
+        default_value = "free",
+        conflicts_with = "instance",
+        value_parser = super::flags::load_order
+    )]
+    load_order: elk_stage::instance::LoadOrder,
     /// Only layers A..B of the graph (a sub-instance, e.g. for exact solving).
     #[arg(long, conflicts_with_all = ["ops", "instance"])]
     layers: Option<String>,
@@ -53,12 +58,15 @@ impl InstanceSource {
         let mut chip = ChipSpec::load(&self.chip)?;
         if let Some(tbps) = self.hbm_tbps {
             if !(tbps.is_finite() && tbps > 0.0) {
-                return Err(elk_model::ModelError::Invalid(format!(
-                    "--hbm-tbps {tbps}: must be positive"
-                ))
-                .into());
+                return Err(
+                    super::flags::Usage(format!("--hbm-tbps {tbps}: must be positive")).into(),
+                );
             }
-            chip.hbm.bandwidth_bytes_per_s = tbps * 1e12;
+            chip = chip.with_overrides(&ChipOverrides {
+                file: format!("{} with --hbm-tbps", self.chip),
+                hbm_tbps: Some(tbps),
+                ..ChipOverrides::default()
+            })?;
         }
         let graph = graph_source.load()?;
         let spinner =
@@ -70,7 +78,7 @@ impl InstanceSource {
         };
         let opts = InstanceOptions {
             range,
-            load_order: elk_stage::instance::LoadOrder::parse(&self.load_order)?,
+            load_order: self.load_order,
             preload_window: self.window,
         };
         let inst = build_instance(&graph, &chip, &opts)?;

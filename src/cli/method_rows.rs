@@ -2,7 +2,6 @@
 //! [`elk_sim::run_judged`] (the one run-and-judge path), with the method names clap accepts
 //! read from the one registry, [`elk_heuristics::NAMES`].
 
-use clap::Args;
 use elk_heuristics::ideal;
 use elk_sim::Evaluation;
 use elk_stage::instance::Instance;
@@ -33,14 +32,6 @@ pub(super) struct Row {
     pub(super) tflops: Option<f64>,
     pub(super) compile_s: Option<f64>,
     pub(super) notes: Vec<String>,
-}
-
-/// `--no-timings`: leave wall-clock times out of the output (for byte-identical reruns).
-#[derive(Args, Debug, Clone, Copy)]
-pub struct Timings {
-    /// Print null instead of compile times, so two runs give byte-identical JSON.
-    #[arg(long)]
-    pub(super) no_timings: bool,
 }
 
 /// Elk's Ideal figure as a row (not a schedule, not a bound).

@@ -24,8 +24,8 @@ pub struct ShowArgs {
     /// Model name (see `models list`).
     pub name: String,
     /// decode, prefill or training.
-    #[arg(long, default_value = "decode")]
-    pub mode: String,
+    #[arg(long, default_value = "decode", value_parser = super::flags::mode)]
+    pub mode: Mode,
     /// Batch size.
     #[arg(long, default_value_t = 32)]
     pub batch: u64,
@@ -85,7 +85,7 @@ pub fn run(cmd: ModelsCmd) -> anyhow::Result<()> {
             Ok(())
         }
         ModelsCmd::Show(a) => {
-            let mut params = ZooParams::new(Mode::parse(&a.mode)?, a.batch, a.kv);
+            let mut params = ZooParams::new(a.mode, a.batch, a.kv);
             params.layers = a.layers;
             let g = zoo::build(&a.name, &params)?;
             super::graph_table::print(&g, a.json, a.all)

@@ -73,7 +73,7 @@ pub fn run(a: PlansArgs) -> anyhow::Result<()> {
     let plans_s = start.elapsed().as_secs_f64() - graph_s;
     if let Some(name) = &a.op {
         if !graph.ops.iter().any(|o| &o.name == name) {
-            return Err(elk_model::ModelError::Invalid(format!(
+            return Err(super::flags::Usage(format!(
                 "--op {name}: no operator of that name in {}",
                 graph.name
             ))

@@ -1,8 +1,9 @@
 //! `elk-opt solve` and `elk-opt compare`: heuristic methods on an instance built from a graph
 //! and a chip (or read from a file), judged by the simulator.
 
+use super::flags::Timings;
 use super::instance_source::InstanceSource;
-use super::method_rows::{heuristic, ideal_row, method_parser, run_method, Timings};
+use super::method_rows::{heuristic, ideal_row, method_parser, run_method};
 use clap::Args;
 use elk_sim::evaluate_with;
 use elk_sim::trace::ChromeTrace;
@@ -42,7 +43,7 @@ pub struct SolveArgs {
 pub fn solve(a: SolveArgs) -> anyhow::Result<()> {
     let Some(method) = a.method.clone().filter(|_| !a.exact) else {
         if a.trace.is_some() {
-            return Err(elk_model::ModelError::Invalid(
+            return Err(super::flags::Usage(
                 "--trace with --exact: write the schedule with -o, then `simulate --trace`".into(),
             )
             .into());
@@ -58,7 +59,7 @@ pub fn solve(a: SolveArgs) -> anyhow::Result<()> {
     let (inst, build_s) = a.source.load()?;
     if method == "ideal" {
         if a.output.is_some() || a.trace.is_some() {
-            return Err(elk_model::ModelError::Invalid(
+            return Err(super::flags::Usage(
                 "--method ideal gives a figure, not a schedule: no -o or --trace".into(),
             )
             .into());

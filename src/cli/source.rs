@@ -16,8 +16,8 @@ pub struct GraphSource {
     #[arg(long)]
     pub import: Option<PathBuf>,
     /// decode, prefill or training.
-    #[arg(long, default_value = "decode")]
-    pub mode: String,
+    #[arg(long, default_value = "decode", value_parser = super::flags::mode)]
+    pub mode: Mode,
     /// Batch size.
     #[arg(long, default_value_t = 32)]
     pub batch: u64,
@@ -28,24 +28,21 @@ pub struct GraphSource {
     #[arg(long)]
     pub num_layers: Option<usize>,
     /// Importer flavour: `clean` or `reference`.
-    #[arg(long, default_value = "clean")]
-    pub compat: String,
+    #[arg(long, default_value = "clean", value_parser = super::flags::compat)]
+    pub compat: Compat,
 }
 
 impl GraphSource {
     /// Builds or imports the graph.
     pub fn load(&self) -> anyhow::Result<Graph> {
-        let mode = Mode::parse(&self.mode)?;
+        let mode = self.mode;
         if let Some(file) = &self.import {
             let mut opts = ImportOptions::new(mode, self.batch, self.kv);
-            opts.compat = Compat::parse(&self.compat)?;
+            opts.compat = self.compat;
             return Ok(import_file(file, &opts)?);
         }
         let Some(name) = self.model.as_deref() else {
-            return Err(elk_model::ModelError::Invalid(
-                "give --model NAME or --import FILE".into(),
-            )
-            .into());
+            return super::flags::Usage::err("give --model NAME or --import FILE");
         };
         let mut params = ZooParams::new(mode, self.batch, self.kv);
         params.layers = self.num_layers;

@@ -56,7 +56,7 @@ pub fn load_grid(name: &str) -> anyhow::Result<Grid> {
     }
     let path = Path::new(name);
     if !path.exists() {
-        return Err(elk_model::ModelError::Invalid(format!(
+        return Err(super::flags::Usage(format!(
             "grid '{name}': not a preset ({}) and no such file",
             PRESETS.join(", ")
         ))
@@ -134,16 +134,14 @@ pub fn run(a: ReportArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     let (Some(file), Some(out)) = (a.file, a.out) else {
-        return Err(elk_model::ModelError::Invalid(
+        return Err(super::flags::Usage(
             "report: give FILE.jsonl and --out DIR (or `report merge`)".into(),
         )
         .into());
     };
     let results: Vec<_> = read_results(&file)?.into_values().collect();
     if results.is_empty() {
-        return Err(
-            elk_model::ModelError::Invalid(format!("{}: no results", file.display())).into(),
-        );
+        return Err(super::flags::Usage(format!("{}: no results", file.display())).into());
     }
     let header = Header {
         command: command_line(),
@@ -161,7 +159,7 @@ pub fn run(a: ReportArgs) -> anyhow::Result<()> {
 pub struct StudyArgs {
     /// gap, ideal, hbm-emulation, order-pruning, cost-noise or ablation.
     name: String,
-    /// Output directory (README.md + SVG plots). Default: reports/NAME.
+    /// Output directory (README.md + SVG plots). Default: results/NAME.
     #[arg(long)]
     out: Option<PathBuf>,
 }
@@ -175,7 +173,7 @@ pub fn study(a: StudyArgs) -> anyhow::Result<()> {
     let spinner = super::progress::spinner(format!("study {}", a.name));
     let Some(files) = elk_reports::studies::run(&a.name, &header) else {
         spinner.finish_and_clear();
-        return Err(elk_model::ModelError::Invalid(format!(
+        return Err(super::flags::Usage(format!(
             "study '{}': expected one of {}",
             a.name,
             elk_reports::studies::STUDIES.join(", ")
@@ -186,7 +184,7 @@ pub fn study(a: StudyArgs) -> anyhow::Result<()> {
     spinner.finish_and_clear();
     let out = a
         .out
-        .unwrap_or_else(|| PathBuf::from("reports").join(&a.name));
+        .unwrap_or_else(|| PathBuf::from("results").join(&a.name));
     write_report(&out, &files)?;
     eprintln!("study {} -> {}", a.name, out.join("README.md").display());
     Ok(())

@@ -1,6 +1,6 @@
-//! Running the binary and locating `../shared`.
+//! Running the binary, locating `../shared`, and the fixtures several test files share.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Output;
 
 /// Runs `elk-opt` with `args`.
@@ -26,15 +26,20 @@ pub fn elk_in(dir: &std::path::Path, args: &[&str]) -> Output {
         .expect("the elk-opt binary runs")
 }
 
-/// Stdout of a successful run, parsed as JSON.
-pub fn elk_json(args: &[&str]) -> serde_json::Value {
+/// Runs `elk-opt` with `args` and panics, quoting stderr, unless it exits 0.
+pub fn elk_ok(args: &[&str]) -> Output {
     let out = elk(args);
     assert!(
         out.status.success(),
         "{args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).expect("valid JSON on stdout")
+    out
+}
+
+/// Stdout of a successful run, parsed as JSON.
+pub fn elk_json(args: &[&str]) -> serde_json::Value {
+    serde_json::from_slice(&elk_ok(args).stdout).expect("valid JSON on stdout")
 }
 
 /// A scratch directory for one test module (`tag`), created if missing, unique per run.
@@ -52,4 +57,49 @@ pub fn shared() -> PathBuf {
         "these tests need ../shared (with models/) beside the repository root"
     );
     shared
+}
+
+/// `../shared/reference/bert-base/instance.json`, the reference artifact's instance.
+pub fn bert_instance() -> PathBuf {
+    shared().join("reference/bert-base/instance.json")
+}
+
+/// The arguments of `elk-opt instance` for a small real instance: operators `ops` (`A..B`) of
+/// one layer of `model`, free load order, written to `out`.
+pub fn small_instance_args<'a>(model: &'a str, ops: &'a str, out: &'a str) -> [&'a str; 11] {
+    [
+        "instance",
+        "--model",
+        model,
+        "--num-layers",
+        "1",
+        "--ops",
+        ops,
+        "--load-order",
+        "free",
+        "-o",
+        out,
+    ]
+}
+
+/// Builds the small instance of [`small_instance_args`] at `path` and returns `path`.
+pub fn small_instance(path: &Path, model: &str, ops: &str) -> PathBuf {
+    elk_ok(&small_instance_args(model, ops, path.to_str().unwrap()));
+    path.to_path_buf()
+}
+
+/// Runs `solve --method <method> --instance <inst> -o <out>` plus `extra`, asserting success;
+/// the schedule is in `out`, the run's output is returned.
+pub fn solve_to_file(method: &str, inst: &Path, out: &Path, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "solve",
+        "--method",
+        method,
+        "--instance",
+        inst.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    elk_ok(&args)
 }

@@ -1,6 +1,6 @@
 //! Bad input: one line on stderr naming what and where, exit code 2.
 
-use super::common::elk;
+use super::common::{elk, scratch};
 
 fn bad(args: &[&str]) -> String {
     let out = elk(args);
@@ -18,9 +18,7 @@ fn unknown_model_and_chip_list_the_known_names() {
 
 #[test]
 fn bad_chip_toml_names_the_key() {
-    let dir = std::env::temp_dir().join(format!("elk-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let f = dir.join("chip.toml");
+    let f = scratch("errors").join("chip.toml");
     let text = include_str!("../../model/chips/ipu-mk2.toml").replace("cores = 1472", "cores = -3");
     std::fs::write(&f, text).unwrap();
     let err = bad(&["chips", "show", f.to_str().unwrap()]);
@@ -32,9 +30,7 @@ fn bad_chip_toml_names_the_key() {
 
 #[test]
 fn corrupted_graph_names_the_entry() {
-    let dir = std::env::temp_dir().join(format!("elk-cli-g-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let f = dir.join("g.json");
+    let f = scratch("errors").join("g.json");
     std::fs::write(&f, r#"[[5, " - einstein_v2(\" output0[N] = input0[N] + ; \", input_dict={ \"input0\" : { \"dtype\" : \"float32\", \"shape\" : [4]} })", "Frob", [[1, 0]]]]"#).unwrap();
     let err = bad(&["import", f.to_str().unwrap()]);
     assert!(

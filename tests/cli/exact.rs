@@ -1,7 +1,7 @@
 //! `solve --exact`, `gap` and `simulate --detailed`: the JSON fields, the hard time limit,
 //! the schedule file the simulator accepts, and determinism.
 
-use super::common::{elk, elk_json, scratch};
+use super::common::{elk, elk_json, elk_ok, scratch, small_instance, solve_to_file};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -9,33 +9,9 @@ fn temp(name: &str) -> PathBuf {
     scratch("exact").join(name)
 }
 
-/// A small real instance: the first 8 operators of a Llama2-13B layer, free load order.
-fn small_instance() -> PathBuf {
-    let path = temp("small.json");
-    let out = elk(&[
-        "instance",
-        "--model",
-        "llama2-13b",
-        "--num-layers",
-        "1",
-        "--ops",
-        "0..8",
-        "--load-order",
-        "free",
-        "-o",
-        path.to_str().unwrap(),
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    path
-}
-
 #[test]
 fn solve_exact_json_has_the_required_fields_and_a_valid_schedule() {
-    let inst = small_instance();
+    let inst = small_instance(&temp("small.json"), "llama2-13b", "0..8");
     let sched = temp("small.sched.json");
     for backend in ["milp", "smt"] {
         let j = elk_json(&[
@@ -51,16 +27,25 @@ fn solve_exact_json_has_the_required_fields_and_a_valid_schedule() {
             sched.to_str().unwrap(),
             "--json",
         ]);
+        // Present and not null: an optimum has all of them.
         for key in [
             "status",
+            "stop",
             "makespan_cycles",
             "lower_bound_cycles",
             "gap_pct",
             "solve_s",
         ] {
-            assert!(j.get(key).is_some(), "{backend}: {key} missing in {j}");
+            assert!(
+                j.get(key).is_some_and(|v| !v.is_null()),
+                "{backend}: {key} missing or null in {j}"
+            );
         }
         assert_eq!(j["status"], "optimal", "{backend}: {j}");
+        assert!(
+            ["completed", "time_limit"].contains(&j["stop"].as_str().unwrap()),
+            "{backend}: an optimum is proven or meets the bound: {j}"
+        );
         assert!(j["gap_pct"].as_f64().unwrap().abs() < 1e-6);
         // The written schedule is valid and the simulator agrees with the reported makespan.
         let sim = elk_json(&[
@@ -84,7 +69,7 @@ fn solve_exact_json_has_the_required_fields_and_a_valid_schedule() {
 
 #[test]
 fn gap_lists_every_heuristic_against_the_optimum() {
-    let inst = small_instance();
+    let inst = small_instance(&temp("small.json"), "llama2-13b", "0..8");
     let j = elk_json(&[
         "gap",
         "--instance",
@@ -111,14 +96,16 @@ fn gap_lists_every_heuristic_against_the_optimum() {
         "--json",
         "--no-timings",
     ];
-    assert_eq!(elk(&args).stdout, elk(&args).stdout);
+    let (one, two) = (elk_ok(&args), elk_ok(&args));
+    assert!(!one.stdout.is_empty());
+    assert_eq!(one.stdout, two.stdout);
 }
 
 #[test]
 fn time_limit_is_hard() {
     // Two Llama2-13B layers, free order, no warm start: far from solvable in 2 s.
     let inst = temp("hard.json");
-    let out = elk(&[
+    elk_ok(&[
         "instance",
         "--model",
         "llama2-13b",
@@ -131,52 +118,41 @@ fn time_limit_is_hard() {
         "-o",
         inst.to_str().unwrap(),
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let limit_s = 2.0_f64;
+    let limit_arg = limit_s.to_string();
     let started = Instant::now();
-    let out = elk(&[
+    let out = elk_ok(&[
         "solve",
         "--exact",
         "--instance",
         inst.to_str().unwrap(),
         "--time-limit",
-        "2",
+        &limit_arg,
         "--no-warm-start",
         "--json",
     ]);
     let took = started.elapsed().as_secs_f64();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    // The contract: --time-limit 2 returns within 4 s.
-    assert!(took < 4.0, "took {took:.2} s");
     let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // The solve stopped because of the limit (the backend's own, or the worker was killed
+    // 1 s after it), not because it finished or was never attempted.
     assert_ne!(j["status"], "optimal", "{j}");
+    assert!(
+        ["time_limit", "killed"].contains(&j["stop"].as_str().unwrap()),
+        "{j}"
+    );
+    // The contract is "returns about 1 s (the grace) after the limit". The bound here is only
+    // there to catch a limit that is not enforced at all (a solve that runs on for minutes):
+    // the limit, the grace and 10 s for the instance load, the worker's start-up and a loaded
+    // 2-core CI machine. STYLE forbids tight timing asserts; precise timing belongs in a bench.
+    let bound = limit_s + 1.0 + 10.0;
+    assert!(took < bound, "took {took:.2} s, bound {bound} s");
 }
 
 #[test]
 fn simulate_detailed_is_deterministic_and_compares() {
-    let inst = small_instance();
+    let inst = small_instance(&temp("small.json"), "llama2-13b", "0..8");
     let sched = temp("small.basic.json");
-    let out = elk(&[
-        "solve",
-        "--method",
-        "basic",
-        "--instance",
-        inst.to_str().unwrap(),
-        "-o",
-        sched.to_str().unwrap(),
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    solve_to_file("basic", &inst, &sched, &[]);
     let args = [
         "simulate",
         "--instance",
@@ -187,12 +163,7 @@ fn simulate_detailed_is_deterministic_and_compares() {
         "--compare",
         "--json",
     ];
-    let (one, two) = (elk(&args), elk(&args));
-    assert!(
-        one.status.success(),
-        "{}",
-        String::from_utf8_lossy(&one.stderr)
-    );
+    let (one, two) = (elk_ok(&args), elk_ok(&args));
     assert_eq!(one.stdout, two.stdout);
     let j: serde_json::Value = serde_json::from_slice(&one.stdout).unwrap();
     for key in [
@@ -203,7 +174,10 @@ fn simulate_detailed_is_deterministic_and_compares() {
         "stages",
         "events",
     ] {
-        assert!(j.get(key).is_some(), "{key} missing in {j}");
+        assert!(
+            j.get(key).is_some_and(|v| !v.is_null()),
+            "{key} missing or null in {j}"
+        );
     }
     // A mesh override needs a size that matches the core count: one clear line, exit 2.
     let bad = elk(&[

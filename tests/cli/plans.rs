@@ -50,9 +50,11 @@ fn one_operator_prints_its_option_table() {
     assert_eq!(ops.len(), 1);
     let table = ops[0]["option_table"].as_array().unwrap();
     assert_eq!(table.len() as u64, ops[0]["options"].as_u64().unwrap());
+    assert!(!table.is_empty());
     for o in table {
-        assert!(o["cold"].as_u64() <= o["hot"].as_u64());
-        assert!(o["hot"].as_u64().unwrap() <= 638_976);
+        let (cold, hot) = (o["cold"].as_u64().unwrap(), o["hot"].as_u64().unwrap());
+        assert!(cold <= hot, "{o}");
+        assert!(hot <= 638_976, "{o}");
     }
 }
 
@@ -73,5 +75,6 @@ fn plan_tables_do_not_depend_on_the_thread_count() {
     let one = elk_env(&args, &[("RAYON_NUM_THREADS", "1")]);
     let many = elk_env(&args, &[("RAYON_NUM_THREADS", "4")]);
     assert!(one.status.success() && many.status.success());
+    assert!(!one.stdout.is_empty());
     assert_eq!(one.stdout, many.stdout);
 }

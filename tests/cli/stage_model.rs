@@ -1,17 +1,15 @@
 //! `instance` and `simulate`.
 
-use super::common::{elk, elk_json, shared};
+use super::common::{elk, elk_json, elk_ok, scratch, shared};
 
 fn tmp(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("elk-cli-stage-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+    scratch("stage").join(name)
 }
 
 #[test]
 fn instance_of_one_layer() {
     let out = tmp("layer0.json");
-    let o = elk(&[
+    elk_ok(&[
         "instance",
         "--model",
         "llama2-7b",
@@ -26,7 +24,6 @@ fn instance_of_one_layer() {
         "-o",
         out.to_str().unwrap(),
     ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let inst: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     assert_eq!(inst["format"], "elk-instance/1");

@@ -60,8 +60,7 @@ pub fn run(header: &Header) -> Result<Files> {
                     layout: HbmLayout::SingleBroadcast(0),
                     ..base.clone()
                 },
-            )
-            .map_err(|e| elk_model::ModelError::Invalid(e.to_string()))?;
+            )?;
             let mut row = format!(
                 "| {name} | {:.4} | {:.4} |",
                 inst.ms(elk_sim::evaluate(&inst, &s).makespan_cycles),
@@ -74,8 +73,7 @@ pub fn run(header: &Header) -> Result<Files> {
                     layout: HbmLayout::Distributed(controller_cores(&chip, c)),
                     ..base.clone()
                 };
-                let r = simulate_detailed(&inst, &s, &chip, &cfg)
-                    .map_err(|e| elk_model::ModelError::Invalid(e.to_string()))?;
+                let r = simulate_detailed(&inst, &s, &chip, &cfg)?;
                 row.push_str(&format!(" {:.4} |", r.makespan_ms));
                 points.push((c as f64, Some(r.makespan_ms)));
                 last_max = r.hottest_links.first().map_or(0.0, |l| l.utilisation);
