@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used)] // a bench that cannot load its input should stop loudly
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use elk_heuristics::{ideal, Basic, ElkDyn, ElkFull, StaticSplit};
+use elk_heuristics::{ideal, ElkFull};
 use elk_model::build::{build_instance, InstanceOptions};
 use elk_stage::instance::{LoadOrder, NamedOrder};
 use elk_stage::method::{Budget, Method};
@@ -38,9 +38,9 @@ fn heuristics(c: &mut Criterion) {
     group.bench_function("compare_default_llama2-13b_all_methods_with_plans", |b| {
         b.iter(|| {
             let inst = build_instance(&llama13, &pod4, &free()).unwrap();
-            let methods: [&dyn Method; 4] = [&Basic, &StaticSplit, &ElkDyn, &ElkFull::default()];
-            for m in methods {
-                m.schedule(&inst, &Budget::default()).unwrap();
+            for name in elk_heuristics::NAMES {
+                let m = elk_heuristics::by_name(name).unwrap();
+                elk_sim::run_judged(&inst, m.as_ref(), &Budget::default()).unwrap();
             }
             ideal(&inst)
         })

@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used)] // a bench that cannot load its input should stop loudly
 
 use criterion::{criterion_group, criterion_main, Criterion};
+use elk_model::cost::for_chip;
 use elk_model::plan::plan_graph;
 use std::hint::black_box;
 use std::time::Duration;
@@ -16,12 +17,12 @@ fn plans(c: &mut Criterion) {
         .measurement_time(Duration::from_secs(20));
     let (bert, mk2) = elk_benchmarks::bert_base_reference().unwrap();
     group.bench_function("bert-base_decode_b8_kv512_ipu-mk2", |b| {
-        b.iter(|| plan_graph(black_box(&bert), &mk2).unwrap())
+        b.iter(|| plan_graph(black_box(&bert), &mk2, for_chip(&mk2).as_ref()).unwrap())
     });
     let (llama, pod4) = elk_benchmarks::llama2_13b_pod4().unwrap();
     group.measurement_time(Duration::from_secs(40));
     group.bench_function("llama2-13b_decode_b32_kv2048_ipu-pod4", |b| {
-        b.iter(|| plan_graph(black_box(&llama), &pod4).unwrap())
+        b.iter(|| plan_graph(black_box(&llama), &pod4, for_chip(&pod4).as_ref()).unwrap())
     });
     let mk2 = elk_model::chip::ChipSpec::preset("ipu-mk2").unwrap();
     let llama_b8 = elk_model::zoo::build(
@@ -30,7 +31,7 @@ fn plans(c: &mut Criterion) {
     )
     .unwrap();
     group.bench_function("llama2-13b_decode_b8_kv2048_ipu-mk2", |b| {
-        b.iter(|| plan_graph(black_box(&llama_b8), &mk2).unwrap())
+        b.iter(|| plan_graph(black_box(&llama_b8), &mk2, for_chip(&mk2).as_ref()).unwrap())
     });
     group.finish();
 }

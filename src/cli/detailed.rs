@@ -125,7 +125,7 @@ impl DetailedFlags {
         }
         let stages = self
             .compare
-            .then(|| elk_sim::detailed::stage_diff(&analytic, &report));
+            .then(|| elk_sim::detailed::stage_diff(analytic, &report));
         let out = DetailedOutput {
             instance: &inst.name,
             method: &sched.method,

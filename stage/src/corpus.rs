@@ -1,7 +1,7 @@
 //! The shared corpus of random instances: one seeded generator, so "random seed 7" names the
 //! same instance in the solver's cross-checks, the property tests, the studies and the
 //! benches. [`random_instance`] draws from a [`RandomSpec`]; with the `proptest` feature,
-//! [`strategy`] wraps the same draw for property tests.
+//! `strategy` wraps the same draw for property tests.
 
 use crate::instance::{Instance, InstanceOp, LoadOrder, NamedOrder, OpOption};
 use crate::units::{Bytes, Cycles};
