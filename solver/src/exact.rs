@@ -550,7 +550,8 @@ fn finish(
     }
     // A schedule that meets a proven lower bound is optimal, whichever backend (or the warm
     // start) found it and whether or not the backend finished its proof.
-    if status == ExactStatus::Feasible && makespan.is_some_and(|t| t <= lower * (1.0 + MEETS_BOUND))
+    if status == ExactStatus::Feasible
+        && makespan.is_some_and(|t| meets_bound(Cycles(t), Cycles(lower)))
     {
         notes.push(format!("the makespan meets the {source} bound: optimal"));
         status = ExactStatus::Optimal;

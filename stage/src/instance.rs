@@ -196,11 +196,6 @@ impl Instance {
         (0..self.ops.len()).map(OpId)
     }
 
-    /// Stages 0 (prologue) to n.
-    pub fn stages(&self) -> impl Iterator<Item = Stage> {
-        (0..=self.ops.len()).map(Stage)
-    }
-
     /// Operator `j` has HBM data to load (H > 0).
     pub fn is_load(&self, j: OpId) -> bool {
         self.op(j).hbm_cycles > Cycles::ZERO

@@ -239,11 +239,6 @@ impl Stage {
     pub const fn index(self) -> usize {
         self.0
     }
-
-    /// The stage after this one.
-    pub const fn next(self) -> Stage {
-        Stage(self.0 + 1)
-    }
 }
 
 impl fmt::Display for Stage {
