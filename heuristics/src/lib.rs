@@ -29,29 +29,49 @@ mod common;
 mod elk_dyn;
 mod elk_full;
 mod ideal;
+pub mod orders;
 mod static_split;
+pub mod timeline;
+pub mod variants;
 
 pub use basic::Basic;
-pub use elk_dyn::{max_depth, ElkDyn};
-pub use elk_full::ElkFull;
+pub use elk_dyn::ElkDyn;
+pub use elk_full::{pass as elk_full_pass, ElkFull};
 pub use ideal::{ideal, IdealReport};
 pub use static_split::StaticSplit;
+pub use variants::basic_fill::BasicFill;
+pub use variants::elk_dyn_greedy::{max_depth, ElkDynGreedy};
+pub use variants::elk_full_greedy::ElkFullGreedy;
+pub use variants::static_fill::StaticFill;
 
 use elk_stage::instance::Instance;
 use elk_stage::method::{Budget, Method, MethodError};
 use elk_stage::schedule::Schedule;
 use elk_stage::units::Cycles;
 
-/// The heuristics by their command-line names, in comparison order: the one list.
+/// The heuristics faithful to the reference artifact, by their command-line names, in
+/// comparison order: the one list.
 pub const NAMES: [&str; 4] = ["basic", "static", "elk-dyn", "elk-full"];
 
-/// A heuristic by name (one of [`NAMES`], with its defaults).
+/// elk-opt's named variants (see [`variants`]), in comparison order.
+pub const VARIANTS: [&str; 4] = [
+    "basic-fill",
+    "static-fill",
+    "elk-dyn-greedy",
+    "elk-full-greedy",
+];
+
+/// A heuristic by name (one of [`NAMES`] or [`VARIANTS`], with its defaults).
 pub fn by_name(name: &str) -> Option<Box<dyn Method>> {
     Some(match name {
         "basic" => Box::new(Basic),
         "static" => Box::new(StaticSplit),
-        "elk-dyn" => Box::new(ElkDyn::default()),
+        "elk-dyn" => Box::new(ElkDyn),
         "elk-full" => Box::new(ElkFull::default()),
+        "basic-fill" => Box::new(BasicFill),
+        "static-fill" => Box::new(StaticFill),
+        "elk-dyn-greedy" => Box::new(ElkDynGreedy::default()),
+        "elk-full-greedy" => Box::new(ElkFullGreedy::default()),
         _ => return None,
     })
 }
@@ -66,7 +86,7 @@ pub fn judged(inst: &Instance, m: &dyn Method) -> Result<Option<(Schedule, Cycle
 /// The best schedule of every heuristic (the warm start of the exact methods).
 pub fn best(inst: &Instance) -> Result<Option<(Schedule, Cycles)>, MethodError> {
     let mut best: Option<(Schedule, Cycles)> = None;
-    for name in NAMES {
+    for name in NAMES.iter().chain(&VARIANTS) {
         let Some(m) = by_name(name) else { continue };
         if let Some((s, t)) = judged(inst, m.as_ref())? {
             if best.as_ref().is_none_or(|(_, b)| t < *b) {

@@ -1,19 +1,22 @@
-//! Static (SPEC §5): one split of SRAM into an execution region E and a preload region
-//! P = SRAM − E for all operators, swept in 10 KiB steps; two variants — every operator on its
-//! smallest-cold option (min-cold) or its largest cold that fits P (max-cold), each the
-//! fastest such with hot ≤ E — and the best (variant, E) by simulated makespan is reported.
-//! Loads enter the preload region in order, each as soon as it has room.
+//! Static as the reference artifact runs it (SPEC §5): one split of SRAM into an execution
+//! region E and a preload region P = SRAM − E for all operators. E is swept from the largest
+//! minimum hot footprint upwards in 10 KiB steps; in each split every operator takes its
+//! smallest-cold option (min-cold variant) or its largest cold that fits P (max-cold), each
+//! the fastest such with hot ≤ E. The backward [`timeline`](crate::timeline) admits loads
+//! while their cold bytes fit P (delay-comp, θ = 1). The best (variant, E) by the simulator
+//! is reported.
 
-use crate::common::{build, largest_cold, smallest_cold};
+use crate::common::{largest_cold, smallest_cold};
+use crate::elk_dyn::fastest;
+use crate::timeline::{self, Admission, NoSchedule, NocPriority, Plans, Rules};
 use elk_stage::instance::Instance;
 use elk_stage::method::{Budget, Method, MethodError, Outcome, Solved, StopReason};
 use elk_stage::schedule::Schedule;
-use elk_stage::units::{Cycles, Stage};
 
 /// The sweep step of the execution region.
 pub const STEP_BYTES: u64 = 10 * 1024;
 
-/// One fixed SRAM split for all operators.
+/// One fixed SRAM split for all operators, faithful to the reference artifact.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct StaticSplit;
 
@@ -26,40 +29,50 @@ pub enum Variant {
     MaxCold,
 }
 
-/// The schedule for execution region `exec_bytes`, or `None` when some operator fits nowhere.
-pub fn with_split(inst: &Instance, exec_bytes: u64, variant: Variant) -> Option<Schedule> {
-    let preload = inst.sram_bytes.get().checked_sub(exec_bytes)?;
-    let n = inst.ops.len();
-    let mut options = Vec::with_capacity(n);
+/// The execution regions swept: from the largest minimum hot footprint, in [`STEP_BYTES`].
+pub fn exec_regions(inst: &Instance) -> impl Iterator<Item = u64> {
+    let start = inst
+        .ops
+        .iter()
+        .map(|op| op.options.iter().map(|o| o.hot.get()).min().unwrap_or(0))
+        .max()
+        .unwrap_or(0)
+        .max(1);
+    let sram = inst.sram_bytes.get();
+    (0..)
+        .map(move |k| start + k * STEP_BYTES)
+        .take_while(move |&e| e <= sram)
+}
+
+/// The schedule for execution region `exec_bytes` and `variant`.
+pub(crate) fn with_split(
+    inst: &Instance,
+    exec_bytes: u64,
+    variant: Variant,
+) -> Result<Schedule, NoSchedule> {
+    let preload = inst.sram_bytes.get().saturating_sub(exec_bytes);
+    let mut options = Vec::with_capacity(inst.ops.len());
     for op in &inst.ops {
         let o = match variant {
             Variant::MinCold => smallest_cold(op, exec_bytes, preload),
             Variant::MaxCold => largest_cold(op, exec_bytes, preload),
-        }?;
+        };
+        let Some(o) = o else {
+            return Err(NoSchedule::NoPlan(format!(
+                "operator {}: no option with hot ≤ {exec_bytes} B and cold ≤ {preload} B",
+                op.name
+            )));
+        };
         options.push(o);
     }
-    // Loads enter the preload region in order, each as early as the region has room for it
-    // in every stage until its operator runs (first-in, first-out).
-    let mut occupied = vec![0u64; n + 1];
-    let mut starts = Vec::new();
-    let mut earliest = 0;
-    for j in inst.loads().into_iter().map(|j| j.index()) {
-        let cold = inst.ops[j].options[options[j]].cold.get();
-        // Stages t..=j (stage j + 1 runs the operator) hold the cold data.
-        let mut t = j;
-        while t > earliest && occupied[t - 1] + cold <= preload {
-            t -= 1;
-        }
-        if occupied[t..=j].iter().any(|&o| o + cold > preload) {
-            return None;
-        }
-        for occ in &mut occupied[t..=j] {
-            *occ += cold;
-        }
-        starts.push(Stage(t));
-        earliest = t;
-    }
-    build(inst, "static", options, &starts).ok()
+    let identity: Vec<usize> = (0..inst.ops.len()).collect();
+    let rules = Rules {
+        theta: 1.0,
+        priority: NocPriority::Loads,
+        admission: Admission::Region(preload),
+        plans: Plans::Fixed(&options),
+    };
+    timeline::schedule(inst, "static", &identity, &rules)
 }
 
 impl Method for StaticSplit {
@@ -69,36 +82,38 @@ impl Method for StaticSplit {
 
     fn schedule(&self, inst: &Instance, _budget: &Budget) -> Result<Solved, MethodError> {
         let mut best: Option<(Schedule, u64, Variant)> = None;
-        let mut per_variant = Vec::new();
+        let mut notes = Vec::new();
+        let mut failure = None;
         for variant in [Variant::MinCold, Variant::MaxCold] {
-            let mut variant_best: Option<(Cycles, u64)> = None;
-            let mut e = STEP_BYTES;
-            while e <= inst.sram_bytes.get() {
-                if let Some(s) = with_split(inst, e, variant) {
-                    if variant_best.is_none_or(|(t, _)| s.makespan_cycles < t) {
-                        variant_best = Some((s.makespan_cycles, e));
-                    }
+            let splits: Vec<u64> = exec_regions(inst).collect();
+            let runs = splits.iter().map(|&e| with_split(inst, e, variant));
+            match fastest(self.name(), runs)? {
+                Ok((s, k)) => {
+                    notes.push(format!(
+                        "{variant:?}: best exec region {} B ({:.1} KiB), {}",
+                        splits[k],
+                        splits[k] as f64 / 1024.0,
+                        s.makespan_cycles
+                    ));
                     if best
                         .as_ref()
                         .is_none_or(|(b, _, _)| s.makespan_cycles < b.makespan_cycles)
                     {
-                        best = Some((s, e, variant));
+                        best = Some((s, splits[k], variant));
                     }
                 }
-                e += STEP_BYTES;
+                Err(why) => {
+                    notes.push(format!("{variant:?}: no split fits ({why})"));
+                    failure.get_or_insert(why);
+                }
             }
-            per_variant.push(match variant_best {
-                Some((t, e)) => format!("{variant:?}: best exec region {} KiB, {t}", e / 1024),
-                None => format!("{variant:?}: no split fits"),
-            });
         }
-        let notes = per_variant;
         Ok(match best {
             Some((schedule, e, variant)) => Solved {
                 notes: [
                     vec![format!(
-                        "chosen: {variant:?}, exec region {} KiB of {} KiB",
-                        e / 1024,
+                        "chosen: {variant:?}, exec region {:.1} KiB of {} KiB",
+                        e as f64 / 1024.0,
                         inst.sram_bytes.get() / 1024
                     )],
                     notes,
@@ -112,7 +127,7 @@ impl Method for StaticSplit {
             },
             None => Solved {
                 outcome: Outcome::Unknown {
-                    reason: "no 10 KiB split of SRAM fits every operator".into(),
+                    reason: failure.unwrap_or_else(|| "no split of SRAM fits".into()),
                 },
                 stop: StopReason::Completed,
                 notes,

@@ -1,6 +1,7 @@
-//! Elk-Dyn and Elk-Full on instances small enough to work by hand.
+//! Elk-Dyn and Elk-Full (faithful, and the greedy variants) on instances small enough to work
+//! by hand.
 
-use elk_heuristics::{ElkDyn, ElkFull};
+use elk_heuristics::{ElkDyn, ElkDynGreedy, ElkFull, ElkFullGreedy};
 use elk_stage::instance::{Instance, LoadOrder, NamedOrder, OpOption};
 use elk_stage::method::{Budget, Method};
 use elk_stage::units::{Bytes, Cycles};
@@ -22,6 +23,48 @@ fn inst(ops: Vec<(f64, Vec<OpOption>)>, sram: u64) -> Instance {
 }
 
 #[test]
+fn the_timeline_overlaps_a_load_with_the_operator_before_and_stretches_its_shifts() {
+    // op0: no HBM data, exec 100 of which comm 90. op1: H 50, ν 0.5 (V = 25 NoC cycles, so
+    // the load takes half the NoC), exec 80. Backward from 0: op1 runs [-80, 0]; its load ends
+    // at -80 and starts at -130. op0 may end at -80 with op1's data resident: its shifts get
+    // half the NoC during the load (25 cycles of the 90) and the whole NoC before it, so it
+    // runs [-195, -80] (115 cycles) — later than ending at -130 (start -230). T = 195, and the
+    // stage model agrees: stage 1 = max(100, 90 + 50·0.5, 50) = 115, stage 2 = 80.
+    let i = inst(
+        vec![
+            (0.0, vec![OpOption::new(0, 10, 100.0, 90.0, 0.0)]),
+            (50.0, vec![OpOption::new(10, 10, 80.0, 0.0, 0.5)]),
+        ],
+        100,
+    );
+    let s = ElkDyn.schedule(&i, &Budget::default()).unwrap();
+    let s = s.outcome.schedule().unwrap();
+    assert_eq!(elk_sim::validate(&i, s), vec![]);
+    assert_eq!(s.load_work.len(), 1);
+    assert_eq!(s.load_work[0].stage.index(), 1);
+    assert_eq!(s.makespan_cycles, Cycles(195.0));
+}
+
+#[test]
+fn the_plan_rule_is_the_budgeted_argmin_of_exec_plus_the_noc_penalty() {
+    // One operator with HBM data, two options: A (cold 10, exec 100, ν 1: π = H/2 = 30) and
+    // B (cold 10, exec 110, ν 0: π = 0). The artifact's rule takes argmin exec + π: B (110 <
+    // 130), although A executes faster.
+    let i = inst(
+        vec![(
+            60.0,
+            vec![
+                OpOption::new(10, 20, 100.0, 0.0, 1.0),
+                OpOption::new(10, 20, 110.0, 0.0, 0.0),
+            ],
+        )],
+        100,
+    );
+    let s = ElkDyn.schedule(&i, &Budget::default()).unwrap();
+    assert_eq!(s.outcome.schedule().unwrap().options, [1]);
+}
+
+#[test]
 fn cost_aware_allocation_trades_a_resident_cold_layout() {
     // SRAM 100. op1's data (H 10) must be resident while op0 runs. With op1 on its fast
     // layout X (cold 40), op0 only fits B (hot 50, 200 cycles). Trading op1 to Y frees 35 B for
@@ -34,7 +77,9 @@ fn cost_aware_allocation_trades_a_resident_cold_layout() {
         ],
         100,
     );
-    let solved = ElkDyn::default().schedule(&i, &Budget::default()).unwrap();
+    let solved = ElkDynGreedy::default()
+        .schedule(&i, &Budget::default())
+        .unwrap();
     let s = solved.outcome.schedule().unwrap();
     assert_eq!(s.options, [0, 1]);
     assert_eq!(elk_sim::validate(&i, s), vec![]);
@@ -51,7 +96,7 @@ fn no_trade_when_it_does_not_pay() {
         ],
         100,
     );
-    let s = ElkDyn::default()
+    let s = ElkDynGreedy::default()
         .schedule(&i, &Budget::default())
         .unwrap()
         .outcome
@@ -73,10 +118,19 @@ fn elk_full_is_never_worse_than_elk_dyn_and_reports_its_orders() {
     };
     let ops: Vec<_> = (0..3).flat_map(|_| layer(1.0)).collect();
     let i = inst(ops, 1000);
-    let d = ElkDyn::default().schedule(&i, &Budget::default()).unwrap();
-    let f = ElkFull::default().schedule(&i, &Budget::default()).unwrap();
-    let (sd, sf) = (d.outcome.schedule().unwrap(), f.outcome.schedule().unwrap());
-    assert_eq!(elk_sim::validate(&i, sf), vec![]);
-    assert!(sf.makespan_cycles <= sd.makespan_cycles);
-    assert!(f.notes[0].contains("load orders tried"), "{:?}", f.notes);
+    let pairs: [(Box<dyn Method>, Box<dyn Method>); 2] = [
+        (Box::new(ElkDyn), Box::new(ElkFull::default())),
+        (
+            Box::new(ElkDynGreedy::default()),
+            Box::new(ElkFullGreedy::default()),
+        ),
+    ];
+    for (d, f) in pairs {
+        let d = d.schedule(&i, &Budget::default()).unwrap();
+        let f = f.schedule(&i, &Budget::default()).unwrap();
+        let (sd, sf) = (d.outcome.schedule().unwrap(), f.outcome.schedule().unwrap());
+        assert_eq!(elk_sim::validate(&i, sf), vec![]);
+        assert!(sf.makespan_cycles <= sd.makespan_cycles);
+        assert!(f.notes[0].contains("load orders tried"), "{:?}", f.notes);
+    }
 }

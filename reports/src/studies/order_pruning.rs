@@ -6,6 +6,7 @@ use super::{corpus, summary};
 use crate::error::Result;
 use crate::plot::{bars, Series};
 use crate::report::{Files, Header};
+use elk_heuristics::orders::OrderSearch;
 use elk_heuristics::{ElkDyn, ElkFull};
 use elk_stage::instance::Instance;
 use elk_stage::method::Method;
@@ -33,8 +34,10 @@ struct Row {
 fn evaluate(inst: &Instance) -> Result<Row> {
     let full = ElkFull::default();
     let all = ElkFull {
-        max_displacement: inst.ops.len(),
-        max_orders: EXHAUSTIVE,
+        search: OrderSearch {
+            max_displacement: inst.ops.len(),
+            max_orders: EXHAUSTIVE,
+        },
     };
     let (orders, _) = all.orders(inst);
     let exhaustive = if orders.len() < EXHAUSTIVE {
@@ -46,7 +49,7 @@ fn evaluate(inst: &Instance) -> Result<Row> {
     let exact = super::gap::evaluate(inst, LIMIT_S)?;
     Ok(Row {
         name: inst.name.clone(),
-        dyn_t: makespan(inst, &ElkDyn::default())?,
+        dyn_t: makespan(inst, &ElkDyn)?,
         full: makespan(inst, &full)?,
         exhaustive,
         orders: orders.len(),
