@@ -168,7 +168,7 @@ impl Grid {
             }
         }
         for m in &self.methods {
-            if !elk_heuristics::NAMES.contains(&m.as_str()) {
+            if elk_heuristics::by_name(m).is_none() {
                 return Err(bad(format!("key 'methods': unknown method '{m}'")));
             }
         }

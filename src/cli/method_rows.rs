@@ -1,6 +1,7 @@
 //! One row per method, shared by `solve`, `compare` and `gap`: run through
 //! [`elk_sim::run_judged`] (the one run-and-judge path), with the method names clap accepts
-//! read from the one registry, [`elk_heuristics::NAMES`].
+//! read from the one registry: the faithful [`elk_heuristics::NAMES`], then the named
+//! [`elk_heuristics::VARIANTS`].
 
 use elk_heuristics::ideal;
 use elk_sim::Evaluation;
@@ -11,9 +12,16 @@ use elk_stage::units::Cycles;
 use serde::Serialize;
 use std::time::Instant;
 
+/// Every registered heuristic: the faithful ones, then the variants.
+pub(super) fn heuristic_names() -> impl Iterator<Item = &'static str> {
+    elk_heuristics::NAMES
+        .into_iter()
+        .chain(elk_heuristics::VARIANTS)
+}
+
 /// The names `--method` accepts: every registered heuristic, then `ideal` (a figure).
 pub(super) fn method_parser() -> clap::builder::PossibleValuesParser {
-    let mut names: Vec<&'static str> = elk_heuristics::NAMES.to_vec();
+    let mut names: Vec<&'static str> = heuristic_names().collect();
     names.push("ideal");
     clap::builder::PossibleValuesParser::new(names)
 }
@@ -114,11 +122,12 @@ pub(super) fn heuristic(name: &str) -> anyhow::Result<Box<dyn Method>> {
         .ok_or_else(|| anyhow::anyhow!("no heuristic named '{name}' (a clap value-parser bug)"))
 }
 
-/// Every heuristic's row, and the best schedule among them (the warm start).
+/// Every heuristic's row (the faithful ones, then the variants), and the best schedule among
+/// them (the warm start).
 pub(super) fn all_heuristics(inst: &Instance) -> anyhow::Result<(Vec<Row>, Option<Schedule>)> {
     let mut rows = Vec::new();
     let mut best: Option<(Schedule, Cycles)> = None;
-    for name in elk_heuristics::NAMES {
+    for name in heuristic_names() {
         let (row, result) = run_method(inst, heuristic(name)?.as_ref())?;
         if let Some((s, e)) = result {
             if best.as_ref().is_none_or(|(_, t)| e.makespan_cycles < *t) {
