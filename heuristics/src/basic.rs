@@ -25,6 +25,7 @@ impl Method for Basic {
         let rules = Rules {
             theta: 1.0,
             priority: NocPriority::Loads,
+            max_ahead: None,
             admission: Admission::NextLoad,
             plans: Plans::SmallestCold,
         };

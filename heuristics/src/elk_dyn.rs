@@ -12,18 +12,43 @@ use elk_stage::schedule::Schedule;
 /// The stretching factors the artifact runs for Elk-Dyn.
 pub const THETAS: [f64; 3] = [0.9, 0.7, 0.5];
 
-/// Elk-Dyn, faithful to the reference artifact.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct ElkDyn;
+/// Elk-Dyn, faithful to the reference artifact by default; its knobs are ablations.
+#[derive(Clone, Copy, Debug)]
+pub struct ElkDyn {
+    /// The NoC penalty π in the plan rule (off: argmin exec alone).
+    pub penalty: bool,
+    /// A cap on how many operators ahead may be resident (`None`: the artifact's, none
+    /// beyond the memory budget and the preload window).
+    pub max_depth: Option<usize>,
+}
+
+impl Default for ElkDyn {
+    fn default() -> ElkDyn {
+        ElkDyn {
+            penalty: true,
+            max_depth: None,
+        }
+    }
+}
+
+impl ElkDyn {
+    /// This configuration's rules at stretching `theta` with NoC `priority`.
+    pub(crate) fn rules(&self, theta: f64, priority: NocPriority) -> Rules<'static> {
+        Rules {
+            theta,
+            priority,
+            admission: Admission::Any,
+            max_ahead: self.max_depth,
+            plans: Plans::Argmin {
+                penalty: self.penalty,
+            },
+        }
+    }
+}
 
 /// The artifact's Elk rules at stretching `theta` with NoC `priority`.
 pub(crate) fn rules(theta: f64, priority: NocPriority) -> Rules<'static> {
-    Rules {
-        theta,
-        priority,
-        admission: Admission::Any,
-        plans: Plans::Argmin,
-    }
+    ElkDyn::default().rules(theta, priority)
 }
 
 /// The fastest of `runs` (first on ties) with its index; the first failure when none worked.
@@ -69,7 +94,7 @@ impl Method for ElkDyn {
                 inst,
                 self.name(),
                 &identity,
-                &rules(theta, NocPriority::Loads),
+                &self.rules(theta, NocPriority::Loads),
             )
         });
         Ok(match fastest(self.name(), runs)? {

@@ -66,7 +66,7 @@ pub fn by_name(name: &str) -> Option<Box<dyn Method>> {
     Some(match name {
         "basic" => Box::new(Basic),
         "static" => Box::new(StaticSplit),
-        "elk-dyn" => Box::new(ElkDyn),
+        "elk-dyn" => Box::new(ElkDyn::default()),
         "elk-full" => Box::new(ElkFull::default()),
         "basic-fill" => Box::new(BasicFill),
         "static-fill" => Box::new(StaticFill),

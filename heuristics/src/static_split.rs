@@ -69,6 +69,7 @@ pub(crate) fn with_split(
     let rules = Rules {
         theta: 1.0,
         priority: NocPriority::Loads,
+        max_ahead: None,
         admission: Admission::Region(preload),
         plans: Plans::Fixed(&options),
     };

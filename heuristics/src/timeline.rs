@@ -44,8 +44,11 @@ pub(crate) enum Admission {
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Plans<'a> {
     /// The artifact's budgeted argmin of exec + π, residents weighed √(c_min·c_chosen)
-    /// (Elk-Dyn, Elk-Full).
-    Argmin,
+    /// (Elk-Dyn, Elk-Full); `penalty: false` drops π (an ablation).
+    Argmin {
+        /// Whether π (half the load's NoC time) is added to exec.
+        penalty: bool,
+    },
     /// The artifact's Basic: the smallest cold layout that fits the budget, and the largest
     /// hot footprint (its cold→hot table's last entry) within it.
     SmallestCold,
@@ -72,6 +75,8 @@ pub(crate) struct Rules<'a> {
     pub priority: NocPriority,
     /// Which loads may be resident.
     pub admission: Admission,
+    /// At most this many operators ahead may be resident (`None`: no cap; an ablation).
+    pub max_ahead: Option<usize>,
     /// How options are chosen.
     pub plans: Plans<'a>,
 }
@@ -192,7 +197,7 @@ pub(crate) fn run(inst: &Instance, order: &[usize], rules: &Rules) -> Result<Tim
     for i in (0..n).rev() {
         let s_next: f64 = if i + 1 < n { exec[i + 1].0 } else { 0.0 };
         let weight = |k: usize| match rules.plans {
-            Plans::Argmin => {
+            Plans::Argmin { .. } => {
                 ((c_min[k] as f64) * inst.ops[k].options[options[k]].cold.get() as f64).sqrt()
             }
             _ => c_min[k] as f64,
@@ -207,7 +212,9 @@ pub(crate) fn run(inst: &Instance, order: &[usize], rules: &Rules) -> Result<Tim
             // Resident while operator i runs: it starts by stage i + 1 — or, for operator 0,
             // possibly in the prologue (conservatively: every resident of operator 0).
             let latest_start = if i == 0 { 0 } else { i + 1 };
-            if inst.window_start(OpId(k)).index() > latest_start {
+            if inst.window_start(OpId(k)).index() > latest_start
+                || rules.max_ahead.is_some_and(|d| k > i + d)
+            {
                 return false;
             }
             match rules.admission {
@@ -327,9 +334,9 @@ fn plan(
                         .then(a.cmp(&c))
                 })?
         }
-        Plans::Argmin => {
+        Plans::Argmin { penalty } => {
             let b = budget(resident_w);
-            let h = op.hbm_cycles.get();
+            let h = if penalty { op.hbm_cycles.get() } else { 0.0 };
             let cost = |o: usize| {
                 let x = &op.options[o];
                 x.exec_cycles.get() + x.noc_per_hbm * h / 2.0

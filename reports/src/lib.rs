@@ -13,6 +13,7 @@
 
 pub mod cell;
 mod error;
+pub mod finding;
 pub mod grid;
 pub mod plot;
 pub mod report;

@@ -6,6 +6,7 @@
 
 use crate::cell::CellResult;
 use crate::error::Result;
+use crate::finding::Finding;
 use crate::grid::Cell;
 use crate::plot::{bars, lines, Series};
 use std::collections::BTreeMap;
@@ -100,13 +101,22 @@ pub fn report(results: &[CellResult], title: &str, header: &Header) -> Result<Fi
         results.len(),
         ok.len()
     ));
-    match figure {
+    let mut finding = match figure {
         "breakdown" => breakdown(&ok, &mut md, &mut files)?,
         "vs-hbm" | "vs-noc" | "vs-cores" | "training" => {
             sweep_lines(figure, &ok, &mut md, &mut files)?
         }
         _ => latency_bars(&ok, &mut md, &mut files)?,
+    };
+    finding.question = format!("{title}: {}", finding.question);
+    if !errors.is_empty() {
+        finding.finding.push_str(&format!(
+            " {} of {} cells have no result (listed in the report).",
+            errors.len(),
+            results.len()
+        ));
     }
+    files.push(finding.file());
     if !errors.is_empty() {
         md.push_str("\n## Cells without results\n\n| cell | why |\n|---|---|\n");
         for r in errors {
@@ -121,7 +131,15 @@ pub fn report(results: &[CellResult], title: &str, header: &Header) -> Result<Fi
     Ok(files)
 }
 
-fn latency_bars(results: &[CellResult], md: &mut String, files: &mut Files) -> Result<()> {
+/// The method a headline quotes: Elk-Full when the grid ran it, else the last method.
+fn headline_method(methods: &[String]) -> Option<&String> {
+    methods
+        .iter()
+        .find(|m| m.as_str() == "elk-full")
+        .or(methods.last())
+}
+
+fn latency_bars(results: &[CellResult], md: &mut String, files: &mut Files) -> Result<Finding> {
     let methods = methods_of(results);
     md.push_str("## Latency (ms)\n\n| configuration |");
     for m in &methods {
@@ -153,16 +171,22 @@ fn latency_bars(results: &[CellResult], md: &mut String, files: &mut Files) -> R
         md.push('\n');
     }
     md.push_str("\nMean % of Ideal: ");
+    let mean = |m: &String| pct_sum.get(m).map(|(s, n)| (s / *n as f64, *n));
     let means: Vec<String> = methods
         .iter()
-        .filter_map(|m| {
-            pct_sum
-                .get(m)
-                .map(|(s, n)| format!("{m} {:.1}%", s / *n as f64))
-        })
+        .filter_map(|m| mean(m).map(|(p, n)| format!("{m} {p:.1}% ({n} cells)")))
         .collect();
     md.push_str(&means.join(", "));
     md.push_str(" (Elk's paper: Elk reaches 94% of its Ideal on average).\n\n");
+    let headline = headline_method(&methods).and_then(|m| mean(m).map(|(p, _)| (m, p)));
+    let finding = Finding {
+        question: "how close is each method to Elk's Ideal?".into(),
+        finding: format!(
+            "Mean % of Ideal over the configurations with results: {} (Elk's paper: 94 % for Elk).",
+            means.join(", ")
+        ),
+        number: headline.map_or("-".into(), |(m, p)| format!("{p:.1} % ({m})")),
+    };
     let categories: Vec<String> = results.iter().map(|r| label(&r.cell)).collect();
     let mut series: Vec<Series> = methods
         .iter()
@@ -191,10 +215,10 @@ fn latency_bars(results: &[CellResult], md: &mut String, files: &mut Files) -> R
     )?;
     files.push(("latency.svg".into(), svg));
     md.push_str("![latency](latency.svg)\n");
-    Ok(())
+    Ok(finding)
 }
 
-fn breakdown(results: &[CellResult], md: &mut String, files: &mut Files) -> Result<()> {
+fn breakdown(results: &[CellResult], md: &mut String, files: &mut Files) -> Result<Finding> {
     md.push_str("## Breakdown, utilisation, throughput\n\n| configuration | HBM TB/s | method | latency ms | preload-only % | overlapped % | execute-only % | NoC-bound % | HBM util % | NoC util % | TFLOP/s |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
     for r in results {
         for m in &r.methods {
@@ -260,7 +284,27 @@ fn breakdown(results: &[CellResult], md: &mut String, files: &mut Files) -> Resu
         files.push((file.into(), svg));
         md.push_str(&format!("\n![{what}]({file})\n"));
     }
-    Ok(())
+    let util: Vec<String> = headline_method(&methods)
+        .map(|name| {
+            results
+                .iter()
+                .filter_map(|r| {
+                    let m = r.methods.iter().find(|m| &m.method == name)?;
+                    Some(format!(
+                        "{}: {name} HBM {} % / NoC {} %",
+                        label(&r.cell),
+                        fmt(m.hbm_util.map(|u| 100.0 * u), 1),
+                        fmt(m.noc_util.map(|u| 100.0 * u), 1)
+                    ))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(Finding {
+        question: "where does the time go?".into(),
+        finding: util.join("; "),
+        number: format!("{} cells", results.len()),
+    })
 }
 
 /// The swept quantity of a line figure and its axis description.
@@ -288,7 +332,7 @@ fn sweep_lines(
     results: &[CellResult],
     md: &mut String,
     files: &mut Files,
-) -> Result<()> {
+) -> Result<Finding> {
     let methods = methods_of(results);
     let mut groups: BTreeMap<String, Vec<&CellResult>> = BTreeMap::new();
     for r in results {
@@ -356,5 +400,48 @@ fn sweep_lines(
         files.push((file.clone(), svg));
         md.push_str(&format!("\n![{group}]({file})\n\n"));
     }
-    Ok(())
+    // Headline: the quoted method (and Ideal) from the first to the last swept value.
+    let unit = if training { "TFLOP/s" } else { "ms" };
+    let Some(name) = headline_method(&methods) else {
+        return Ok(Finding {
+            question: format!("{y_desc} against the swept quantity"),
+            finding: "no results".into(),
+            number: "-".into(),
+        });
+    };
+    let mut parts = Vec::new();
+    let mut number = "-".to_string();
+    for (group, rows) in &groups {
+        let (Some(first), Some(last)) = (rows.first(), rows.last()) else {
+            continue;
+        };
+        let (x0, x1) = (x_of(figure, &first.cell), x_of(figure, &last.cell));
+        let (v0, v1) = (value(first, name), value(last, name));
+        let mut part = format!(
+            "{group}: {name} {} → {} {unit} from {} to {} ({})",
+            fmt(v0, 2),
+            fmt(v1, 2),
+            x0.0,
+            x1.0,
+            x0.1
+        );
+        if !training {
+            part.push_str(&format!(
+                "; ideal {} → {}",
+                fmt(first.ideal_ms, 2),
+                fmt(last.ideal_ms, 2)
+            ));
+        }
+        if number == "-" {
+            if let Some((a, b)) = v0.zip(v1).filter(|(_, b)| *b > 0.0) {
+                number = format!("{:.1}× ({group})", if training { b / a } else { a / b });
+            }
+        }
+        parts.push(part);
+    }
+    Ok(Finding {
+        question: format!("how does {name}'s {y_desc} change with the swept quantity?"),
+        finding: format!("{}.", parts.join(". ")),
+        number,
+    })
 }

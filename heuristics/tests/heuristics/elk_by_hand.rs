@@ -37,7 +37,7 @@ fn the_timeline_overlaps_a_load_with_the_operator_before_and_stretches_its_shift
         ],
         100,
     );
-    let s = ElkDyn.schedule(&i, &Budget::default()).unwrap();
+    let s = ElkDyn::default().schedule(&i, &Budget::default()).unwrap();
     let s = s.outcome.schedule().unwrap();
     assert_eq!(elk_sim::validate(&i, s), vec![]);
     assert_eq!(s.load_work.len(), 1);
@@ -60,7 +60,7 @@ fn the_plan_rule_is_the_budgeted_argmin_of_exec_plus_the_noc_penalty() {
         )],
         100,
     );
-    let s = ElkDyn.schedule(&i, &Budget::default()).unwrap();
+    let s = ElkDyn::default().schedule(&i, &Budget::default()).unwrap();
     assert_eq!(s.outcome.schedule().unwrap().options, [1]);
 }
 
@@ -119,7 +119,7 @@ fn elk_full_is_never_worse_than_elk_dyn_and_reports_its_orders() {
     let ops: Vec<_> = (0..3).flat_map(|_| layer(1.0)).collect();
     let i = inst(ops, 1000);
     let pairs: [(Box<dyn Method>, Box<dyn Method>); 2] = [
-        (Box::new(ElkDyn), Box::new(ElkFull::default())),
+        (Box::new(ElkDyn::default()), Box::new(ElkFull::default())),
         (
             Box::new(ElkDynGreedy::default()),
             Box::new(ElkFullGreedy::default()),

@@ -6,6 +6,7 @@
 use super::summary;
 use crate::cell::cell_instance;
 use crate::error::Result;
+use crate::finding::Finding;
 use crate::grid::Cell;
 use crate::plot::{bars, Series};
 use crate::report::{Files, Header};
@@ -14,7 +15,9 @@ use elk_stage::corpus::Rng;
 use elk_stage::instance::Instance;
 use elk_stage::units::Cycles;
 
-const METHODS: [&str; 4] = elk_heuristics::NAMES;
+/// The faithful methods, and the greedy Elk-Full variant (its finer plans: is it more
+/// fragile?).
+const METHODS: [&str; 5] = ["basic", "static", "elk-dyn", "elk-full", "elk-full-greedy"];
 const LEVELS: [f64; 2] = [0.10, 0.20];
 const SEEDS: u64 = 3;
 
@@ -97,5 +100,40 @@ pub fn run(header: &Header) -> Result<Files> {
         "degradation (% of true-cost plan)",
     )?;
     md.push_str("\n![noise](noise.svg)\n");
-    Ok(vec![("README.md".into(), md), ("noise.svg".into(), svg)])
+    let mean = |d: &[f64]| d.iter().sum::<f64>() / d.len().max(1) as f64;
+    let max = |d: &[f64]| d.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let levels: Vec<String> = LEVELS
+        .iter()
+        .enumerate()
+        .map(|(li, p)| {
+            let per: Vec<String> = METHODS
+                .iter()
+                .zip(&by_level[li])
+                .map(|(m, d)| format!("{m} {:.1} % (max {:.1} %)", mean(d), max(d)))
+                .collect();
+            format!(
+                "±{:.0} % noise costs on average {}",
+                100.0 * p,
+                per.join(", ")
+            )
+        })
+        .collect();
+    let worst = METHODS
+        .iter()
+        .zip(&by_level[LEVELS.len() - 1])
+        .map(|(m, d)| (max(d), m))
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    let finding = Finding {
+        question: "How sensitive are the methods to cost-model error?".into(),
+        finding: format!(
+            "Planned on perturbed costs, run on the true ones (2 models × {SEEDS} seeds): {}.",
+            levels.join("; ")
+        ),
+        number: worst.map_or("-".into(), |(x, m)| format!("up to {x:.1} % ({m})")),
+    };
+    Ok(vec![
+        ("README.md".into(), md),
+        ("noise.svg".into(), svg),
+        finding.file(),
+    ])
 }

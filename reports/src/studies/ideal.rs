@@ -5,6 +5,7 @@
 use super::gap::corpus_rows;
 use super::summary;
 use crate::error::Result;
+use crate::finding::Finding;
 use crate::plot::{bars, Series};
 use crate::report::{Files, Header};
 
@@ -80,5 +81,19 @@ pub fn run(header: &Header) -> Result<Files> {
         "Ideal − reference (% of reference)",
     )?;
     md.push_str("\n![ideal](ideal.svg)\n");
-    Ok(vec![("README.md".into(), md), ("ideal.svg".into(), svg)])
+    let equal = vs_opt.len() - above - below;
+    let finding = Finding {
+        question: "Is Elk's Ideal a fair baseline?".into(),
+        finding: format!(
+            "Against the exact optimum on {} proven instances, Ideal is above it (so not a lower bound: a real schedule beats it) on {above}, equal on {equal} and below it on {below}, by {:.2} % to {x1:.2} % (median {m1:.2} %): \"% of Ideal\" can understate how close a schedule is to the best possible one.",
+            vs_opt.len(),
+            min(&vs_opt)
+        ),
+        number: format!("{:.1} … {x1:.1} %", min(&vs_opt)),
+    };
+    Ok(vec![
+        ("README.md".into(), md),
+        ("ideal.svg".into(), svg),
+        finding.file(),
+    ])
 }

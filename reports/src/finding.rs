@@ -1,0 +1,108 @@
+//! Each report's headline, written beside it as `finding.json`, and the results summary
+//! (`results/README.md`) assembled from those files — so the summary is never hand-copied:
+//! every number in it is one a report computed.
+
+use crate::error::{ReportError, Result};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// The file name of a report's finding.
+pub const FILE: &str = "finding.json";
+
+/// The reports of the checked-in summary, in the order it lists them.
+pub const SUMMARY_ORDER: [&str; 8] = [
+    "fig17",
+    "fig19",
+    "gap",
+    "ideal",
+    "hbm-emulation",
+    "order-pruning",
+    "cost-noise",
+    "ablation",
+];
+
+/// One report's answer: the question, what was found (with its numbers), the headline number.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Finding {
+    /// The question the report answers.
+    pub question: String,
+    /// What it found, with numbers and units.
+    pub finding: String,
+    /// The headline number, with its unit.
+    pub number: String,
+}
+
+impl Finding {
+    /// The finding as a report file.
+    pub fn file(&self) -> (String, String) {
+        let json = serde_json::to_string_pretty(self).unwrap_or_default();
+        (FILE.into(), json + "\n")
+    }
+
+    /// Reads `dir/finding.json`.
+    pub fn read(dir: &Path) -> Result<Finding> {
+        let path = dir.join(FILE);
+        let text = std::fs::read_to_string(&path).map_err(|e| ReportError::Io {
+            path: path.display().to_string(),
+            detail: format!("{e} (run the report that writes it first)"),
+        })?;
+        serde_json::from_str(&text).map_err(|e| ReportError::Results {
+            file: path.display().to_string(),
+            line: e.line(),
+            detail: e.to_string(),
+        })
+    }
+}
+
+/// The results summary for the reports in `dir` (each in `dir/NAME/`), as Markdown.
+pub fn summary(dir: &Path, preamble: &str) -> Result<String> {
+    let mut md = String::from("# elk-opt results\n\n");
+    md.push_str(preamble);
+    md.push_str("\n\n| question | finding | number | report |\n|---|---|---|---|\n");
+    for name in SUMMARY_ORDER {
+        let f = Finding::read(&dir.join(name))?;
+        md.push_str(&format!(
+            "| {} | {} | {} | [{name}]({name}/README.md) |\n",
+            cell(&f.question),
+            cell(&f.finding),
+            cell(&f.number)
+        ));
+    }
+    Ok(md)
+}
+
+/// Text safe inside a Markdown table cell.
+fn cell(s: &str) -> String {
+    s.replace('|', "/").replace('\n', " ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_summary_lists_every_report_in_order_and_names_a_missing_one() {
+        let dir = std::env::temp_dir().join(format!("elk-finding-{}", std::process::id()));
+        for (k, name) in SUMMARY_ORDER.iter().enumerate() {
+            std::fs::create_dir_all(dir.join(name)).unwrap();
+            let f = Finding {
+                question: format!("q{k}"),
+                finding: format!("f{k} | with a bar"),
+                number: format!("{k} %"),
+            };
+            std::fs::write(dir.join(name).join(FILE), f.file().1).unwrap();
+        }
+        let md = summary(&dir, "pre").unwrap();
+        let rows: Vec<&str> = md
+            .lines()
+            .filter(|l| l.starts_with("| q") && !l.starts_with("| question"))
+            .collect();
+        assert_eq!(rows.len(), SUMMARY_ORDER.len());
+        assert!(rows[2].contains("f2 / with a bar") && rows[2].contains("[gap](gap/README.md)"));
+        std::fs::remove_file(dir.join("ablation").join(FILE)).unwrap();
+        let err = summary(&dir, "pre").unwrap_err().to_string();
+        assert!(err.contains("ablation") && err.contains(FILE), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
