@@ -109,6 +109,7 @@ pub fn build_instance(graph: &Graph, chip: &ChipSpec, opts: &InstanceOptions) ->
         name: graph.name.clone(),
         ops: graph.ops[range.clone()].to_vec(),
         layers: graph.layers,
+        plan_rules: graph.plan_rules,
     };
     let plans = plan_graph(&sub, chip, cost::for_chip(chip).as_ref())?;
     let b_hbm = chip.hbm.bandwidth_bytes_per_s;

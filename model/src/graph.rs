@@ -24,6 +24,7 @@ pub fn link_producers(ops: &mut [Operator]) {
     }
 }
 
+use crate::plan::PlanRules;
 use elk_stage::units::{Bytes, Flops};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -262,6 +263,10 @@ pub struct Graph {
     pub ops: Vec<Operator>,
     /// Prologue, repeated layer and epilogue.
     pub layers: LayerStructure,
+    /// How its operators are planned: SPEC §3, or the reference artifact's departures from it
+    /// (set by the importer's `--compat reference`).
+    #[serde(default, skip_serializing_if = "PlanRules::is_spec")]
+    pub plan_rules: PlanRules,
 }
 
 /// Totals of a graph, the numbers researchers check a model by.

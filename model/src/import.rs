@@ -7,8 +7,10 @@
 //! layer structure.
 //!
 //! Two flavours ([`Compat`]): `Reference` reproduces the reference artifact's parse
-//! (its operator list for bert-base is matched operator by operator in the tests);
-//! `Clean`, the default, fixes three of its quirks — see `docs/importer.md`.
+//! (its operator list for bert-base is matched operator by operator in the tests) and marks
+//! the graph to be planned by the artifact's rules (its option tables are matched entry by
+//! entry); `Clean`, the default, fixes three of its parse quirks and plans by SPEC §3 — see
+//! `docs/importer.md` and `docs/plans-vs-reference.md`.
 
 mod einsum;
 mod entry;
@@ -22,6 +24,7 @@ use crate::graph::{
     classify_residency, detect_layers, link_producers, Graph, Mode, OpKind, Operator, Residency,
     Role, Tensor,
 };
+use crate::plan::PlanRules;
 use einsum::{Einsum, IndexExpr};
 use entry::RawEntry;
 use fold::{Resolved, Source};
@@ -35,7 +38,9 @@ pub enum Compat {
     /// GatherV2 (embedding lookup) is kept in decode.
     #[default]
     Clean,
-    /// Reproduce the reference artifact's operator list, quirks included.
+    /// Reproduce the reference artifact's operator list, quirks included, and plan it by the
+    /// artifact's rules ([`PlanRules::REFERENCE`]); the graph's name ends in
+    /// `compat reference`.
     Reference,
 }
 
@@ -138,9 +143,13 @@ pub fn import_str(file: &str, text: &str, opts: &ImportOptions) -> Result<Graph>
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| file.to_string());
     let layers = detect_layers(&ops);
+    let (plan_rules, flavour) = match opts.compat {
+        Compat::Clean => (PlanRules::SPEC, ""),
+        Compat::Reference => (PlanRules::REFERENCE, " compat reference"),
+    };
     Ok(Graph {
         name: format!(
-            "{stem} {} b{} {}{}",
+            "{stem} {} b{} {}{}{flavour}",
             opts.mode.as_str(),
             opts.batch,
             seq_label(opts.mode),
@@ -148,6 +157,7 @@ pub fn import_str(file: &str, text: &str, opts: &ImportOptions) -> Result<Graph>
         ),
         ops,
         layers,
+        plan_rules,
     })
 }
 

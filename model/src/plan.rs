@@ -8,6 +8,7 @@
 
 mod cost_model;
 mod geometry;
+mod rules;
 mod shape;
 pub mod spatial;
 pub mod table;
@@ -15,6 +16,7 @@ pub mod temporal;
 
 pub use cost_model::{CostModel, PlanCost};
 pub use geometry::{Geometry, Round};
+pub use rules::PlanRules;
 pub use shape::{OpShape, TensorShape};
 pub use table::{FrontPoint, OptionEntry, PlanTable};
 
@@ -41,7 +43,7 @@ impl GraphPlans {
 }
 
 /// Plans every operator of `graph` on `chip`, priced by `model` (usually
-/// `cost::for_chip(chip)`).
+/// `cost::for_chip(chip)`), under the graph's [`PlanRules`].
 pub fn plan_graph(graph: &Graph, chip: &ChipSpec, model: &dyn CostModel) -> Result<GraphPlans> {
     let mut index: HashMap<OpShape, usize> = HashMap::new();
     let mut shapes: Vec<(OpShape, usize)> = Vec::new();
@@ -50,7 +52,7 @@ pub fn plan_graph(graph: &Graph, chip: &ChipSpec, model: &dyn CostModel) -> Resu
         .iter()
         .enumerate()
         .map(|(i, op)| {
-            let s = OpShape::of(op);
+            let s = OpShape::of(op, graph.plan_rules);
             *index.entry(s.clone()).or_insert_with(|| {
                 shapes.push((s, i));
                 shapes.len() - 1

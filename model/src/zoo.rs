@@ -9,6 +9,7 @@ mod transformer;
 
 use crate::error::{ModelError, Result};
 use crate::graph::{classify_residency, link_producers, Graph, LayerStructure, Mode};
+use crate::plan::PlanRules;
 use transformer::{Ffn, Frame, Norm, Run, Transformer};
 
 /// Parameters of one generated graph.
@@ -347,5 +348,6 @@ pub fn build(name: &str, params: &ZooParams) -> Result<Graph> {
         ),
         ops,
         layers,
+        plan_rules: PlanRules::SPEC,
     })
 }

@@ -14,5 +14,7 @@ mod plans_by_hand;
 mod plans_properties;
 #[path = "model/plans_reference.rs"]
 mod plans_reference;
+#[path = "model/reference.rs"]
+mod reference;
 #[path = "model/zoo_counts.rs"]
 mod zoo_counts;

@@ -112,10 +112,11 @@ pub fn reduction(x: f64) -> f64 {
     }
 }
 
-/// Vector alignment of a per-replica reduction size: below 4 unchanged, then up to the next
-/// of 4, 8, 12, 16, 24, beyond that to a multiple of 48.
+/// Vector alignment of a per-replica reduction size: up to 2 unchanged, then up to the next
+/// of 4, 8, 12, 16, 24, beyond that to a multiple of 48 (the reference's ladder
+/// 1, 2, 4, 8, 12, 16, 24, 48, 96, …).
 pub fn align(r: f64) -> f64 {
-    if r < 4.0 {
+    if r <= 2.0 {
         return r;
     }
     for step in [4.0, 8.0, 12.0, 16.0, 24.0] {
@@ -126,9 +127,13 @@ pub fn align(r: f64) -> f64 {
     (r / 48.0).ceil() * 48.0
 }
 
-/// MatMul per-iteration cost with batch b and extents m, k, n (m ≥ n after ordering).
-pub fn matmul(b: f64, m: f64, k: f64, n: f64) -> f64 {
-    let (m, n) = if m >= n { (m, n) } else { (n, m) };
+/// MatMul per-iteration cost with batch b and extents m, k, n (m ≥ n after ordering; with
+/// `small_order`, the reference artifact's rule, the two swap back when m ≤ 16).
+pub fn matmul(b: f64, m: f64, k: f64, n: f64, small_order: bool) -> f64 {
+    let (mut m, mut n) = if m >= n { (m, n) } else { (n, m) };
+    if small_order && m <= 16.0 {
+        (m, n) = (n, m);
+    }
     let (m6, k16, n16) = ((m / 6.0).ceil(), (k / 16.0).ceil(), (n / 16.0).ceil());
     b * (K.mm_m * m6 * k16 * n16 + K.mm_k * k16 * n16 + K.mm_n * n16 + K.mm_fixed)
 }
@@ -139,16 +144,18 @@ pub fn sync_shift(g: &Geometry) -> f64 {
     K.shift_sync * shifts + K.per_elem * elems
 }
 
-/// Output shuffle: gather the k output replicas and reduce them (SPEC §3).
-pub fn shuffle(kind: OpKind, g: &Geometry) -> f64 {
+/// Output shuffle: gather the k output replicas and reduce them (SPEC §3). O is the output
+/// of one compute step (Π of the output's per-step extents, as the reference computes it);
+/// the first term moves the whole output tile z₀.
+pub fn shuffle(shape: &OpShape, g: &Geometry) -> f64 {
     if matches!(
-        kind,
+        shape.kind,
         OpKind::Elementwise | OpKind::Unary | OpKind::Pool | OpKind::Softmax
     ) {
         return K.sync;
     }
     let k = g.output_replicas as f64;
-    let o = g.z[0] as f64;
+    let o = g.output_step_elems(shape) as f64;
     let r = o / k;
     let (gather, reduce) = match g.output_replicas {
         1 => (0.0, 0.0),
@@ -161,18 +168,19 @@ pub fn shuffle(kind: OpKind, g: &Geometry) -> f64 {
     K.per_elem * g.z[0] as f64 + K.shuffle_base + gather + reduce
 }
 
-/// Per-iteration compute cycles.
+/// Per-iteration compute cycles. Elementwise, softmax and unary steps are priced on all loop
+/// points of the step (the reference's sub-operator product), reductions and slices on
+/// their output.
 pub fn per_iteration(shape: &OpShape, g: &Geometry) -> f64 {
     let all: f64 = g.step.iter().map(|&e| e as f64).product();
     let out = g.output_step_elems(shape) as f64;
     match shape.kind {
         OpKind::MatMul | OpKind::BatchMatMul => {
             let (b, m, k, n) = matmul_extents(shape, g);
-            matmul(b, m, k, n)
+            matmul(b, m, k, n, shape.rules.small_matmul_order)
         }
-        OpKind::Elementwise => elementwise(out),
-        OpKind::Softmax => elementwise(all),
-        OpKind::Unary => K.unary_slope * out + K.unary_fixed,
+        OpKind::Elementwise | OpKind::Softmax => elementwise(all),
+        OpKind::Unary => K.unary_slope * all + K.unary_fixed,
         OpKind::Reduce => reduction(align(out) * (all / out)),
         OpKind::Slice => K.per_elem * out + K.sync,
         OpKind::Gather => {
@@ -210,7 +218,7 @@ impl CostModel for IpuMk2 {
     fn cost(&self, shape: &OpShape, g: &Geometry) -> PlanCost {
         PlanCost {
             comp: g.iterations as f64 * per_iteration(shape, g),
-            comm: self.comm_factor * (sync_shift(g) + shuffle(shape.kind, g)),
+            comm: self.comm_factor * (sync_shift(g) + shuffle(shape, g)),
         }
     }
 
@@ -243,15 +251,25 @@ mod tests {
         assert_eq!(reduction(5.0), 182.5);
         assert_eq!(reduction(1000.0), 0.25 * 1000.0 + 175.0);
         assert_eq!(align(1.0), 1.0);
+        assert_eq!(align(2.0), 2.0);
+        assert_eq!(align(3.0), 4.0);
+        assert_eq!(align(2.5), 4.0);
         assert_eq!(align(5.0), 8.0);
         assert_eq!(align(30.0), 48.0);
         // m = 8, k = 768, n = 16 → ordered m = 16, n = 8:
         // 24·⌈16/6⌉·⌈768/16⌉·⌈8/16⌉ + 514·48·1 + 113·1 + 173 = 3456 + 24672 + 286 = 28414.
-        assert_eq!(matmul(1.0, 8.0, 768.0, 16.0), 28414.0);
+        assert_eq!(matmul(1.0, 8.0, 768.0, 16.0, false), 28414.0);
         assert_eq!(
-            matmul(1.0, 16.0, 768.0, 8.0),
-            matmul(1.0, 8.0, 768.0, 16.0),
+            matmul(1.0, 16.0, 768.0, 8.0, false),
+            matmul(1.0, 8.0, 768.0, 16.0, false),
             "m, n ordered"
+        );
+        // The reference's small-matrix order puts the smaller extent in sixes when both are
+        // ≤ 16: 24·⌈8/6⌉·48·1 + 24672 + 286 = 27262.
+        assert_eq!(matmul(1.0, 16.0, 768.0, 8.0, true), 27262.0);
+        assert_eq!(
+            matmul(1.0, 32.0, 768.0, 8.0, true),
+            matmul(1.0, 32.0, 768.0, 8.0, false)
         );
     }
 }

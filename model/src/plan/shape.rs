@@ -1,5 +1,6 @@
 //! The facts about an operator that plan enumeration needs, extracted once.
 
+use super::rules::PlanRules;
 use crate::graph::{OpKind, Operator, Residency};
 
 /// One tensor as plan enumeration sees it.
@@ -29,11 +30,13 @@ pub struct OpShape {
     pub tensors: Vec<TensorShape>,
     /// Bytes per element.
     pub dtype_bytes: u64,
+    /// Where planning follows the reference artifact instead of SPEC §3.
+    pub rules: PlanRules,
 }
 
 impl OpShape {
-    /// Extracts the planning signature of an operator.
-    pub fn of(op: &Operator) -> OpShape {
+    /// Extracts the planning signature of an operator, to be planned by `rules`.
+    pub fn of(op: &Operator, rules: PlanRules) -> OpShape {
         OpShape {
             kind: op.kind,
             dims: op.dims.clone(),
@@ -47,6 +50,7 @@ impl OpShape {
                 })
                 .collect(),
             dtype_bytes: op.output().dtype_bytes,
+            rules,
         }
     }
 

@@ -54,7 +54,8 @@ pub struct PlanTable {
     pub spatial: usize,
     /// Plans (spatial × temporal) evaluated.
     pub plans: u64,
-    /// Hot Pareto front, increasing hot, strictly decreasing exec.
+    /// Hot Pareto front, increasing hot, strictly decreasing exec (under the reference rules
+    /// several plans may share a hot size, each faster than the one before).
     pub front: Vec<FrontPoint>,
     /// Distinct cold sizes of plans that fit in SRAM (bytes per core).
     pub cold_sizes: Vec<u64>,
@@ -86,28 +87,13 @@ impl PlanTable {
     }
 }
 
+/// Pass 1 over one spatial partition: the plans that were, when enumerated, faster than every
+/// earlier plan of the partition with the same hot size (in enumeration order).
 #[derive(Default)]
 struct Pass1 {
-    best: BTreeMap<u64, (f64, usize, FrontPlan)>,
+    records: Vec<(f64, FrontPlan)>,
     plans: u64,
     colds: std::collections::BTreeSet<u64>,
-}
-
-impl Pass1 {
-    fn merge(mut self, other: Pass1) -> Pass1 {
-        self.plans += other.plans;
-        self.colds.extend(other.colds);
-        for (hot, entry) in other.best {
-            let replace = self
-                .best
-                .get(&hot)
-                .is_none_or(|(e, pi, _)| (entry.0, entry.1) < (*e, *pi));
-            if replace {
-                self.best.insert(hot, entry);
-            }
-        }
-        self
-    }
 }
 
 struct FrontPlan {
@@ -116,15 +102,16 @@ struct FrontPlan {
 }
 
 /// Plans one operator shape on `cores` cores with `sram` bytes each; `None` when no plan fits.
+/// The shape's [`PlanRules`](super::PlanRules) decide whether superseded plans stay on the
+/// front.
 pub fn build(shape: &OpShape, cores: u64, sram: u64, cost: &dyn CostModel) -> Option<PlanTable> {
     let partitions = spatial::partitions(&shape.dims, cores);
-    // Pass 1 (parallel over spatial partitions): per hot size the fastest plan. Ties go to
-    // the earlier partition, then the earlier temporal partition, whatever the thread count.
-    let pass1 = partitions
+    // Pass 1 (parallel over spatial partitions): each partition's record plans per hot size.
+    let passes: Vec<Pass1> = partitions
         .par_iter()
-        .enumerate()
-        .map(|(pi, p)| {
+        .map(|p| {
             let mut local = Pass1::default();
+            let mut best: BTreeMap<u64, f64> = BTreeMap::new();
             let mut g = Geometry::for_partition(shape, p, cores);
             temporal::for_each(shape, p, cores, |t| {
                 local.plans += 1;
@@ -135,36 +122,59 @@ pub fn build(shape: &OpShape, cores: u64, sram: u64, cost: &dyn CostModel) -> Op
                 local.colds.insert(g.cold_bytes);
                 let c = cost.cost(shape, &g);
                 let exec = c.exec();
-                if local
-                    .best
-                    .get(&g.hot_bytes)
-                    .is_none_or(|(e, _, _)| exec < *e)
-                {
+                if best.get(&g.hot_bytes).is_none_or(|e| exec < *e) {
+                    best.insert(g.hot_bytes, exec);
                     let point = FrontPoint {
                         hot: g.hot_bytes,
                         comp: c.comp,
                         comm: c.comm,
                     };
-                    local.best.insert(
-                        g.hot_bytes,
-                        (
-                            exec,
-                            pi,
-                            FrontPlan {
-                                point,
-                                t: t.to_vec(),
-                            },
-                        ),
-                    );
+                    local.records.push((
+                        exec,
+                        FrontPlan {
+                            point,
+                            t: t.to_vec(),
+                        },
+                    ));
                 }
             });
             local
         })
-        .reduce(Pass1::default, Pass1::merge);
-    let Pass1 { best, plans, colds } = pass1;
+        .collect();
+    // In enumeration order (partition, then temporal partition), the plans faster than every
+    // earlier plan of their hot size; ties go to the earlier plan, whatever the thread count.
+    // A global record is a record of its own partition, so the partitions' records suffice.
+    let plans = passes.iter().map(|p| p.plans).sum();
+    let mut colds = std::collections::BTreeSet::new();
+    let mut fastest: BTreeMap<u64, f64> = BTreeMap::new();
+    let mut records: Vec<(f64, usize, FrontPlan)> = Vec::new();
+    for (pi, pass) in passes.into_iter().enumerate() {
+        colds.extend(pass.colds);
+        for (exec, plan) in pass.records {
+            let hot = plan.point.hot;
+            if fastest.get(&hot).is_none_or(|e| exec < *e) {
+                fastest.insert(hot, exec);
+                records.push((exec, pi, plan));
+            }
+        }
+    }
+    // SPEC §3 keeps the fastest plan of each hot size (its last record); the reference keeps
+    // every record, each faster than the one before.
+    if !shape.rules.superseded_front_plans {
+        let mut seen = std::collections::BTreeSet::new();
+        let mut kept: Vec<(f64, usize, FrontPlan)> = records
+            .into_iter()
+            .rev()
+            .filter(|r| seen.insert(r.2.point.hot))
+            .collect();
+        kept.reverse();
+        records = kept;
+    }
+    // The front: by hot size (stably), a plan only if strictly faster than every one before.
+    records.sort_by_key(|r| r.2.point.hot);
     let mut front: Vec<(usize, FrontPlan)> = Vec::new();
     let mut fastest = f64::INFINITY;
-    for (_, (exec, pi, plan)) in best {
+    for (exec, pi, plan) in records {
         if exec < fastest {
             fastest = exec;
             front.push((pi, plan));

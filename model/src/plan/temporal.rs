@@ -1,12 +1,22 @@
 //! Temporal partitions (SPEC §3): `t[d][v]` splits tensor v's tile along dimension d among the
 //! R_v cores that hold the same tile, to be rotated between compute steps.
 //!
-//! Constraints: `t[d][v]` > 1 only if d indexes v; `t[d][v]` divides R_v and is at most the tile
-//! extent L_d; splitting L_d into `t[d][v]` pieces keeps the padding efficiency
-//! L_d / (⌈L_d/t⌉·t) at the operator's padding threshold (as the spatial partition must);
-//! Π_d `t[d][v]` divides R_v; the values of one dimension form a divisor chain.
-//! Each (d, v) slot has its own candidate list (the reference sorted these lists in place, so
-//! a dimension could get another dimension's candidates; here each list stays its own).
+//! A temporal partition is one *row* `t[d][·]` per dimension. A row is a candidate for
+//! dimension d when `t[d][v]` > 1 only if d indexes v, each `t[d][v]` divides R_v, its values
+//! form a divisor chain, and its largest value m (the number of compute steps along d) is at
+//! most the tile extent L_d and keeps L_d's padding efficiency L_d / (⌈L_d/m⌉·m) at the
+//! operator's padding threshold. A partition picks one candidate row per dimension such that
+//! Π_d `t[d][v]` divides R_v and the per-step padding efficiency of the whole plan,
+//! Π_d L_d / (⌈L_d/m_d⌉·m_d), also reaches the threshold. SPEC §3 gives no padding rule for
+//! temporal splits; these two are the reference artifact's (`is_temp_dim_valid_for_variables`
+//! and `valid_temporal_dim_var_parts`), the temporal counterpart of the spatial padding
+//! efficiency, and with them our plan counts are the artifact's.
+//!
+//! Enumeration order is the artifact's: rows of one dimension in lexicographic order of
+//! (`t[d][0]`, `t[d][1]`, …), dimensions outermost first. Under
+//! [`PlanRules::sorted_candidate_lists`](super::PlanRules) the per-dimension lists are sorted
+//! (as lists of rows) before they are assigned to dimensions — the artifact's in-place sort,
+//! which SPEC §3 calls a bug; by default each dimension keeps its own list.
 
 use super::shape::OpShape;
 
@@ -24,73 +34,132 @@ pub fn replicas(shape: &OpShape, p: &[u64]) -> Vec<u64> {
         .collect()
 }
 
-/// Calls `visit(t)` for every admissible temporal partition of spatial partition `p`;
-/// `t[d][v]` is 1 outside the slots.
-pub fn for_each(shape: &OpShape, p: &[u64], cores: u64, mut visit: impl FnMut(&[Vec<u64>])) {
-    let nd = shape.dims.len();
+/// Padding efficiency of splitting extent `l` into `m` steps: l / (⌈l/m⌉·m).
+fn step_efficiency(l: u64, m: u64) -> f64 {
+    l as f64 / (l.div_ceil(m) * m) as f64
+}
+
+/// The candidate rows of every dimension for spatial partition `p`, in enumeration order
+/// (after the artifact's sort when the shape's rules ask for it).
+pub fn candidate_rows(shape: &OpShape, p: &[u64], cores: u64) -> Vec<Vec<Vec<u64>>> {
     let nv = shape.tensors.len();
     let r = replicas(shape, p);
-    let tile: Vec<u64> = shape
+    let (_, padding) = super::spatial::thresholds(&shape.dims, cores);
+    let mut lists: Vec<Vec<Vec<u64>>> = shape
         .dims
         .iter()
         .zip(p)
-        .map(|(&d, &pi)| d.div_ceil(pi))
-        .collect();
-    let slots: Vec<(usize, usize)> = (0..nd)
-        .flat_map(|d| (0..nv).map(move |v| (d, v)))
-        .filter(|&(d, v)| shape.tensors[v].indexed_by(d) && r[v] > 1 && tile[d] > 1)
-        .collect();
-    let (_, padding) = super::spatial::thresholds(&shape.dims, cores);
-    let candidates: Vec<Vec<u64>> = slots
-        .iter()
-        .map(|&(d, v)| {
-            let l = tile[d];
-            divisors(r[v])
-                .into_iter()
-                .filter(|&x| x <= l && l as f64 / (l.div_ceil(x) * x) as f64 >= padding)
-                .collect()
+        .enumerate()
+        .map(|(d, (&dim, &pd))| {
+            let l = dim.div_ceil(pd);
+            let choices: Vec<Vec<u64>> = (0..nv)
+                .map(|v| {
+                    if shape.tensors[v].indexed_by(d) && l > 1 {
+                        divisors(r[v]).into_iter().filter(|&x| x <= l).collect()
+                    } else {
+                        vec![1]
+                    }
+                })
+                .collect();
+            let mut rows = Vec::new();
+            let mut row = vec![1u64; nv];
+            product(&choices, 0, &mut row, &mut |row| {
+                let m = row.iter().copied().max().unwrap_or(1);
+                if is_divisor_chain(row) && (m == 1 || step_efficiency(l, m) >= padding) {
+                    rows.push(row.to_vec());
+                }
+            });
+            rows
         })
         .collect();
-    let mut t = vec![vec![1u64; nv]; nd];
-    let mut used = vec![1u64; nv];
-    rec(0, &slots, &candidates, &r, &mut t, &mut used, &mut visit);
+    if shape.rules.sorted_candidate_lists {
+        lists.sort();
+    }
+    lists
 }
 
-fn rec(
-    i: usize,
-    slots: &[(usize, usize)],
-    candidates: &[Vec<u64>],
-    r: &[u64],
-    t: &mut Vec<Vec<u64>>,
-    used: &mut Vec<u64>,
-    visit: &mut impl FnMut(&[Vec<u64>]),
-) {
-    if i == slots.len() {
-        if t.iter().all(|row| is_divisor_chain(row)) {
-            visit(t);
-        }
+/// Every combination of one value per entry of `choices`, the last entry varying fastest.
+fn product(choices: &[Vec<u64>], i: usize, row: &mut Vec<u64>, visit: &mut impl FnMut(&[u64])) {
+    if i == choices.len() {
+        visit(row);
         return;
     }
-    let (d, v) = slots[i];
-    for &x in &candidates[i] {
-        let prod = used[v] * x;
-        if r[v] % prod != 0 {
-            continue;
-        }
-        // The row of dimension d must stay a divisor chain among the slots already set.
-        let row_ok = t[d]
+    for &x in &choices[i] {
+        row[i] = x;
+        product(choices, i + 1, row, visit);
+    }
+    row[i] = 1;
+}
+
+/// Calls `visit(t)` for every admissible temporal partition of spatial partition `p`
+/// (`t[d]` is dimension d's row).
+pub fn for_each(shape: &OpShape, p: &[u64], cores: u64, mut visit: impl FnMut(&[Vec<u64>])) {
+    let lists = candidate_rows(shape, p, cores);
+    let search = Search {
+        lists: &lists,
+        r: replicas(shape, p),
+        tile: shape
+            .dims
             .iter()
-            .enumerate()
-            .filter(|&(w, &y)| w != v && y > 1)
-            .all(|(_, &y)| x % y == 0 || y % x == 0);
-        if !row_ok {
-            continue;
+            .zip(p)
+            .map(|(&d, &pi)| d.div_ceil(pi))
+            .collect(),
+        padding: super::spatial::thresholds(&shape.dims, cores).1,
+    };
+    let nv = shape.tensors.len();
+    let mut t = vec![vec![1u64; nv]; shape.dims.len()];
+    let mut used = vec![1u64; nv];
+    search.rec(0, &mut t, &mut used, &mut visit);
+}
+
+struct Search<'a> {
+    lists: &'a [Vec<Vec<u64>>],
+    r: Vec<u64>,
+    tile: Vec<u64>,
+    padding: f64,
+}
+
+impl Search<'_> {
+    fn rec(
+        &self,
+        d: usize,
+        t: &mut Vec<Vec<u64>>,
+        used: &mut Vec<u64>,
+        visit: &mut impl FnMut(&[Vec<u64>]),
+    ) {
+        if d == self.lists.len() {
+            // The per-step padding of the whole plan, multiplied in dimension order as the
+            // reference does (the order matters for the last bit at the threshold).
+            let efficiency: f64 = t
+                .iter()
+                .zip(&self.tile)
+                .map(|(row, &l)| step_efficiency(l, row.iter().copied().max().unwrap_or(1)))
+                .product();
+            if efficiency >= self.padding {
+                visit(t);
+            }
+            return;
         }
-        t[d][v] = x;
-        used[v] = prod;
-        rec(i + 1, slots, candidates, r, t, used, visit);
-        used[v] /= x;
-        t[d][v] = 1;
+        for row in &self.lists[d] {
+            // Π_d t[d][v] must divide R_v; a prefix that does not cannot be completed.
+            if row
+                .iter()
+                .zip(used.iter())
+                .zip(&self.r)
+                .any(|((&x, &u), &r)| r % (u * x) != 0)
+            {
+                continue;
+            }
+            for (v, &x) in row.iter().enumerate() {
+                used[v] *= x;
+            }
+            t[d].copy_from_slice(row);
+            self.rec(d + 1, t, used, visit);
+            for (v, &x) in row.iter().enumerate() {
+                used[v] /= x;
+            }
+        }
+        t[d].iter_mut().for_each(|x| *x = 1);
     }
 }
 

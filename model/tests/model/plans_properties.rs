@@ -2,7 +2,7 @@
 
 use elk_model::cost::IpuMk2;
 use elk_model::graph::OpKind;
-use elk_model::plan::{table, OpShape, OptionEntry, TensorShape};
+use elk_model::plan::{table, OpShape, OptionEntry, PlanRules, TensorShape};
 use proptest::prelude::*;
 
 fn shape(kind: OpKind, dims: Vec<u64>, hbm_weight: bool) -> OpShape {
@@ -20,6 +20,7 @@ fn shape(kind: OpKind, dims: Vec<u64>, hbm_weight: bool) -> OpShape {
         dims,
         tensors,
         dtype_bytes: 2,
+        rules: PlanRules::SPEC,
     }
 }
 
