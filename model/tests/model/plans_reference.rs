@@ -49,6 +49,8 @@ struct Comparison {
     entries_reference: usize,
     /// Σ over operators of the best exec, ours and the artifact's.
     best_exec: (f64, f64),
+    /// Per shape, its first operator's best exec, ours and the artifact's.
+    shape_best: Vec<(f64, f64)>,
     /// Σ H, ours and the artifact's (cycles).
     hbm: (f64, f64),
 }
@@ -77,9 +79,15 @@ impl Comparison {
             self.hbm.0,
             self.hbm.1,
         );
-        for (name, n, d) in self.shapes.iter().filter(|s| !s.2.is_empty()) {
+        for ((name, n, d), (b, b_ref)) in self
+            .shapes
+            .iter()
+            .zip(&self.shape_best)
+            .filter(|s| !s.0 .2.is_empty())
+        {
             eprintln!(
-                "  {name} (×{n}): {} missing {:?}, {} extra {:?}, {} cost diffs {:?}",
+                "  {name} (×{n}): best exec {b:.2} vs {b_ref:.2}; {} missing {:?}, {} extra {:?}, \
+                 {} cost diffs {:?}",
                 d.missing.len(),
                 &d.missing[..d.missing.len().min(4)],
                 d.extra.len(),
@@ -109,6 +117,7 @@ fn compare(run: &Run, rules: PlanRules) -> (Comparison, GraphPlans) {
         run.name
     );
     let mut diffs: Vec<OpDiff> = Vec::new();
+    let mut op_best: Vec<(f64, f64)> = Vec::new();
     let (mut matching, mut total) = (0, 0);
     let (mut best, mut best_ref, mut h, mut h_ref) = (0.0, 0.0, 0.0, 0.0);
     for (i, (op, r)) in ours.ops.iter().zip(&reference.ops).enumerate() {
@@ -137,12 +146,15 @@ fn compare(run: &Run, rules: PlanRules) -> (Comparison, GraphPlans) {
             .copied()
             .collect();
         total += theirs.len();
-        best += plans.table(i).best_exec();
-        best_ref += r
+        let b = plans.table(i).best_exec();
+        let b_ref = r
             .options
             .iter()
             .map(|o| o.exec_cycles.0)
             .fold(f64::INFINITY, f64::min);
+        op_best.push((b, b_ref));
+        best += b;
+        best_ref += b_ref;
         h += op.hbm_cycles.0;
         h_ref += r.hbm_cycles.0;
         if d.is_empty() {
@@ -193,6 +205,7 @@ fn compare(run: &Run, rules: PlanRules) -> (Comparison, GraphPlans) {
         entries_matching: matching,
         entries_reference: total,
         best_exec: (best, best_ref),
+        shape_best: plans.unique.iter().map(|u| op_best[u.1]).collect(),
         hbm: (h, h_ref),
     };
     (comparison, plans)
