@@ -1,7 +1,9 @@
 //! `elk-solver`: the exact methods of SPEC §5 — the stage model as a MILP solved by HiGHS
 //! ([`milp`]) and, independently encoded, as an SMT problem solved by z3 ([`smt`]) — plus the
 //! certified lower bounds ([`bounds`], the LP relaxation) that turn every heuristic's makespan
-//! into a distance from the optimum. Every schedule is judged by the simulator.
+//! into a distance from the optimum. Every schedule is judged by the simulator. [`retime`]
+//! re-times any schedule: the best load work for its decisions, a linear program
+//! ([`Retimed`] is the method `<name>+retime`).
 //!
 //! ```
 //! use elk_stage::instance::{Instance, OpOption};
@@ -30,6 +32,7 @@ mod extract;
 mod method;
 pub mod milp;
 mod prune;
+mod retime;
 pub mod smt;
 pub mod worker;
 
@@ -40,3 +43,4 @@ pub use exact::{
 };
 pub use extract::{OrderHint, RawSolution};
 pub use method::{Exact, WorkerCommand};
+pub use retime::{retime, RetimeReport, RetimeStop, Retimed, RETIME_SUFFIX};

@@ -1,6 +1,7 @@
 //! Integration tests of elk-solver: the MILP, the SMT model and a brute-force enumerator agree
 //! on random tiny instances and on real operator ranges; the simulator agrees with the
-//! solvers' objectives; no heuristic beats a proven optimum; bounds stay below it.
+//! solvers' objectives; no heuristic beats a proven optimum; bounds stay below it; the
+//! re-timing LP never worsens a schedule and leaves an optimum optimal.
 #![allow(clippy::unwrap_used)] // a test that fails should panic with the value it got
 
 #[path = "exact/brute.rs"]
@@ -11,5 +12,7 @@ mod cross_check;
 mod meets_bound;
 #[path = "exact/real_ops.rs"]
 mod real_ops;
+#[path = "exact/retime.rs"]
+mod retime;
 #[path = "exact/supervisor.rs"]
 mod supervisor;

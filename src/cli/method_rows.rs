@@ -1,12 +1,14 @@
 //! One row per method, shared by `solve`, `compare` and `gap`: run through
 //! [`elk_sim::run_judged`] (the one run-and-judge path), with the method names clap accepts
 //! read from the one registry: the faithful [`elk_heuristics::NAMES`], then the named
-//! [`elk_heuristics::VARIANTS`].
+//! [`elk_heuristics::VARIANTS`], then each of them re-timed (`NAME+retime`; `compare` adds
+//! the rows of [`COMPARE_RETIMED`], re-timing the schedules it already has).
 
 use elk_heuristics::ideal;
-use elk_sim::Evaluation;
+use elk_sim::{Evaluation, Judged};
+use elk_solver::{Retimed, RETIME_SUFFIX};
 use elk_stage::instance::Instance;
-use elk_stage::method::{Budget, Method, Outcome};
+use elk_stage::method::{Budget, Method, MethodError, Outcome, Solved};
 use elk_stage::schedule::Schedule;
 use elk_stage::units::Cycles;
 use serde::Serialize;
@@ -19,10 +21,20 @@ pub(super) fn heuristic_names() -> impl Iterator<Item = &'static str> {
         .chain(elk_heuristics::VARIANTS)
 }
 
-/// The names `--method` accepts: every registered heuristic, then `ideal` (a figure).
+/// The re-timed methods `compare` adds after the plain heuristics.
+pub(super) const COMPARE_RETIMED: [&str; 2] = ["elk-dyn", "elk-full"];
+
+/// The names `--method` accepts: every registered heuristic, then `ideal` (a figure), then
+/// every heuristic re-timed (`NAME+retime`).
 pub(super) fn method_parser() -> clap::builder::PossibleValuesParser {
     let mut names: Vec<&'static str> = heuristic_names().collect();
     names.push("ideal");
+    // clap keeps possible values as &'static str: the eight names are leaked once, when the
+    // parser is built.
+    names
+        .extend(heuristic_names().map(|n| -> &'static str {
+            Box::leak(format!("{n}{RETIME_SUFFIX}").into_boxed_str())
+        }));
     clap::builder::PossibleValuesParser::new(names)
 }
 
@@ -74,8 +86,13 @@ pub(super) fn run_method(
     m: &dyn Method,
 ) -> anyhow::Result<(Row, Option<(Schedule, Evaluation)>)> {
     let judged = elk_sim::run_judged(inst, m, &Budget::default())?;
+    Ok(row_of(m.name(), judged))
+}
+
+/// The row of a judged run of the method `method`, and its schedule with the evaluation.
+pub(super) fn row_of(method: &str, judged: Judged) -> (Row, Option<(Schedule, Evaluation)>) {
     let mut row = Row {
-        method: m.name().into(),
+        method: method.into(),
         status: "heuristic".into(),
         makespan_cycles: None,
         makespan_ms: None,
@@ -103,23 +120,74 @@ pub(super) fn run_method(
         _ => {}
     }
     let Some(e) = judged.evaluation else {
-        return Ok((row, None));
+        return (row, None);
     };
     let Some(s) = judged.solved.outcome.schedule().cloned() else {
-        return Ok((row, None));
+        return (row, None);
     };
     row.makespan_cycles = Some(e.makespan_cycles);
     row.makespan_ms = Some(e.makespan_ms);
     row.hbm_util = Some(e.hbm_utilisation);
     row.noc_util = Some(e.noc_utilisation);
     row.tflops = e.tflops;
-    Ok((row, Some((s, e))))
+    (row, Some((s, e)))
 }
 
 /// A heuristic of the registry by its (clap-validated) name.
 pub(super) fn heuristic(name: &str) -> anyhow::Result<Box<dyn Method>> {
     elk_heuristics::by_name(name)
         .ok_or_else(|| anyhow::anyhow!("no heuristic named '{name}' (a clap value-parser bug)"))
+}
+
+/// A heuristic, or `NAME+retime`: the heuristic with its load work re-timed by the LP of
+/// [`elk_solver::retime`] (a separate, named method; the faithful ones are never re-timed
+/// silently). `no_timings` leaves the LP's wall-clock time out of the notes.
+pub(super) fn method_named(name: &str, no_timings: bool) -> anyhow::Result<Box<dyn Method>> {
+    let Some(inner) = name.strip_suffix(RETIME_SUFFIX) else {
+        return heuristic(name);
+    };
+    let retimed = Retimed::new(heuristic(inner)?);
+    Ok(Box::new(if no_timings {
+        retimed.without_timings()
+    } else {
+        retimed
+    }))
+}
+
+/// A method's recorded result, returned again under its name: `compare` re-times the
+/// schedules it already has instead of running the heuristic a second time.
+struct Replay {
+    name: &'static str,
+    solved: Solved,
+}
+
+impl Method for Replay {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn schedule(&self, _: &Instance, _: &Budget) -> Result<Solved, MethodError> {
+        Ok(self.solved.clone())
+    }
+}
+
+/// The row of `NAME+retime` from the judged run of heuristic `name` (`inner`): the re-timing
+/// runs on its schedule, and the compile time is the heuristic's plus the LP's.
+pub(super) fn retimed_row(
+    inst: &Instance,
+    name: &'static str,
+    inner: &Judged,
+    no_timings: bool,
+) -> anyhow::Result<Row> {
+    let replay = Replay {
+        name,
+        solved: inner.solved.clone(),
+    };
+    let m = Retimed::new(Box::new(replay));
+    let m = if no_timings { m.without_timings() } else { m };
+    let (mut row, _) = run_method(inst, &m)?;
+    row.compile_s = row.compile_s.map(|s| s + inner.seconds);
+    Ok(row)
 }
 
 /// Every heuristic's row (the faithful ones, then the variants), and the best schedule among
