@@ -9,10 +9,11 @@
 //! artifact.
 
 use crate::elk_dyn::{fastest, rules, THETAS};
-use crate::orders::{Candidates, OrderSearch};
+use crate::orders::OrderSearch;
 use crate::timeline::{self, NocPriority};
 use elk_stage::instance::Instance;
 use elk_stage::method::{Budget, Method, MethodError, Outcome, Solved, StopReason};
+use elk_stage::units::OpId;
 use rayon::prelude::*;
 
 /// Elk-Full's stretching factor in the artifact.
@@ -27,27 +28,9 @@ pub struct ElkFull {
 
 impl ElkFull {
     /// Candidate load orders (identity first) and how many block orders were generated.
-    pub fn orders(&self, inst: &Instance) -> (Vec<Vec<elk_stage::units::OpId>>, usize) {
-        let c = self.search.candidates(inst);
-        let orders = c
-            .orders
-            .iter()
-            .map(|o| Candidates::loads(inst, o))
-            .collect();
-        (orders, c.generated)
+    pub fn orders(&self, inst: &Instance) -> (Vec<Vec<OpId>>, usize) {
+        self.search.load_orders(inst)
     }
-}
-
-/// Elk-Full's pass on one order of **every** operator (operators without HBM data are
-/// zero-length loads in the stream) at stretching `theta`, priced by the simulator; `None`
-/// when no schedule results.
-pub fn pass(
-    inst: &Instance,
-    order: &[usize],
-    theta: f64,
-    priority: NocPriority,
-) -> Option<elk_stage::schedule::Schedule> {
-    timeline::schedule(inst, "elk-full", order, &rules(theta, priority)).ok()
 }
 
 impl Method for ElkFull {

@@ -1,10 +1,13 @@
-//! `elk-heuristics`: the heuristic methods of SPEC §5 behind [`elk_stage::method::Method`]:
-//! [`Basic`] (double buffering), [`StaticSplit`] (one SRAM split for all operators),
-//! [`ElkDyn`] (Elk's inductive scheduling with cost-aware allocation), [`ElkFull`] (Elk-Dyn
-//! over preload-order permutations), and Elk's [`ideal`] figure (not a method: not a
-//! schedule, not a bound). Every schedule is built with the shared fill helper and its
-//! makespan is the simulator's. [`NAMES`] / [`by_name`] are the one list of heuristics that
-//! the CLI, grids and studies read.
+//! `elk-heuristics`: the heuristic methods of SPEC §5 behind [`elk_stage::method::Method`].
+//! As the reference artifact runs them, on its backward timeline (`timeline.rs`): [`Basic`] (double
+//! buffering), [`StaticSplit`] (one SRAM split for all operators), [`ElkDyn`] (inductive
+//! scheduling), [`ElkFull`] (Elk-Dyn over preload-order permutations); elk-opt's named
+//! [`variants`] (forward fill, the paper's greedy allocator); and Elk's [`ideal`] figure (not
+//! a method: not a schedule, not a bound). Every makespan is the simulator's. [`NAMES`],
+//! [`VARIANTS`] and [`by_name`] are the one registry the CLI, grids and studies read.
+//!
+//! The example runs the forward-fill Basic variant (`basic-fill`): each operator on its
+//! fastest option that fits.
 //!
 //! ```
 //! use elk_stage::instance::{Instance, OpOption};
@@ -15,7 +18,7 @@
 //!     .op("b", Cycles(50.0), vec![OpOption::new(10, 20, 90.0, 0.0, 0.0), OpOption::new(30, 60, 60.0, 0.0, 0.0)])
 //!     .build()
 //!     .unwrap();
-//! let solved = elk_heuristics::Basic.schedule(&inst, &Budget::default()).unwrap();
+//! let solved = elk_heuristics::BasicFill.schedule(&inst, &Budget::default()).unwrap();
 //! let s = solved.outcome.schedule().unwrap();
 //! // a loads in the prologue (50); b's cold must fit beside a's hot 40: b takes its fast
 //! // option (cold 30 + hot 40 = 70 ≤ 100) and loads under a (50 ≤ 80); T = 50 + 80 + 60.
@@ -31,12 +34,12 @@ mod elk_full;
 mod ideal;
 pub mod orders;
 mod static_split;
-pub mod timeline;
+mod timeline;
 pub mod variants;
 
 pub use basic::Basic;
 pub use elk_dyn::ElkDyn;
-pub use elk_full::{pass as elk_full_pass, ElkFull};
+pub use elk_full::ElkFull;
 pub use ideal::{ideal, IdealReport};
 pub use static_split::StaticSplit;
 pub use variants::basic_fill::BasicFill;

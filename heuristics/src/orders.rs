@@ -145,6 +145,18 @@ pub fn allowed(inst: &Instance, order: &[OpId]) -> bool {
 }
 
 impl OrderSearch {
+    /// The candidates as instance load orders (operators with HBM data only, identity
+    /// first) and how many block orders were generated.
+    pub fn load_orders(&self, inst: &Instance) -> (Vec<Vec<OpId>>, usize) {
+        let c = self.candidates(inst);
+        let orders = c
+            .orders
+            .iter()
+            .map(|o| Candidates::loads(inst, o))
+            .collect();
+        (orders, c.generated)
+    }
+
     /// Candidate orders of `inst` (identity first).
     pub fn candidates(&self, inst: &Instance) -> Candidates {
         let layers = inst.layers();

@@ -9,17 +9,13 @@ use std::path::Path;
 /// The file name of a report's finding.
 pub const FILE: &str = "finding.json";
 
-/// The reports of the checked-in summary, in the order it lists them.
-pub const SUMMARY_ORDER: [&str; 8] = [
-    "fig17",
-    "fig19",
-    "gap",
-    "ideal",
-    "hbm-emulation",
-    "order-pruning",
-    "cost-noise",
-    "ablation",
-];
+/// The reports of the checked-in summary, in the order it lists them: the two sweeps, then
+/// every study.
+pub fn summary_order() -> impl Iterator<Item = &'static str> {
+    ["fig17", "fig19"]
+        .into_iter()
+        .chain(crate::studies::STUDIES)
+}
 
 /// One report's answer: the question, what was found (with its numbers), the headline number.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -60,7 +56,7 @@ pub fn summary(dir: &Path, preamble: &str) -> Result<String> {
     let mut md = String::from("# elk-opt results\n\n");
     md.push_str(preamble);
     md.push_str("\n\n| question | finding | number | report |\n|---|---|---|---|\n");
-    for name in SUMMARY_ORDER {
+    for name in summary_order() {
         let f = Finding::read(&dir.join(name))?;
         md.push_str(&format!(
             "| {} | {} | {} | [{name}]({name}/README.md) |\n",
@@ -84,7 +80,7 @@ mod tests {
     #[test]
     fn the_summary_lists_every_report_in_order_and_names_a_missing_one() {
         let dir = std::env::temp_dir().join(format!("elk-finding-{}", std::process::id()));
-        for (k, name) in SUMMARY_ORDER.iter().enumerate() {
+        for (k, name) in summary_order().enumerate() {
             std::fs::create_dir_all(dir.join(name)).unwrap();
             let f = Finding {
                 question: format!("q{k}"),
@@ -98,7 +94,7 @@ mod tests {
             .lines()
             .filter(|l| l.starts_with("| q") && !l.starts_with("| question"))
             .collect();
-        assert_eq!(rows.len(), SUMMARY_ORDER.len());
+        assert_eq!(rows.len(), summary_order().count());
         assert!(rows[2].contains("f2 / with a bar") && rows[2].contains("[gap](gap/README.md)"));
         std::fs::remove_file(dir.join("ablation").join(FILE)).unwrap();
         let err = summary(&dir, "pre").unwrap_err().to_string();

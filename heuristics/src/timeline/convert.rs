@@ -50,8 +50,8 @@ fn spans(exec: &[(f64, f64)], j: usize) -> Vec<(f64, usize)> {
     out.push((exec[0].0, 0));
     for (m, &(s, e)) in exec.iter().enumerate().take(j) {
         if m > 0 && s > exec[m - 1].1 {
-            // The wait before operator m: operator m's stage, or the one before for m's own.
-            out.push((s, if j > m { m + 1 } else { m }));
+            // The wait before operator m < j: m's stage (j's own wait is pushed below).
+            out.push((s, m + 1));
         }
         out.push((e, m + 1));
     }

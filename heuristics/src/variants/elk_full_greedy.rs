@@ -1,10 +1,10 @@
 //! `elk-full-greedy`: elk-opt's Elk-Full before the faithful one, kept as a named variant —
-//! [`ElkDynGreedy`](crate::ElkDynGreedy)'s stage-by-stage pass over the block orders of
+//! [`ElkDynGreedy`]'s stage-by-stage pass over the block orders of
 //! [`OrderSearch`]; each order is scheduled in parallel and the fastest schedule (by the
 //! simulator) is kept. The identity order is first, so it is never worse than
 //! `elk-dyn-greedy`.
 
-use crate::orders::{Candidates, OrderSearch};
+use crate::orders::OrderSearch;
 use crate::variants::elk_dyn_greedy::ElkDynGreedy;
 use elk_stage::instance::Instance;
 use elk_stage::method::{Budget, Method, MethodError, Outcome, Solved, StopReason};
@@ -21,13 +21,7 @@ pub struct ElkFullGreedy {
 impl ElkFullGreedy {
     /// Candidate load orders (identity first) and how many block orders were generated.
     pub fn orders(&self, inst: &Instance) -> (Vec<Vec<OpId>>, usize) {
-        let c = self.search.candidates(inst);
-        let orders = c
-            .orders
-            .iter()
-            .map(|o| Candidates::loads(inst, o))
-            .collect();
-        (orders, c.generated)
+        self.search.load_orders(inst)
     }
 }
 
