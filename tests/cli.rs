@@ -19,3 +19,5 @@ mod plans;
 mod solve_compare;
 #[path = "cli/stage_model.rs"]
 mod stage_model;
+#[path = "cli/sweeps.rs"]
+mod sweeps;

@@ -10,15 +10,33 @@ use elk_model::graph::Mode;
 use elk_model::zoo::{self, ZooParams};
 use elk_sim::Breakdown;
 use elk_stage::instance::{Instance, LoadOrder, NamedOrder};
-use elk_stage::method::Budget;
+use elk_stage::method::{Budget, Outcome};
 use elk_stage::units::Cycles;
 use serde::{Deserialize, Serialize};
+
+/// Whether a method produced a schedule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MethodStatus {
+    /// A schedule, judged by the simulator.
+    Scheduled,
+    /// The method found no schedule (a heuristic that cannot fit an operator, say).
+    NoSchedule,
+    /// Proven: no schedule exists.
+    Infeasible,
+}
 
 /// One method's verdict in a cell.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MethodResult {
     /// Method name.
     pub method: String,
+    /// Whether it scheduled (absent in lines written before elk-opt recorded it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<MethodStatus>,
+    /// Why there is no schedule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
     /// Makespan in ms (None: no schedule).
     pub makespan_ms: Option<f64>,
     /// Σ H / T.
@@ -57,9 +75,14 @@ fn mesh_dims(cores: u64) -> (u64, u64) {
     (cores / h.max(1), h.max(1))
 }
 
-/// The chip of a cell (HBM, cores, topology overrides applied and validated).
+/// The chip of a cell (HBM, cores, topology overrides applied and validated), its chip
+/// entry read from the current directory.
 pub fn cell_chip(cell: &Cell) -> elk_model::Result<ChipSpec> {
-    let chip = ChipSpec::load(&cell.chip)?;
+    cell_chip_from(ChipSpec::load(&cell.chip)?, cell)
+}
+
+/// The cell's variant of `chip` (the chip its entry names).
+pub fn cell_chip_from(chip: ChipSpec, cell: &Cell) -> elk_model::Result<ChipSpec> {
     // Only "mesh" changes the topology ("all-to-all" keeps the chip's own).
     let mesh = cell.topology.as_deref() == Some("mesh");
     let cores = cell.cores.unwrap_or(chip.cores);
@@ -68,7 +91,7 @@ pub fn cell_chip(cell: &Cell) -> elk_model::Result<ChipSpec> {
     let dims = (mesh || (cell.cores.is_some() && chip.noc.topology != Topology::AllToAll))
         .then(|| mesh_dims(cores));
     chip.with_overrides(&ChipOverrides {
-        file: format!("chip of cell {}", cell.index),
+        file: format!("chip of cell {} ({})", cell.index, cell.chip),
         hbm_tbps: cell.hbm_tbps,
         cores: cell.cores,
         topology: mesh.then_some(Topology::Mesh),
@@ -91,9 +114,14 @@ pub fn scale_instance(inst: &mut Instance, noc: f64, compute: f64) {
     }
 }
 
-/// The cell's instance (free load order).
+/// The cell's instance (free load order), its chip entry read from the current directory.
 pub fn cell_instance(cell: &Cell) -> elk_model::Result<Instance> {
-    let chip = cell_chip(cell)?;
+    cell_instance_on(cell, ChipSpec::load(&cell.chip)?)
+}
+
+/// The cell's instance (free load order) on its variant of `chip`.
+pub fn cell_instance_on(cell: &Cell, chip: ChipSpec) -> elk_model::Result<Instance> {
+    let chip = cell_chip_from(chip, cell)?;
     let mode = Mode::parse(&cell.mode)?;
     let graph = zoo::build(&cell.model, &ZooParams::new(mode, cell.batch, cell.kv))?;
     let opts = InstanceOptions {
@@ -107,8 +135,28 @@ pub fn cell_instance(cell: &Cell) -> elk_model::Result<Instance> {
     Ok(inst)
 }
 
-/// Runs every method of `methods` on the cell.
+/// Runs every method of `methods` on the cell, its chip entry read from the current
+/// directory.
 pub fn run_cell(figure: &str, cell: &Cell, methods: &[String]) -> CellResult {
+    match ChipSpec::load(&cell.chip) {
+        Ok(chip) => run_cell_on(figure, cell, chip, methods),
+        Err(e) => failed(figure, cell, e.to_string()),
+    }
+}
+
+fn failed(figure: &str, cell: &Cell, error: String) -> CellResult {
+    CellResult {
+        figure: figure.into(),
+        cell: cell.clone(),
+        ops: 0,
+        ideal_ms: None,
+        methods: Vec::new(),
+        error: Some(error),
+    }
+}
+
+/// Runs every method of `methods` on the cell's variant of `chip`.
+pub fn run_cell_on(figure: &str, cell: &Cell, chip: ChipSpec, methods: &[String]) -> CellResult {
     let mut result = CellResult {
         figure: figure.into(),
         cell: cell.clone(),
@@ -117,21 +165,20 @@ pub fn run_cell(figure: &str, cell: &Cell, methods: &[String]) -> CellResult {
         methods: Vec::new(),
         error: None,
     };
-    let inst = match cell_instance(cell) {
+    let inst = match cell_instance_on(cell, chip) {
         Ok(i) => i,
-        Err(e) => {
-            result.error = Some(e.to_string());
-            return result;
-        }
+        Err(e) => return failed(figure, cell, e.to_string()),
     };
     result.ops = inst.ops.len();
     result.ideal_ms = ideal(&inst).cycles.map(|c| inst.ms(c));
     for name in methods {
         let Some(m) = by_name(name) else {
-            continue;
+            return failed(figure, cell, format!("unknown method '{name}'"));
         };
         let mut r = MethodResult {
             method: name.clone(),
+            status: None,
+            reason: None,
             makespan_ms: None,
             hbm_util: None,
             noc_util: None,
@@ -142,6 +189,13 @@ pub fn run_cell(figure: &str, cell: &Cell, methods: &[String]) -> CellResult {
         // cell loudly, never as a blank result.
         match elk_sim::run_judged(&inst, m.as_ref(), &Budget::default()) {
             Ok(judged) => {
+                let (status, reason) = match &judged.solved.outcome {
+                    Outcome::Infeasible { reason } => (MethodStatus::Infeasible, Some(reason)),
+                    Outcome::Unknown { reason } => (MethodStatus::NoSchedule, Some(reason)),
+                    _ => (MethodStatus::Scheduled, None),
+                };
+                r.status = Some(status);
+                r.reason = reason.cloned();
                 if let Some(e) = judged.evaluation {
                     r.makespan_ms = Some(e.makespan_ms);
                     r.hbm_util = Some(e.hbm_utilisation);

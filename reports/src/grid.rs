@@ -4,7 +4,10 @@
 //! shard, a resumed run and a full run agree on every cell's index.
 
 use crate::error::{ReportError, Result};
+use elk_model::chip::ChipSpec;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 /// A grid: every combination of the lists is one cell.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -22,7 +25,7 @@ pub struct Grid {
     pub batches: Vec<u64>,
     /// KV lengths (decode) or sequence lengths.
     pub kvs: Vec<u64>,
-    /// Chip presets or TOML files.
+    /// Chip presets or TOML files (relative paths: from the grid file's directory).
     #[serde(default = "pod4")]
     pub chips: Vec<String>,
     /// HBM bandwidths in TB/s (empty: the chip's own).
@@ -47,6 +50,22 @@ pub struct Grid {
     /// Methods: `basic`, `static`, `elk-dyn`, `elk-full` (Ideal is always reported).
     #[serde(default = "all_methods")]
     pub methods: Vec<String>,
+    /// The grid file (or preset name) that errors name.
+    #[serde(skip)]
+    pub source: String,
+    /// The directory relative chip paths resolve against: the grid file's (`None`: the
+    /// current directory, for presets and text given directly).
+    #[serde(skip)]
+    pub base_dir: Option<PathBuf>,
+}
+
+/// A grid's chips, read and checked before any cell runs.
+#[derive(Clone, Debug)]
+pub struct GridChips {
+    /// Each `chips` entry as written in the grid, with its spec.
+    pub specs: BTreeMap<String, ChipSpec>,
+    /// Implausible values in the chip files (one line each; not errors).
+    pub warnings: Vec<String>,
 }
 
 fn decode() -> Vec<String> {
@@ -127,14 +146,82 @@ impl Cell {
 }
 
 impl Grid {
-    /// Parses a grid TOML file's text (unknown keys are errors).
+    /// Parses a grid TOML file's text (unknown keys are errors); relative chip paths are
+    /// taken from the current directory.
     pub fn from_toml(file: &str, text: &str) -> Result<Grid> {
-        let g: Grid = toml::from_str(text).map_err(|e| ReportError::Grid {
+        let mut g: Grid = toml::from_str(text).map_err(|e| ReportError::Grid {
             file: file.into(),
             detail: elk_model::error::toml_error_line(text, &e),
         })?;
         g.check(file)?;
+        g.source = file.into();
         Ok(g)
+    }
+
+    /// Reads and parses a grid file; relative chip paths are taken from its directory, so a
+    /// grid and its chips can move together and be run from anywhere.
+    pub fn from_file(path: &Path) -> Result<Grid> {
+        let text = elk_model::error::read_file(path)?;
+        let mut g = Grid::from_toml(&path.display().to_string(), &text)?;
+        g.base_dir = Some(
+            path.parent()
+                .filter(|d| !d.as_os_str().is_empty())
+                .unwrap_or(Path::new("."))
+                .to_path_buf(),
+        );
+        Ok(g)
+    }
+
+    /// Where a `chips` entry is read from: preset names and absolute paths as written,
+    /// relative paths from the grid file's directory.
+    pub fn chip_path(&self, entry: &str) -> String {
+        let is_preset = elk_model::chip::PRESETS.iter().any(|(n, _)| *n == entry);
+        match &self.base_dir {
+            Some(dir) if !is_preset && Path::new(entry).is_relative() => {
+                let joined = dir.join(entry);
+                // A bare word that is no file stays a (mistyped) preset name, so the error
+                // lists the presets rather than a path.
+                if joined.exists() || entry.ends_with(".toml") || entry.contains('/') {
+                    joined.display().to_string()
+                } else {
+                    entry.to_string()
+                }
+            }
+            _ => entry.to_string(),
+        }
+    }
+
+    /// Reads every chip of the grid and checks every cell's chip variant (HBM, cores,
+    /// topology applied), so a bad chip file fails the sweep before any cell runs. Errors
+    /// name the grid file and the entry or cell.
+    pub fn load_chips(&self) -> Result<GridChips> {
+        let bad = |detail: String| ReportError::Grid {
+            file: self.source.clone(),
+            detail,
+        };
+        let mut chips = GridChips {
+            specs: BTreeMap::new(),
+            warnings: Vec::new(),
+        };
+        for entry in &self.chips {
+            let path = self.chip_path(entry);
+            let spec = ChipSpec::load(&path).map_err(|e| {
+                let hint = match e {
+                    elk_model::ModelError::Io { .. } if path != *entry => {
+                        " (relative chip paths are read from the grid file's directory)"
+                    }
+                    _ => "",
+                };
+                bad(format!("key 'chips': entry '{entry}': {e}{hint}"))
+            })?;
+            chips.specs.insert(entry.clone(), spec);
+        }
+        for cell in self.cells() {
+            if let Some(base) = chips.specs.get(&cell.chip) {
+                crate::cell::cell_chip_from(base.clone(), &cell).map_err(|e| bad(e.to_string()))?;
+            }
+        }
+        Ok(chips)
     }
 
     fn check(&self, file: &str) -> Result<()> {
@@ -184,6 +271,28 @@ impl Grid {
         for t in &self.topologies {
             if !["all-to-all", "mesh"].contains(&t.as_str()) {
                 return Err(bad(format!("key 'topologies': unknown topology '{t}'")));
+            }
+        }
+        for (key, v) in [
+            ("batches", &self.batches),
+            ("kvs", &self.kvs),
+            ("cores", &self.cores),
+        ] {
+            if v.contains(&0) {
+                return Err(bad(format!("key '{key}': 0 must be ≥ 1")));
+            }
+        }
+        for m in &self.models {
+            let model = elk_model::zoo::find(m)
+                .map_err(|e| bad(format!("key 'models': entry '{m}': {e}")))?;
+            for mode in &self.modes {
+                let parsed = elk_model::graph::Mode::parse(mode)
+                    .map_err(|e| bad(format!("key 'modes': entry '{mode}': {e}")))?;
+                if parsed == elk_model::graph::Mode::Decode && !model.supports_decode() {
+                    return Err(bad(format!(
+                        "key 'models': entry '{m}' is a vision model: mode 'decode' does not apply"
+                    )));
+                }
             }
         }
         Ok(())

@@ -4,7 +4,7 @@
 //! latency against the swept quantity) and `training` (Fig 24: TFLOP/s against compute speed).
 //! Numbers are printed and plotted exactly as measured.
 
-use crate::cell::CellResult;
+use crate::cell::{CellResult, MethodStatus};
 use crate::error::Result;
 use crate::finding::Finding;
 use crate::grid::Cell;
@@ -124,6 +124,28 @@ pub fn report(results: &[CellResult], title: &str, header: &Header) -> Result<Fi
                 "| {} | {} |\n",
                 label(&r.cell),
                 r.error.as_deref().unwrap_or("").replace('|', "/")
+            ));
+        }
+    }
+    let unscheduled: Vec<_> = ok
+        .iter()
+        .flat_map(|r| r.methods.iter().map(move |m| (r, m)))
+        .filter(|(_, m)| m.makespan_ms.is_none())
+        .collect();
+    if !unscheduled.is_empty() {
+        md.push_str("\n## Methods without a schedule\n\n| cell | method | status | why |\n|---|---|---|---|\n");
+        for (r, m) in unscheduled {
+            let status = match m.status {
+                Some(MethodStatus::Infeasible) => "infeasible (proven)",
+                Some(MethodStatus::NoSchedule) => "no schedule found",
+                Some(MethodStatus::Scheduled) => "scheduled, not evaluated",
+                None => "no schedule (not recorded why)",
+            };
+            md.push_str(&format!(
+                "| {} | {} | {status} | {} |\n",
+                label(&r.cell),
+                m.method,
+                m.reason.as_deref().unwrap_or("").replace('|', "/")
             ));
         }
     }

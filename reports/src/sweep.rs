@@ -3,7 +3,7 @@
 //! on restart, and at the end the file rewritten in cell order — so an interrupted-and-resumed
 //! run, a sharded-and-merged run and a straight run write identical bytes.
 
-use crate::cell::{run_cell, CellResult};
+use crate::cell::{run_cell_on, CellResult};
 use crate::error::{io, ReportError, Result};
 use crate::grid::Grid;
 use rayon::prelude::*;
@@ -43,10 +43,14 @@ impl Shard {
 pub struct SweepSummary {
     /// Cells of the grid (in this shard).
     pub cells: usize,
-    /// Already in the file.
+    /// Already in the file with results.
     pub skipped: usize,
     /// Run now.
     pub ran: usize,
+    /// Of those run now, cells whose stored line was an error (retried).
+    pub retried: usize,
+    /// Cells (of this shard) whose line is an error at the end.
+    pub failed: usize,
 }
 
 /// Reads a results file (absent: empty). Lines are keyed by cell index.
@@ -92,12 +96,16 @@ pub fn write_results(path: &Path, results: &BTreeMap<usize, CellResult>) -> Resu
 }
 
 /// Runs the grid (or one shard of it) into `out`; `progress(done, total)` after each cell.
+/// Every chip is read and checked first ([`Grid::load_chips`]): a bad chip file fails here,
+/// before `out` is touched. Cells whose stored line is an error are run again; cells that
+/// fail are counted in [`SweepSummary::failed`] (their error is their line).
 pub fn run_sweep(
     grid: &Grid,
     out: &Path,
     shard: Option<Shard>,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<SweepSummary> {
+    let chips = grid.load_chips()?;
     let existing = read_results(out)?;
     // A kill may leave a partial last line: rewrite what is complete before appending.
     write_results(out, &existing)?;
@@ -120,10 +128,12 @@ pub fn run_sweep(
             }
         }
     }
-    let todo: Vec<_> = cells
+    let done = |c: &&crate::grid::Cell| existing.get(&c.index).is_some_and(|r| r.error.is_none());
+    let todo: Vec<_> = cells.iter().filter(|c| !done(c)).collect();
+    let retried = todo
         .iter()
-        .filter(|c| !existing.contains_key(&c.index))
-        .collect();
+        .filter(|c| existing.contains_key(&c.index))
+        .count();
     let total = todo.len();
     let file = std::fs::OpenOptions::new()
         .append(true)
@@ -132,7 +142,10 @@ pub fn run_sweep(
         .map_err(|e| io(out, e))?;
     let sink = Mutex::new((file, 0usize));
     todo.par_iter().try_for_each(|cell| -> Result<()> {
-        let r = run_cell(&grid.figure, cell, &grid.methods);
+        let r = match chips.specs.get(&cell.chip) {
+            Some(chip) => run_cell_on(&grid.figure, cell, chip.clone(), &grid.methods),
+            None => return Err(io(out, format!("cell {}: chip not loaded", cell.index))),
+        };
         let line = serde_json::to_string(&r).map_err(|e| io(out, e))?;
         let mut guard = sink.lock().map_err(|_| io(out, "a worker panicked"))?;
         writeln!(guard.0, "{line}").map_err(|e| io(out, e))?;
@@ -143,10 +156,16 @@ pub fn run_sweep(
     })?;
     let all = read_results(out)?;
     write_results(out, &all)?;
+    let failed = cells
+        .iter()
+        .filter(|c| all.get(&c.index).is_none_or(|r| r.error.is_some()))
+        .count();
     Ok(SweepSummary {
         cells: cells.len(),
         skipped: cells.len() - total,
         ran: total,
+        retried,
+        failed,
     })
 }
 

@@ -103,3 +103,182 @@ fn grids_are_validated_with_the_key_named() {
     let g = Grid::from_toml("fig23", preset("fig23").unwrap()).unwrap();
     assert_eq!(g.cells()[0].hbm_tbps, Some(4.0 * 2208.0 / 1472.0));
 }
+
+/// A copy of the ipu-mk2 preset with `sram_bytes_per_core` set: 2 KiB fits no plan of
+/// BERT-base (the cell fails), 32 KiB leaves Static without a schedule.
+fn mk2_with_sram(bytes: u64) -> String {
+    elk_model::chip::PRESETS[0].1.replace(
+        "sram_bytes_per_core = 638976",
+        &format!("sram_bytes_per_core = {bytes}"),
+    )
+}
+
+/// One BERT-base decode cell per chip entry.
+fn grid_of(chips: &[&str], methods: &str) -> String {
+    format!(
+        "figure = \"bars\"\nmodels = [\"bert-base\"]\nbatches = [8]\nkvs = [128]\nchips = [{}]\nmethods = [{methods}]\n",
+        chips
+            .iter()
+            .map(|c| format!("{c:?}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+#[test]
+fn chip_paths_resolve_from_the_grid_file_and_bad_chips_fail_before_any_cell() {
+    let d = dir("paths");
+    std::fs::create_dir_all(d.join("chips")).unwrap();
+    std::fs::create_dir_all(d.join("grids")).unwrap();
+    std::fs::write(d.join("chips/mine.toml"), mk2_with_sram(638976)).unwrap();
+    let abs = d.join("chips/mine.toml").display().to_string();
+    let grid_file = d.join("grids/g.toml");
+    std::fs::write(
+        &grid_file,
+        grid_of(&["../chips/mine.toml", &abs, "ipu-mk2"], "\"basic\""),
+    )
+    .unwrap();
+    // The test's current directory is the crate, where ../chips/mine.toml does not exist.
+    let grid = Grid::from_file(&grid_file).unwrap();
+    assert_eq!(
+        grid.chip_path("../chips/mine.toml"),
+        d.join("grids/../chips/mine.toml").display().to_string()
+    );
+    assert_eq!(grid.chip_path(&abs), abs);
+    assert_eq!(grid.chip_path("ipu-mk2"), "ipu-mk2");
+    let chips = grid.load_chips().unwrap();
+    assert_eq!(chips.specs.len(), 3);
+    assert_eq!(chips.specs["../chips/mine.toml"], chips.specs["ipu-mk2"]);
+
+    // An unreadable and an invalid chip: one line naming the grid file and the entry, and
+    // the results file is never created.
+    let bad_text = mk2_with_sram(638976).replace("cores = 1472", "cores = 0");
+    std::fs::write(d.join("chips/zero.toml"), bad_text).unwrap();
+    for (entry, says) in [
+        ("../chips/missing.toml", "cannot read"),
+        ("../chips/zero.toml", "key 'cores'"),
+        ("no-such-preset", "unknown chip 'no-such-preset'"),
+    ] {
+        std::fs::write(&grid_file, grid_of(&["ipu-mk2", entry], "\"basic\"")).unwrap();
+        let grid = Grid::from_file(&grid_file).unwrap();
+        let out = d.join("never.jsonl");
+        let err = run_sweep(&grid, &out, None, &|_, _| {})
+            .unwrap_err()
+            .to_string();
+        let head = format!("{}: key 'chips': entry '{entry}': ", grid_file.display());
+        assert!(err.starts_with(&head) && err.contains(says), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(!out.exists(), "{entry}: the results file was written");
+    }
+
+    // Unknown models and modes that do not apply are grid errors, not failed cells.
+    for (text, says) in [
+        (
+            grid_of(&["ipu-mk2"], "\"basic\"").replace("bert-base", "gpt-5"),
+            "entry 'gpt-5'",
+        ),
+        (
+            grid_of(&["ipu-mk2"], "\"basic\"").replace("bert-base", "vit-h-14"),
+            "decode' does not apply",
+        ),
+        (
+            grid_of(&["ipu-mk2"], "\"basic\"").replace("batches = [8]", "batches = [0]"),
+            "key 'batches'",
+        ),
+    ] {
+        let err = Grid::from_toml("m.toml", &text).unwrap_err().to_string();
+        assert!(err.starts_with("m.toml: ") && err.contains(says), "{err}");
+    }
+}
+
+#[test]
+fn failed_cells_are_counted_and_retried_on_resume() {
+    let d = dir("retry");
+    std::fs::write(d.join("chip.toml"), mk2_with_sram(2048)).unwrap();
+    let grid_file = d.join("g.toml");
+    std::fs::write(&grid_file, grid_of(&["ipu-mk2", "chip.toml"], "\"basic\"")).unwrap();
+    let grid = Grid::from_file(&grid_file).unwrap();
+    let out = d.join("r.jsonl");
+    let first = run_sweep(&grid, &out, None, &|_, _| {}).unwrap();
+    assert_eq!((first.ran, first.failed, first.retried), (2, 1, 0));
+    let stored = read_results(&out).unwrap();
+    assert!(stored[&1]
+        .error
+        .as_deref()
+        .unwrap()
+        .contains("no plan fits"));
+
+    // The same run again retries the failed cell (and fails it again); the good one is done.
+    let again = run_sweep(&grid, &out, None, &|_, _| {}).unwrap();
+    assert_eq!(
+        (again.skipped, again.ran, again.retried, again.failed),
+        (1, 1, 1, 1)
+    );
+    // Fixed chip: the retry succeeds, and the file holds one line per cell.
+    std::fs::write(d.join("chip.toml"), mk2_with_sram(638976)).unwrap();
+    let fixed = run_sweep(&grid, &out, None, &|_, _| {}).unwrap();
+    assert_eq!((fixed.ran, fixed.retried, fixed.failed), (1, 1, 0));
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(text.lines().count(), 2, "{text}");
+    assert!(read_results(&out)
+        .unwrap()
+        .values()
+        .all(|r| r.error.is_none()));
+}
+
+#[test]
+fn methods_without_a_schedule_store_status_and_reason() {
+    use elk_reports::cell::MethodStatus;
+    let d = dir("status");
+    std::fs::write(d.join("chip.toml"), mk2_with_sram(32768)).unwrap();
+    let grid_file = d.join("g.toml");
+    std::fs::write(&grid_file, grid_of(&["chip.toml"], "\"basic\", \"static\"")).unwrap();
+    let grid = Grid::from_file(&grid_file).unwrap();
+    let out = d.join("s.jsonl");
+    let summary = run_sweep(&grid, &out, None, &|_, _| {}).unwrap();
+    assert_eq!(summary.failed, 0, "a method without a schedule is a result");
+    let text = std::fs::read_to_string(&out).unwrap();
+    let r = &read_results(&out).unwrap()[&0];
+    let basic = &r.methods[0];
+    assert_eq!(basic.status, Some(MethodStatus::Scheduled));
+    assert!(basic.makespan_ms.is_some() && basic.reason.is_none());
+    let stat = &r.methods[1];
+    assert_eq!(stat.status, Some(MethodStatus::NoSchedule));
+    assert!(stat.makespan_ms.is_none());
+    let reason = stat.reason.as_deref().unwrap();
+    assert!(
+        reason.contains("embed.tokens.gather: no option with hot"),
+        "{reason}"
+    );
+    assert!(
+        text.contains("\"status\":\"no-schedule\",\"reason\":\"operator "),
+        "{text}"
+    );
+    let header = Header {
+        command: "x".into(),
+        inputs: "x".into(),
+        date: "2026-01-01".into(),
+    };
+    let results: Vec<_> = read_results(&out).unwrap().into_values().collect();
+    let md = &report(&results, "new", &header).unwrap()[0].1;
+    assert!(
+        md.contains("| static | no schedule found | operator embed.tokens.gather: no option"),
+        "{md}"
+    );
+
+    // Lines written before status was recorded still read, and still report.
+    let old = text.replace("\"status\":\"scheduled\",", "").replace(
+        &format!("\"status\":\"no-schedule\",\"reason\":{reason:?},"),
+        "",
+    );
+    assert!(!old.contains("status"), "{old}");
+    let old_file = d.join("old.jsonl");
+    std::fs::write(&old_file, &old).unwrap();
+    let results: Vec<_> = read_results(&old_file).unwrap().into_values().collect();
+    assert_eq!(results[0].methods[1].status, None);
+    let md = &report(&results, "old", &header).unwrap()[0].1;
+    assert!(
+        md.contains("| static | no schedule (not recorded why) |"),
+        "{md}"
+    );
+}

@@ -80,8 +80,7 @@ pub fn load_grid(name: &str) -> anyhow::Result<Grid> {
         ))
         .into());
     }
-    let text = elk_model::error::read_file(path)?;
-    Ok(Grid::from_toml(name, &text)?)
+    Ok(Grid::from_file(path)?)
 }
 
 fn grid_stem(name: &str) -> String {
@@ -111,6 +110,10 @@ pub fn sweep(a: SweepArgs) -> anyhow::Result<()> {
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from(format!("{}.jsonl", grid_stem(&a.grid))));
+    // Bad chips fail here, before any cell runs (run_sweep checks again, cheaply).
+    for w in grid.load_chips()?.warnings {
+        eprintln!("warning: {w}");
+    }
     let cells = grid.cells().len();
     let bar = super::progress::bar(cells as u64, "cells");
     bar.set_message(a.grid.clone());
@@ -120,12 +123,17 @@ pub fn sweep(a: SweepArgs) -> anyhow::Result<()> {
     })?;
     bar.finish_and_clear();
     eprintln!(
-        "{}: {} cells{}, {} already done, {} run -> {}",
+        "{}: {} cells{}, {} already done, {} run{} -> {}",
         a.grid,
         summary.cells,
         shard.map_or(String::new(), |s| format!(" (shard {}/{})", s.k, s.n)),
         summary.skipped,
         summary.ran,
+        if summary.retried > 0 {
+            format!(" ({} of them failed before)", summary.retried)
+        } else {
+            String::new()
+        },
         out.display()
     );
     if let Some(dir) = &a.report {
@@ -140,6 +148,16 @@ pub fn sweep(a: SweepArgs) -> anyhow::Result<()> {
             &report(&results, &format!("Sweep {}", a.grid), &header)?,
         )?;
         eprintln!("report -> {}", dir.join("README.md").display());
+    }
+    if summary.failed > 0 {
+        anyhow::bail!(
+            "{} cell{} failed (of {}): each failed cell's error is its line in {}; rerunning \
+             the same command retries them",
+            summary.failed,
+            if summary.failed == 1 { "" } else { "s" },
+            summary.cells,
+            out.display()
+        );
     }
     Ok(())
 }
