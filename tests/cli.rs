@@ -1,6 +1,8 @@
 //! CLI tests: they run the built `elk-opt` binary.
 #![allow(clippy::unwrap_used)] // a test that fails should panic with the value it got
 
+#[path = "cli/chip_files.rs"]
+mod chip_files;
 #[path = "cli/common.rs"]
 mod common;
 #[path = "cli/determinism.rs"]

@@ -94,12 +94,61 @@ impl Default for InstanceOptions {
 /// detailed simulator measures it.
 pub fn noc_distribution_bytes_per_s(chip: &ChipSpec) -> f64 {
     let all = chip.noc_bytes_per_s();
-    let links_per_controller = match chip.noc.topology {
-        Topology::AllToAll => return all,
-        Topology::Mesh => 3.0,
-        Topology::Torus => 4.0,
+    match links_per_controller(chip.noc.topology) {
+        None => all,
+        Some(links) => all.min(chip.hbm.controllers as f64 * links * chip.noc.link_bytes_per_s),
+    }
+}
+
+/// NoC links out of one HBM controller's core (`None`: all-to-all, no such bound).
+fn links_per_controller(topology: Topology) -> Option<f64> {
+    match topology {
+        Topology::AllToAll => None,
+        Topology::Mesh => Some(3.0),
+        Topology::Torus => Some(4.0),
+    }
+}
+
+/// [`noc_distribution_bytes_per_s`] with how it is reached, for people: which bound
+/// decides, and whether it caps HBM loads below the HBM bandwidth.
+pub fn noc_distribution_explained(chip: &ChipSpec) -> String {
+    use elk_stage::units::si;
+    let all = chip.noc_bytes_per_s();
+    let dist = noc_distribution_bytes_per_s(chip);
+    let injection = format!(
+        "cores × injection = {} × {}",
+        chip.cores,
+        si(chip.noc.injection_bytes_per_s_per_core, "B/s")
+    );
+    let mut s = match links_per_controller(chip.noc.topology) {
+        None => format!("{} = {injection} (all-to-all)", si(dist, "B/s")),
+        Some(links) => {
+            let by_links = format!(
+                "controllers × links × link rate = {} × {links} × {}",
+                chip.hbm.controllers,
+                si(chip.noc.link_bytes_per_s, "B/s")
+            );
+            if dist < all {
+                format!(
+                    "{} = {by_links} (below {injection} = {})",
+                    si(dist, "B/s"),
+                    si(all, "B/s")
+                )
+            } else {
+                format!(
+                    "{} = {injection} (the controllers' links allow more)",
+                    si(dist, "B/s")
+                )
+            }
+        }
     };
-    all.min(chip.hbm.controllers as f64 * links_per_controller * chip.noc.link_bytes_per_s)
+    if dist < chip.hbm.bandwidth_bytes_per_s {
+        s.push_str(&format!(
+            "; below the HBM's {}: HBM loads are NoC-bound",
+            si(chip.hbm.bandwidth_bytes_per_s, "B/s")
+        ));
+    }
+    s
 }
 
 /// Plans `graph` on `chip` and builds the stage-model instance of the operators in range.

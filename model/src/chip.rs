@@ -6,9 +6,14 @@ use crate::error::{ModelError, Result};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
+pub mod keys;
 mod overrides;
+mod plausible;
+mod template;
+mod whole;
 
 pub use overrides::ChipOverrides;
+pub use template::template;
 
 /// A chip: cores with private SRAM, a NoC, HBM, and the cost model that prices operators.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -20,8 +25,10 @@ pub struct ChipSpec {
     #[serde(default)]
     pub description: String,
     /// Number of cores.
+    #[serde(deserialize_with = "whole::u64")]
     pub cores: u64,
     /// SRAM per core in bytes.
+    #[serde(deserialize_with = "whole::u64")]
     pub sram_bytes_per_core: u64,
     /// Core clock in Hz.
     pub clock_hz: f64,
@@ -40,11 +47,16 @@ pub struct HbmSpec {
     /// Total bandwidth in bytes/s (decimal units).
     pub bandwidth_bytes_per_s: f64,
     /// Number of controllers sharing the bandwidth equally.
+    #[serde(deserialize_with = "whole::u64")]
     pub controllers: u64,
     /// Where the controllers attach.
     pub placement: Placement,
     /// Cores the controllers attach to, for `placement = "explicit"`.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "whole::list"
+    )]
     pub controller_cores: Vec<u64>,
 }
 
@@ -79,10 +91,18 @@ pub struct NocSpec {
     /// Topology.
     pub topology: Topology,
     /// Mesh/torus width in cores.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "whole::some"
+    )]
     pub width: Option<u64>,
     /// Mesh/torus height in cores.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "whole::some"
+    )]
     pub height: Option<u64>,
     /// Bytes/s one core can inject into the NoC.
     pub injection_bytes_per_s_per_core: f64,
@@ -98,10 +118,11 @@ pub struct NocSpec {
 pub enum CostModelSpec {
     /// The IPU-Mk2 model of SPEC §3 (reference constants).
     IpuMk2 {
-        /// Cores of one chip; communication above this is inter-chip.
-        #[serde(default = "default_cores_per_chip")]
+        /// Cores of one die; a chip with more cores is several dies, and its communication
+        /// pays `inter_chip_comm_factor`. A single die (cores ≤ this) pays nothing.
+        #[serde(default = "default_cores_per_chip", deserialize_with = "whole::u64")]
         cores_per_chip: u64,
-        /// Factor on communication cycles when the chip has more cores than one chip.
+        /// Factor on communication cycles when the chip has more cores than one die.
         #[serde(default = "default_inter_chip_factor")]
         inter_chip_comm_factor: f64,
     },
@@ -132,6 +153,95 @@ impl CostModelSpec {
             CostModelSpec::Roofline { .. } => "roofline",
         }
     }
+
+    /// The factor on communication cycles for a chip of `cores`: the IPU model's inter-chip
+    /// penalty when `cores` exceeds one die, 1 otherwise.
+    pub fn comm_factor(&self, cores: u64) -> f64 {
+        match self {
+            CostModelSpec::IpuMk2 {
+                cores_per_chip,
+                inter_chip_comm_factor,
+            } if cores > *cores_per_chip => *inter_chip_comm_factor,
+            _ => 1.0,
+        }
+    }
+}
+
+fn unknown_chip(name: &str) -> ModelError {
+    ModelError::Unknown {
+        what: "chip",
+        name: name.into(),
+        known: PRESETS
+            .iter()
+            .map(|(n, _)| *n)
+            .collect::<Vec<_>>()
+            .join(", "),
+    }
+}
+
+/// A chip as read from a file or preset, with what `chips show` says about it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoadedChip {
+    /// The chip.
+    pub spec: ChipSpec,
+    /// Keys absent from the file that took their default ([`keys::KEYS`] paths).
+    pub defaulted: Vec<&'static str>,
+    /// Implausible values ([`ChipSpec::warnings`]), one line each.
+    pub warnings: Vec<String>,
+}
+
+impl LoadedChip {
+    /// A preset name, or else a path to a TOML file.
+    pub fn load(name_or_path: &str) -> Result<LoadedChip> {
+        if let Some((name, text)) = PRESETS.iter().find(|(n, _)| *n == name_or_path) {
+            return LoadedChip::from_toml_str(&format!("preset {name}"), text);
+        }
+        let path = Path::new(name_or_path);
+        if !path.exists() && !name_or_path.ends_with(".toml") {
+            return Err(unknown_chip(name_or_path));
+        }
+        let text = crate::error::read_file(path)?;
+        LoadedChip::from_toml_str(name_or_path, &text)
+    }
+
+    /// The chip as TOML, each key that took its default marked `# (default)`.
+    pub fn to_toml_marked(&self) -> String {
+        keys::annotate(&keys::readable_floats(&self.spec.to_toml()), false, |k| {
+            self.defaulted
+                .contains(&k.path)
+                .then(|| "(default)".to_string())
+        })
+    }
+
+    /// Parses and validates a chip TOML; `file` names it in errors. Every missing key is
+    /// reported at once.
+    pub fn from_toml_str(file: &str, text: &str) -> Result<LoadedChip> {
+        let bad = |detail: String| ModelError::Chip {
+            file: file.into(),
+            detail,
+        };
+        let doc = text.parse::<toml::Table>();
+        let spec: ChipSpec = match toml::from_str(text) {
+            Ok(spec) => spec,
+            Err(e) => {
+                let missing = doc.as_ref().map(keys::missing).unwrap_or_default();
+                if e.message().starts_with("missing field") && !missing.is_empty() {
+                    let s = if missing.len() == 1 { "" } else { "s" };
+                    return Err(bad(format!(
+                        "missing key{s}: {} (every key: docs/chips.md or `elk-opt chips template`)",
+                        missing.join(", ")
+                    )));
+                }
+                return Err(bad(crate::error::toml_error_line(text, &e)));
+            }
+        };
+        spec.validate(file)?;
+        Ok(LoadedChip {
+            defaulted: doc.as_ref().map(keys::defaulted).unwrap_or_default(),
+            warnings: spec.warnings(file),
+            spec,
+        })
+    }
 }
 
 /// The preset chips: (name, TOML text).
@@ -148,43 +258,21 @@ pub const PRESETS: [(&str, &str); 4] = [
 impl ChipSpec {
     /// A preset by name.
     pub fn preset(name: &str) -> Result<ChipSpec> {
-        let (_, text) =
-            PRESETS
-                .iter()
-                .find(|(n, _)| *n == name)
-                .ok_or_else(|| ModelError::Unknown {
-                    what: "chip",
-                    name: name.into(),
-                    known: PRESETS
-                        .iter()
-                        .map(|(n, _)| *n)
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                })?;
+        let (_, text) = PRESETS
+            .iter()
+            .find(|(n, _)| *n == name)
+            .ok_or_else(|| unknown_chip(name))?;
         ChipSpec::from_toml_str(&format!("preset {name}"), text)
     }
 
     /// A preset name, or else a path to a TOML file.
     pub fn load(name_or_path: &str) -> Result<ChipSpec> {
-        if PRESETS.iter().any(|(n, _)| *n == name_or_path) {
-            return ChipSpec::preset(name_or_path);
-        }
-        let path = Path::new(name_or_path);
-        if !path.exists() && !name_or_path.ends_with(".toml") {
-            return ChipSpec::preset(name_or_path);
-        }
-        let text = crate::error::read_file(path)?;
-        ChipSpec::from_toml_str(name_or_path, &text)
+        LoadedChip::load(name_or_path).map(|c| c.spec)
     }
 
     /// Parses and validates a chip TOML; `file` names it in errors.
     pub fn from_toml_str(file: &str, text: &str) -> Result<ChipSpec> {
-        let chip: ChipSpec = toml::from_str(text).map_err(|e| ModelError::Chip {
-            file: file.into(),
-            detail: crate::error::toml_error_line(text, &e),
-        })?;
-        chip.validate(file)?;
-        Ok(chip)
+        LoadedChip::from_toml_str(file, text).map(|c| c.spec)
     }
 
     /// Checks what TOML parsing cannot: positive rates and counts, mesh dimensions that
@@ -269,6 +357,21 @@ impl ChipSpec {
                 return Err("key 'cost_model.sync_latency_cycles': must be ≥ 0".into());
             }
         }
+        if let CostModelSpec::IpuMk2 {
+            cores_per_chip,
+            inter_chip_comm_factor,
+        } = &self.cost_model
+        {
+            if *cores_per_chip == 0 {
+                return Err("key 'cost_model.cores_per_chip': must be ≥ 1".into());
+            }
+            if !(inter_chip_comm_factor.is_finite() && *inter_chip_comm_factor > 0.0) {
+                return Err(format!(
+                    "key 'cost_model.inter_chip_comm_factor': must be a positive number, got \
+                     {inter_chip_comm_factor}"
+                ));
+            }
+        }
         Ok(())
     }
 
@@ -328,6 +431,126 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("foo"), "{err}");
+    }
+
+    #[test]
+    fn every_missing_key_is_reported_at_once() {
+        // The reviewer's first try: the keys they knew, nothing else.
+        let text = "name = \"mine\"\ncores = 2048\nsram_bytes_per_core = 1048576\n\
+                    clock_hz = 1.5e9\n[hbm]\nbandwidth_bytes_per_s = 8e12\n\
+                    [noc]\ntopology = \"mesh\"\nlink_bytes_per_s = 64e9\n";
+        let err = ChipSpec::from_toml_str("mine.toml", text)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err,
+            "mine.toml: missing keys: hbm.controllers, hbm.placement, noc.width, noc.height, \
+             noc.injection_bytes_per_s_per_core, noc.hop_latency_cycles, table [cost_model] \
+             with kind (every key: docs/chips.md or `elk-opt chips template`)"
+        );
+        // A missing table is not blamed on line 1's key.
+        let text = include_str!("../chips/sn40l-like.toml");
+        let cut = &text[..text.find("[cost_model]").unwrap()];
+        let err = ChipSpec::from_toml_str("m.toml", cut)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err,
+            "m.toml: missing key: table [cost_model] with kind (every key: docs/chips.md or \
+             `elk-opt chips template`)"
+        );
+        // The keys of the kind given.
+        let text = text.replace("sync_latency_cycles = 100.0\n", "");
+        let text = text.replace(
+            "peak_flops_per_s_per_core = 613.0e9 # ~638 TFLOP/s bf16 over 1,040 cores\n",
+            "",
+        );
+        let err = ChipSpec::from_toml_str("r.toml", &text)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with(
+                "r.toml: missing keys: cost_model.peak_flops_per_s_per_core, \
+                 cost_model.sync_latency_cycles ("
+            ),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn integer_keys_take_whole_floats_and_refuse_fractions() {
+        let text = include_str!("../chips/sn40l-like.toml")
+            .replace(
+                "sram_bytes_per_core = 524288",
+                "sram_bytes_per_core = 1.0e6",
+            )
+            .replace("cores = 1040", "cores = 1.04e3")
+            .replace("width = 40", "width = 40.0")
+            .replace("controllers = 8", "controllers = 8.0");
+        let chip = ChipSpec::from_toml_str("f.toml", &text).unwrap();
+        assert_eq!(
+            (
+                chip.sram_bytes_per_core,
+                chip.cores,
+                chip.noc.width,
+                chip.hbm.controllers
+            ),
+            (1_000_000, 1040, Some(40), 8)
+        );
+        let text = include_str!("../chips/sn40l-like.toml")
+            .replace("controllers = 8", "controllers = 1.5e0");
+        let err = ChipSpec::from_toml_str("f.toml", &text)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("f.toml: line 11: key 'controllers': 1.5 is not a whole number"),
+            "{err}"
+        );
+        let text = include_str!("../chips/ipu-mk2.toml")
+            .replace("cores_per_chip = 1472", "cores_per_chip = 14.5");
+        let err = ChipSpec::from_toml_str("c.toml", &text)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("14.5 is not a whole number"), "{err}");
+    }
+
+    #[test]
+    fn the_inter_chip_penalty_is_a_visible_key_and_one_die_pays_none() {
+        let mk2 = ChipSpec::preset("ipu-mk2").unwrap();
+        let pod = ChipSpec::preset("ipu-pod4").unwrap();
+        assert_eq!(mk2.cost_model.comm_factor(mk2.cores), 1.0);
+        assert_eq!(pod.cost_model.comm_factor(pod.cores), 1.25);
+        // A single die of 2,048 cores, written as one: no penalty.
+        let text = include_str!("../chips/ipu-mk2.toml")
+            .replace("cores = 1472", "cores = 2048")
+            .replace("cores_per_chip = 1472", "cores_per_chip = 2048");
+        let one_die = ChipSpec::from_toml_str("d.toml", &text).unwrap();
+        assert_eq!(one_die.cost_model.comm_factor(one_die.cores), 1.0);
+        // Left out, the defaults apply and are reported as such.
+        let text = include_str!("../chips/ipu-mk2.toml")
+            .replace("cores = 1472", "cores = 2048")
+            .replace("cores_per_chip = 1472", "")
+            .replace("inter_chip_comm_factor = 1.25", "");
+        let loaded = LoadedChip::from_toml_str("d.toml", &text).unwrap();
+        assert_eq!(
+            loaded.defaulted,
+            [
+                "cost_model.cores_per_chip",
+                "cost_model.inter_chip_comm_factor"
+            ]
+        );
+        assert_eq!(loaded.spec.cost_model.comm_factor(2048), 1.25);
+        let marked = loaded.to_toml_marked();
+        assert!(
+            marked.contains("cores_per_chip = 1472  # (default)\n"),
+            "{marked}"
+        );
+        assert!(
+            marked.contains("inter_chip_comm_factor = 1.25  # (default)\n"),
+            "{marked}"
+        );
+        assert!(marked.contains("\ncores = 2048\n"), "{marked}");
+        assert_eq!(ChipSpec::from_toml_str("rt", &marked).unwrap(), loaded.spec);
     }
 
     #[test]

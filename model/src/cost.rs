@@ -14,15 +14,8 @@ pub use crate::plan::{CostModel, PlanCost};
 /// The cost model a chip names.
 pub fn for_chip(chip: &ChipSpec) -> Box<dyn CostModel> {
     match &chip.cost_model {
-        CostModelSpec::IpuMk2 {
-            cores_per_chip,
-            inter_chip_comm_factor,
-        } => Box::new(IpuMk2 {
-            comm_factor: if chip.cores > *cores_per_chip {
-                *inter_chip_comm_factor
-            } else {
-                1.0
-            },
+        CostModelSpec::IpuMk2 { .. } => Box::new(IpuMk2 {
+            comm_factor: chip.cost_model.comm_factor(chip.cores),
         }),
         CostModelSpec::Roofline {
             peak_flops_per_s_per_core,

@@ -83,6 +83,11 @@ pub fn toml_error_line(text: &str, e: &toml::de::Error) -> String {
     let Some(span) = e.span() else {
         return msg;
     };
+    // An error about the whole document (a missing top-level key or table) has no line:
+    // naming line 1 and its key would point at the wrong place.
+    if span.start == 0 && span.end >= text.trim_end().len() {
+        return msg;
+    }
     let start = span.start.min(text.len());
     let line_no = text[..start].matches('\n').count() + 1;
     let line = text.lines().nth(line_no - 1).unwrap_or("");
@@ -94,4 +99,25 @@ pub fn toml_error_line(text: &str, e: &toml::de::Error) -> String {
         .map(|k| format!("key '{k}': "))
         .unwrap_or_default();
     format!("line {line_no}: {key}{msg}")
+}
+
+#[cfg(test)]
+mod tests {
+    #[derive(Debug, serde::Deserialize)]
+    #[allow(dead_code)] // only parsed
+    struct Doc {
+        name: String,
+        table: std::collections::BTreeMap<String, u64>,
+    }
+
+    #[test]
+    fn an_error_about_the_whole_document_names_no_line() {
+        let text = "name = \"x\"\n";
+        let e = toml::from_str::<Doc>(text).unwrap_err();
+        let line = super::toml_error_line(text, &e);
+        assert_eq!(line, "missing field `table`");
+        let text = "name = 3\n[table]\n";
+        let e = toml::from_str::<Doc>(text).unwrap_err();
+        assert!(super::toml_error_line(text, &e).starts_with("line 1: key 'name': "));
+    }
 }

@@ -4,7 +4,7 @@
 //! shard, a resumed run and a full run agree on every cell's index.
 
 use crate::error::{ReportError, Result};
-use elk_model::chip::ChipSpec;
+use elk_model::chip::{ChipSpec, LoadedChip};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -205,7 +205,7 @@ impl Grid {
         };
         for entry in &self.chips {
             let path = self.chip_path(entry);
-            let spec = ChipSpec::load(&path).map_err(|e| {
+            let loaded = LoadedChip::load(&path).map_err(|e| {
                 let hint = match e {
                     elk_model::ModelError::Io { .. } if path != *entry => {
                         " (relative chip paths are read from the grid file's directory)"
@@ -214,7 +214,8 @@ impl Grid {
                 };
                 bad(format!("key 'chips': entry '{entry}': {e}{hint}"))
             })?;
-            chips.specs.insert(entry.clone(), spec);
+            chips.warnings.extend(loaded.warnings);
+            chips.specs.insert(entry.clone(), loaded.spec);
         }
         for cell in self.cells() {
             if let Some(base) = chips.specs.get(&cell.chip) {

@@ -1,7 +1,9 @@
-//! `elk-opt chips list|show`.
+//! `elk-opt chips list|show|template`.
 
+use super::detailed::TopologyName;
 use clap::Subcommand;
-use elk_model::chip::{ChipSpec, PRESETS};
+use elk_model::build::noc_distribution_explained;
+use elk_model::chip::{ChipSpec, CostModelSpec, LoadedChip, PRESETS};
 use elk_stage::units::si;
 
 #[derive(Subcommand, Debug)]
@@ -12,7 +14,8 @@ pub enum ChipsCmd {
         #[arg(long)]
         json: bool,
     },
-    /// Show a preset or a chip TOML file.
+    /// Show a preset or a chip TOML file, as TOML (keys the file leaves out are marked
+    /// "(default)"), with the bandwidths that decide performance.
     Show {
         /// Preset name or path to a TOML file.
         chip: String,
@@ -20,6 +23,27 @@ pub enum ChipsCmd {
         #[arg(long)]
         json: bool,
     },
+    /// Print a commented chip TOML with every key, to start a chip from:
+    /// `elk-opt chips template --topology mesh > my.toml`.
+    Template {
+        /// The NoC of the template (its values come from a preset of that topology).
+        #[arg(long, value_enum, default_value = "all-to-all")]
+        topology: TopologyName,
+    },
+}
+
+/// A chip by preset name or path, its implausible values warned about on stderr.
+pub fn load_chip(name_or_path: &str) -> anyhow::Result<ChipSpec> {
+    let loaded = LoadedChip::load(name_or_path)?;
+    warn(&loaded.warnings);
+    Ok(loaded.spec)
+}
+
+/// Prints each warning on stderr.
+pub fn warn(warnings: &[String]) {
+    for w in warnings {
+        eprintln!("warning: {w}");
+    }
 }
 
 pub fn run(cmd: ChipsCmd) -> anyhow::Result<()> {
@@ -51,17 +75,49 @@ pub fn run(cmd: ChipsCmd) -> anyhow::Result<()> {
             Ok(())
         }
         ChipsCmd::Show { chip, json } => {
-            let c = ChipSpec::load(&chip)?;
+            let loaded = LoadedChip::load(&chip)?;
+            warn(&loaded.warnings);
+            let c = &loaded.spec;
             if json {
-                return crate::cli::print_json(&c);
+                return crate::cli::print_json(c);
             }
             println!("# {}", c.description);
             println!(
-                "# SRAM total {}, NoC aggregate {}",
+                "# SRAM total {}, NoC aggregate {} (cores × injection)",
                 si(c.total_sram_bytes() as f64, "B"),
                 si(c.noc_bytes_per_s(), "B/s")
             );
-            print!("{}", c.to_toml());
+            println!(
+                "# HBM distribution over the NoC (B_NoC,dist): {}",
+                noc_distribution_explained(c)
+            );
+            if let CostModelSpec::IpuMk2 {
+                cores_per_chip,
+                inter_chip_comm_factor,
+            } = &c.cost_model
+            {
+                let factor = c.cost_model.comm_factor(c.cores);
+                if factor == 1.0 {
+                    println!(
+                        "# inter-chip penalty: none (cores {} ≤ cores_per_chip {cores_per_chip})",
+                        c.cores
+                    );
+                } else {
+                    println!(
+                        "# inter-chip penalty: communication × {inter_chip_comm_factor} (cores {} > \
+                         cores_per_chip {cores_per_chip})",
+                        c.cores
+                    );
+                }
+            }
+            if !loaded.defaulted.is_empty() {
+                println!("# (default): not in the file; the default value shown is used");
+            }
+            print!("{}", loaded.to_toml_marked());
+            Ok(())
+        }
+        ChipsCmd::Template { topology } => {
+            print!("{}", elk_model::chip::template(topology.topology())?);
             Ok(())
         }
     }

@@ -22,6 +22,17 @@ pub enum TopologyName {
     Torus,
 }
 
+impl TopologyName {
+    /// The chip's topology.
+    pub fn topology(self) -> Topology {
+        match self {
+            TopologyName::AllToAll => Topology::AllToAll,
+            TopologyName::Mesh => Topology::Mesh,
+            TopologyName::Torus => Topology::Torus,
+        }
+    }
+}
+
 /// Controller placement override.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum PlacementName {
@@ -79,14 +90,10 @@ impl DetailedFlags {
     /// The chip with the overrides applied (validated like a TOML file), and the chip as
     /// given (the one the instance was built for).
     fn chip(&self) -> anyhow::Result<(ChipSpec, ChipSpec)> {
-        let base = ChipSpec::load(&self.chip)?;
+        let base = super::chips::load_chip(&self.chip)?;
         let overrides = ChipOverrides {
             file: "(--chip with overrides)".into(),
-            topology: self.topology.map(|t| match t {
-                TopologyName::AllToAll => Topology::AllToAll,
-                TopologyName::Mesh => Topology::Mesh,
-                TopologyName::Torus => Topology::Torus,
-            }),
+            topology: self.topology.map(TopologyName::topology),
             width: self.width,
             height: self.height,
             controllers: self.hbm_controllers,

@@ -3,7 +3,6 @@
 use super::source::GraphSource;
 use clap::Args;
 use elk_model::build::{build_instance, InstanceOptions, OpRange};
-use elk_model::chip::ChipSpec;
 use elk_stage::instance::LoadOrder;
 use std::path::PathBuf;
 
@@ -33,7 +32,7 @@ pub struct InstanceArgs {
 }
 
 pub fn run(a: InstanceArgs) -> anyhow::Result<()> {
-    let chip = ChipSpec::load(&a.chip)?;
+    let chip = super::chips::load_chip(&a.chip)?;
     let graph = a.graph.load()?;
     let range = match (&a.layers, &a.ops) {
         (Some(l), _) => OpRange::Layers(OpRange::parse_range(l)?),

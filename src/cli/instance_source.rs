@@ -4,7 +4,7 @@
 use super::source::GraphSource;
 use clap::Args;
 use elk_model::build::{build_instance, InstanceOptions, OpRange};
-use elk_model::chip::{ChipOverrides, ChipSpec};
+use elk_model::chip::ChipOverrides;
 use elk_stage::instance::Instance;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -55,7 +55,7 @@ impl InstanceSource {
         if graph_source.model.is_none() && graph_source.import.is_none() {
             graph_source.model = Some("llama2-13b".into());
         }
-        let mut chip = ChipSpec::load(&self.chip)?;
+        let mut chip = super::chips::load_chip(&self.chip)?;
         if let Some(tbps) = self.hbm_tbps {
             if !(tbps.is_finite() && tbps > 0.0) {
                 return Err(

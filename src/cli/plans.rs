@@ -2,7 +2,6 @@
 
 use super::source::GraphSource;
 use clap::Args;
-use elk_model::chip::ChipSpec;
 use elk_model::plan::{plan_graph, OptionEntry};
 use serde::Serialize;
 use std::time::Instant;
@@ -66,7 +65,7 @@ struct Output<'a> {
 
 pub fn run(a: PlansArgs) -> anyhow::Result<()> {
     let start = Instant::now();
-    let chip = ChipSpec::load(&a.chip)?;
+    let chip = super::chips::load_chip(&a.chip)?;
     let graph = a.graph.load()?;
     let graph_s = start.elapsed().as_secs_f64();
     let plans = plan_graph(&graph, &chip, elk_model::cost::for_chip(&chip).as_ref())?;

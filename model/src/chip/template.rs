@@ -1,0 +1,94 @@
+//! `elk-opt chips template`: a chip TOML with every key written out and explained, valid as
+//! printed, so a new chip starts from something that parses.
+
+use super::keys::{annotate, readable_floats, Applies, ChipKey, KEYS};
+use super::{ChipSpec, Topology};
+use crate::error::Result;
+
+/// The preset a template for `topology` takes its values from.
+fn base(topology: Topology) -> &'static str {
+    match topology {
+        Topology::AllToAll => "ipu-mk2",
+        Topology::Mesh => "sn40l-like",
+        Topology::Torus => "tt-blackhole-like",
+    }
+}
+
+/// `unit, default: meaning` for a key's comment.
+fn explain(k: &ChipKey) -> String {
+    let default = k
+        .default
+        .map_or(String::new(), |d| format!(", default {d}"));
+    format!("{} ({}{default}): {}", k.path, k.unit, k.meaning)
+}
+
+/// A commented chip TOML for `topology`, with the values of a preset of that topology.
+pub fn template(topology: Topology) -> Result<String> {
+    let name = base(topology);
+    let mut chip = ChipSpec::preset(name)?;
+    chip.name = "my-chip".into();
+    chip.description = format!("My chip (from the {name} template)");
+    let kind = chip.cost_model.name();
+    let flag = match topology {
+        Topology::AllToAll => "all-to-all",
+        Topology::Mesh => "mesh",
+        Topology::Torus => "torus",
+    };
+    let mut out = format!(
+        "# A chip for elk-opt, made by `elk-opt chips template --topology {flag}`, with the values\n\
+         # of the preset {name}. Edit the values, then check with `elk-opt chips show FILE`.\n\
+         # Every key is written out; units are in the key names. Reference: docs/chips.md.\n\n"
+    );
+    out.push_str(&annotate(&readable_floats(&chip.to_toml()), true, |k| {
+        Some(explain(k))
+    }));
+    let other: Vec<&ChipKey> = KEYS
+        .iter()
+        .filter(|k| matches!(k.applies, Applies::Kind(x) if x != kind))
+        .collect();
+    if let Some(Applies::Kind(other_kind)) = other.first().map(|k| k.applies) {
+        out.push_str(&format!(
+            "\n# With kind = \"{other_kind}\" instead, [cost_model] takes these keys in place of \
+             the ones above:\n"
+        ));
+        for k in other {
+            out.push_str(&format!("#   {}\n", explain(k)));
+        }
+    }
+    out.push_str(
+        "# Other choices: noc.topology \"mesh\" and \"torus\" need width and height; \
+         hbm.placement = \"explicit\" needs controller_cores.\n",
+    );
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chip::LoadedChip;
+
+    #[test]
+    fn every_template_parses_back_to_a_valid_chip_with_every_key_written() {
+        for topology in [Topology::AllToAll, Topology::Mesh, Topology::Torus] {
+            let text = template(topology).unwrap();
+            let loaded = LoadedChip::from_toml_str("template", &text).unwrap();
+            assert_eq!(loaded.spec.noc.topology, topology);
+            assert_eq!(loaded.spec.name, "my-chip");
+            assert!(loaded.defaulted.is_empty(), "{:?}", loaded.defaulted);
+            assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
+            // A comment above every key line.
+            let lines: Vec<&str> = text.lines().collect();
+            for (i, l) in lines.iter().enumerate() {
+                if l.contains(" = ") && !l.starts_with('#') {
+                    assert!(lines[i - 1].starts_with("# "), "{l}: no comment above");
+                }
+            }
+        }
+        let mesh = template(Topology::Mesh).unwrap();
+        assert!(
+            mesh.contains("# noc.width (cores (integer)): grid width"),
+            "{mesh}"
+        );
+        assert!(mesh.contains("#   cost_model.cores_per_chip (cores (integer), default 1472)"));
+    }
+}
