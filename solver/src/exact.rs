@@ -6,6 +6,7 @@ use crate::bounds::{roofline, Roofline};
 use crate::error::{Result, SolverError};
 use crate::extract::to_schedule;
 use crate::milp::{lp_bound, run_milp, Linearisation, MilpConfig, MilpStatus};
+use crate::segments::{segment_bound, SegmentOptions};
 use crate::smt::{run_smt, SmtConfig, SmtStatus};
 use elk_stage::instance::{Instance, LoadOrder, NamedOrder};
 use elk_stage::method::{Outcome, Solved, StopReason};
@@ -52,6 +53,23 @@ pub struct ExactOptions {
     /// Also solve the LP relaxation for a bound (with a quarter of the time limit).
     #[serde(default)]
     pub lp_bound: bool,
+    /// How a model too large for the backend is bounded beyond the roofline.
+    #[serde(default)]
+    pub whole_model: WholeModelBound,
+}
+
+/// The bound computed when the instance is too large for the exact backends: the segment
+/// relaxation of [`crate::segments`], each segment solved as an LP or a MILP (dual bound).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WholeModelBound {
+    /// Segment LP relaxations (fast).
+    #[default]
+    Lp,
+    /// Segment MILPs, their dual bounds (tighter, slower).
+    Milp,
+    /// The roofline only.
+    Off,
 }
 
 /// The verdict of an exact solve.
@@ -97,6 +115,9 @@ pub struct Bounds {
     pub lp_cycles: Option<Cycles>,
     /// The backend's proven bound (MILP dual bound; the optimum when proven).
     pub backend_cycles: Option<Cycles>,
+    /// The segment relaxation's bound (whole models too large for the backend).
+    #[serde(default)]
+    pub segment_cycles: Option<Cycles>,
 }
 
 impl Bounds {
@@ -371,6 +392,7 @@ pub fn solve_exact(inst: &Instance, opts: &ExactOptions) -> Result<ExactReport> 
         run.notes.push(format!(
             "model too large to attempt (≈ {size} rows and columns, limit {max}): cut the instance with --layers/--ops or set a preload window (--window); reporting the best schedule given and the roofline bound"
         ));
+        whole_model_bound(inst, opts, &mut run)?;
         let nothing = BackendResult {
             status: ExactStatus::Unknown,
             schedule: None,
@@ -407,6 +429,42 @@ pub fn solve_exact(inst: &Instance, opts: &ExactOptions) -> Result<ExactReport> 
         Backend::Smt => smt_backend(inst, run.remaining())?,
     };
     finish(inst, opts, run, result)
+}
+
+/// The segment relaxation's bound for an instance too large for the backend, with what is
+/// left of the time limit (60 s without one), recorded in `run.bounds` with a note.
+fn whole_model_bound(inst: &Instance, opts: &ExactOptions, run: &mut Progress) -> Result<()> {
+    if opts.whole_model == WholeModelBound::Off {
+        return Ok(());
+    }
+    // Leave a tenth for the report, so a hard-limit kill never loses the bound.
+    let time_limit = run
+        .remaining()
+        .map_or(Duration::from_secs(60), |r| r.mul_f64(0.9));
+    let seg_opts = SegmentOptions {
+        lp_only: opts.whole_model == WholeModelBound::Lp,
+        time_limit,
+        ..SegmentOptions::default()
+    };
+    match segment_bound(inst, &seg_opts)? {
+        Some(b) => {
+            run.notes.push(format!(
+                "segment relaxation: {} segments of {} layer(s), {} distinct, {} each, best price μ = {}, {:.1} s",
+                b.segments,
+                b.layers_per_segment,
+                b.distinct,
+                if b.lp_only { "LP" } else { "MILP dual bound" },
+                b.price,
+                b.seconds
+            ));
+            run.bounds.segment_cycles = Some(Cycles(b.bound_cycles));
+        }
+        None => run.notes.push(
+            "segment relaxation: not applicable (fewer than two layers) or not solved in time"
+                .into(),
+        ),
+    }
+    Ok(())
 }
 
 /// Solves the fixed-order restriction first (its schedules are valid under any order
@@ -535,6 +593,7 @@ fn finish(
     let (mut lower, mut source) = (roof_best, "roofline".to_string());
     for (v, name) in [
         (bounds.lp_cycles.map(Cycles::get), "LP relaxation"),
+        (bounds.segment_cycles.map(Cycles::get), "segment relaxation"),
         (
             bounds.backend_cycles.map(Cycles::get),
             match opts.backend {

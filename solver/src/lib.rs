@@ -33,13 +33,14 @@ mod method;
 pub mod milp;
 mod prune;
 mod retime;
+pub mod segments;
 pub mod smt;
 pub mod worker;
 
 pub use error::{Result, SolverError};
 pub use exact::{
     gap_pct, meets_bound, solve_exact, Backend, Bounds, ExactOptions, ExactReport, ExactStatus,
-    ExactStop, GapReference, ModelStats, Phase, MEETS_BOUND,
+    ExactStop, GapReference, ModelStats, Phase, WholeModelBound, MEETS_BOUND,
 };
 pub use extract::{OrderHint, RawSolution};
 pub use method::{Exact, WorkerCommand};

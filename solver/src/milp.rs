@@ -5,6 +5,7 @@
 mod encode;
 mod warm;
 
+pub(crate) use encode::{Absorb, Boundary};
 pub use encode::{Linearisation, ModelSize};
 
 use crate::error::{Result, SolverError};
@@ -216,6 +217,54 @@ pub fn lp_bound(
         HighsModelStatus::Optimal => Some((solved.objective_value(), size)),
         _ => None,
     })
+}
+
+/// A proven lower bound on the objective of the model of `inst` with `boundary`: the LP
+/// optimum (`relax`) or the MILP's dual bound when HiGHS stops (optimal or time limit).
+/// `None` when HiGHS proves nothing (no finite bound in time).
+pub(crate) fn boundary_bound(
+    inst: &Instance,
+    boundary: encode::Boundary,
+    relax: bool,
+    time_limit: Option<Duration>,
+) -> Result<Option<BoundRun>> {
+    let start = Instant::now();
+    let pruned = prune(inst);
+    let enc = encode::encode_segment(inst, &pruned, Linearisation::BigM, relax, boundary);
+    let remaining = time_limit.map(|l| l.saturating_sub(start.elapsed()));
+    let model = configured(enc.problem, remaining)?;
+    let solved = model
+        .try_solve()
+        .map_err(|e| backend(format!("segment bound: {e:?}")))?;
+    let status = solved.status();
+    let bound = if relax {
+        (status == HighsModelStatus::Optimal).then(|| solved.objective_value())
+    } else {
+        match status {
+            HighsModelStatus::Optimal
+            | HighsModelStatus::ReachedTimeLimit
+            | HighsModelStatus::ReachedIterationLimit
+            | HighsModelStatus::ReachedSolutionLimit
+            | HighsModelStatus::ReachedInterrupt => solved
+                .double_info_value(c"mip_dual_bound")
+                .ok()
+                .filter(|b| b.is_finite()),
+            _ => None,
+        }
+    };
+    Ok(bound.map(|bound_cycles| BoundRun {
+        bound_cycles,
+        proven_optimal: !relax && status == HighsModelStatus::Optimal,
+    }))
+}
+
+/// What [`boundary_bound`] proved.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BoundRun {
+    /// The proven lower bound on the model's objective.
+    pub bound_cycles: f64,
+    /// HiGHS closed the MILP (the bound is its optimum up to [`REL_GAP`]).
+    pub proven_optimal: bool,
 }
 
 fn read_solution(

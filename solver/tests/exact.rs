@@ -14,5 +14,7 @@ mod meets_bound;
 mod real_ops;
 #[path = "exact/retime.rs"]
 mod retime;
+#[path = "exact/segments.rs"]
+mod segments;
 #[path = "exact/supervisor.rs"]
 mod supervisor;

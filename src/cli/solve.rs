@@ -150,7 +150,7 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
     }
     for (name, judged) in &inner {
         bar.set_message(format!("{name}{RETIME_SUFFIX}"));
-        rows.push(retimed_row(&inst, name, judged, a.timings.no_timings)?);
+        rows.push(retimed_row(&inst, name, judged, a.timings.no_timings)?.0);
         bar.inc(1);
     }
     bar.finish_and_clear();

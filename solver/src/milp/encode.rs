@@ -147,12 +147,47 @@ fn nu_groups(inst: &Instance, pruned: &Pruned, j: usize) -> Vec<NuGroup> {
     groups
 }
 
+/// How a segment of a longer chain meets the rest of it (the segment relaxation of
+/// `crate::segments`; docs/exact.md proves the bound). The default is a whole instance.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Boundary {
+    /// Stage 0 stands for every stage before the segment: its load work costs this price per
+    /// HBM cycle instead of being a stage of its own (no duration or NoC row there; its
+    /// memory row stays, a relaxation of the real stage's).
+    pub prologue_price: Option<f64>,
+    /// Later segments' load work absorbed by this segment's stages, as HBM cycles and the
+    /// least NoC they can cost (no memory, no order).
+    pub absorb: Option<Absorb>,
+}
+
+/// Later work a segment may absorb.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Absorb {
+    /// Credit per HBM cycle absorbed.
+    pub price: f64,
+    /// Most HBM cycles absorbed in all (the later loads' total).
+    pub cap: f64,
+    /// NoC cycles per absorbed HBM cycle: the least ν of any later load's option.
+    pub nu: f64,
+}
+
 /// Builds the MILP (or its LP relaxation when `relax`).
 pub(crate) fn encode(
     inst: &Instance,
     pruned: &Pruned,
     linearisation: Linearisation,
     relax: bool,
+) -> Encoding {
+    encode_segment(inst, pruned, linearisation, relax, Boundary::default())
+}
+
+/// [`encode`] for a segment of a chain with the given boundary.
+pub(crate) fn encode_segment(
+    inst: &Instance,
+    pruned: &Pruned,
+    linearisation: Linearisation,
+    relax: bool,
+    boundary: Boundary,
 ) -> Encoding {
     let n = inst.ops.len();
     let loads = inst.load_indices();
@@ -200,8 +235,24 @@ pub(crate) fn encode(
     }
     let p = precedence_columns(inst, &loads, &lo, &mut cols);
     let d: Vec<Col> = (0..=n).map(|_| cols.continuous(f64::INFINITY)).collect();
+    // Absorbed later work per stage (stage 0 only when it is a real stage).
+    let first_real = usize::from(boundary.prologue_price.is_some());
+    let absorbed: Vec<Col> = match boundary.absorb {
+        Some(Absorb { cap, .. }) => (first_real..=n).map(|_| cols.continuous(cap)).collect(),
+        None => Vec::new(),
+    };
 
-    let objective: Expression = d.iter().map(|c| c.var).sum();
+    let mut objective: Expression = d
+        .iter()
+        .enumerate()
+        .map(|(k, c)| match (k, boundary.prologue_price) {
+            (0, Some(price)) => price * c.var,
+            _ => Expression::from(c.var),
+        })
+        .sum();
+    if let Some(absorb) = boundary.absorb {
+        objective -= absorb.price * absorbed.iter().map(|c| c.var).sum::<Expression>();
+    }
     let mut problem = cols.vars.minimise(objective).using(good_lp::highs);
     let mut rows = 0usize;
     let mut add = |c: good_lp::Constraint| {
@@ -359,8 +410,21 @@ pub(crate) fn encode(
                 .map(|(pos, c)| opt(i, pos).comm_cycles.get() * c.var)
                 .sum::<Expression>();
         }
-        add(Expression::from(d[k].var).geq(noc));
+        let (hbm, noc) = match (boundary.absorb, absorbed.get(k.wrapping_sub(first_real))) {
+            (Some(absorb), Some(a)) if k >= first_real => (hbm + a.var, noc + absorb.nu * a.var),
+            _ => (hbm, noc),
+        };
+        if k >= first_real {
+            add(Expression::from(d[k].var).geq(noc));
+        }
         add(Expression::from(d[k].var).geq(hbm));
+    }
+    if let Some(absorb) = boundary.absorb {
+        add(absorbed
+            .iter()
+            .map(|c| c.var)
+            .sum::<Expression>()
+            .leq(absorb.cap));
     }
     // Load order.
     let p_lin = |a: usize, b: usize| -> Lin {

@@ -1,0 +1,60 @@
+//! The whole-model segment bound (docs/exact.md, "Whole models") on an instance file, at
+//! each price, with its roofline for comparison. A `--timings` report for the bound.
+//!
+//! `cargo run --release -p elk-benchmarks --bin segment_bound -- FILE [--layers-per-segment L]
+//! [--lp] [--time-limit S] [--prices 0.5,0.8,1]`
+#![allow(clippy::unwrap_used)] // a benchmark that cannot load its input should stop loudly
+
+use elk_solver::segments::{segment_bound, SegmentOptions};
+use elk_stage::instance::Instance;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let value = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+    };
+    let inst = Instance::read(std::path::Path::new(&args[1])).unwrap();
+    let opts = SegmentOptions {
+        layers_per_segment: value("--layers-per-segment").map_or(1, |v| v.parse().unwrap()),
+        prices: value("--prices").map_or(Vec::new(), |v| {
+            v.split(',').map(|p| p.parse().unwrap()).collect()
+        }),
+        lp_only: args.iter().any(|a| a == "--lp"),
+        time_limit: std::time::Duration::from_secs_f64(
+            value("--time-limit").map_or(600.0, |v| v.parse().unwrap()),
+        ),
+    };
+    let roof = elk_solver::bounds::roofline(&inst).best().get();
+    println!(
+        "{}: roofline {:.1} cycles = {:.4} ms",
+        inst.name,
+        roof,
+        inst.ms(elk_stage::units::Cycles(roof))
+    );
+    let Some(b) = segment_bound(&inst, &opts).unwrap() else {
+        println!("no segment bound (fewer than two segments, or nothing finished in time)");
+        return;
+    };
+    println!(
+        "{} segments ({} distinct), {} layer(s) each, {}, {:.1} s",
+        b.segments,
+        b.distinct,
+        b.layers_per_segment,
+        if b.lp_only { "LP" } else { "MILP" },
+        b.seconds
+    );
+    println!("| μ | bound cycles | bound ms | vs roofline | closed |");
+    println!("|---|---|---|---|---|");
+    for p in &b.prices {
+        println!(
+            "| {} | {:.1} | {:.4} | {:+.2} % | {} |",
+            p.price,
+            p.bound_cycles,
+            inst.ms(elk_stage::units::Cycles(p.bound_cycles)),
+            100.0 * (p.bound_cycles / roof - 1.0),
+            p.closed
+        );
+    }
+}

@@ -1,0 +1,326 @@
+//! A lower bound for whole models, stronger than the roofline: the **segment relaxation with
+//! priced boundaries** (proof in docs/exact.md, "Whole models").
+//!
+//! The chain is cut into segments of whole layers (the first takes the embeddings, the last
+//! the head). Segment s is solved on its own, with two changes at its edges, both priced at
+//! the same μ ∈ [0, 1]:
+//! - its stage 0 stands for every stage before it: its own loads' work done there costs μ
+//!   per HBM cycle (and is limited by SRAM through the memory rows of its stages);
+//! - later segments' loads may be absorbed into its stages as HBM cycles that cost the least
+//!   NoC any of them can (ν_min of their options) and no memory, credited μ per cycle, at
+//!   most their total.
+//!
+//! Over the whole chain the cycles absorbed equal the cycles charged, so for any schedule
+//! T = Σ_s (its stages − μ·absorbed + μ·charged) ≥ Σ_s L_s(μ), where L_s is the segment
+//! problem's optimum — or any lower bound of it, such as its LP relaxation or a MILP dual
+//! bound. Identical middle layers give one problem, solved once.
+
+use std::ops::Range;
+use std::time::{Duration, Instant};
+
+use elk_stage::instance::{Instance, InstanceOp, LoadOrder, NamedOrder};
+use elk_stage::units::OpId;
+use serde::Serialize;
+
+use crate::error::Result;
+use crate::milp::{boundary_bound, Absorb, Boundary};
+
+/// How to compute the bound.
+#[derive(Clone, Debug)]
+pub struct SegmentOptions {
+    /// Layers per segment (≥ 1): longer segments are tighter and slower.
+    pub layers_per_segment: usize,
+    /// The prices μ ∈ [0, 1] to try (the best total is the bound); empty: a golden-section
+    /// search.
+    pub prices: Vec<f64>,
+    /// Solve each segment's LP relaxation only (fast, weaker) instead of its MILP.
+    pub lp_only: bool,
+    /// Wall-clock limit for all segment solves together.
+    pub time_limit: Duration,
+}
+
+impl Default for SegmentOptions {
+    fn default() -> Self {
+        SegmentOptions {
+            layers_per_segment: 1,
+            prices: Vec::new(),
+            lp_only: false,
+            time_limit: Duration::from_secs(60),
+        }
+    }
+}
+
+/// Every segment bound is lowered by this relative amount before it is summed.
+pub const SAFETY: f64 = 1e-6;
+
+/// The bound at one price.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct PricedBound {
+    /// μ.
+    pub price: f64,
+    /// Σ_s L_s(μ), cycles.
+    pub bound_cycles: f64,
+    /// Every segment problem was solved to optimality (MILP closed).
+    pub closed: bool,
+}
+
+/// The segment relaxation's result.
+#[derive(Clone, Debug, Serialize)]
+pub struct SegmentBound {
+    /// The best bound over the prices tried, cycles.
+    pub bound_cycles: f64,
+    /// The price that gave it.
+    pub price: f64,
+    /// Segments the chain was cut into.
+    pub segments: usize,
+    /// Distinct segment problems (identical layers share one).
+    pub distinct: usize,
+    /// Layers per segment.
+    pub layers_per_segment: usize,
+    /// LP relaxations only.
+    pub lp_only: bool,
+    /// Every price tried that finished in time.
+    pub prices: Vec<PricedBound>,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+}
+
+/// One segment of the chain.
+struct Segment {
+    ops: Range<usize>,
+    first: bool,
+    last: bool,
+    /// HBM cycles of loads after the segment that may work inside it (the absorption cap).
+    later_hbm: f64,
+    /// The least ν of those loads' options.
+    later_nu: f64,
+}
+
+/// Identical segments, solved once.
+struct Group {
+    sub: Instance,
+    first: bool,
+    last: bool,
+    cap: f64,
+    nu: f64,
+    count: usize,
+}
+
+/// Cuts the chain into segments of `per` layers; `None` when it has fewer than two layers
+/// or segments (the exact model of a single segment is the instance itself).
+fn segments(inst: &Instance, per: usize) -> Option<Vec<Segment>> {
+    let layers = inst.layers();
+    if layers.layers < 2 || per == 0 {
+        return None;
+    }
+    let count = layers.layers.div_ceil(per);
+    if count < 2 {
+        return None;
+    }
+    let n = inst.ops.len();
+    let mut cuts: Vec<usize> = (1..count)
+        .map(|s| layers.prologue + s * per * layers.ops_per_layer)
+        .collect();
+    cuts.insert(0, 0);
+    cuts.push(n);
+    let out = cuts
+        .windows(2)
+        .enumerate()
+        .map(|(s, w)| {
+            let end = w[1];
+            // Later loads that may work in a stage ≤ end (the segment's last stage).
+            let later: Vec<usize> = (end..n)
+                .filter(|&j| inst.is_load(OpId(j)) && inst.window_start(OpId(j)).index() <= end)
+                .collect();
+            Segment {
+                ops: w[0]..end,
+                first: s == 0,
+                last: s + 1 == count,
+                later_hbm: later.iter().map(|&j| inst.ops[j].hbm_cycles.get()).sum(),
+                later_nu: later
+                    .iter()
+                    .flat_map(|&j| inst.ops[j].options.iter().map(|o| o.noc_per_hbm))
+                    .fold(f64::INFINITY, f64::min),
+            }
+        })
+        .collect();
+    Some(out)
+}
+
+/// The segment as an instance of its own. A displacement-bounded order is relaxed to a free
+/// one (its restriction to a segment need not respect the bound's ranks).
+fn sub_instance(inst: &Instance, ops: Range<usize>) -> Instance {
+    let load_order = match inst.load_order {
+        LoadOrder::Named(NamedOrder::Fixed) => LoadOrder::Named(NamedOrder::Fixed),
+        _ => LoadOrder::Named(NamedOrder::Free),
+    };
+    Instance {
+        name: format!("{}, ops {}..{}", inst.name, ops.start, ops.end),
+        load_order,
+        ops: inst.ops[ops]
+            .iter()
+            .map(|op| InstanceOp {
+                name: String::new(),
+                ..op.clone()
+            })
+            .collect(),
+        ..inst.clone()
+    }
+}
+
+fn groups(inst: &Instance, segs: &[Segment]) -> Vec<Group> {
+    let mut groups: Vec<Group> = Vec::new();
+    for seg in segs {
+        let sub = sub_instance(inst, seg.ops.clone());
+        match groups
+            .iter_mut()
+            .find(|g| g.first == seg.first && g.last == seg.last && g.sub.ops == sub.ops)
+        {
+            // A larger cap and a smaller ν only relax: the group's problem is valid for
+            // every member.
+            Some(g) => {
+                g.count += 1;
+                g.cap = g.cap.max(seg.later_hbm);
+                g.nu = g.nu.min(seg.later_nu);
+            }
+            None => groups.push(Group {
+                sub,
+                first: seg.first,
+                last: seg.last,
+                cap: seg.later_hbm,
+                nu: seg.later_nu,
+                count: 1,
+            }),
+        }
+    }
+    groups
+}
+
+/// The segment relaxation bound of `inst`, or `None` when the chain has too few layers to
+/// cut or no price finished within the time limit. Prices: `opts.prices` when given, else a
+/// golden-section search over [0, 1] with [`GOLDEN_STEPS`] evaluations (the LP bound is
+/// concave in μ, so the search finds its maximum; every price tried is a valid bound).
+pub fn segment_bound(inst: &Instance, opts: &SegmentOptions) -> Result<Option<SegmentBound>> {
+    let start = Instant::now();
+    let Some(segs) = segments(inst, opts.layers_per_segment) else {
+        return Ok(None);
+    };
+    let groups = groups(inst, &segs);
+    let planned = if opts.prices.is_empty() {
+        GOLDEN_STEPS
+    } else {
+        opts.prices.len()
+    };
+    let mut eval = Evaluator {
+        groups: &groups,
+        lp_only: opts.lp_only,
+        deadline: start + opts.time_limit,
+        solves_left: planned * groups.len(),
+        tried: Vec::new(),
+    };
+    if opts.prices.is_empty() {
+        golden(&mut eval)?;
+    } else {
+        for &price in &opts.prices {
+            eval.at(price)?;
+        }
+    }
+    let prices = eval.tried;
+    let Some(best) = prices
+        .iter()
+        .copied()
+        .max_by(|a, b| a.bound_cycles.total_cmp(&b.bound_cycles))
+    else {
+        return Ok(None);
+    };
+    Ok(Some(SegmentBound {
+        bound_cycles: best.bound_cycles,
+        price: best.price,
+        segments: segs.len(),
+        distinct: groups.len(),
+        layers_per_segment: opts.layers_per_segment,
+        lp_only: opts.lp_only,
+        prices,
+        seconds: start.elapsed().as_secs_f64(),
+    }))
+}
+
+/// Prices evaluated by the golden-section search.
+pub const GOLDEN_STEPS: usize = 7;
+
+/// Evaluates Σ_s L_s(μ) within the time limit.
+struct Evaluator<'a> {
+    groups: &'a [Group],
+    lp_only: bool,
+    deadline: Instant,
+    /// Segment solves still planned (each gets an even share of the time left).
+    solves_left: usize,
+    tried: Vec<PricedBound>,
+}
+
+impl Evaluator<'_> {
+    /// The bound at `price`, or `None` when a segment was not solved in time.
+    fn at(&mut self, price: f64) -> Result<Option<f64>> {
+        let price = price.clamp(0.0, 1.0);
+        let mut total = 0.0;
+        let mut closed = true;
+        for g in self.groups {
+            let left = self.deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Ok(None);
+            }
+            let share = left / self.solves_left.max(1) as u32;
+            self.solves_left = self.solves_left.saturating_sub(1);
+            let boundary = Boundary {
+                prologue_price: (!g.first).then_some(price),
+                absorb: (!g.last).then_some(Absorb {
+                    price,
+                    cap: g.cap,
+                    nu: if g.nu.is_finite() { g.nu } else { 0.0 },
+                }),
+            };
+            let Some(run) = boundary_bound(&g.sub, boundary, self.lp_only, Some(share))? else {
+                return Ok(None);
+            };
+            // HiGHS's tolerances must not lift a bound above an optimum.
+            let safe = run.bound_cycles - SAFETY * run.bound_cycles.abs();
+            total += g.count as f64 * safe;
+            closed &= run.proven_optimal;
+        }
+        self.tried.push(PricedBound {
+            price,
+            bound_cycles: total,
+            closed,
+        });
+        Ok(Some(total))
+    }
+}
+
+/// Golden-section search for the best price on [0, 1].
+fn golden(eval: &mut Evaluator) -> Result<()> {
+    let ratio = (5f64.sqrt() - 1.0) / 2.0;
+    let (mut a, mut b) = (0.0f64, 1.0f64);
+    let mut c = b - ratio * (b - a);
+    let mut d = a + ratio * (b - a);
+    let (Some(mut fc), Some(mut fd)) = (eval.at(c)?, eval.at(d)?) else {
+        return Ok(());
+    };
+    for _ in 2..GOLDEN_STEPS {
+        if fc >= fd {
+            b = d;
+            d = c;
+            fd = fc;
+            c = b - ratio * (b - a);
+            let Some(v) = eval.at(c)? else { break };
+            fc = v;
+        } else {
+            a = c;
+            c = d;
+            fc = fd;
+            d = a + ratio * (b - a);
+            let Some(v) = eval.at(d)? else { break };
+            fd = v;
+        }
+    }
+    Ok(())
+}

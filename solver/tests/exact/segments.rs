@@ -1,0 +1,153 @@
+//! The whole-model segment bound (docs/exact.md, "Whole models") against proven optima of
+//! layered random chains: every price's bound, LP and MILP, stays below the optimum; it
+//! beats the roofline on some; and the naive sum of per-segment optima (the trap the priced
+//! boundaries avoid) does exceed some optimum, so this corpus would catch an unpriced bound.
+
+use elk_solver::segments::{segment_bound, SegmentOptions};
+use elk_solver::{solve_exact, ExactOptions, ExactStatus};
+use elk_stage::corpus::Rng;
+use elk_stage::instance::{Instance, InstanceOp, LoadOrder, NamedOrder, OpOption};
+use elk_stage::units::{Bytes, Cycles};
+use std::time::Duration;
+
+const PRICES: [f64; 6] = [0.0, 0.2, 0.4, 0.6, 0.8, 1.0];
+
+fn random_op(rng: &mut Rng, name: String) -> InstanceOp {
+    let options = (0..rng.range(1, 3))
+        .map(|_| {
+            let cold = rng.range(1, 40);
+            let exec = rng.real(10.0, 200.0);
+            OpOption {
+                cold: Bytes(cold),
+                hot: Bytes(cold + rng.range(0, 60)),
+                exec_cycles: Cycles(exec),
+                comm_cycles: Cycles(rng.real(0.0, exec)),
+                noc_per_hbm: [0.0, 0.25, 0.5, 1.0][rng.range(0, 3) as usize],
+            }
+        })
+        .collect();
+    InstanceOp {
+        name,
+        hbm_cycles: Cycles(if rng.range(0, 3) > 0 {
+            rng.real(10.0, 250.0)
+        } else {
+            0.0
+        }),
+        options,
+        flops: None,
+    }
+}
+
+/// `layers` copies of a random 2-operator layer between a random head and tail operator.
+fn layered(seed: u64) -> Instance {
+    let mut rng = Rng::new(seed);
+    let layers = 3 + (seed % 2) as usize;
+    let head = random_op(&mut rng, "embed".into());
+    let layer: Vec<InstanceOp> = (0..2)
+        .map(|i| random_op(&mut rng, format!("op{i}")))
+        .collect();
+    let tail = random_op(&mut rng, "head".into());
+    let mut ops = vec![head];
+    for l in 0..layers {
+        ops.extend(layer.iter().map(|op| InstanceOp {
+            name: format!("l{l}.{}", op.name),
+            ..op.clone()
+        }));
+    }
+    ops.push(tail);
+    let need = ops
+        .iter()
+        .map(|o| o.options.iter().map(|p| p.hot).min().unwrap_or_default())
+        .max()
+        .unwrap_or_default();
+    Instance {
+        format: elk_stage::instance::INSTANCE_FORMAT.into(),
+        name: format!("layered seed {seed}"),
+        sram_bytes: need + Bytes(rng.range(10, 90)),
+        clock_hz: 1e9,
+        load_order: if seed % 3 == 0 {
+            LoadOrder::Named(NamedOrder::Fixed)
+        } else {
+            LoadOrder::Named(NamedOrder::Free)
+        },
+        preload_window: None,
+        ops,
+    }
+}
+
+fn optimum(inst: &Instance) -> Option<Cycles> {
+    let r = solve_exact(inst, &ExactOptions::default()).unwrap();
+    match r.status {
+        ExactStatus::Optimal => r.makespan_cycles,
+        ExactStatus::Infeasible => None,
+        other => panic!("{}: {other:?} without a time limit", inst.name),
+    }
+}
+
+#[test]
+fn segment_bounds_stay_below_proven_optima_and_beat_the_roofline() {
+    let (mut checked, mut above_roofline, mut naive_above) = (0, 0, 0);
+    for seed in 0..40 {
+        let inst = layered(seed);
+        let name = &inst.name;
+        assert!(inst.layers().layers >= 3, "{name}: {:?}", inst.layers());
+        let Some(t) = optimum(&inst) else { continue };
+        checked += 1;
+        let roof = elk_solver::bounds::roofline(&inst).best();
+        for lp_only in [true, false] {
+            let opts = SegmentOptions {
+                prices: PRICES.to_vec(),
+                lp_only,
+                time_limit: Duration::from_secs(60),
+                ..SegmentOptions::default()
+            };
+            let b = segment_bound(&inst, &opts).unwrap().unwrap();
+            assert_eq!(b.prices.len(), PRICES.len(), "{name}");
+            for p in &b.prices {
+                assert!(
+                    p.bound_cycles <= t.get() * (1.0 + 1e-9),
+                    "{name}: μ = {} ({}) bound {} above the optimum {t}",
+                    p.price,
+                    if lp_only { "LP" } else { "MILP" },
+                    p.bound_cycles
+                );
+            }
+            if lp_only && b.bound_cycles > roof.get() * (1.0 + 1e-6) {
+                above_roofline += 1;
+            }
+        }
+        // The trap: each segment solved as an instance of its own, summed.
+        let structure = inst.layers();
+        let cuts: Vec<usize> = (1..structure.layers)
+            .map(|l| structure.prologue + l * structure.ops_per_layer)
+            .chain([0, inst.ops.len()])
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let naive: Option<f64> = cuts
+            .windows(2)
+            .map(|w| {
+                let sub = Instance {
+                    ops: inst.ops[w[0]..w[1]].to_vec(),
+                    ..inst.clone()
+                };
+                optimum(&sub).map(Cycles::get)
+            })
+            .sum();
+        if naive.is_some_and(|n| n > t.get() * (1.0 + 1e-6)) {
+            naive_above += 1;
+        }
+    }
+    assert!(checked >= 20, "only {checked} feasible layered instances");
+    assert!(
+        above_roofline >= 3,
+        "the segment bound beat the roofline on only {above_roofline} of {checked}"
+    );
+    assert!(
+        naive_above >= 3,
+        "the naive sum of segment optima exceeded only {naive_above} of {checked} optima"
+    );
+    eprintln!(
+        "{checked} layered instances: segment bound above the roofline on {above_roofline}, naive sum above the optimum on {naive_above}"
+    );
+}
