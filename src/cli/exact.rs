@@ -212,7 +212,15 @@ pub fn solve(
         return super::print_json(&sum);
     }
     println!("{} — exact ({})", inst.name, sum.backend);
-    println!("status: {}", status_word(sum.status, sum.stop, sum.gap_pct));
+    println!(
+        "status: {}",
+        status_word(
+            sum.status,
+            sum.stop,
+            sum.gap_pct,
+            &bound_name(&sum.bounds, &sum.bound_source)
+        )
+    );
     match (sum.makespan_cycles, sum.makespan_ms) {
         (Some(c), Some(ms)) => println!("makespan: {c} = {ms:.6} ms (simulated)"),
         _ => println!("makespan: no schedule"),
@@ -259,11 +267,11 @@ pub fn solve(
 }
 
 /// The status in words: what was proven, and why the solve stopped.
-fn status_word(s: ExactStatus, stop: ExactStop, gap: Option<f64>) -> String {
+fn status_word(s: ExactStatus, stop: ExactStop, gap: Option<f64>, bound: &str) -> String {
     let gap = gap.map_or("no schedule".into(), |g| format!("gap {g:.3} %"));
     match (s, stop) {
         (ExactStatus::Optimal, ExactStop::Completed) => "optimal".into(),
-        (ExactStatus::Optimal, _) => "optimal (meets the lower bound)".into(),
+        (ExactStatus::Optimal, _) => format!("optimal (meets the {bound} bound)"),
         (ExactStatus::Infeasible, _) => "infeasible (proven: no schedule fits)".into(),
         (_, ExactStop::NotAttempted) => format!(
             "not attempted (model too large; {gap} against the bound; cut it with --layers/--ops or --window)"
@@ -272,6 +280,26 @@ fn status_word(s: ExactStatus, stop: ExactStop, gap: Option<f64>) -> String {
         (ExactStatus::Feasible, _) => format!("time limit ({gap})"),
         (ExactStatus::Unknown, _) => "time limit (no schedule found)".into(),
     }
+}
+
+/// The bound that certified an optimum: its source, which after a proof reads "optimum", is
+/// then the best bound other than the schedule itself.
+fn bound_name(b: &Bounds, source: &str) -> String {
+    if source != "optimum" {
+        return source.to_string();
+    }
+    let roof = b.roofline_best();
+    let candidates = [
+        (b.lp_cycles, "LP relaxation"),
+        (b.segment_cycles, "segment relaxation"),
+        (b.backend_cycles, "backend dual"),
+    ];
+    candidates
+        .iter()
+        .filter_map(|(v, name)| v.filter(|&v| v > roof).map(|v| (v, *name)))
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map_or("roofline", |(_, name)| name)
+        .to_string()
 }
 
 /// One row of `gap`.
@@ -359,7 +387,12 @@ pub fn gap(a: GapArgs) -> anyhow::Result<()> {
         reference,
         inst.ms(reference),
         report.bound_source,
-        status_word(report.status, report.stop, report.gap_pct)
+        status_word(
+            report.status,
+            report.stop,
+            report.gap_pct,
+            &bound_name(&report.bounds, &report.bound_source)
+        )
     );
     let width = out
         .rows
@@ -399,4 +432,38 @@ pub fn gap(a: GapArgs) -> anyhow::Result<()> {
         "gap % = 100·(makespan − reference)/reference: exact against an optimum; '≤' marks a certified upper bound on the gap, measured against a proven lower bound"
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_optimum_proven_by_a_bound_names_the_bound() {
+        let b = Bounds {
+            prefix_cycles: Cycles(100.0),
+            lp_cycles: Some(Cycles(120.0)),
+            ..Bounds::default()
+        };
+        let word = status_word(
+            ExactStatus::Optimal,
+            ExactStop::TimeLimit,
+            Some(0.0),
+            &bound_name(&b, "optimum"),
+        );
+        assert_eq!(word, "optimal (meets the LP relaxation bound)");
+        let roof = Bounds {
+            prefix_cycles: Cycles(100.0),
+            ..Bounds::default()
+        };
+        assert_eq!(bound_name(&roof, "optimum"), "roofline");
+        assert_eq!(
+            status_word(ExactStatus::Feasible, ExactStop::TimeLimit, Some(2.5), "x"),
+            "time limit (gap 2.500 %)"
+        );
+        assert!(
+            status_word(ExactStatus::Unknown, ExactStop::NotAttempted, Some(1.0), "x")
+                .starts_with("not attempted (model too large")
+        );
+    }
 }
