@@ -51,6 +51,10 @@ pub(super) struct Row {
     pub(super) noc_util: Option<f64>,
     pub(super) tflops: Option<f64>,
     pub(super) compile_s: Option<f64>,
+    /// 100·(T − bound)/bound against the certified roofline bound: an upper bound on the
+    /// true gap to the optimum (`compare` fills it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) gap_le_pct: Option<f64>,
     pub(super) notes: Vec<String>,
 }
 
@@ -75,6 +79,7 @@ pub(super) fn ideal_row(inst: &Instance, no_timings: bool) -> Row {
         noc_util: None,
         tflops: None,
         compile_s: (!no_timings).then(|| start.elapsed().as_secs_f64()),
+        gap_le_pct: None,
         notes,
     }
 }
@@ -102,6 +107,7 @@ pub(super) fn row_of(method: &str, judged: Judged) -> (Row, Option<(Schedule, Ev
         noc_util: None,
         tflops: None,
         compile_s: Some(judged.seconds),
+        gap_le_pct: None,
         notes: judged.solved.notes.clone(),
     };
     if let Some(claim) = judged.claim_differs() {

@@ -47,6 +47,25 @@ fn compare_prints_every_method_with_the_required_fields() {
     }
     let at = |name: &str| names.iter().position(|n| *n == name).unwrap();
     let ms = |name: &str| rows[at(name)]["makespan_ms"].as_f64().unwrap();
+    // Every schedule stands beside the certified roofline bound: gap ≤ x %, and the gaps
+    // order as the makespans do (one bound for all). Ideal is a figure: no gap.
+    let gaps: Vec<(f64, f64)> = rows
+        .iter()
+        .filter(|r| r["method"] != "ideal")
+        .map(|r| {
+            (
+                r["makespan_ms"].as_f64().unwrap(),
+                r["gap_le_pct"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    for &(t, g) in &gaps {
+        assert!(g >= -1e-9, "gap {g} below 0 (makespan {t})");
+        let bound = t / (1.0 + g / 100.0);
+        let first = gaps[0].0 / (1.0 + gaps[0].1 / 100.0);
+        assert!((bound - first).abs() <= 1e-6 * first, "{bound} vs {first}");
+    }
+    assert!(rows[at("ideal")].get("gap_le_pct").is_none());
     assert_eq!(rows[at("basic")]["speedup_vs_basic"], 1.0);
     assert_eq!(rows[at("ideal")]["pct_of_ideal"], 100.0);
     assert!(
@@ -63,6 +82,15 @@ fn compare_prints_every_method_with_the_required_fields() {
         "--json",
         "--no-timings",
     ];
+    let text = elk_ok(&[
+        "compare",
+        "--instance",
+        inst.to_str().unwrap(),
+        "--no-timings",
+    ]);
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(text.contains("gap ≤ %"), "{text}");
+    assert!(text.contains("certified roofline lower bound"), "{text}");
     let (one, two) = (elk_ok(&quiet), elk(&quiet));
     assert!(!one.stdout.is_empty());
     assert_eq!(one.stdout, two.stdout);
