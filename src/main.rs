@@ -8,6 +8,7 @@ use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    quiet_on_closed_pipe();
     let args = cli::Args::parse();
     match cli::run(args) {
         Ok(()) => ExitCode::SUCCESS,
@@ -17,4 +18,23 @@ fn main() -> ExitCode {
             ExitCode::from(cli::exit_code(&err))
         }
     }
+}
+
+/// A closed stdout (`elk-opt models show llama2-13b | head`) ends the process quietly with
+/// 141, as SIGPIPE ends `cat`, instead of a panic and its backtrace: `println!` panics on a
+/// broken pipe, and the workspace forbids the `unsafe` that restoring SIGPIPE would take.
+fn quiet_on_closed_pipe() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if message.starts_with("failed printing to stdout") && message.contains("Broken pipe") {
+            std::process::exit(141);
+        }
+        default(info);
+    }));
 }

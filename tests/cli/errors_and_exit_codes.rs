@@ -41,3 +41,23 @@ fn corrupted_graph_names_the_entry() {
         bad(&["models", "show", "vit-h-14", "--mode", "decode"]).contains("decode does not apply")
     );
 }
+
+/// `elk-opt … | head`: a reader that stops early ends the process quietly (141, as SIGPIPE
+/// ends `cat`), never with a panic and a backtrace.
+#[test]
+fn a_closed_pipe_is_no_panic() {
+    use std::io::Read;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_elk-opt"))
+        .args(["models", "show", "llama2-70b"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 16];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    // The read end is dropped here: the next writes fail with a broken pipe.
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(out.status.code(), Some(141), "{stderr}");
+}
