@@ -390,7 +390,7 @@ pub fn solve_exact(inst: &Instance, opts: &ExactOptions) -> Result<ExactReport> 
     };
     if size > max {
         run.notes.push(format!(
-            "model too large to attempt (≈ {size} rows and columns, limit {max}): cut the instance with --layers/--ops or set a preload window (--window); reporting the best schedule given and the roofline bound"
+            "model too large to attempt (≈ {size} rows and columns, limit {max}): cut the instance with --layers/--ops or set a preload window (--window); reporting the best schedule given and the best bound that needs no model (roofline, segment relaxation)"
         ));
         whole_model_bound(inst, opts, &mut run)?;
         let nothing = BackendResult {
@@ -459,10 +459,13 @@ fn whole_model_bound(inst: &Instance, opts: &ExactOptions, run: &mut Progress) -
             ));
             run.bounds.segment_cycles = Some(Cycles(b.bound_cycles));
         }
-        None => run.notes.push(
-            "segment relaxation: not applicable (fewer than two layers) or not solved in time"
-                .into(),
+        None if inst.layers().layers < 2 => run.notes.push(
+            "segment relaxation: not applicable (no repeated layers to cut the chain at)".into(),
         ),
+        None => run.notes.push(format!(
+            "segment relaxation: no price solved within {:.1} s; raise --time-limit",
+            time_limit.as_secs_f64()
+        )),
     }
     Ok(())
 }

@@ -269,7 +269,13 @@ impl Evaluator<'_> {
             if left.is_zero() {
                 return Ok(None);
             }
-            let share = left / self.solves_left.max(1) as u32;
+            // LPs take the time they need (seconds each), so each may use all that is left;
+            // MILPs would take all of it, so they share it evenly.
+            let share = if self.lp_only {
+                left
+            } else {
+                left / self.solves_left.max(1) as u32
+            };
             self.solves_left = self.solves_left.saturating_sub(1);
             let boundary = Boundary {
                 prologue_price: (!g.first).then_some(price),

@@ -235,15 +235,19 @@ pub fn solve(
         println!("gap: {g:.4} % (makespan over bound)");
     }
     let m = &sum.model;
-    println!(
-        "model: {} variables ({} binary), {} constraints{}",
-        m.variables,
-        m.binaries,
-        m.constraints,
-        m.options_kept
-            .map(|(k, t)| format!(", {k} of {t} options after Pareto pruning"))
-            .unwrap_or_default(),
-    );
+    match sum.stop {
+        ExactStop::NotAttempted => println!("model: not built (too large; see the note)"),
+        ExactStop::Killed => println!("model: size unknown (the worker was killed)"),
+        _ => println!(
+            "model: {} variables ({} binary), {} constraints{}",
+            m.variables,
+            m.binaries,
+            m.constraints,
+            m.options_kept
+                .map(|(k, t)| format!(", {k} of {t} options after Pareto pruning"))
+                .unwrap_or_default(),
+        ),
+    }
     if let Some(w) = &sum.warm_start {
         println!(
             "warm start: {w}{}",
@@ -461,9 +465,12 @@ mod tests {
             status_word(ExactStatus::Feasible, ExactStop::TimeLimit, Some(2.5), "x"),
             "time limit (gap 2.500 %)"
         );
-        assert!(
-            status_word(ExactStatus::Unknown, ExactStop::NotAttempted, Some(1.0), "x")
-                .starts_with("not attempted (model too large")
-        );
+        assert!(status_word(
+            ExactStatus::Unknown,
+            ExactStop::NotAttempted,
+            Some(1.0),
+            "x"
+        )
+        .starts_with("not attempted (model too large"));
     }
 }
