@@ -18,6 +18,7 @@ pub mod error;
 pub mod graph;
 pub mod import;
 pub mod plan;
+pub mod provenance;
 pub mod zoo;
 
 pub use error::{ModelError, Result};

@@ -26,6 +26,9 @@ pub enum StageError {
         /// What was wrong, with the position, operator or field.
         detail: String,
     },
+    /// A schedule was built for another instance (its `instance_hash` differs).
+    #[error("{}", one_line(.0))]
+    WrongInstance(String),
     /// A value is out of range or does not apply (a load-order policy that does not parse…).
     #[error("{}", one_line(.0))]
     Invalid(String),

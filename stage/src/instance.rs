@@ -4,8 +4,10 @@
 //! [`crate::schedule::Schedule`]s against it.
 
 mod builder;
+mod file;
 
 pub use builder::InstanceBuilder;
+pub use file::{label, ChipRef, InstanceFile};
 
 use crate::error::{Result, StageError};
 use crate::period::{detect_period, LayerStructure};
@@ -108,14 +110,10 @@ pub struct Instance {
 }
 
 impl Instance {
-    /// Parses an instance file's text; `file` names it in errors.
+    /// Parses an instance file's text; `file` names it in errors. The chip the file
+    /// records, if any, is checked and dropped ([`InstanceFile`] keeps it).
     pub fn from_json(file: &str, text: &str) -> Result<Instance> {
-        let inst: Instance = serde_json::from_str(text).map_err(|e| StageError::Json {
-            file: file.into(),
-            detail: e.to_string(),
-        })?;
-        inst.check(file)?;
-        Ok(inst)
+        InstanceFile::from_json(file, text).map(|f| f.instance)
     }
 
     /// Reads an instance file.
@@ -129,6 +127,40 @@ impl Instance {
         serde_json::to_string(self).map_err(|e| StageError::Json {
             file: self.name.clone(),
             detail: format!("cannot encode: {e}"),
+        })
+    }
+
+    /// The instance's identity: `fnv1a64:…` over its compact JSON without the `name` (and
+    /// without the chip a file may record), so renaming an instance keeps its hash and any
+    /// change to the stage model (SRAM, clock, policy, window, an operator's H or options)
+    /// changes it. Schedules written by the CLI carry it (`instance_hash`).
+    pub fn content_hash(&self) -> String {
+        /// Every field but the name, in file order.
+        #[derive(Serialize)]
+        struct Content<'a> {
+            format: &'a str,
+            sram_bytes: Bytes,
+            clock_hz: f64,
+            load_order: LoadOrder,
+            preload_window: Option<u32>,
+            ops: &'a [InstanceOp],
+        }
+        let Instance {
+            format,
+            name: _,
+            sram_bytes,
+            clock_hz,
+            load_order,
+            preload_window,
+            ops,
+        } = self;
+        crate::hash::of_json(&Content {
+            format,
+            sram_bytes: *sram_bytes,
+            clock_hz: *clock_hz,
+            load_order: *load_order,
+            preload_window: *preload_window,
+            ops,
         })
     }
 
@@ -248,5 +280,44 @@ impl Instance {
     /// Operators with HBM data (`hbm_cycles > 0`), in execution order.
     pub fn loads(&self) -> Vec<OpId> {
         self.op_ids().filter(|&j| self.is_load(j)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn inst() -> Instance {
+        Instance::builder("t", Bytes(10), 1e9)
+            .op("a", Cycles(5.0), vec![OpOption::new(1, 2, 10.0, 0.5, 0.25)])
+            .op("b", Cycles(0.0), vec![OpOption::new(0, 3, 7.0, 0.0, 0.0)])
+            .build()
+            .unwrap()
+    }
+
+    #[test]
+    fn the_content_hash_is_fixed_by_the_content_and_not_the_name() {
+        let i = inst();
+        // Pinned (and checked by hand over the JSON without the name): the hash is part of the
+        // file format, so it may not drift between builds.
+        assert_eq!(i.content_hash(), "fnv1a64:3f9632759e373a0a");
+        let mut renamed = i.clone();
+        renamed.name = "another name".into();
+        assert_eq!(renamed.content_hash(), i.content_hash());
+        let reread = Instance::from_json("t", &i.to_json().unwrap()).unwrap();
+        assert_eq!(reread.content_hash(), i.content_hash());
+        let changes: [fn(&mut Instance); 6] = [
+            |i| i.sram_bytes = Bytes(11),
+            |i| i.clock_hz = 2e9,
+            |i| i.load_order = LoadOrder::Named(NamedOrder::Free),
+            |i| i.preload_window = Some(1),
+            |i| i.ops[0].hbm_cycles = Cycles(5.5),
+            |i| i.ops[1].options[0].hot = Bytes(4),
+        ];
+        for change in changes {
+            let mut other = i.clone();
+            change(&mut other);
+            assert_ne!(other.content_hash(), i.content_hash(), "{other:?}");
+        }
     }
 }

@@ -5,6 +5,7 @@
 //!   [`schedule::fill_load_work`], which turns decisions into load work.
 //! - [`method::Method`]: the one trait of every method, heuristic or exact, with
 //!   [`method::Outcome`] and [`method::MethodError`].
+//! - [`hash`]: content hashes (`fnv1a64:…`), the identity of instances and chips.
 //! - [`units`]: `Cycles`, `Bytes`, `OpId`, `Stage` on every value that crosses a crate.
 //! - [`corpus`]: the one seeded generator of random instances.
 //!
@@ -34,6 +35,7 @@
 
 pub mod corpus;
 pub mod error;
+pub mod hash;
 pub mod instance;
 pub mod method;
 pub mod period;

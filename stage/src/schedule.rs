@@ -58,6 +58,10 @@ pub struct Schedule {
     pub format: String,
     /// The instance's name (or hash).
     pub instance: String,
+    /// [`Instance::content_hash`] of the instance it was built for (optional: files without
+    /// it still read; the CLI writes it into every schedule and `simulate` checks it first).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instance_hash: Option<String>,
     /// The method that produced it.
     pub method: String,
     /// Option index per operator.
@@ -88,6 +92,7 @@ impl Schedule {
         Schedule {
             format: SCHEDULE_FORMAT.into(),
             instance: inst.name.clone(),
+            instance_hash: None,
             method: method.into(),
             options,
             load_order,
@@ -110,7 +115,43 @@ impl Schedule {
                 detail: format!("format '{}': expected '{SCHEDULE_FORMAT}'", s.format),
             });
         }
+        if let Some(h) = s
+            .instance_hash
+            .as_deref()
+            .filter(|h| !crate::hash::is_well_formed(h))
+        {
+            return Err(StageError::Json {
+                file: file.into(),
+                detail: format!(
+                    "instance_hash '{h}': expected {}<16 hex digits>",
+                    crate::hash::PREFIX
+                ),
+            });
+        }
         Ok(s)
+    }
+
+    /// Records `inst` as the instance this schedule is for: its name and its
+    /// [`Instance::content_hash`].
+    pub fn stamp(&mut self, inst: &Instance) {
+        self.instance = inst.name.clone();
+        self.instance_hash = Some(inst.content_hash());
+    }
+
+    /// Checks that the schedule was built for `inst`, when it says which instance it was
+    /// built for by hash (a schedule without `instance_hash` passes: old files predate it).
+    pub fn check_instance(&self, inst: &Instance) -> Result<()> {
+        let Some(built_for) = &self.instance_hash else {
+            return Ok(());
+        };
+        let this = inst.content_hash();
+        if *built_for == this {
+            return Ok(());
+        }
+        Err(StageError::WrongInstance(format!(
+            "schedule was built for instance {built_for} ({}), this instance is {this} ({})",
+            self.instance, inst.name
+        )))
     }
 
     /// Reads a schedule file.
@@ -125,5 +166,77 @@ impl Schedule {
             file: self.instance.clone(),
             detail: format!("cannot encode the schedule: {e}"),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::instance::OpOption;
+    use crate::units::Bytes;
+
+    fn inst(sram: u64) -> Instance {
+        Instance::builder("t", Bytes(sram), 1e9)
+            .op("a", Cycles(5.0), vec![OpOption::new(1, 2, 10.0, 0.0, 0.0)])
+            .build()
+            .unwrap()
+    }
+
+    fn schedule(inst: &Instance) -> Schedule {
+        let work = vec![Work {
+            op: OpId(0),
+            stage: Stage(0),
+            cycles: Cycles(5.0),
+        }];
+        Schedule::new(inst, "m", vec![0], vec![OpId(0)], work, Cycles(15.0))
+    }
+
+    #[test]
+    fn the_instance_hash_round_trips_and_old_files_still_read() {
+        let i = inst(10);
+        let mut s = schedule(&i);
+        let old = s.to_json().unwrap();
+        assert!(!old.contains("instance_hash"));
+        assert_eq!(Schedule::from_json("s", &old).unwrap(), s);
+        s.stamp(&i);
+        let text = s.to_json().unwrap();
+        assert!(text.contains(&format!(r#""instance_hash":"{}""#, i.content_hash())));
+        assert_eq!(Schedule::from_json("s", &text).unwrap(), s);
+        let typo = text.replace("instance_hash", "instance_hsh");
+        let err = Schedule::from_json("s", &typo).unwrap_err().to_string();
+        assert!(err.contains("unknown field `instance_hsh`"), "{err}");
+        let bad = text.replace(&i.content_hash(), "fnv1a64:12");
+        let err = Schedule::from_json("s.json", &bad).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "s.json: malformed JSON: instance_hash 'fnv1a64:12': expected fnv1a64:<16 hex digits>"
+        );
+    }
+
+    #[test]
+    fn a_schedule_is_checked_against_the_instance_it_was_built_for() {
+        let (i, other) = (inst(10), inst(20));
+        let mut s = schedule(&i);
+        assert!(
+            s.check_instance(&other).is_ok(),
+            "no hash, nothing to check"
+        );
+        s.stamp(&i);
+        assert!(s.check_instance(&i).is_ok());
+        let mut renamed = i.clone();
+        renamed.name = "renamed".into();
+        assert!(
+            s.check_instance(&renamed).is_ok(),
+            "the name is not content"
+        );
+        let err = s.check_instance(&other).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            format!(
+                "schedule was built for instance {} (t), this instance is {} (t)",
+                i.content_hash(),
+                other.content_hash()
+            )
+        );
     }
 }

@@ -26,6 +26,10 @@ fn files() -> PathBuf {
     let sched = r#"{"format":"elk-schedule/1","instance":"x","method":"m","options":[0],"load_order":[0],"load_work":[[0,0,5.0]],"makespan_cycles":0,"status":"heuristic","lower_bound_cycles":null}"#;
     write("short.json", sched);
     write("typed.json", &sched.replace("5.0]]", "\"a\"]]"));
+    write(
+        "hashform.json",
+        &sched.replace("\"method\"", "\"instance_hash\":\"abc\",\"method\""),
+    );
     write("chip.toml", "name = \"c\"\ncores = -4\n");
     write(
         "grid.toml",
@@ -38,17 +42,19 @@ fn files() -> PathBuf {
 #[test]
 fn each_bad_input_gets_its_one_line() {
     let d = files();
-    let cases: [(&[&str], &str); 12] = [
+    let cases: [(&[&str], &str); 13] = [
         (&["simulate", "--instance", "fmt.json", "--schedule", "short.json"],
          "error: fmt.json: malformed JSON: format 'elk-instance/2': expected 'elk-instance/1'"),
         (&["simulate", "--instance", "extra.json", "--schedule", "short.json"],
-         "error: extra.json: malformed JSON: unknown field `extra`, expected one of `format`, `name`, `sram_bytes`, `clock_hz`, `load_order`, `preload_window`, `ops` at line 1 column 120"),
+         "error: extra.json: malformed JSON: unknown field `extra`, expected one of `format`, `name`, `sram_bytes`, `clock_hz`, `load_order`, `preload_window`, `chip`, `ops` at line 1 column 120"),
         (&["simulate", "--instance", "neg.json", "--schedule", "short.json"],
          "error: neg.json: malformed JSON: ops[0] (a): hbm_cycles must be ≥ 0"),
         (&["simulate", "--instance", "ok.json", "--schedule", "typed.json"],
          "error: typed.json: malformed JSON: invalid type: string \"a\", expected f64 at line 1 column 107"),
         (&["simulate", "--instance", "ok.json", "--schedule", "short.json"],
          "error: invalid schedule: operator a: load incomplete before it runs: 5 of 10 HBM cycles (5 missing) (1 violation(s) in all)"),
+        (&["simulate", "--instance", "ok.json", "--schedule", "hashform.json"],
+         "error: hashform.json: malformed JSON: instance_hash 'abc': expected fnv1a64:<16 hex digits>"),
         (&["simulate", "--instance", "missing.json", "--schedule", "short.json"],
          "error: missing.json: cannot read: No such file or directory (os error 2)"),
         (&["chips", "show", "chip.toml"],
