@@ -13,11 +13,12 @@ pub struct ImportArgs {
     /// decode, prefill or training.
     #[arg(long, default_value = "decode", value_parser = super::flags::mode)]
     pub mode: Mode,
-    /// Batch size (placeholder 99).
-    #[arg(long, default_value_t = 8)]
+    /// Batch size (placeholder 99); the same default as every other command.
+    #[arg(long, default_value_t = 32)]
     pub batch: u64,
-    /// KV length in decode, sequence length otherwise (placeholder 66).
-    #[arg(long, alias = "seq", default_value_t = 512)]
+    /// KV length in decode, sequence length otherwise (placeholder 66); the same default as
+    /// every other command.
+    #[arg(long, alias = "seq", default_value_t = 2048)]
     pub kv: u64,
     /// `clean` (default) or `reference` (reproduce the reference artifact's parse).
     #[arg(long, default_value = "clean", value_parser = super::flags::compat)]

@@ -88,6 +88,19 @@ fn import_and_zoo_agree_on_llama2_13b() {
 }
 
 #[test]
+fn import_takes_the_batch_and_kv_defaults_of_every_other_command() {
+    let bert = shared().join("models/bert-base.json");
+    let imported = elk_json(&["import", bert.to_str().unwrap(), "--json"]);
+    let zoo = elk_json(&["models", "show", "bert-base", "--json"]);
+    let tail = |j: &serde_json::Value| {
+        let name = j["name"].as_str().unwrap().to_string();
+        name.split_once(' ').unwrap().1.to_string()
+    };
+    assert_eq!(tail(&imported), "decode b32 kv2048");
+    assert_eq!(tail(&imported), tail(&zoo));
+}
+
+#[test]
 fn chips_list_and_show() {
     let list = elk_json(&["chips", "list", "--json"]);
     let names: Vec<&str> = list
