@@ -1,5 +1,6 @@
 //! Subcommands: one file each under `cli/`.
 
+mod chip_choice;
 mod chips;
 mod detailed;
 mod exact;

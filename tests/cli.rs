@@ -13,6 +13,8 @@ mod errors_and_exit_codes;
 mod exact;
 #[path = "cli/golden_errors.rs"]
 mod golden_errors;
+#[path = "cli/identity.rs"]
+mod identity;
 #[path = "cli/models_and_import.rs"]
 mod models_and_import;
 #[path = "cli/plans.rs"]

@@ -6,7 +6,7 @@ use elk_model::chip::{ChipOverrides, ChipSpec, Placement, Topology};
 use elk_sim::detailed::{simulate_detailed_with, DetailedConfig, DetailedReport};
 use elk_sim::trace::{ChromeTrace, NoTrace, TraceSink};
 use elk_sim::Evaluation;
-use elk_stage::instance::Instance;
+use elk_stage::instance::{ChipRef, Instance};
 use elk_stage::schedule::Schedule;
 use serde::Serialize;
 use std::path::PathBuf;
@@ -49,9 +49,14 @@ pub struct DetailedFlags {
     #[arg(long)]
     pub detailed: bool,
     /// Chip preset or TOML file the instance was built for (the replay's chip, before the
-    /// overrides below).
-    #[arg(long, default_value = "ipu-pod4")]
-    chip: String,
+    /// overrides below). Default: the chip the instance file records (else ipu-pod4, with a
+    /// warning); a warning when it is not the recorded chip.
+    #[arg(long, requires = "detailed")]
+    chip: Option<String>,
+    /// Override the chip's HBM bandwidth, TB/s (decimal), as `--hbm-tbps` did when the
+    /// instance was built (the recorded override is applied without it).
+    #[arg(long, requires = "detailed")]
+    hbm_tbps: Option<f64>,
     /// Override the chip's topology.
     #[arg(long, value_enum)]
     topology: Option<TopologyName>,
@@ -89,8 +94,9 @@ struct DetailedOutput<'a> {
 impl DetailedFlags {
     /// The chip with the overrides applied (validated like a TOML file), and the chip as
     /// given (the one the instance was built for).
-    fn chip(&self) -> anyhow::Result<(ChipSpec, ChipSpec)> {
-        let base = super::chips::load_chip(&self.chip)?;
+    fn chip(&self, recorded: Option<&ChipRef>) -> anyhow::Result<(ChipSpec, ChipSpec)> {
+        let base =
+            super::chip_choice::for_replay(self.chip.as_deref(), self.hbm_tbps, recorded)?.named();
         let overrides = ChipOverrides {
             file: "(--chip with overrides)".into(),
             topology: self.topology.map(TopologyName::topology),
@@ -107,16 +113,18 @@ impl DetailedFlags {
         Ok((chip, base))
     }
 
-    /// Runs the replay and prints it; `analytic` is the stage model's verdict.
+    /// Runs the replay and prints it; `analytic` is the stage model's verdict, `recorded`
+    /// the chip the instance file names.
     pub fn run(
         &self,
         inst: &Instance,
+        recorded: Option<&ChipRef>,
         sched: &Schedule,
         analytic: &Evaluation,
         trace: Option<&PathBuf>,
         json: bool,
     ) -> anyhow::Result<()> {
-        let (chip, base) = self.chip()?;
+        let (chip, base) = self.chip(recorded)?;
         let mut cfg = DetailedConfig::from_chip(&chip);
         // ν in the instance was computed on the chip as given, before any override.
         cfg.rho_per_nu = DetailedConfig::from_chip(&base).rho_per_nu;

@@ -205,7 +205,7 @@ pub fn solve(
     let warm_name = warm.as_ref().map(|s| s.method.clone());
     let report = run_exact(&inst, flags, warm)?;
     if let (Some(path), Some(s)) = (output, &report.schedule) {
-        super::output::write_atomic(path, &s.to_json()?)?;
+        super::output::write_schedule(path, &inst, s)?;
     }
     let sum = summary(&inst, &report, warm_name.as_deref(), no_timings);
     if json {

@@ -1,8 +1,9 @@
 //! `elk-opt instance`: build a stage-model instance (SPEC §4.1) from a graph and a chip.
 
+use super::chip_choice::DEFAULT_CHIP;
+use super::instance_source::{build, op_range};
 use super::source::GraphSource;
 use clap::Args;
-use elk_model::build::{build_instance, InstanceOptions, OpRange};
 use elk_stage::instance::LoadOrder;
 use std::path::PathBuf;
 
@@ -12,16 +13,22 @@ pub struct InstanceArgs {
     #[command(flatten)]
     graph: GraphSource,
     /// Chip preset or TOML file.
-    #[arg(long, default_value = "ipu-pod4")]
+    #[arg(long, default_value = DEFAULT_CHIP)]
     chip: String,
-    /// Only layers A..B (a sub-instance for exact solving).
+    /// Override the chip's HBM bandwidth, TB/s (decimal); the instance's name shows it
+    /// (`on ipu-pod4 @ 8 TB/s HBM`).
+    #[arg(long)]
+    hbm_tbps: Option<f64>,
+    /// Only layers A..B, half-open: layers A to B−1 (`0..1` is layer 0), a sub-instance for
+    /// exact solving.
     #[arg(long, conflicts_with = "ops")]
     layers: Option<String>,
-    /// Only operators A..B.
+    /// Only operators A..B, half-open (operators A to B−1).
     #[arg(long)]
     ops: Option<String>,
-    /// Load-order policy: fixed, free, or a maximum displacement D.
-    #[arg(long, default_value = "fixed", value_parser = super::flags::load_order)]
+    /// Load-order policy: free (Elk-Full may permute; the default of every command), fixed,
+    /// or a maximum displacement D.
+    #[arg(long, default_value = "free", value_parser = super::flags::load_order)]
     load_order: LoadOrder,
     /// Preload window W (loads start at most W stages before their operator).
     #[arg(long)]
@@ -32,20 +39,12 @@ pub struct InstanceArgs {
 }
 
 pub fn run(a: InstanceArgs) -> anyhow::Result<()> {
-    let chip = super::chips::load_chip(&a.chip)?;
+    let chip = super::chip_choice::load(&a.chip, a.hbm_tbps)?;
+    let range = op_range(a.layers.as_deref(), a.ops.as_deref())?;
     let graph = a.graph.load()?;
-    let range = match (&a.layers, &a.ops) {
-        (Some(l), _) => OpRange::Layers(OpRange::parse_range(l)?),
-        (_, Some(o)) => OpRange::Ops(OpRange::parse_range(o)?),
-        _ => OpRange::All,
-    };
-    let opts = InstanceOptions {
-        range,
-        load_order: a.load_order,
-        preload_window: a.window,
-    };
-    let inst = build_instance(&graph, &chip, &opts)?;
-    super::output::write_atomic(&a.output, &inst.to_json()?)?;
+    let file = build(&graph, &chip, range, a.load_order, a.window)?;
+    super::output::write_atomic(&a.output, &file.to_json()?)?;
+    let inst = &file.instance;
     let options: usize = inst.ops.iter().map(|o| o.options.len()).sum();
     eprintln!(
         "{}: {} operators, {} options, {} loads -> {}",

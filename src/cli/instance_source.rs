@@ -1,11 +1,12 @@
 //! Where `solve`, `compare` and `gap` get their instance: a file, or built from a graph
-//! (zoo model or import), a chip and the instance options.
+//! (zoo model or import), a chip and the instance options; and the build `instance` shares.
 
+use super::chip_choice::{Chip, DEFAULT_CHIP};
 use super::source::GraphSource;
 use clap::Args;
 use elk_model::build::{build_instance, InstanceOptions, OpRange};
-use elk_model::chip::ChipOverrides;
-use elk_stage::instance::Instance;
+use elk_model::graph::Graph;
+use elk_stage::instance::{Instance, InstanceFile, LoadOrder};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -18,9 +19,10 @@ pub struct InstanceSource {
     #[command(flatten)]
     graph: GraphSource,
     /// Chip preset or TOML file.
-    #[arg(long, default_value = "ipu-pod4", conflicts_with = "instance")]
+    #[arg(long, default_value = DEFAULT_CHIP, conflicts_with = "instance")]
     chip: String,
-    /// Override the chip's HBM bandwidth, TB/s (decimal).
+    /// Override the chip's HBM bandwidth, TB/s (decimal); names and headers show it
+    /// (`on ipu-pod4 @ 8 TB/s HBM`).
     #[arg(long, conflicts_with = "instance")]
     hbm_tbps: Option<f64>,
     /// Load-order policy of the built instance: free (Elk-Full may permute), fixed, or a
@@ -31,58 +33,84 @@ pub struct InstanceSource {
         conflicts_with = "instance",
         value_parser = super::flags::load_order
     )]
-    load_order: elk_stage::instance::LoadOrder,
-    /// Only layers A..B of the graph (a sub-instance, e.g. for exact solving).
+    load_order: LoadOrder,
+    /// Only layers A..B of the graph, half-open: layers A to B−1 (`0..1` is layer 0), a
+    /// sub-instance, e.g. for exact solving.
     #[arg(long, conflicts_with_all = ["ops", "instance"])]
     layers: Option<String>,
-    /// Only operators A..B of the graph.
+    /// Only operators A..B of the graph, half-open (operators A to B−1).
     #[arg(long, conflicts_with = "instance")]
     ops: Option<String>,
     /// Preload window W: every load starts at most W stages before its operator.
     #[arg(long, conflicts_with = "instance")]
     window: Option<u32>,
+    /// Also write the instance used (elk-instance/1, with the chip it was built for), to
+    /// `simulate` the schedule of `-o` against.
+    #[arg(long, value_name = "FILE")]
+    pub emit_instance: Option<PathBuf>,
 }
 
 impl InstanceSource {
-    /// The instance and the seconds spent building it (plan tables). With no instance,
-    /// model or import given: the built-in default, Llama2-13B decode B32 KV2048.
+    /// The instance and the seconds spent building it (plan tables); written to
+    /// `--emit-instance` when given. With no instance, model or import given: the built-in
+    /// default, Llama2-13B decode B32 KV2048.
     pub fn load(&self) -> anyhow::Result<(Instance, f64)> {
         let start = Instant::now();
-        if let Some(path) = &self.instance {
-            return Ok((Instance::read(path)?, start.elapsed().as_secs_f64()));
+        let file = match &self.instance {
+            Some(path) => InstanceFile::read(path)?,
+            None => self.build()?,
+        };
+        let secs = start.elapsed().as_secs_f64();
+        if let Some(path) = &self.emit_instance {
+            super::output::write_atomic(path, &file.to_json()?)?;
         }
+        Ok((file.instance, secs))
+    }
+
+    fn build(&self) -> anyhow::Result<InstanceFile> {
         let mut graph_source = self.graph.clone();
         if graph_source.model.is_none() && graph_source.import.is_none() {
             graph_source.model = Some("llama2-13b".into());
         }
-        let mut chip = super::chips::load_chip(&self.chip)?;
-        if let Some(tbps) = self.hbm_tbps {
-            if !(tbps.is_finite() && tbps > 0.0) {
-                return Err(
-                    super::flags::Usage(format!("--hbm-tbps {tbps}: must be positive")).into(),
-                );
-            }
-            chip = chip.with_overrides(&ChipOverrides {
-                file: format!("{} with --hbm-tbps", self.chip),
-                hbm_tbps: Some(tbps),
-                ..ChipOverrides::default()
-            })?;
-        }
+        let chip = super::chip_choice::load(&self.chip, self.hbm_tbps)?;
+        let range = op_range(self.layers.as_deref(), self.ops.as_deref())?;
         let graph = graph_source.load()?;
-        let spinner =
-            super::progress::spinner(format!("plan tables for {} on {}", graph.name, chip.name));
-        let range = match (&self.layers, &self.ops) {
-            (Some(l), _) => OpRange::Layers(OpRange::parse_range(l)?),
-            (_, Some(o)) => OpRange::Ops(OpRange::parse_range(o)?),
-            _ => OpRange::All,
-        };
-        let opts = InstanceOptions {
-            range,
-            load_order: self.load_order,
-            preload_window: self.window,
-        };
-        let inst = build_instance(&graph, &chip, &opts)?;
+        let spinner = super::progress::spinner(format!(
+            "plan tables for {} on {}",
+            graph.name,
+            chip.label()
+        ));
+        let file = build(&graph, &chip, range, self.load_order, self.window)?;
         spinner.finish_and_clear();
-        Ok((inst, start.elapsed().as_secs_f64()))
+        Ok(file)
     }
+}
+
+/// `--layers A..B` or `--ops A..B` (neither: the whole graph).
+pub fn op_range(layers: Option<&str>, ops: Option<&str>) -> anyhow::Result<OpRange> {
+    Ok(match (layers, ops) {
+        (Some(l), _) => OpRange::Layers(OpRange::parse_range(l)?),
+        (_, Some(o)) => OpRange::Ops(OpRange::parse_range(o)?),
+        _ => OpRange::All,
+    })
+}
+
+/// The instance of `graph`'s operators in `range` on `chip`, named with the chip's label,
+/// and the record of the chip.
+pub fn build(
+    graph: &Graph,
+    chip: &Chip,
+    range: OpRange,
+    load_order: LoadOrder,
+    preload_window: Option<u32>,
+) -> anyhow::Result<InstanceFile> {
+    let opts = InstanceOptions {
+        range,
+        load_order,
+        preload_window,
+    };
+    Ok(InstanceFile {
+        instance: build_instance(graph, &chip.named(), &opts)?,
+        chip: Some(chip.record.clone()),
+    })
 }

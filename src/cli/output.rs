@@ -2,7 +2,17 @@
 //! an interrupted or failed run never leaves a half-written file or clobbers a good one.
 
 use anyhow::Context;
+use elk_stage::instance::Instance;
+use elk_stage::schedule::Schedule;
 use std::path::Path;
+
+/// Writes `schedule` to `path` atomically, stamped with `inst`'s name and content hash so
+/// `simulate` can tell when it is given another instance.
+pub fn write_schedule(path: &Path, inst: &Instance, schedule: &Schedule) -> anyhow::Result<()> {
+    let mut s = schedule.clone();
+    s.stamp(inst);
+    write_atomic(path, &s.to_json()?)
+}
 
 /// Writes `contents` to `path` atomically.
 pub fn write_atomic(path: &Path, contents: &str) -> anyhow::Result<()> {

@@ -12,8 +12,11 @@ pub struct PlansArgs {
     #[command(flatten)]
     graph: GraphSource,
     /// Chip preset or TOML file.
-    #[arg(long, default_value = "ipu-pod4")]
+    #[arg(long, default_value = super::chip_choice::DEFAULT_CHIP)]
     chip: String,
+    /// Override the chip's HBM bandwidth, TB/s (decimal); the header shows it.
+    #[arg(long)]
+    hbm_tbps: Option<f64>,
     /// Print the full option table of this operator (name as in `models show`).
     #[arg(long)]
     op: Option<String>,
@@ -65,7 +68,7 @@ struct Output<'a> {
 
 pub fn run(a: PlansArgs) -> anyhow::Result<()> {
     let start = Instant::now();
-    let chip = super::chips::load_chip(&a.chip)?;
+    let chip = super::chip_choice::load(&a.chip, a.hbm_tbps)?.named();
     let graph = a.graph.load()?;
     let graph_s = start.elapsed().as_secs_f64();
     let plans = plan_graph(&graph, &chip, elk_model::cost::for_chip(&chip).as_ref())?;

@@ -3,7 +3,7 @@
 use clap::Args;
 use elk_sim::trace::ChromeTrace;
 use elk_sim::{evaluate_with, validate, Evaluation};
-use elk_stage::instance::Instance;
+use elk_stage::instance::{Instance, InstanceFile, LoadOrder, NamedOrder};
 use elk_stage::schedule::Schedule;
 use serde::Serialize;
 use std::path::PathBuf;
@@ -33,6 +33,9 @@ struct Output<'a> {
     method: &'a str,
     valid: bool,
     violations: Vec<String>,
+    /// How to rebuild the instance when the schedule breaks its load-order policy.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hint: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     method_claim_cycles: Option<elk_stage::units::Cycles>,
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
@@ -41,42 +44,95 @@ struct Output<'a> {
 
 /// The schedule broke the stage model's rules (exit code 2: the input is wrong).
 #[derive(Debug, thiserror::Error)]
-#[error("invalid schedule: {first} ({count} violation(s) in all)")]
+#[error("invalid schedule: {first} ({count} violation(s) in all){}", suffix(.hint))]
 pub struct Invalid {
     /// The first violation.
     pub first: String,
     /// How many.
     pub count: usize,
+    /// How to rebuild the instance, when that would make the schedule valid.
+    pub hint: Option<String>,
 }
 
 impl Invalid {
-    fn of(violations: &[elk_sim::Violation]) -> Invalid {
+    fn of(inst: &Instance, violations: &[elk_sim::Violation]) -> Invalid {
         Invalid {
             first: violations
                 .first()
                 .map(ToString::to_string)
                 .unwrap_or_default(),
             count: violations.len(),
+            hint: load_order_hint(inst, violations),
         }
     }
 }
 
+/// `; hint` or nothing.
+fn suffix(hint: &Option<String>) -> String {
+    hint.as_ref().map(|h| format!("; {h}")).unwrap_or_default()
+}
+
+/// When the schedule breaks the instance's load-order policy: which policy, and the flag
+/// that rebuilds the instance with one the schedule meets.
+fn load_order_hint(inst: &Instance, violations: &[elk_sim::Violation]) -> Option<String> {
+    let breaks_policy = violations
+        .iter()
+        .any(|v| matches!(v, elk_sim::Violation::LoadOrderPolicy { .. }));
+    if !breaks_policy {
+        return None;
+    }
+    Some(match inst.load_order {
+        LoadOrder::Named(NamedOrder::Fixed) => "the instance has load_order=fixed and this \
+            schedule permutes loads; rebuild it with --load-order free"
+            .into(),
+        LoadOrder::Displacement { max_displacement } => format!(
+            "the instance has load_order={{\"max_displacement\": {max_displacement}}} and this \
+             schedule moves loads further; rebuild it with --load-order free (or a larger D)"
+        ),
+        LoadOrder::Named(NamedOrder::Free) => return None,
+    })
+}
+
+/// Checks first that the schedule was built for this instance (by hash; exit 2 with one
+/// line when not), and warns when a schedule without a hash names another instance.
+fn check_pairing(inst: &Instance, sched: &Schedule) -> anyhow::Result<()> {
+    sched.check_instance(inst)?;
+    if sched.instance_hash.is_none() && sched.instance != inst.name {
+        eprintln!(
+            "warning: {}",
+            elk_stage::error::one_line(&format!(
+                "the schedule names instance '{}', this instance is '{}' (the schedule has no \
+                 instance_hash to check them by)",
+                sched.instance, inst.name
+            ))
+        );
+    }
+    Ok(())
+}
+
 pub fn run(a: SimulateArgs) -> anyhow::Result<()> {
-    let inst = Instance::read(&a.instance)?;
+    let file = InstanceFile::read(&a.instance)?;
+    let inst = &file.instance;
     let sched = Schedule::read(&a.schedule)?;
-    let violations = validate(&inst, &sched);
+    check_pairing(inst, &sched)?;
+    let violations = validate(inst, &sched);
     if a.detailed.detailed {
         if !violations.is_empty() {
-            return Err(Invalid::of(&violations).into());
+            return Err(Invalid::of(inst, &violations).into());
         }
-        let analytic = elk_sim::evaluate(&inst, &sched);
-        return a
-            .detailed
-            .run(&inst, &sched, &analytic, a.trace.as_ref(), a.json);
+        let analytic = elk_sim::evaluate(inst, &sched);
+        return a.detailed.run(
+            inst,
+            file.chip.as_ref(),
+            &sched,
+            &analytic,
+            a.trace.as_ref(),
+            a.json,
+        );
     }
     let evaluation = violations.is_empty().then(|| {
         let mut trace = ChromeTrace::new(inst.clock_hz);
-        let e = evaluate_with(&inst, &sched, &mut trace);
+        let e = evaluate_with(inst, &sched, &mut trace);
         (e, trace)
     });
     if let (Some((_, trace)), Some(path)) = (&evaluation, &a.trace) {
@@ -88,6 +144,7 @@ pub fn run(a: SimulateArgs) -> anyhow::Result<()> {
         method: &sched.method,
         valid: violations.is_empty(),
         violations: violations.iter().map(ToString::to_string).collect(),
+        hint: load_order_hint(inst, &violations),
         method_claim_cycles: evaluation
             .as_ref()
             .filter(|e| {
@@ -105,7 +162,7 @@ pub fn run(a: SimulateArgs) -> anyhow::Result<()> {
     if violations.is_empty() {
         Ok(())
     } else {
-        Err(Invalid::of(&violations).into())
+        Err(Invalid::of(inst, &violations).into())
     }
 }
 
@@ -113,6 +170,9 @@ fn print_human(out: &Output) {
     println!("{} — schedule by {}", out.instance, out.method);
     for v in &out.violations {
         println!("violation: {v}");
+    }
+    if let Some(h) = &out.hint {
+        println!("hint: {h}");
     }
     let Some(e) = &out.evaluation else {
         return;

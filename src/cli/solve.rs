@@ -47,6 +47,11 @@ pub struct SolveArgs {
 }
 
 pub fn solve(a: SolveArgs) -> anyhow::Result<()> {
+    if a.output.is_some() && a.output == a.source.emit_instance {
+        return super::flags::Usage::err(
+            "-o and --emit-instance name the same file: the schedule and its instance need two",
+        );
+    }
     let Some(method) = a.method.clone().filter(|_| !a.exact) else {
         if a.trace.is_some() {
             return Err(super::flags::Usage(
@@ -94,7 +99,7 @@ pub fn solve(a: SolveArgs) -> anyhow::Result<()> {
     }
     if let Some((s, _)) = &result {
         if let Some(path) = &a.output {
-            super::output::write_atomic(path, &s.to_json()?)?;
+            super::output::write_schedule(path, &inst, s)?;
         }
         if let Some(path) = &a.trace {
             let mut trace = ChromeTrace::new(inst.clock_hz);

@@ -30,6 +30,13 @@ fn files() -> PathBuf {
         "hashform.json",
         &sched.replace("\"method\"", "\"instance_hash\":\"abc\",\"method\""),
     );
+    write(
+        "other.json",
+        &sched.replace(
+            "\"method\"",
+            "\"instance_hash\":\"fnv1a64:0123456789abcdef\",\"method\"",
+        ),
+    );
     write("chip.toml", "name = \"c\"\ncores = -4\n");
     write(
         "grid.toml",
@@ -42,7 +49,7 @@ fn files() -> PathBuf {
 #[test]
 fn each_bad_input_gets_its_one_line() {
     let d = files();
-    let cases: [(&[&str], &str); 13] = [
+    let cases: [(&[&str], &str); 14] = [
         (&["simulate", "--instance", "fmt.json", "--schedule", "short.json"],
          "error: fmt.json: malformed JSON: format 'elk-instance/2': expected 'elk-instance/1'"),
         (&["simulate", "--instance", "extra.json", "--schedule", "short.json"],
@@ -55,6 +62,8 @@ fn each_bad_input_gets_its_one_line() {
          "error: invalid schedule: operator a: load incomplete before it runs: 5 of 10 HBM cycles (5 missing) (1 violation(s) in all)"),
         (&["simulate", "--instance", "ok.json", "--schedule", "hashform.json"],
          "error: hashform.json: malformed JSON: instance_hash 'abc': expected fnv1a64:<16 hex digits>"),
+        (&["simulate", "--instance", "ok.json", "--schedule", "other.json"],
+         "error: schedule was built for instance fnv1a64:0123456789abcdef (x), this instance is fnv1a64:1e8b127a604717c6 (x)"),
         (&["simulate", "--instance", "missing.json", "--schedule", "short.json"],
          "error: missing.json: cannot read: No such file or directory (os error 2)"),
         (&["chips", "show", "chip.toml"],

@@ -29,7 +29,8 @@ fn instance_of_one_layer() {
     assert_eq!(inst["format"], "elk-instance/1");
     assert_eq!(inst["ops"].as_array().unwrap().len(), 43, "one Llama layer");
     assert_eq!(inst["preload_window"], 43);
-    assert_eq!(inst["load_order"], "fixed");
+    assert_eq!(inst["load_order"], "free", "the default of every command");
+    assert_eq!(inst["chip"]["name"], "ipu-pod4");
     // H of the fused QKV projection: 4096 × 12288 fp16 weights at 16 TB/s, 1.325 GHz.
     let qkv = inst["ops"]
         .as_array()

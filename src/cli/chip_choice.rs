@@ -1,0 +1,132 @@
+//! The chip a command works on: `--chip` (a preset or a TOML file) with `--hbm-tbps`, the
+//! label names and headers print (`ipu-pod4 @ 8 TB/s HBM`), and the record instance files
+//! keep of it; for `simulate --detailed`, the chip the instance records.
+
+use elk_model::chip::{ChipOverrides, ChipSpec};
+use elk_model::provenance::{chip_ref, is_preset};
+use elk_stage::instance::ChipRef;
+
+/// The chip of the built-in default and of replays of instances that record none.
+pub const DEFAULT_CHIP: &str = "ipu-pod4";
+
+/// A chip as chosen on the command line.
+#[derive(Clone, Debug)]
+pub struct Chip {
+    /// The chip with `--hbm-tbps` applied.
+    pub spec: ChipSpec,
+    /// What an instance built on it records.
+    pub record: ChipRef,
+}
+
+impl Chip {
+    /// Its name with the override: `ipu-pod4 @ 8 TB/s HBM`.
+    pub fn label(&self) -> String {
+        self.record.label()
+    }
+
+    /// The spec named by its label, so instance names and headers show the override.
+    pub fn named(&self) -> ChipSpec {
+        let mut c = self.spec.clone();
+        c.name = self.label();
+        c
+    }
+}
+
+/// `--chip given` with `--hbm-tbps` (a non-positive bandwidth is a usage error).
+pub fn load(given: &str, hbm_tbps: Option<f64>) -> anyhow::Result<Chip> {
+    let mut spec = super::chips::load_chip(given)?;
+    if let Some(tbps) = hbm_tbps {
+        if !(tbps.is_finite() && tbps > 0.0) {
+            return super::flags::Usage::err(format!("--hbm-tbps {tbps}: must be positive"));
+        }
+        spec = spec.with_overrides(&ChipOverrides {
+            file: format!("{given} with --hbm-tbps"),
+            hbm_tbps: Some(tbps),
+            ..ChipOverrides::default()
+        })?;
+    }
+    let record = chip_ref(&spec, given, hbm_tbps);
+    Ok(Chip { spec, record })
+}
+
+/// The chip of a detailed replay: `--chip` when given (with a warning when it is not the
+/// chip the instance records), else the recorded chip (its preset, or its TOML file if that
+/// is still there), else the default with a warning. `--hbm-tbps` overrides the recorded
+/// bandwidth too.
+pub fn for_replay(
+    given: Option<&str>,
+    hbm_tbps: Option<f64>,
+    recorded: Option<&ChipRef>,
+) -> anyhow::Result<Chip> {
+    let warn = |w: String| eprintln!("warning: {}", elk_stage::error::one_line(&w));
+    match (given, recorded) {
+        (Some(g), recorded) => {
+            let chip = load(g, hbm_tbps)?;
+            if let Some(r) = recorded {
+                if r.name != chip.record.name {
+                    warn(format!(
+                        "--chip {g} is '{}', but the instance was built for '{}'; the replay \
+                         uses --chip (leave it out to use the instance's chip)",
+                        chip.label(),
+                        r.label()
+                    ));
+                } else if r.hash != chip.record.hash {
+                    warn(format!(
+                        "--chip {g} ({}, {}) differs from the chip the instance was built for \
+                         ({}, {})",
+                        chip.label(),
+                        chip.record.hash,
+                        r.label(),
+                        r.hash
+                    ));
+                }
+            }
+            Ok(chip)
+        }
+        (None, Some(r)) => {
+            let source = match &r.file {
+                Some(f) if std::path::Path::new(f).exists() => f.as_str(),
+                _ if is_preset(&r.name) => r.name.as_str(),
+                Some(f) => {
+                    return super::flags::Usage::err(format!(
+                        "the instance was built for chip '{}' from {f}, which is not found from \
+                         here: give it with --chip",
+                        r.label()
+                    ))
+                }
+                None => {
+                    return super::flags::Usage::err(format!(
+                        "the instance was built for chip '{}' ({}), which is not a preset: give \
+                         its TOML file with --chip",
+                        r.label(),
+                        r.hash
+                    ))
+                }
+            };
+            let chip = load(source, hbm_tbps.or(r.hbm_tbps))?;
+            if chip.record.hash != r.hash {
+                if hbm_tbps.is_some() && hbm_tbps != r.hbm_tbps {
+                    warn(format!(
+                        "the instance was built for {}; the replay uses {}",
+                        r.label(),
+                        chip.label()
+                    ));
+                } else {
+                    warn(format!(
+                        "chip {source} has changed since the instance was built ({}, now {}); \
+                         the replay uses it as it is now",
+                        r.hash, chip.record.hash
+                    ));
+                }
+            }
+            Ok(chip)
+        }
+        (None, None) => {
+            warn(format!(
+                "the instance does not record its chip; the replay uses {DEFAULT_CHIP} (give \
+                 --chip)"
+            ));
+            load(DEFAULT_CHIP, hbm_tbps)
+        }
+    }
+}
