@@ -48,7 +48,9 @@ fn corrupted_graph_names_the_entry() {
 fn a_closed_pipe_is_no_panic() {
     use std::io::Read;
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_elk-opt"))
-        .args(["models", "show", "llama2-70b"])
+        // --all: ≈ 370 kB, far more than a pipe buffer holds, so the writer must meet the
+        // closed end (without it the 6 kB table can be written before the reader leaves).
+        .args(["models", "show", "llama2-70b", "--all"])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
