@@ -318,12 +318,32 @@ fn hbm_overrides_show_in_names_and_headers() {
 #[test]
 fn instance_and_solve_default_to_the_same_load_order() {
     // The review's pipeline: solve with model flags, build the instance with the same flags,
-    // simulate the one against the other.
+    // simulate the one against the other. On a whole layer Elk-Full permutes loads, which a
+    // fixed-order instance would refuse.
     let (inst, sched) = (tmp("pipe-inst.json"), tmp("pipe-sched.json"));
+    let layer = [
+        "--model",
+        "llama2-7b",
+        "--num-layers",
+        "1",
+        "--layers",
+        "0..1",
+    ];
     let mut args = vec!["solve", "--method", "elk-full", "-o", s(&sched)];
-    args.extend_from_slice(&MODEL);
+    args.extend_from_slice(&layer);
     elk_ok(&args);
-    instance(&inst, &[]);
+    let j: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&sched).unwrap()).unwrap();
+    let order: Vec<u64> = j["load_order"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    assert!(order.windows(2).any(|w| w[0] > w[1]), "loads permuted");
+    let mut args = vec!["instance", "-o", s(&inst)];
+    args.extend_from_slice(&layer);
+    elk_ok(&args);
     let file = InstanceFile::read(&inst).unwrap();
     assert_eq!(
         serde_json::to_value(file.instance.load_order).unwrap(),
