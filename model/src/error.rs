@@ -56,6 +56,17 @@ pub enum ModelError {
         /// The names that exist.
         known: String,
     },
+    /// No plan of an operator fits the chip's SRAM: this configuration cannot run (for a
+    /// sweep a result, not a failure).
+    #[error("operator {}: no plan fits {sram_bytes_per_core} B of SRAM per core on {cores} cores", one_line(.op))]
+    NoPlanFits {
+        /// The operator.
+        op: String,
+        /// SRAM per core.
+        sram_bytes_per_core: u64,
+        /// Cores.
+        cores: u64,
+    },
     /// A parameter is out of range or does not apply.
     #[error("{}", one_line(.0))]
     Invalid(String),

@@ -67,12 +67,12 @@ pub fn plan_graph(graph: &Graph, chip: &ChipSpec, model: &dyn CostModel) -> Resu
         .into_iter()
         .zip(tables)
         .map(|((s, first), t)| {
-            t.map(|t| (s, first, t)).ok_or_else(|| {
-                ModelError::Invalid(format!(
-                    "operator {}: no plan fits {} B of SRAM per core on {} cores",
-                    graph.ops[first].name, chip.sram_bytes_per_core, chip.cores
-                ))
-            })
+            t.map(|t| (s, first, t))
+                .ok_or_else(|| ModelError::NoPlanFits {
+                    op: graph.ops[first].name.clone(),
+                    sram_bytes_per_core: chip.sram_bytes_per_core,
+                    cores: chip.cores,
+                })
         })
         .collect::<Result<Vec<_>>>()?;
     Ok(GraphPlans { shape_of, unique })

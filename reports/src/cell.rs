@@ -64,6 +64,17 @@ pub struct CellResult {
     pub methods: Vec<MethodResult>,
     /// Why the cell has no results (bad model name, nothing fits, …).
     pub error: Option<String>,
+    /// The configuration cannot run: an operator has no plan that fits SRAM (`error` says
+    /// which). A result, not a failure: a rerun does not retry it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub does_not_fit: bool,
+}
+
+impl CellResult {
+    /// The cell failed: no results, and not because the configuration does not fit.
+    pub fn failed(&self) -> bool {
+        self.error.is_some() && !self.does_not_fit
+    }
 }
 
 /// A near-square W × H with W·H = cores (W ≥ H).
@@ -152,6 +163,7 @@ fn failed(figure: &str, cell: &Cell, error: String) -> CellResult {
         ideal_ms: None,
         methods: Vec::new(),
         error: Some(error),
+        does_not_fit: false,
     }
 }
 
@@ -164,10 +176,15 @@ pub fn run_cell_on(figure: &str, cell: &Cell, chip: ChipSpec, methods: &[String]
         ideal_ms: None,
         methods: Vec::new(),
         error: None,
+        does_not_fit: false,
     };
     let inst = match cell_instance_on(cell, chip) {
         Ok(i) => i,
-        Err(e) => return failed(figure, cell, e.to_string()),
+        Err(e) => {
+            let mut r = failed(figure, cell, e.to_string());
+            r.does_not_fit = matches!(e, elk_model::ModelError::NoPlanFits { .. });
+            return r;
+        }
     };
     result.ops = inst.ops.len();
     result.ideal_ms = ideal(&inst).cycles.map(|c| inst.ms(c));

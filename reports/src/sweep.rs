@@ -47,10 +47,13 @@ pub struct SweepSummary {
     pub skipped: usize,
     /// Run now.
     pub ran: usize,
-    /// Of those run now, cells whose stored line was an error (retried).
+    /// Of those run now, cells whose stored line was a failure (retried).
     pub retried: usize,
-    /// Cells (of this shard) whose line is an error at the end.
+    /// Cells (of this shard) whose line is a failure at the end.
     pub failed: usize,
+    /// Cells (of this shard) whose configuration does not fit the chip (results, listed in
+    /// reports).
+    pub does_not_fit: usize,
 }
 
 /// Reads a results file (absent: empty). Lines are keyed by cell index.
@@ -97,8 +100,9 @@ pub fn write_results(path: &Path, results: &BTreeMap<usize, CellResult>) -> Resu
 
 /// Runs the grid (or one shard of it) into `out`; `progress(done, total)` after each cell.
 /// Every chip is read and checked first ([`Grid::load_chips`]): a bad chip file fails here,
-/// before `out` is touched. Cells whose stored line is an error are run again; cells that
-/// fail are counted in [`SweepSummary::failed`] (their error is their line).
+/// before `out` is touched. Cells whose stored line is a failure ([`CellResult::failed`]) are
+/// run again; cells that fail are counted in [`SweepSummary::failed`] (their error is their
+/// line). A configuration that does not fit the chip is a result, not a failure.
 pub fn run_sweep(
     grid: &Grid,
     out: &Path,
@@ -128,7 +132,7 @@ pub fn run_sweep(
             }
         }
     }
-    let done = |c: &&crate::grid::Cell| existing.get(&c.index).is_some_and(|r| r.error.is_none());
+    let done = |c: &&crate::grid::Cell| existing.get(&c.index).is_some_and(|r| !r.failed());
     let todo: Vec<_> = cells.iter().filter(|c| !done(c)).collect();
     let retried = todo
         .iter()
@@ -158,7 +162,11 @@ pub fn run_sweep(
     write_results(out, &all)?;
     let failed = cells
         .iter()
-        .filter(|c| all.get(&c.index).is_none_or(|r| r.error.is_some()))
+        .filter(|c| all.get(&c.index).is_none_or(CellResult::failed))
+        .count();
+    let does_not_fit = cells
+        .iter()
+        .filter(|c| all.get(&c.index).is_some_and(|r| r.does_not_fit))
         .count();
     Ok(SweepSummary {
         cells: cells.len(),
@@ -166,6 +174,7 @@ pub fn run_sweep(
         ran: total,
         retried,
         failed,
+        does_not_fit,
     })
 }
 

@@ -194,36 +194,63 @@ fn chip_paths_resolve_from_the_grid_file_and_bad_chips_fail_before_any_cell() {
 #[test]
 fn failed_cells_are_counted_and_retried_on_resume() {
     let d = dir("retry");
+    // Batch 2^30 × KV 16384 is too large for the zoo to build: a cell that fails every time.
+    let huge = grid_of(&["ipu-mk2"], "\"basic\"")
+        .replace("batches = [8]", "batches = [1073741824]")
+        .replace("kvs = [128]", "kvs = [16384]");
+    let grid = Grid::from_toml("huge.toml", &huge).unwrap();
+    let out = d.join("huge.jsonl");
+    let first = run_sweep(&grid, &out, None, &|_, _| {}).unwrap();
+    assert_eq!((first.ran, first.failed, first.retried), (1, 1, 0));
+    let stored = read_results(&out).unwrap();
+    assert!(stored[&0].failed(), "{:?}", stored[&0].error);
+    // The same run again retries the failed cell (and fails it again).
+    let again = run_sweep(&grid, &out, None, &|_, _| {}).unwrap();
+    assert_eq!(
+        (again.skipped, again.ran, again.retried, again.failed),
+        (0, 1, 1, 1)
+    );
+    assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), 1);
+
+    // A configuration that does not fit (2 KiB of SRAM) is a result: not failed, not retried.
     std::fs::write(d.join("chip.toml"), mk2_with_sram(2048)).unwrap();
     let grid_file = d.join("g.toml");
     std::fs::write(&grid_file, grid_of(&["ipu-mk2", "chip.toml"], "\"basic\"")).unwrap();
     let grid = Grid::from_file(&grid_file).unwrap();
     let out = d.join("r.jsonl");
     let first = run_sweep(&grid, &out, None, &|_, _| {}).unwrap();
-    assert_eq!((first.ran, first.failed, first.retried), (2, 1, 0));
+    assert_eq!((first.ran, first.failed, first.does_not_fit), (2, 0, 1));
+    let straight = std::fs::read_to_string(&out).unwrap();
     let stored = read_results(&out).unwrap();
+    assert!(stored[&1].does_not_fit && !stored[&1].failed());
     assert!(stored[&1]
         .error
         .as_deref()
         .unwrap()
-        .contains("no plan fits"));
-
-    // The same run again retries the failed cell (and fails it again); the good one is done.
+        .contains("no plan fits 2048 B"));
+    assert!(straight.contains(",\"does_not_fit\":true}"), "{straight}");
     let again = run_sweep(&grid, &out, None, &|_, _| {}).unwrap();
-    assert_eq!(
-        (again.skipped, again.ran, again.retried, again.failed),
-        (1, 1, 1, 1)
+    assert_eq!((again.skipped, again.ran), (2, 0));
+
+    // A cell stored as an error by an earlier run (the chip file was not found then) is run
+    // again, and the file ends as a straight run's.
+    let lines: Vec<&str> = straight.lines().collect();
+    let broken = lines[0].replace(
+        "\"error\":null",
+        "\"error\":\"../chips/mine.toml: cannot read\"",
     );
-    // Fixed chip: the retry succeeds, and the file holds one line per cell.
-    std::fs::write(d.join("chip.toml"), mk2_with_sram(638976)).unwrap();
-    let fixed = run_sweep(&grid, &out, None, &|_, _| {}).unwrap();
-    assert_eq!((fixed.ran, fixed.retried, fixed.failed), (1, 1, 0));
-    let text = std::fs::read_to_string(&out).unwrap();
-    assert_eq!(text.lines().count(), 2, "{text}");
-    assert!(read_results(&out)
-        .unwrap()
-        .values()
-        .all(|r| r.error.is_none()));
+    std::fs::write(&out, format!("{broken}\n{}\n", lines[1])).unwrap();
+    let resumed = run_sweep(&grid, &out, None, &|_, _| {}).unwrap();
+    assert_eq!(
+        (
+            resumed.skipped,
+            resumed.ran,
+            resumed.retried,
+            resumed.failed
+        ),
+        (1, 1, 1, 0)
+    );
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), straight);
 }
 
 #[test]

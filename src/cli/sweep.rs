@@ -136,6 +136,14 @@ pub fn sweep(a: SweepArgs) -> anyhow::Result<()> {
         },
         out.display()
     );
+    if summary.does_not_fit > 0 {
+        eprintln!(
+            "{} cell{} do{} not fit the chip (no plan fits SRAM): a result, listed in the report",
+            summary.does_not_fit,
+            if summary.does_not_fit == 1 { "" } else { "s" },
+            if summary.does_not_fit == 1 { "es" } else { "" },
+        );
+    }
     if let Some(dir) = &a.report {
         let results: Vec<_> = read_results(&out)?.into_values().collect();
         let header = Header {
