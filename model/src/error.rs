@@ -67,12 +67,39 @@ pub enum ModelError {
         /// Cores.
         cores: u64,
     },
+    /// An imported graph does not have the number of identical layers the user gave.
+    #[error(
+        "{file}: cannot find {layers} identical layers among its {ops} operators \
+         (detection without a count finds {})",
+        describe_layers(.detected)
+    )]
+    LayerCount {
+        /// The graph file.
+        file: String,
+        /// The layer count asked for.
+        layers: usize,
+        /// Operators in the graph.
+        ops: usize,
+        /// What detection finds without the count.
+        detected: elk_stage::period::LayerStructure,
+    },
     /// A parameter is out of range or does not apply.
     #[error("{}", one_line(.0))]
     Invalid(String),
     /// An instance or schedule is malformed (from the stage-model contract).
     #[error(transparent)]
     Stage(#[from] elk_stage::StageError),
+}
+
+/// `P prologue + L × K + E epilogue operators`, or `1 × N operators` when nothing repeats.
+pub fn describe_layers(s: &elk_stage::period::LayerStructure) -> String {
+    if s.layers <= 1 {
+        return format!("1 × {} operators", s.total());
+    }
+    format!(
+        "{} prologue + {} × {} + {} epilogue operators",
+        s.prologue, s.layers, s.ops_per_layer, s.epilogue
+    )
 }
 
 /// Result alias for this crate.

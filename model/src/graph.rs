@@ -7,7 +7,10 @@
 mod layers;
 mod residency;
 
-pub use layers::{detect_layers, detect_period, LayerStructure};
+pub use layers::{
+    detect_layers, detect_layers_with_count, detect_period, detect_period_with_count,
+    LayerStructure,
+};
 pub use residency::{classify_residency, is_on_chip};
 
 /// Points every input at the operator whose output it is (by `source`), or `None`.

@@ -21,8 +21,8 @@ pub use placeholders::{Placeholders, SeqRole};
 
 use crate::error::{ModelError, Result};
 use crate::graph::{
-    classify_residency, detect_layers, link_producers, Graph, Mode, OpKind, Operator, Residency,
-    Role, Tensor,
+    classify_residency, detect_layers, detect_layers_with_count, link_producers, Graph, Mode,
+    OpKind, Operator, Residency, Role, Tensor,
 };
 use crate::plan::PlanRules;
 use einsum::{Einsum, IndexExpr};
@@ -72,6 +72,10 @@ pub struct ImportOptions {
     pub compat: Compat,
     /// Bytes per element of every tensor (the reference treats all as fp16: 2).
     pub dtype_bytes: u64,
+    /// The number of identical layers, when the user knows it (the reference artifact's
+    /// `--layers` hint): the graph must have exactly that many, or the import fails with
+    /// [`ModelError::LayerCount`]. `None`: detect them ([`detect_layers`]).
+    pub num_layers: Option<usize>,
 }
 
 impl ImportOptions {
@@ -83,6 +87,7 @@ impl ImportOptions {
             seq,
             compat: Compat::Clean,
             dtype_bytes: 2,
+            num_layers: None,
         }
     }
 }
@@ -142,7 +147,15 @@ pub fn import_str(file: &str, text: &str, opts: &ImportOptions) -> Result<Graph>
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| file.to_string());
-    let layers = detect_layers(&ops);
+    let layers = match opts.num_layers {
+        None => detect_layers(&ops),
+        Some(n) => detect_layers_with_count(&ops, n).ok_or_else(|| ModelError::LayerCount {
+            file: file.into(),
+            layers: n,
+            ops: ops.len(),
+            detected: detect_layers(&ops),
+        })?,
+    };
     let (plan_rules, flavour) = match opts.compat {
         Compat::Clean => (PlanRules::SPEC, ""),
         Compat::Reference => (PlanRules::REFERENCE, " compat reference"),

@@ -2,7 +2,7 @@
 
 use clap::Args;
 use elk_model::graph::Mode;
-use elk_model::import::{import_file, Compat, ImportOptions};
+use elk_model::import::{Compat, ImportOptions};
 use std::path::PathBuf;
 
 /// A reference-format graph and its placeholder values.
@@ -20,6 +20,10 @@ pub struct ImportArgs {
     /// every other command.
     #[arg(long, alias = "seq", default_value_t = 2048)]
     pub kv: u64,
+    /// The number of identical layers, when detection finds none or the wrong ones (the
+    /// graph must have exactly N; the reference artifact's `--layers` hint).
+    #[arg(long, value_name = "N")]
+    pub num_layers: Option<usize>,
     /// `clean` (default) or `reference` (reproduce the reference artifact's parse).
     #[arg(long, default_value = "clean", value_parser = super::flags::compat)]
     pub compat: Compat,
@@ -34,6 +38,7 @@ pub struct ImportArgs {
 pub fn run(a: ImportArgs) -> anyhow::Result<()> {
     let mut opts = ImportOptions::new(a.mode, a.batch, a.kv);
     opts.compat = a.compat;
-    let g = import_file(&a.file, &opts)?;
+    opts.num_layers = a.num_layers;
+    let g = super::source::import_graph(&a.file, &opts)?;
     super::graph_table::print(&g, a.json, a.all)
 }

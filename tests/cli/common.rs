@@ -103,3 +103,36 @@ pub fn solve_to_file(method: &str, inst: &Path, out: &Path, extra: &[&str]) -> O
     args.extend_from_slice(extra);
     elk_ok(&args)
 }
+
+/// A chain of Dots in the reference JSON format, one per step of `widths`
+/// (`[B, 1, w_k] × [w_k, w_k+1]`, the batch as its placeholder 99): equal steps are equal
+/// operators.
+pub fn dot_chain(widths: &[u64]) -> String {
+    let entries: Vec<serde_json::Value> = widths
+        .windows(2)
+        .enumerate()
+        .map(|(k, w)| {
+            let expr = format!(
+                " - einstein_v2(\" output0[S0, N, M] +=! input0[S0, N, K] * input1[K, M]; \", \
+                 input_dict={{ \"input0\" : {{ \"dtype\" : \"float32\", \"shape\" : [99, 1, {k_}]}} , \
+                 \"input1\" : {{ \"dtype\" : \"float32\", \"shape\" : [{k_}, {m}]}} }})",
+                k_ = w[0],
+                m = w[1]
+            );
+            // Ids 1..; the first input of the first Dot and every weight have no entry.
+            let input = if k == 0 { 999 } else { k };
+            serde_json::json!([k + 1, expr, "Dot", [[input, 0], [1000 + k, 0]]])
+        })
+        .collect();
+    serde_json::to_string(&entries).unwrap()
+}
+
+/// Writes `hidden.json` into `dir`: six distinct Dots, then two identical layers of two
+/// Dots — 4 of its 10 operators, too few for layer detection on its own to count them
+/// (it needs half). Returns its path.
+pub fn hidden_layers_graph(dir: &Path) -> PathBuf {
+    let path = dir.join("hidden.json");
+    let widths = [16, 24, 40, 56, 72, 88, 64, 128, 64, 128, 64];
+    std::fs::write(&path, dot_chain(&widths)).unwrap();
+    path
+}

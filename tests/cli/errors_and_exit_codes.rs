@@ -1,6 +1,6 @@
 //! Bad input: one line on stderr naming what and where, exit code 2.
 
-use super::common::{elk, scratch};
+use super::common::{elk, hidden_layers_graph, scratch};
 
 fn bad(args: &[&str]) -> String {
     let out = elk(args);
@@ -39,6 +39,22 @@ fn corrupted_graph_names_the_entry() {
     );
     assert!(
         bad(&["models", "show", "vit-h-14", "--mode", "decode"]).contains("decode does not apply")
+    );
+}
+
+#[test]
+fn a_layer_count_the_graph_does_not_have_names_the_file_and_the_count() {
+    let g = hidden_layers_graph(&scratch("layer-count"));
+    let g = g.to_str().unwrap();
+    let line = format!(
+        "error: {g}: cannot find 3 identical layers among its 10 operators (detection \
+         without a count finds 1 × 10 operators)\n"
+    );
+    assert_eq!(bad(&["import", g, "--num-layers", "3"]), line);
+    assert_eq!(
+        bad(&["plans", "--import", g, "--num-layers", "3"]),
+        line,
+        "every command that takes --import"
     );
 }
 

@@ -1,6 +1,6 @@
 //! `models`, `import` and `chips` on real inputs.
 
-use super::common::{elk_json, elk_ok, shared};
+use super::common::{elk_json, elk_ok, hidden_layers_graph, scratch, shared};
 
 #[test]
 fn default_job_compares_every_method_on_llama2_13b() {
@@ -98,6 +98,76 @@ fn import_takes_the_batch_and_kv_defaults_of_every_other_command() {
     };
     assert_eq!(tail(&imported), "decode b32 kv2048");
     assert_eq!(tail(&imported), tail(&zoo));
+}
+
+/// The layer structure an `import --json` reports, as (prologue, layers, per layer, epilogue).
+fn layers_of(j: &serde_json::Value) -> [u64; 4] {
+    let l = &j["layers"];
+    ["prologue", "layers", "ops_per_layer", "epilogue"].map(|k| l[k].as_u64().unwrap())
+}
+
+#[test]
+fn an_import_without_a_repeating_layer_says_so() {
+    let g = hidden_layers_graph(&scratch("warn"));
+    let g = g.to_str().unwrap();
+    let warning = format!(
+        "warning: {g}: no repeating layer found (1 × 10 operators); pass --num-layers N if \
+         the model has N identical layers\n"
+    );
+    let out = elk_ok(&["import", g, "--json"]);
+    assert_eq!(String::from_utf8(out.stderr).unwrap(), warning);
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(layers_of(&j), [0, 1, 10, 0]);
+    // Every command that takes --import says it too: `--layers 0..1` is the whole graph.
+    let inst = scratch("warn").join("whole.json");
+    let out = elk_ok(&[
+        "instance",
+        "--import",
+        g,
+        "--layers",
+        "0..1",
+        "-o",
+        inst.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.starts_with(&warning), "{stderr}");
+    assert!(stderr.contains("layers 0..1: 10 operators"), "{stderr}");
+    // A graph with layers gets no warning.
+    let nerf = shared().join("models/nerf.json");
+    assert!(elk_ok(&["import", nerf.to_str().unwrap()])
+        .stderr
+        .is_empty());
+}
+
+#[test]
+fn num_layers_finds_the_layers_detection_misses() {
+    let dir = scratch("num-layers");
+    let g = hidden_layers_graph(&dir);
+    let g = g.to_str().unwrap();
+    let out = elk_ok(&["import", g, "--num-layers", "2", "--json"]);
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(layers_of(&j), [6, 2, 2, 0]);
+    // The same hint on a command that takes --import: layer 0 is now two operators.
+    let inst = dir.join("layer0.json");
+    elk_ok(&[
+        "instance",
+        "--import",
+        g,
+        "--num-layers",
+        "2",
+        "--layers",
+        "0..1",
+        "-o",
+        inst.to_str().unwrap(),
+    ]);
+    let inst: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&inst).unwrap()).unwrap();
+    assert_eq!(inst["ops"].as_array().unwrap().len(), 2);
 }
 
 #[test]
