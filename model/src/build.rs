@@ -37,6 +37,15 @@ impl OpRange {
         }
     }
 
+    /// What instance names append for it: `, layers 0..1`, `, ops 3..8`, nothing for all.
+    fn suffix(&self) -> String {
+        match self {
+            OpRange::All => String::new(),
+            OpRange::Ops(r) => format!(", ops {}..{}", r.start, r.end),
+            OpRange::Layers(r) => format!(", layers {}..{}", r.start, r.end),
+        }
+    }
+
     fn resolve(&self, g: &Graph) -> Result<Range<usize>> {
         let r = match self {
             OpRange::All => 0..g.ops.len(),
@@ -192,18 +201,76 @@ pub fn build_instance(graph: &Graph, chip: &ChipSpec, opts: &InstanceOptions) ->
             }
         })
         .collect();
-    let what = match &opts.range {
-        OpRange::All => String::new(),
-        OpRange::Ops(r) => format!(", ops {}..{}", r.start, r.end),
-        OpRange::Layers(r) => format!(", layers {}..{}", r.start, r.end),
-    };
     Ok(Instance {
         format: INSTANCE_FORMAT.into(),
-        name: format!("{} on {}{what}", graph.name, chip.name),
+        name: format!("{} on {}{}", graph.name, chip.name, opts.range.suffix()),
         sram_bytes: Bytes(chip.sram_bytes_per_core),
         clock_hz: chip.clock_hz,
         load_order: opts.load_order,
         preload_window: opts.preload_window,
         ops,
     })
+}
+
+/// The instance [`build_instance`] gives for `range` of `graph`, cut from `whole`, the instance
+/// of all of `graph`'s operators, without planning again: an operator's options depend on its
+/// shape and the chip only, so a cut's operators are the whole's (planning one layer costs
+/// about as much as the whole model, whose layers share their shapes).
+pub fn cut_instance(whole: &Instance, graph: &Graph, range: &OpRange) -> Result<Instance> {
+    if whole.ops.len() != graph.ops.len() {
+        return Err(ModelError::Invalid(format!(
+            "instance '{}' has {} operators, graph '{}' {}: not the whole graph's instance",
+            whole.name,
+            whole.ops.len(),
+            graph.name,
+            graph.ops.len()
+        )));
+    }
+    let ops = range.resolve(graph)?;
+    Ok(Instance {
+        name: format!("{}{}", whole.name, range.suffix()),
+        ops: whole.ops[ops].to_vec(),
+        ..whole.clone()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::Mode;
+    use crate::zoo::{self, ZooParams};
+
+    #[test]
+    fn a_cut_is_the_instance_built_for_the_range() {
+        let mut params = ZooParams::new(Mode::Decode, 1, 64);
+        params.layers = Some(2);
+        let graph = zoo::build("bert-base", &params).unwrap();
+        let chip = ChipSpec::preset("ipu-pod4").unwrap();
+        let built = |range: OpRange| {
+            let opts = InstanceOptions {
+                range,
+                load_order: LoadOrder::Named(NamedOrder::Free),
+                preload_window: Some(3),
+            };
+            build_instance(&graph, &chip, &opts).unwrap()
+        };
+        let whole = built(OpRange::All);
+        for range in [
+            OpRange::Layers(1..2),
+            OpRange::Layers(0..2),
+            OpRange::Ops(2..9),
+        ] {
+            let cut = cut_instance(&whole, &graph, &range).unwrap();
+            assert_eq!(cut, built(range.clone()), "{range:?}");
+        }
+        // Layer 1 is not layer 0: the cut follows the graph's layer structure.
+        let (l0, l1) = (
+            cut_instance(&whole, &graph, &OpRange::Layers(0..1)).unwrap(),
+            cut_instance(&whole, &graph, &OpRange::Layers(1..2)).unwrap(),
+        );
+        assert_eq!(l0.ops.len(), graph.layers.ops_per_layer);
+        assert_ne!(l0.ops[0].name, l1.ops[0].name);
+        assert!(cut_instance(&l0, &graph, &OpRange::Layers(0..1)).is_err());
+        assert!(cut_instance(&whole, &graph, &OpRange::Layers(2..3)).is_err());
+    }
 }

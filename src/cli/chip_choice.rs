@@ -2,9 +2,10 @@
 //! label names and headers print (`ipu-pod4 @ 8 TB/s HBM`), and the record instance files
 //! keep of it; for `simulate --detailed`, the chip the instance records.
 
+use elk_model::build::noc_distribution_bytes_per_s;
 use elk_model::chip::{ChipOverrides, ChipSpec};
 use elk_model::provenance::{chip_ref, is_preset};
-use elk_stage::instance::ChipRef;
+use elk_stage::instance::{label, ChipRef};
 
 /// The chip of the built-in default and of replays of instances that record none.
 pub const DEFAULT_CHIP: &str = "ipu-pod4";
@@ -22,6 +23,25 @@ impl Chip {
     /// Its name with the override: `ipu-pod4 @ 8 TB/s HBM`.
     pub fn label(&self) -> String {
         self.record.label()
+    }
+
+    /// Its name with its HBM bandwidth, overridden or not: `ipu-pod4 @ 16 TB/s HBM`.
+    pub fn label_with_hbm(&self) -> String {
+        // A preset's bandwidth is a round number of GB/s: no float noise in the label.
+        let tbps = self
+            .record
+            .hbm_tbps
+            .unwrap_or((self.spec.hbm.bandwidth_bytes_per_s / 1e9).round() / 1e3);
+        label(&self.record.name, Some(tbps))
+    }
+
+    /// B_NoC,dist when it is below the HBM bandwidth (mesh and torus chips with few
+    /// controller links): HBM data cannot reach the cores as fast as the HBM delivers it, so
+    /// Elk's Ideal (loads never contend) is out of reach. `(distribution, HBM)` in bytes/s.
+    pub fn distribution_below_hbm(&self) -> Option<(f64, f64)> {
+        let dist = noc_distribution_bytes_per_s(&self.spec);
+        let hbm = self.spec.hbm.bandwidth_bytes_per_s;
+        (dist < hbm).then_some((dist, hbm))
     }
 
     /// The spec named by its label, so instance names and headers show the override.

@@ -62,6 +62,21 @@ pub struct ExactFlags {
     whole_model_bound: WholeModelBoundName,
 }
 
+impl ExactFlags {
+    /// The MILP with the defaults above (big-M rows, LP bound, warm start) within `seconds`:
+    /// the one-layer solve of `compare --layer-exact`.
+    pub(super) fn milp_within(seconds: f64) -> ExactFlags {
+        ExactFlags {
+            backend: BackendName::Milp,
+            time_limit: seconds,
+            linearisation: LinearisationName::BigM,
+            no_warm_start: false,
+            no_lp_bound: false,
+            whole_model_bound: WholeModelBoundName::Lp,
+        }
+    }
+}
+
 /// `--whole-model-bound` values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum WholeModelBoundName {
@@ -112,7 +127,7 @@ struct ExactSummary {
     phases: Option<Vec<elk_solver::Phase>>,
 }
 
-fn check_flags(f: &ExactFlags) -> anyhow::Result<()> {
+pub(super) fn check_flags(f: &ExactFlags) -> anyhow::Result<()> {
     if !(f.time_limit.is_finite() && f.time_limit > 0.0) {
         return Err(super::flags::Usage(format!(
             "--time-limit {}: must be a positive number of seconds",
@@ -322,7 +337,7 @@ struct GapRow {
 
 /// `gap` output.
 #[derive(Serialize)]
-struct GapReport {
+pub(super) struct GapReport {
     instance: String,
     reference: &'static str,
     reference_cycles: Cycles,
@@ -331,12 +346,56 @@ struct GapReport {
     ideal_cycles: Option<Cycles>,
 }
 
+impl GapReport {
+    /// The exact solve's status in words ([`status_word`]).
+    pub(super) fn status(&self) -> String {
+        let e = &self.exact;
+        status_word(
+            e.status,
+            e.stop,
+            e.gap_pct,
+            &bound_name(&e.bounds, &e.bound_source),
+        )
+    }
+
+    /// The proven optimum or the best proven lower bound the gaps are measured against.
+    pub(super) fn reference_cycles(&self) -> Cycles {
+        self.reference_cycles
+    }
+
+    /// Seconds the exact solve took (`None` with `--no-timings`).
+    pub(super) fn solve_s(&self) -> Option<f64> {
+        self.exact.solve_s
+    }
+
+    /// The heuristic the solve was warm-started from.
+    pub(super) fn warm_start(&self) -> Option<&str> {
+        self.exact.warm_start.as_deref()
+    }
+}
+
 /// `gap`.
 pub fn gap(a: GapArgs) -> anyhow::Result<()> {
     check_flags(&a.exact)?;
     let (inst, _) = a.source.load()?;
-    let no_timings = a.timings.no_timings;
-    let (heuristic_rows, best) = all_heuristics(&inst)?;
+    let out = gap_report(&inst, &a.exact, a.timings.no_timings)?;
+    if a.json {
+        return super::print_json(&out);
+    }
+    println!("{}", inst.name);
+    print_gap(&inst, &out);
+    Ok(())
+}
+
+/// Every heuristic, then the exact backend warm-started from the best of them, on `inst`,
+/// with each one's gap to the optimum (or to the best proven bound): `gap`, and the layer
+/// section of `compare --layer-exact`.
+pub(super) fn gap_report(
+    inst: &Instance,
+    flags: &ExactFlags,
+    no_timings: bool,
+) -> anyhow::Result<GapReport> {
+    let (heuristic_rows, best) = all_heuristics(inst)?;
     let mut rows: Vec<GapRow> = heuristic_rows
         .into_iter()
         .map(|row| GapRow {
@@ -348,9 +407,9 @@ pub fn gap(a: GapArgs) -> anyhow::Result<()> {
             compile_s: if no_timings { None } else { row.compile_s },
         })
         .collect();
-    let warm = if a.exact.no_warm_start { None } else { best };
+    let warm = if flags.no_warm_start { None } else { best };
     let warm_name = warm.as_ref().map(|s| s.method.clone());
-    let report = run_exact(&inst, &a.exact, warm)?;
+    let report = run_exact(inst, flags, warm)?;
     let reference = report.gap_reference();
     let certified = reference.optimum;
     let reference = reference.cycles;
@@ -373,30 +432,26 @@ pub fn gap(a: GapArgs) -> anyhow::Result<()> {
         r.gap_pct = r.makespan_cycles.and_then(|t| gap_pct(t, reference));
         r.reference_is_optimum = certified;
     }
-    let out = GapReport {
+    Ok(GapReport {
         instance: inst.name.clone(),
         reference: if certified { "optimum" } else { "lower bound" },
         reference_cycles: reference,
-        exact: summary(&inst, &report, warm_name.as_deref(), no_timings),
+        exact: summary(inst, &report, warm_name.as_deref(), no_timings),
         rows,
-        ideal_cycles: elk_heuristics::ideal(&inst).cycles,
-    };
-    if a.json {
-        return super::print_json(&out);
-    }
-    println!("{}", inst.name);
+        ideal_cycles: elk_heuristics::ideal(inst).cycles,
+    })
+}
+
+/// The body of `gap`'s table: the reference, every row with its gap, Ideal, the legend.
+pub(super) fn print_gap(inst: &Instance, out: &GapReport) {
+    let reference = out.reference_cycles;
     println!(
         "reference: {} = {} = {:.6} ms ({}; exact status {})",
         out.reference,
         reference,
         inst.ms(reference),
-        report.bound_source,
-        status_word(
-            report.status,
-            report.stop,
-            report.gap_pct,
-            &bound_name(&report.bounds, &report.bound_source)
-        )
+        out.exact.bound_source,
+        out.status()
     );
     let width = out
         .rows
@@ -435,7 +490,6 @@ pub fn gap(a: GapArgs) -> anyhow::Result<()> {
     println!(
         "gap % = 100·(makespan − reference)/reference: exact against an optimum; '≤' marks a certified upper bound on the gap, measured against a proven lower bound"
     );
-    Ok(())
 }
 
 #[cfg(test)]

@@ -40,3 +40,11 @@ pub struct Timings {
     #[arg(long)]
     pub(super) no_timings: bool,
 }
+
+/// A positive, finite number of seconds (`--layer-exact`).
+pub fn seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!("'{s}': expected a positive number of seconds")),
+    }
+}

@@ -50,24 +50,56 @@ pub struct InstanceSource {
     pub emit_instance: Option<PathBuf>,
 }
 
+/// An instance with what it came from, for headers and cuts.
+pub struct Loaded {
+    pub instance: Instance,
+    /// Seconds spent reading or building it (plan tables).
+    pub build_s: f64,
+    /// The chip it was built for; for an instance file, the chip it records when that is a
+    /// preset or a file found from here.
+    pub chip: Option<Chip>,
+    /// The graph it was built from (`None`: read from a file).
+    pub graph: Option<Graph>,
+}
+
 impl InstanceSource {
     /// The instance and the seconds spent building it (plan tables); written to
     /// `--emit-instance` when given. With no instance, model or import given: the built-in
     /// default, Llama2-13B decode B32 KV2048.
     pub fn load(&self) -> anyhow::Result<(Instance, f64)> {
+        self.load_full().map(|l| (l.instance, l.build_s))
+    }
+
+    /// [`InstanceSource::load`] with the chip and graph.
+    pub fn load_full(&self) -> anyhow::Result<Loaded> {
         let start = Instant::now();
-        let file = match &self.instance {
-            Some(path) => InstanceFile::read(path)?,
-            None => self.build()?,
+        let (file, chip, graph) = match &self.instance {
+            Some(path) => {
+                let file = InstanceFile::read(path)?;
+                let chip = file
+                    .chip
+                    .as_ref()
+                    .and_then(|r| super::chip_choice::for_replay(None, None, Some(r)).ok());
+                (file, chip, None)
+            }
+            None => {
+                let (file, chip, graph) = self.build()?;
+                (file, Some(chip), Some(graph))
+            }
         };
-        let secs = start.elapsed().as_secs_f64();
+        let build_s = start.elapsed().as_secs_f64();
         if let Some(path) = &self.emit_instance {
             super::output::write_atomic(path, &file.to_json()?)?;
         }
-        Ok((file.instance, secs))
+        Ok(Loaded {
+            instance: file.instance,
+            build_s,
+            chip,
+            graph,
+        })
     }
 
-    fn build(&self) -> anyhow::Result<InstanceFile> {
+    fn build(&self) -> anyhow::Result<(InstanceFile, Chip, Graph)> {
         let mut graph_source = self.graph.clone();
         if graph_source.model.is_none() && graph_source.import.is_none() {
             graph_source.model = Some("llama2-13b".into());
@@ -82,7 +114,7 @@ impl InstanceSource {
         ));
         let file = build(&graph, &chip, range, self.load_order, self.window)?;
         spinner.finish_and_clear();
-        Ok(file)
+        Ok((file, chip, graph))
     }
 }
 

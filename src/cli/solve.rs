@@ -1,17 +1,22 @@
 //! `elk-opt solve` and `elk-opt compare`: heuristic methods on an instance built from a graph
 //! and a chip (or read from a file), judged by the simulator.
 
+use super::chip_choice::Chip;
 use super::flags::Timings;
 use super::instance_source::InstanceSource;
 use super::method_rows::{
     heuristic, heuristic_names, ideal_row, method_named, method_parser, retimed_row, row_of,
-    run_method, COMPARE_RETIMED,
+    run_method, Row, COMPARE_RETIMED,
 };
 use clap::Args;
+use elk_model::build::noc_distribution_bytes_per_s;
 use elk_sim::evaluate_with;
 use elk_sim::trace::ChromeTrace;
 use elk_solver::RETIME_SUFFIX;
+use elk_stage::instance::Instance;
 use elk_stage::method::Budget;
+use elk_stage::units::si;
+use serde::Serialize;
 use std::path::PathBuf;
 
 /// `solve` arguments.
@@ -129,6 +134,17 @@ pub fn solve(a: SolveArgs) -> anyhow::Result<()> {
 pub struct CompareArgs {
     #[command(flatten)]
     source: InstanceSource,
+    /// Then cut one layer of the same model (layer 0, as `--layers 0..1`), solve it exactly
+    /// with the MILP within SECONDS (one HiGHS thread, warm-started from the best heuristic)
+    /// and print its optimum, or its best bound when the limit stops the solve, with every
+    /// heuristic's gap there. The default job (no arguments) uses 30.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        value_parser = super::flags::seconds,
+        conflicts_with_all = ["instance", "layers", "ops"]
+    )]
+    layer_exact: Option<f64>,
     #[command(flatten)]
     timings: Timings,
     /// Machine-readable output.
@@ -136,8 +152,28 @@ pub struct CompareArgs {
     json: bool,
 }
 
+/// `compare --json`.
+#[derive(Serialize)]
+struct CompareReport {
+    instance: String,
+    /// The chip with its HBM bandwidth (`ipu-pod4 @ 16 TB/s HBM`; `null`: an instance file
+    /// whose chip is not found).
+    chip: Option<String>,
+    hbm_tbps: Option<f64>,
+    /// B_NoC,dist: how fast the NoC can distribute HBM data to the cores.
+    hbm_distribution_tbps: Option<f64>,
+    warnings: Vec<String>,
+    /// The certified roofline lower bound the rows' `gap_le_pct` is measured against.
+    bound_ms: f64,
+    methods: Vec<Row>,
+    /// `--layer-exact`: one layer solved exactly.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    layer: Option<super::layer_exact::LayerSection>,
+}
+
 pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
-    let (inst, build_s) = a.source.load()?;
+    let loaded = a.source.load_full()?;
+    let (inst, build_s) = (&loaded.instance, loaded.build_s);
     let mut rows = Vec::new();
     let methods: Vec<&str> = heuristic_names().collect();
     let bar = super::progress::bar((methods.len() + COMPARE_RETIMED.len()) as u64, "methods");
@@ -146,7 +182,7 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
     for name in methods {
         bar.set_message(name);
         let m = heuristic(name)?;
-        let judged = elk_sim::run_judged(&inst, m.as_ref(), &Budget::default())?;
+        let judged = elk_sim::run_judged(inst, m.as_ref(), &Budget::default())?;
         if COMPARE_RETIMED.contains(&name) {
             inner.push((name, judged.clone()));
         }
@@ -155,17 +191,17 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
     }
     for (name, judged) in &inner {
         bar.set_message(format!("{name}{RETIME_SUFFIX}"));
-        rows.push(retimed_row(&inst, name, judged, a.timings.no_timings)?.0);
+        rows.push(retimed_row(inst, name, judged, a.timings.no_timings)?.0);
         bar.inc(1);
     }
     bar.finish_and_clear();
     if a.timings.no_timings {
         rows.iter_mut().for_each(|r| r.compile_s = None);
     }
-    rows.push(ideal_row(&inst, a.timings.no_timings));
+    rows.push(ideal_row(inst, a.timings.no_timings));
     let ideal_cycles = rows[rows.len() - 1].makespan_cycles;
     let basic = rows[0].makespan_cycles;
-    let roof = elk_solver::bounds::roofline(&inst);
+    let roof = elk_solver::bounds::roofline(inst);
     let bound = roof.best();
     let ideal_index = rows.len() - 1;
     for (i, r) in rows.iter_mut().enumerate() {
@@ -177,10 +213,32 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
             }
         }
     }
+    let layer = match a.layer_exact {
+        Some(seconds) => Some(super::layer_exact::solve(
+            &loaded,
+            seconds,
+            a.timings.no_timings,
+        )?),
+        None => None,
+    };
+    let chip = loaded.chip.as_ref();
+    let warnings: Vec<String> = chip.and_then(ideal_unreachable).into_iter().collect();
     if a.json {
-        return super::print_json(&rows);
+        return super::print_json(&CompareReport {
+            instance: inst.name.clone(),
+            chip: chip.map(Chip::label_with_hbm),
+            hbm_tbps: chip.map(|c| c.spec.hbm.bandwidth_bytes_per_s / 1e12),
+            hbm_distribution_tbps: chip.map(|c| noc_distribution_bytes_per_s(&c.spec) / 1e12),
+            warnings,
+            bound_ms: inst.ms(bound),
+            methods: rows,
+            layer: layer.map(|(_, s)| s),
+        });
     }
-    println!("{} (instance built in {build_s:.2} s)", inst.name);
+    println!("{} (instance built in {build_s:.2} s)", header(inst, chip));
+    for w in &warnings {
+        println!("warning: {w}");
+    }
     let w = rows.iter().map(|r| r.method.len()).max().unwrap_or(6);
     println!(
         "{:<w$} {:>12} {:>10} {:>9} {:>9} {:>8} {:>8} {:>9} {:>10}",
@@ -233,5 +291,35 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
             println!("{}: {} — {why}", r.method, r.status);
         }
     }
+    if let Some((layer, section)) = &layer {
+        super::layer_exact::print(layer, section);
+    }
     Ok(())
+}
+
+/// The instance's name with the chip's HBM bandwidth: `… on ipu-pod4 @ 16 TB/s HBM`.
+fn header(inst: &Instance, chip: Option<&Chip>) -> String {
+    let Some(chip) = chip else {
+        return inst.name.clone();
+    };
+    // A built instance is named `<graph> on <chip label>`: the label gains the bandwidth.
+    match inst.name.strip_suffix(&chip.label()) {
+        Some(graph) => format!("{graph}{}", chip.label_with_hbm()),
+        None => format!("{} (chip {})", inst.name, chip.label_with_hbm()),
+    }
+}
+
+/// Why Ideal is out of reach on `chip`, when it is: the NoC distributes HBM data slower than
+/// the HBM delivers it (a mesh or torus with few links out of the controllers), while Ideal
+/// assumes loads never contend.
+fn ideal_unreachable(chip: &Chip) -> Option<String> {
+    let (dist, hbm) = chip.distribution_below_hbm()?;
+    Some(format!(
+        "Ideal is unreachable on {}: the NoC distributes HBM data at most at {} (B_NoC,dist; \
+         `elk-opt chips show`), below the HBM's {}, and Ideal assumes loads never contend; \
+         every HBM-bound schedule is NoC-bound here",
+        chip.label(),
+        si(dist, "B/s"),
+        si(hbm, "B/s")
+    ))
 }

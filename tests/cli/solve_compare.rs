@@ -7,7 +7,7 @@ fn compare_prints_every_method_with_the_required_fields() {
     let inst = bert_instance();
     let args = ["compare", "--instance", inst.to_str().unwrap(), "--json"];
     let j = elk_json(&args);
-    let rows = j.as_array().unwrap();
+    let rows = j["methods"].as_array().unwrap();
     let names: Vec<&str> = rows.iter().map(|r| r["method"].as_str().unwrap()).collect();
     // Every registered heuristic once (the faithful ones first), re-timed rows beside them,
     // Elk's Ideal last.
@@ -127,5 +127,160 @@ fn a_solved_schedule_is_accepted_by_simulate() {
         "--instance",
         inst.to_str().unwrap(),
     ]);
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+/// A small whole model: one BERT layer between its embeddings and head, decode B1 KV128.
+const SMALL: [&str; 8] = [
+    "--model",
+    "bert-base",
+    "--num-layers",
+    "1",
+    "--batch",
+    "1",
+    "--kv",
+    "128",
+];
+
+/// `compare` on [`SMALL`] with `extra`.
+fn compare_small(extra: &[&str]) -> Vec<u8> {
+    let mut args = vec!["compare"];
+    args.extend_from_slice(&SMALL);
+    args.extend_from_slice(extra);
+    elk_ok(&args).stdout
+}
+
+#[test]
+fn layer_exact_gives_the_layer_optimum_and_every_heuristic_its_gap_there() {
+    let limit = ["--layer-exact", "30", "--no-timings"];
+    let j: serde_json::Value =
+        serde_json::from_slice(&compare_small(&[&limit[..], &["--json"]].concat())).unwrap();
+    assert_eq!(j["chip"], "ipu-pod4 @ 16 TB/s HBM", "{j}");
+    assert_eq!(j["hbm_tbps"], 16.0);
+    assert_eq!(j["warnings"].as_array().unwrap().len(), 0, "{j}");
+    let layer = &j["layer"];
+    let gap = &layer["gap"];
+    // Layer 0, as `--layers 0..1` cuts it: the layer's operators, not the embeddings.
+    assert_eq!(layer["layer"], 0);
+    assert_eq!(
+        gap["instance"],
+        "bert-base decode b1 kv128 on ipu-pod4, layers 0..1"
+    );
+    assert!(layer["operators"].as_u64().unwrap() >= 40, "{layer}");
+    // One BERT layer is solved to optimality in a few seconds: the gaps are exact.
+    assert_eq!(layer["status"], "optimal", "{layer}");
+    assert_eq!(gap["reference"], "optimum");
+    let optimum = layer["reference_ms"].as_f64().unwrap();
+    assert!(optimum > 0.0);
+    let rows = gap["rows"].as_array().unwrap();
+    let names: Vec<&str> = rows.iter().map(|r| r["method"].as_str().unwrap()).collect();
+    for h in elk_heuristics::NAMES
+        .iter()
+        .chain(&elk_heuristics::VARIANTS)
+    {
+        assert!(names.contains(h), "{h} missing from {names:?}");
+    }
+    assert_eq!(names.last(), Some(&"exact-milp"), "{names:?}");
+    let mut best = f64::INFINITY;
+    for r in rows {
+        let (t, g) = (
+            r["makespan_ms"].as_f64().unwrap(),
+            r["gap_pct"].as_f64().unwrap(),
+        );
+        assert_eq!(r["reference_is_optimum"], true, "{r}");
+        // No schedule beats the proven optimum, and each gap is its distance from it.
+        assert!(
+            g >= -1e-9 && t >= optimum * (1.0 - 1e-9),
+            "{r} vs {optimum}"
+        );
+        let implied = optimum * (1.0 + g / 100.0);
+        assert!((implied - t).abs() <= 1e-6 * t, "{r}: {implied} vs {t}");
+        best = best.min(t);
+    }
+    // The optimum is a schedule found: the best row meets it.
+    assert!(
+        (best - optimum).abs() <= 1e-9 * optimum,
+        "{best} vs {optimum}"
+    );
+    // Basic is not optimal on this layer, so a program that printed zero gaps fails.
+    assert!(rows[0]["gap_pct"].as_f64().unwrap() > 1.0, "{}", rows[0]);
+    // The table: the header names the HBM bandwidth, the section follows the whole model.
+    let text = String::from_utf8(compare_small(&limit)).unwrap();
+    assert!(
+        text.starts_with("bert-base decode b1 kv128 on ipu-pod4 @ 16 TB/s HBM (instance built in"),
+        "{text}"
+    );
+    assert!(!text.contains("Ideal is unreachable"), "{text}");
+    let section = text
+        .split("one layer of the same model, solved exactly")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no layer section in {text}"));
+    assert!(section.contains("limit 30 s"), "{section}");
+    assert!(section.contains(": optimal"), "{section}");
+    assert!(
+        section.contains("reference: optimum = ") && section.contains(&format!("{optimum:.6} ms")),
+        "{section}"
+    );
+    let basic = section
+        .lines()
+        .find(|l| l.starts_with("basic "))
+        .unwrap_or_else(|| panic!("no basic row in {section}"));
+    let printed: Vec<&str> = basic.split_whitespace().collect();
+    assert_eq!(
+        printed[2],
+        format!("{:.3}", rows[0]["gap_pct"].as_f64().unwrap()),
+        "{basic}"
+    );
+}
+
+#[test]
+fn the_header_warns_when_the_noc_cannot_distribute_hbm_data_fast_enough() {
+    // sn40l-like: a mesh whose 8 controllers × 3 links × 102.4 GB/s = 2.458 TB/s distribute
+    // its 2 TB/s HBM; at 8 TB/s they cannot, and Ideal (loads never contend) is out of reach.
+    let json = |extra: &[&str]| -> serde_json::Value {
+        serde_json::from_slice(&compare_small(
+            &[extra, &["--json", "--no-timings"]].concat(),
+        ))
+        .unwrap()
+    };
+    let fast = json(&["--chip", "sn40l-like", "--hbm-tbps", "8"]);
+    let warnings = fast["warnings"].as_array().unwrap();
+    assert_eq!(warnings.len(), 1, "{fast}");
+    let w = warnings[0].as_str().unwrap();
+    assert!(w.starts_with("Ideal is unreachable"), "{w}");
+    assert!(w.contains("2.458 TB/s") && w.contains("8.000 TB/s"), "{w}");
+    assert_eq!(fast["chip"], "sn40l-like @ 8 TB/s HBM");
+    assert!(fast["hbm_distribution_tbps"].as_f64().unwrap() < 8.0);
+    let native = json(&["--chip", "sn40l-like"]);
+    assert_eq!(native["warnings"].as_array().unwrap().len(), 0, "{native}");
+    assert_eq!(native["chip"], "sn40l-like @ 2 TB/s HBM");
+    assert!(native.get("layer").is_none());
+    // In the table, the warning is the line under the header.
+    let text =
+        String::from_utf8(compare_small(&["--chip", "sn40l-like", "--hbm-tbps", "8"])).unwrap();
+    let second = text.lines().nth(1).unwrap();
+    assert_eq!(second, format!("warning: {w}"), "{text}");
+}
+
+#[test]
+fn help_documents_the_main_job_and_layer_exact() {
+    let top = String::from_utf8(elk_ok(&["--help"]).stdout).unwrap();
+    assert!(
+        top.contains("With no command: the main job, `elk-opt compare --layer-exact 30`"),
+        "{top}"
+    );
+    let help = String::from_utf8(elk_ok(&["compare", "--help"]).stdout).unwrap();
+    assert!(help.contains("--layer-exact <SECONDS>"), "{help}");
+    // It cuts a layer from the model's graph: an instance file has none.
+    let inst = bert_instance();
+    let out = elk(&[
+        "compare",
+        "--instance",
+        inst.to_str().unwrap(),
+        "--layer-exact",
+        "5",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let bad = elk(&["compare", "--layer-exact", "0"]);
     assert_eq!(bad.status.code(), Some(2));
 }
