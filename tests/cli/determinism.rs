@@ -51,7 +51,7 @@ fn every_json_output_is_reproducible() {
         vec![
             "plans",
             "--model",
-            "llama2-7b",
+            "bert-base",
             "--num-layers",
             "1",
             "--json",

@@ -91,14 +91,15 @@ impl Geometry {
 
     /// Recomputes everything that depends on the temporal partition `t`.
     pub fn set_temporal(&mut self, shape: &OpShape, t: &[Vec<u64>]) {
+        self.set_footprint(shape, t);
+        self.set_steps(t);
+    }
+
+    /// The footprint part of [`Geometry::set_temporal`]: tiles `z`, `rotates`, `hot_bytes`
+    /// and `cold_bytes`. Enumeration calls it first and skips the rest for plans that do not
+    /// fit, and pass 2 of the tables needs nothing else.
+    pub fn set_footprint(&mut self, shape: &OpShape, t: &[Vec<u64>]) {
         let nd = shape.dims.len();
-        self.step.clear();
-        self.iterations = 1;
-        for (d, row) in t.iter().enumerate() {
-            let split = row.iter().copied().max().unwrap_or(1);
-            self.iterations *= split;
-            self.step.push(self.tile[d].div_ceil(split));
-        }
         self.z.clear();
         self.rotates.clear();
         let (mut hot, mut cold) = (0, 0);
@@ -115,7 +116,19 @@ impl Geometry {
         }
         self.hot_bytes = hot * shape.dtype_bytes;
         self.cold_bytes = cold * shape.dtype_bytes;
-        let out_split: u64 = (0..nd).map(|d| t[d][0]).product();
+    }
+
+    /// The rest of [`Geometry::set_temporal`] (after [`Geometry::set_footprint`] with the
+    /// same `t`): per-step extents, iterations, output replicas and rotation rounds.
+    pub fn set_steps(&mut self, t: &[Vec<u64>]) {
+        self.step.clear();
+        self.iterations = 1;
+        for (d, row) in t.iter().enumerate() {
+            let split = row.iter().copied().max().unwrap_or(1);
+            self.iterations *= split;
+            self.step.push(self.tile[d].div_ceil(split));
+        }
+        let out_split: u64 = t.iter().map(|row| row[0]).product();
         self.output_replicas = (self.replicas[0] / out_split).max(1);
         self.set_rounds(t);
     }

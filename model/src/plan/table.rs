@@ -91,7 +91,11 @@ impl PlanTable {
 /// earlier plan of the partition with the same hot size (in enumeration order).
 #[derive(Default)]
 struct Pass1 {
-    records: Vec<(f64, FrontPlan)>,
+    /// (exec, point, offset of its t in `arena`).
+    records: Vec<(f64, FrontPoint, usize)>,
+    /// The records' temporal partitions, row after row (records are frequent and most are
+    /// superseded, so one flat buffer instead of a nested `Vec` each).
+    arena: Vec<u64>,
     plans: u64,
     colds: std::collections::BTreeSet<u64>,
 }
@@ -115,11 +119,12 @@ pub fn build(shape: &OpShape, cores: u64, sram: u64, cost: &dyn CostModel) -> Op
             let mut g = Geometry::for_partition(shape, p, cores);
             temporal::for_each(shape, p, cores, |t| {
                 local.plans += 1;
-                g.set_temporal(shape, t);
+                g.set_footprint(shape, t);
                 if g.hot_bytes > sram {
                     return;
                 }
                 local.colds.insert(g.cold_bytes);
+                g.set_steps(t);
                 let c = cost.cost(shape, &g);
                 let exec = c.exec();
                 if best.get(&g.hot_bytes).is_none_or(|e| exec < *e) {
@@ -129,13 +134,8 @@ pub fn build(shape: &OpShape, cores: u64, sram: u64, cost: &dyn CostModel) -> Op
                         comp: c.comp,
                         comm: c.comm,
                     };
-                    local.records.push((
-                        exec,
-                        FrontPlan {
-                            point,
-                            t: t.to_vec(),
-                        },
-                    ));
+                    local.records.push((exec, point, local.arena.len()));
+                    t.iter().for_each(|row| local.arena.extend_from_slice(row));
                 }
             });
             local
@@ -148,13 +148,18 @@ pub fn build(shape: &OpShape, cores: u64, sram: u64, cost: &dyn CostModel) -> Op
     let mut colds = std::collections::BTreeSet::new();
     let mut fastest: BTreeMap<u64, f64> = BTreeMap::new();
     let mut records: Vec<(f64, usize, FrontPlan)> = Vec::new();
+    let nv = shape.tensors.len();
     for (pi, pass) in passes.into_iter().enumerate() {
         colds.extend(pass.colds);
-        for (exec, plan) in pass.records {
-            let hot = plan.point.hot;
+        for (exec, point, at) in pass.records {
+            let hot = point.hot;
             if fastest.get(&hot).is_none_or(|e| exec < *e) {
                 fastest.insert(hot, exec);
-                records.push((exec, pi, plan));
+                let flat = &pass.arena[at..at + nv * shape.dims.len()];
+                let t = (0..shape.dims.len())
+                    .map(|d| flat[d * nv..(d + 1) * nv].to_vec())
+                    .collect();
+                records.push((exec, pi, FrontPlan { point, t }));
             }
         }
     }
@@ -192,15 +197,14 @@ pub fn build(shape: &OpShape, cores: u64, sram: u64, cost: &dyn CostModel) -> Op
     for (pi, hots) in &by_partition {
         let p = &partitions[*pi];
         let mut g = Geometry::for_partition(shape, p, cores);
+        let mut factors = Vec::with_capacity(shape.tensors.len());
         temporal::for_each(shape, p, cores, |t_cold| {
-            g.set_temporal(shape, t_cold);
+            // Only the cold footprint and tiles matter here.
+            g.set_footprint(shape, t_cold);
             for hot in hots {
-                if hot.point.hot < g.cold_bytes {
+                if hot.point.hot < g.cold_bytes || !multiples(t_cold, &hot.t, &mut factors) {
                     continue;
                 }
-                let Some(factors) = multiples(t_cold, &hot.t) else {
-                    continue;
-                };
                 let warm = cost.warm_up(shape, &factors, &g.z);
                 let entry = OptionEntry {
                     cold: g.cold_bytes,
@@ -238,19 +242,21 @@ pub fn build(shape: &OpShape, cores: u64, sram: u64, cost: &dyn CostModel) -> Op
     })
 }
 
-/// Per tensor Π_d t_cold/t_hot when every t_cold[d][v] is a multiple of t_hot[d][v].
-fn multiples(cold: &[Vec<u64>], hot: &[Vec<u64>]) -> Option<Vec<u64>> {
+/// Per tensor Π_d t_cold/t_hot into `m` when every t_cold[d][v] is a multiple of
+/// t_hot[d][v] (returns whether it is; `m` is a buffer reused across calls).
+fn multiples(cold: &[Vec<u64>], hot: &[Vec<u64>], m: &mut Vec<u64>) -> bool {
     let nv = cold.first().map_or(0, Vec::len);
-    let mut m = vec![1u64; nv];
+    m.clear();
+    m.resize(nv, 1);
     for (rc, rh) in cold.iter().zip(hot) {
         for v in 0..nv {
             if rc[v] % rh[v] != 0 {
-                return None;
+                return false;
             }
             m[v] *= rc[v] / rh[v];
         }
     }
-    Some(m)
+    true
 }
 
 /// Entries not dominated in (cold, hot, exec, comm): another entry at most as large in all

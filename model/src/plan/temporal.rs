@@ -95,52 +95,64 @@ fn product(choices: &[Vec<u64>], i: usize, row: &mut Vec<u64>, visit: &mut impl 
 /// (`t[d]` is dimension d's row).
 pub fn for_each(shape: &OpShape, p: &[u64], cores: u64, mut visit: impl FnMut(&[Vec<u64>])) {
     let lists = candidate_rows(shape, p, cores);
+    let tile: Vec<u64> = shape
+        .dims
+        .iter()
+        .zip(p)
+        .map(|(&d, &pi)| d.div_ceil(pi))
+        .collect();
+    // Each row's per-step padding efficiency along its dimension, computed once.
+    let efficiency = lists
+        .iter()
+        .zip(&tile)
+        .map(|(rows, &l)| {
+            rows.iter()
+                .map(|row| step_efficiency(l, row.iter().copied().max().unwrap_or(1)))
+                .collect()
+        })
+        .collect();
     let search = Search {
         lists: &lists,
+        efficiency,
         r: replicas(shape, p),
-        tile: shape
-            .dims
-            .iter()
-            .zip(p)
-            .map(|(&d, &pi)| d.div_ceil(pi))
-            .collect(),
         padding: super::spatial::thresholds(&shape.dims, cores).1,
     };
     let nv = shape.tensors.len();
     let mut t = vec![vec![1u64; nv]; shape.dims.len()];
     let mut used = vec![1u64; nv];
-    search.rec(0, &mut t, &mut used, &mut visit);
+    search.rec(0, 1.0, &mut t, &mut used, &mut visit);
 }
 
 struct Search<'a> {
     lists: &'a [Vec<Vec<u64>>],
+    /// `efficiency[d][i]`: step efficiency of row `lists[d][i]`.
+    efficiency: Vec<Vec<f64>>,
     r: Vec<u64>,
-    tile: Vec<u64>,
     padding: f64,
 }
 
 impl Search<'_> {
+    /// Extends `t` from dimension `d` on; `efficiency` is the product of the rows chosen so
+    /// far, multiplied in dimension order as the reference does (the order matters for the
+    /// last bit at the threshold). Every factor is ≤ 1 and rounding is monotone, so a prefix
+    /// below the threshold cannot be completed: it is cut there.
     fn rec(
         &self,
         d: usize,
+        efficiency: f64,
         t: &mut Vec<Vec<u64>>,
         used: &mut Vec<u64>,
         visit: &mut impl FnMut(&[Vec<u64>]),
     ) {
         if d == self.lists.len() {
-            // The per-step padding of the whole plan, multiplied in dimension order as the
-            // reference does (the order matters for the last bit at the threshold).
-            let efficiency: f64 = t
-                .iter()
-                .zip(&self.tile)
-                .map(|(row, &l)| step_efficiency(l, row.iter().copied().max().unwrap_or(1)))
-                .product();
-            if efficiency >= self.padding {
-                visit(t);
-            }
+            visit(t);
             return;
         }
-        for row in &self.lists[d] {
+        for (row, &e) in self.lists[d].iter().zip(&self.efficiency[d]) {
+            let efficiency = efficiency * e;
+            if efficiency < self.padding {
+                continue;
+            }
             // Π_d t[d][v] must divide R_v; a prefix that does not cannot be completed.
             if row
                 .iter()
@@ -154,7 +166,7 @@ impl Search<'_> {
                 used[v] *= x;
             }
             t[d].copy_from_slice(row);
-            self.rec(d + 1, t, used, visit);
+            self.rec(d + 1, efficiency, t, used, visit);
             for (v, &x) in row.iter().enumerate() {
                 used[v] /= x;
             }
