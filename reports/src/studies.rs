@@ -1,11 +1,12 @@
 //! The reviewers' questions (SPEC §7), one command each (`elk-opt study NAME`), each writing a
 //! Markdown report (with its command, inputs and date) and SVG plots:
-//! [`gap`], [`ideal`], [`hbm_emulation`], [`order_pruning`], [`cost_noise`], [`ablation`].
+//! [`gap`] (its whole-model part alone: [`gap_whole`]), [`ideal`], [`hbm_emulation`], [`order_pruning`], [`cost_noise`], [`ablation`].
 
 pub mod ablation;
 pub mod corpus;
 pub mod cost_noise;
 pub mod gap;
+pub mod gap_whole;
 pub mod hbm_emulation;
 pub mod ideal;
 pub mod order_pruning;
@@ -14,8 +15,9 @@ use crate::error::Result;
 use crate::report::{Files, Header};
 
 /// Names of the studies.
-pub const STUDIES: [&str; 6] = [
+pub const STUDIES: [&str; 7] = [
     "gap",
+    "gap-whole",
     "ideal",
     "hbm-emulation",
     "order-pruning",
@@ -27,6 +29,7 @@ pub const STUDIES: [&str; 6] = [
 pub fn run(name: &str, header: &Header) -> Option<Result<Files>> {
     Some(match name {
         "gap" => gap::run(header),
+        "gap-whole" => gap_whole::run(header),
         "ideal" => ideal::run(header),
         "hbm-emulation" => hbm_emulation::run(header),
         "order-pruning" => order_pruning::run(header),

@@ -144,9 +144,14 @@ pub fn run_milp(inst: &Instance, cfg: &MilpConfig) -> Result<MilpRun> {
         .warm_start
         .as_ref()
         .map(|s| warm::warm_values(inst, &pruned, &enc, s));
-    // HiGHS gets what is left of the limit after building; the rest of the encoding stays
-    // to read the solution back.
-    let remaining = cfg.time_limit.map(|l| l.saturating_sub(start.elapsed()));
+    // HiGHS gets nine tenths of what is left of the limit after building: HiGHS checks its
+    // clock only between nodes and LP iterations, and passing the model over, reading the
+    // solution back, judging it and writing the report take time too; with all of it, a
+    // worker under a hard limit was killed in the main job's 30 s layer solve and lost its
+    // bound.
+    let remaining = cfg
+        .time_limit
+        .map(|l| l.saturating_sub(start.elapsed()).mul_f64(0.9));
     let size = enc.size;
     let mut model = configured(enc.problem, remaining)?;
     let build_s = start.elapsed().as_secs_f64();
@@ -252,9 +257,22 @@ pub(crate) fn boundary_bound(
             _ => None,
         }
     };
+    // The objective is (Σ stages beyond 0) + μ·(d₀ − Σ absorbed) with μ the boundary's price,
+    // so at an LP optimum its slope in μ is d₀ − Σ absorbed there (each term only when the
+    // boundary prices it): a supergradient of the concave bound L(μ).
+    let slope_cycles = (relax && bound.is_some()).then(|| {
+        let sol = solved.get_solution();
+        let cols = sol.columns();
+        let prologue = match (boundary.prologue_price, enc.d.first()) {
+            (Some(_), Some(d0)) => cols[d0.index],
+            _ => 0.0,
+        };
+        prologue - enc.absorbed.iter().map(|c| cols[c.index]).sum::<f64>()
+    });
     Ok(bound.map(|bound_cycles| BoundRun {
         bound_cycles,
         proven_optimal: !relax && status == HighsModelStatus::Optimal,
+        slope_cycles,
     }))
 }
 
@@ -265,6 +283,8 @@ pub(crate) struct BoundRun {
     pub bound_cycles: f64,
     /// HiGHS closed the MILP (the bound is its optimum up to [`REL_GAP`]).
     pub proven_optimal: bool,
+    /// LP only: d(bound)/dμ at the optimum found, a supergradient in the boundary's price.
+    pub slope_cycles: Option<f64>,
 }
 
 fn read_solution(

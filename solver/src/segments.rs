@@ -30,8 +30,8 @@ use crate::milp::{boundary_bound, Absorb, Boundary};
 pub struct SegmentOptions {
     /// Layers per segment (≥ 1): longer segments are tighter and slower.
     pub layers_per_segment: usize,
-    /// The prices μ ∈ [0, 1] to try (the best total is the bound); empty: a golden-section
-    /// search.
+    /// The prices μ ∈ [0, 1] to try (the best total is the bound); empty: a search
+    /// (cutting planes for LPs, golden section for MILPs).
     pub prices: Vec<f64>,
     /// Solve each segment's LP relaxation only (fast, weaker) instead of its MILP.
     pub lp_only: bool,
@@ -62,6 +62,8 @@ pub struct PricedBound {
     pub bound_cycles: f64,
     /// Every segment problem was solved to optimality (MILP closed).
     pub closed: bool,
+    /// Seconds from the start of the search to this price's bound (wall clock).
+    pub at_s: f64,
 }
 
 /// The segment relaxation's result.
@@ -198,8 +200,9 @@ fn groups(inst: &Instance, segs: &[Segment]) -> Vec<Group> {
 
 /// The segment relaxation bound of `inst`, or `None` when the chain has too few layers to
 /// cut or no price finished within the time limit. Prices: `opts.prices` when given, else a
-/// golden-section search over [0, 1] with [`GOLDEN_STEPS`] evaluations (the LP bound is
-/// concave in μ, so the search finds its maximum; every price tried is a valid bound).
+/// search over [0, 1] with at most [`GOLDEN_STEPS`] evaluations: cutting planes on the LP's
+/// slopes, golden section for MILP dual bounds (the LP bound is concave in μ, so both find
+/// its maximum; every price tried is a valid bound).
 pub fn segment_bound(inst: &Instance, opts: &SegmentOptions) -> Result<Option<SegmentBound>> {
     let start = Instant::now();
     let Some(segs) = segments(inst, opts.layers_per_segment) else {
@@ -214,11 +217,14 @@ pub fn segment_bound(inst: &Instance, opts: &SegmentOptions) -> Result<Option<Se
     let mut eval = Evaluator {
         groups: &groups,
         lp_only: opts.lp_only,
+        started: start,
         deadline: start + opts.time_limit,
         solves_left: planned * groups.len(),
         tried: Vec::new(),
     };
-    if opts.prices.is_empty() {
+    if opts.prices.is_empty() && opts.lp_only {
+        cutting_planes(&mut eval)?;
+    } else if opts.prices.is_empty() {
         golden(&mut eval)?;
     } else {
         for &price in &opts.prices {
@@ -252,6 +258,7 @@ pub const GOLDEN_STEPS: usize = 7;
 struct Evaluator<'a> {
     groups: &'a [Group],
     lp_only: bool,
+    started: Instant,
     deadline: Instant,
     /// Segment solves still planned (each gets an even share of the time left).
     solves_left: usize,
@@ -261,8 +268,15 @@ struct Evaluator<'a> {
 impl Evaluator<'_> {
     /// The bound at `price`, or `None` when a segment was not solved in time.
     fn at(&mut self, price: f64) -> Result<Option<f64>> {
+        Ok(self.with_slope(price)?.map(|b| b.0))
+    }
+
+    /// The bound at `price` and, for LPs, its slope in the price (a supergradient of the
+    /// concave Σ_s L_s(μ)); `None` when a segment was not solved in time.
+    fn with_slope(&mut self, price: f64) -> Result<Option<(f64, Option<f64>)>> {
         let price = price.clamp(0.0, 1.0);
         let mut total = 0.0;
+        let mut slope = Some(0.0);
         let mut closed = true;
         for g in self.groups {
             let left = self.deadline.saturating_duration_since(Instant::now());
@@ -291,18 +305,76 @@ impl Evaluator<'_> {
             // HiGHS's tolerances must not lift a bound above an optimum.
             let safe = run.bound_cycles - SAFETY * run.bound_cycles.abs();
             total += g.count as f64 * safe;
+            slope = slope
+                .zip(run.slope_cycles)
+                .map(|(a, b)| a + g.count as f64 * b);
             closed &= run.proven_optimal;
         }
         self.tried.push(PricedBound {
             price,
             bound_cycles: total,
             closed,
+            at_s: self.started.elapsed().as_secs_f64(),
         });
-        Ok(Some(total))
+        Ok(Some((total, slope)))
     }
 }
 
-/// Golden-section search for the best price on [0, 1].
+/// Stop the LP search when the best bound is this close (relative) to the most any price
+/// could still give.
+pub const PRICE_TOLERANCE: f64 = 1e-4;
+
+/// The LP search for the best price on [0, 1], at most [`GOLDEN_STEPS`] prices. L(μ) is
+/// concave and piecewise linear, and each LP gives its value and a supergradient b (its slope
+/// d₀ − Σ absorbed at the optimum): the maximum lies right of μ when b > 0, left when b < 0.
+/// The tangents at the two ends of the bracket bound L from above, so the next price is
+/// where they meet (Kelley's cutting plane; the bracket's middle when that is near an end or
+/// one side has no tangent yet), and the search stops once the best bound is within
+/// [`PRICE_TOLERANCE`] of where they meet. Every price tried is a valid bound either way.
+fn cutting_planes(eval: &mut Evaluator) -> Result<()> {
+    // (μ, L, b) at the bracket's ends.
+    type Tangent = (f64, f64, f64);
+    let (mut left, mut right): (Option<Tangent>, Option<Tangent>) = (None, None);
+    let (mut lo, mut hi) = (0.0f64, 1.0f64);
+    let mut best = f64::NEG_INFINITY;
+    let mut price = 0.5;
+    for _ in 0..GOLDEN_STEPS {
+        let Some((value, slope)) = eval.with_slope(price)? else {
+            break;
+        };
+        best = best.max(value);
+        let Some(b) = slope else { break };
+        // A slope pointing out of [0, 1] at an end, or a flat piece: this price is a maximum.
+        if b == 0.0 || (b > 0.0 && price >= 1.0) || (b < 0.0 && price <= 0.0) {
+            break;
+        }
+        if b > 0.0 {
+            (lo, left) = (price, Some((price, value, b)));
+        } else {
+            (hi, right) = (price, Some((price, value, b)));
+        }
+        // With a tangent on one side only, the far end of [0, 1] comes next: the maximum is
+        // often there (where HBM or compute clearly binds).
+        let (next, ceiling) = match (left, right) {
+            (Some((m1, l1, b1)), Some((m2, l2, b2))) => {
+                let m = (l2 - l1 + b1 * m1 - b2 * m2) / (b1 - b2);
+                let span = hi - lo;
+                let inside = m > lo + 0.1 * span && m < hi - 0.1 * span;
+                (if inside { m } else { 0.5 * (lo + hi) }, l1 + b1 * (m - m1))
+            }
+            (Some((m1, l1, b1)), None) => (1.0, l1 + b1 * (1.0 - m1)),
+            (None, Some((m2, l2, b2))) => (0.0, l2 + b2 * (0.0 - m2)),
+            (None, None) => break,
+        };
+        if ceiling - best <= PRICE_TOLERANCE * best.abs() {
+            break;
+        }
+        price = next;
+    }
+    Ok(())
+}
+
+/// Golden-section search for the best price on [0, 1] (MILP dual bounds: no slopes).
 fn golden(eval: &mut Evaluator) -> Result<()> {
     let ratio = (5f64.sqrt() - 1.0) / 2.0;
     let (mut a, mut b) = (0.0f64, 1.0f64);

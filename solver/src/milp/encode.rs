@@ -93,6 +93,8 @@ pub(crate) struct Encoding {
     pub p: Vec<Vec<Option<Col>>>,
     /// Stage durations.
     pub d: Vec<Col>,
+    /// Later work absorbed per stage (empty without [`Boundary::absorb`]).
+    pub absorbed: Vec<Col>,
     pub linearisation: Linearisation,
 }
 
@@ -513,6 +515,7 @@ pub(crate) fn encode_segment(
         mem,
         p,
         d,
+        absorbed,
         linearisation,
     }
 }

@@ -115,6 +115,34 @@ fn segment_bounds_stay_below_proven_optima_and_beat_the_roofline() {
             if lp_only && b.bound_cycles > roof.get() * (1.0 + 1e-6) {
                 above_roofline += 1;
             }
+            if lp_only {
+                // The price search (cutting planes on the LP's slopes) finds the concave
+                // maximum: at least the best of the fixed grid, and still below the optimum.
+                let searched = segment_bound(
+                    &inst,
+                    &SegmentOptions {
+                        prices: Vec::new(),
+                        ..opts.clone()
+                    },
+                )
+                .unwrap()
+                .unwrap();
+                assert!(
+                    searched.bound_cycles <= t.get() * (1.0 + 1e-9),
+                    "{name}: searched bound {} above the optimum {t}",
+                    searched.bound_cycles
+                );
+                let tol = elk_solver::segments::PRICE_TOLERANCE * b.bound_cycles.abs();
+                assert!(
+                    searched.bound_cycles >= b.bound_cycles - tol - 1e-9,
+                    "{name}: the search found {} at μ = {} ({} prices), below the grid's {} at μ = {}",
+                    searched.bound_cycles,
+                    searched.price,
+                    searched.prices.len(),
+                    b.bound_cycles,
+                    b.price
+                );
+            }
         }
         // The trap: each segment solved as an instance of its own, summed.
         let structure = inst.layers();

@@ -1,0 +1,245 @@
+//! The gap study's whole-model part (`study gap`, alone: `study gap-whole`): Llama2-13B and
+//! Llama2-70B (decode B32 KV2048, ipu-pod4, free load order) at HBM 4, 8, 12 and 16 TB/s.
+//! Every heuristic and Elk-Full re-timed are judged by the simulator; the certified lower
+//! bound is the best of the roofline bounds and the segment relaxation (LP per price, one
+//! time limit per point; docs/exact.md "Whole models"), so each gap is an upper bound on the
+//! true gap to the optimum.
+
+use super::gap::METHODS;
+use crate::cell::cell_instance;
+use crate::error::Result;
+use crate::grid::Cell;
+use crate::plot::{lines, Series};
+use elk_solver::{solve_exact, ExactOptions, Retimed, WholeModelBound};
+use elk_stage::instance::Instance;
+use elk_stage::schedule::Schedule;
+use elk_stage::units::Cycles;
+use std::time::{Duration, Instant};
+
+/// The models of the section.
+pub const MODELS: [&str; 2] = ["llama2-13b", "llama2-70b"];
+/// HBM bandwidths, TB/s.
+pub const HBM_TBPS: [f64; 4] = [4.0, 8.0, 12.0, 16.0];
+/// The segment relaxation's time limit per (model, HBM) point, seconds.
+pub const BOUND_LIMIT_S: f64 = 120.0;
+/// The re-timed method shown beside the heuristics.
+const RETIMED: &str = "elk-full+retime";
+
+/// One (model, HBM) point.
+pub struct Point {
+    /// Zoo model.
+    pub model: &'static str,
+    /// HBM bandwidth, TB/s.
+    pub hbm_tbps: f64,
+    /// Makespan of each method (ms): [`METHODS`] then [`RETIMED`]; None: no schedule.
+    pub makespan_ms: Vec<Option<f64>>,
+    /// The certified lower bound, ms.
+    pub bound_ms: f64,
+    /// The roofline bound alone, ms.
+    pub roofline_ms: f64,
+    /// The segment relaxation's bound, ms (None: no price solved in time).
+    pub segment_ms: Option<f64>,
+    /// Wall-clock seconds: instance and heuristics, then the bound.
+    pub heuristics_s: f64,
+    /// See `heuristics_s`.
+    pub bound_s: f64,
+}
+
+impl Point {
+    /// The best schedule's makespan, ms.
+    pub fn best_ms(&self) -> Option<f64> {
+        self.makespan_ms.iter().flatten().copied().reduce(f64::min)
+    }
+
+    /// Certified gap ≤ % of method `m`.
+    pub fn gap_pct(&self, m: usize) -> Option<f64> {
+        self.makespan_ms[m].map(|t| 100.0 * (t - self.bound_ms) / self.bound_ms)
+    }
+}
+
+/// The method names of a point's columns.
+pub fn method_names() -> Vec<&'static str> {
+    METHODS.iter().copied().chain([RETIMED]).collect()
+}
+
+/// Judges every method on `inst`: makespans (cycles) and the best schedule.
+fn judge_all(inst: &Instance) -> Result<(Vec<Option<Cycles>>, Option<Schedule>)> {
+    let mut makespans = Vec::new();
+    let mut best: Option<(f64, Schedule)> = None;
+    let mut keep = |judged: Option<(Schedule, Cycles)>| {
+        let t = judged.as_ref().map(|j| j.1);
+        if let Some((s, c)) = judged {
+            if best.as_ref().is_none_or(|b| c.get() < b.0) {
+                best = Some((c.get(), s));
+            }
+        }
+        makespans.push(t);
+    };
+    for m in METHODS {
+        let judged = match elk_heuristics::by_name(m) {
+            Some(m) => elk_heuristics::judged(inst, m.as_ref())?,
+            None => None,
+        };
+        keep(judged);
+    }
+    let retimed = elk_heuristics::by_name("elk-full")
+        .map(|m| Retimed::new(m).without_timings())
+        .map(|m| elk_heuristics::judged(inst, &m))
+        .transpose()?
+        .flatten();
+    keep(retimed);
+    Ok((makespans, best.map(|b| b.1)))
+}
+
+/// Evaluates one point.
+pub fn point(model: &'static str, hbm_tbps: f64, bound_limit_s: f64) -> Result<Point> {
+    let start = Instant::now();
+    let mut cell = Cell::decode(model, 32, 2048);
+    cell.hbm_tbps = Some(hbm_tbps);
+    let inst = cell_instance(&cell)?;
+    let (cycles, best) = judge_all(&inst)?;
+    let heuristics_s = start.elapsed().as_secs_f64();
+    let r = solve_exact(
+        &inst,
+        &ExactOptions {
+            time_limit: Some(Duration::from_secs_f64(bound_limit_s)),
+            warm_start: best,
+            whole_model: WholeModelBound::Lp,
+            ..ExactOptions::default()
+        },
+    )?;
+    let roofline = elk_solver::bounds::roofline(&inst).best();
+    Ok(Point {
+        model,
+        hbm_tbps,
+        makespan_ms: cycles.iter().map(|c| c.map(|c| inst.ms(c))).collect(),
+        bound_ms: inst.ms(Cycles(r.lower_bound_cycles.get().max(roofline.get()))),
+        roofline_ms: inst.ms(roofline),
+        segment_ms: r.bounds.segment_cycles.map(|c| inst.ms(c)),
+        heuristics_s,
+        bound_s: start.elapsed().as_secs_f64() - heuristics_s,
+    })
+}
+
+/// Every point, in [`MODELS`] × [`HBM_TBPS`] order.
+pub fn points(bound_limit_s: f64) -> Result<Vec<Point>> {
+    let mut all = Vec::new();
+    for model in MODELS {
+        for hbm in HBM_TBPS {
+            all.push(point(model, hbm, bound_limit_s)?);
+        }
+    }
+    Ok(all)
+}
+
+fn cell(v: Option<f64>, digits: usize) -> String {
+    v.map_or("no schedule".into(), |v| format!("{v:.digits$}"))
+}
+
+/// One point's headline: ("model @ X TB/s", Elk-Full's gap ≤ %, the best schedule's gap ≤ %).
+pub type Headline = (String, f64, f64);
+
+/// The section's Markdown, its plot, and each point's [`Headline`] for the finding.
+pub fn section(points: &[Point]) -> Result<(String, String, Vec<Headline>)> {
+    let names = method_names();
+    let full = names.iter().position(|n| *n == "elk-full").unwrap_or(0);
+    let mut md = format!(
+        "\n## Whole models: certified gaps against HBM bandwidth\n\n\
+         Decode B32 KV2048 on ipu-pod4, free load order, HBM overridden. Bound = the best of the \
+         roofline bounds (Σ H, Σ min exec, prefix) and the segment relaxation (layers as \
+         segments, each an LP with priced boundaries, golden-section search over the price, \
+         {BOUND_LIMIT_S:.0} s per point; proof in docs/exact.md \"Whole models\"). A gap ≤ x % \
+         is certified: the optimum lies between the bound and the best schedule. No whole-model \
+         optimizer beyond re-timing exists yet, so the best schedule is the best of these \
+         methods.\n\n\
+         | model | HBM TB/s | {} | best ms | bound ms | roofline ms | segment ms | heuristics s | bound s |\n|---|---|{}---|---|---|---|---|---|\n",
+        names.join(" | "),
+        "---|".repeat(names.len())
+    );
+    let mut headline = Vec::new();
+    for p in points {
+        let gaps: Vec<String> = (0..names.len())
+            .map(|m| match (p.makespan_ms[m], p.gap_pct(m)) {
+                (Some(t), Some(g)) => format!("{t:.4} (≤ {g:.2} %)"),
+                _ => "no schedule".into(),
+            })
+            .collect();
+        md.push_str(&format!(
+            "| {} | {:.0} | {} | {} | {:.4} | {:.4} | {} | {:.1} | {:.1} |\n",
+            p.model,
+            p.hbm_tbps,
+            gaps.join(" | "),
+            cell(p.best_ms(), 4),
+            p.bound_ms,
+            p.roofline_ms,
+            cell(p.segment_ms, 4),
+            p.heuristics_s,
+            p.bound_s
+        ));
+        if let (Some(g), Some(best)) = (p.gap_pct(full), p.best_ms()) {
+            let best_gap = 100.0 * (best - p.bound_ms) / p.bound_ms;
+            headline.push((format!("{} @ {:.0} TB/s", p.model, p.hbm_tbps), g, best_gap));
+        }
+    }
+    md.push_str(
+        "\nCells: makespan ms (certified gap ≤ %).\n\n![whole-model gaps](whole-model-gaps.svg)\n",
+    );
+    // Elk-Full and the best schedule per model, gap against HBM.
+    let mut series = Vec::new();
+    for model in MODELS {
+        let of: Vec<&Point> = points.iter().filter(|p| p.model == model).collect();
+        series.push(Series {
+            name: format!("{model} elk-full"),
+            points: of.iter().map(|p| (p.hbm_tbps, p.gap_pct(full))).collect(),
+        });
+        series.push(Series {
+            name: format!("{model} best schedule"),
+            points: of
+                .iter()
+                .map(|p| {
+                    (
+                        p.hbm_tbps,
+                        p.best_ms().map(|b| 100.0 * (b - p.bound_ms) / p.bound_ms),
+                    )
+                })
+                .collect(),
+        });
+    }
+    let svg = lines(
+        "Certified gap ≤ % vs HBM bandwidth (decode B32 KV2048, ipu-pod4)",
+        "HBM bandwidth (TB/s)",
+        "certified gap to the optimum, at most (%)",
+        &series,
+    )?;
+    Ok((md, svg, headline))
+}
+
+/// `study gap-whole`: the section alone, as its own report.
+pub fn run(header: &crate::report::Header) -> Result<crate::report::Files> {
+    let points = points(BOUND_LIMIT_S)?;
+    let (section_md, svg, headline) = section(&points)?;
+    let mut md = header.markdown("Study: certified gaps on whole models");
+    md.push_str("The whole-model part of `elk-opt study gap`, alone.\n");
+    md.push_str(&section_md);
+    let worst = headline
+        .iter()
+        .map(|h| h.2)
+        .fold(f64::NEG_INFINITY, f64::max);
+    let listed: Vec<String> = headline
+        .iter()
+        .map(|(point, full, best)| format!("{point}: elk-full ≤ {full:.2} %, best ≤ {best:.2} %"))
+        .collect();
+    let finding = crate::finding::Finding {
+        question: "How far from optimal are schedules of whole models? (certified gap)".into(),
+        finding: format!(
+            "Against the best of the roofline and segment-relaxation bounds: {}.",
+            listed.join("; ")
+        ),
+        number: format!("best schedule within {worst:.2} % of optimal at every point"),
+    };
+    Ok(vec![
+        ("README.md".into(), md),
+        ("whole-model-gaps.svg".into(), svg),
+        finding.file(),
+    ])
+}
