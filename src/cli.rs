@@ -21,6 +21,7 @@ mod source;
 mod sweep;
 
 use clap::{Parser, Subcommand};
+pub use flags::parse_error;
 
 /// elk-opt: schedule deep-learning models on inter-core connected AI chips, and tell how far
 /// the schedule is from the best possible one.
@@ -122,8 +123,38 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
     }
 }
 
-/// Prints `value` as pretty JSON on stdout.
-pub fn print_json<T: serde::Serialize>(value: &T) -> anyhow::Result<()> {
-    println!("{}", serde_json::to_string_pretty(value)?);
+/// The version of every `--json` schema below (bumped when a key changes meaning or goes).
+pub const JSON_SCHEMA_VERSION: u32 = 1;
+
+/// The one shape of every `--json` output (docs/json.md): which schema the results follow,
+/// the tool that wrote them, the effective inputs, and the results.
+#[derive(serde::Serialize)]
+struct Envelope<'a, C, R> {
+    /// `elk-opt/<subcommand>/<version>`, e.g. `elk-opt/compare/1`.
+    schema: String,
+    tool_version: &'static str,
+    config: &'a C,
+    results: &'a R,
+}
+
+/// Prints `results` with the inputs that produced them (`config`) as pretty JSON on stdout,
+/// in the envelope of schema `elk-opt/<name>/1`.
+pub fn print_json<C: serde::Serialize, R: serde::Serialize>(
+    name: &str,
+    config: &C,
+    results: &R,
+) -> anyhow::Result<()> {
+    let envelope = Envelope {
+        schema: format!("elk-opt/{name}/{JSON_SCHEMA_VERSION}"),
+        tool_version: env!("CARGO_PKG_VERSION"),
+        config,
+        results,
+    };
+    println!("{}", serde_json::to_string_pretty(&envelope)?);
     Ok(())
+}
+
+/// The `config` of a command with no inputs (`models list`, `chips list`).
+pub fn no_config() -> serde_json::Map<String, serde_json::Value> {
+    serde_json::Map::new()
 }

@@ -9,7 +9,10 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     quiet_on_closed_pipe();
-    let args = cli::Args::parse();
+    let args = match cli::Args::try_parse() {
+        Ok(args) => args,
+        Err(err) => return cli::parse_error(err),
+    };
     match cli::run(args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {

@@ -15,10 +15,14 @@ mod exact;
 mod golden_errors;
 #[path = "cli/identity.rs"]
 mod identity;
+#[path = "cli/json_envelope.rs"]
+mod json_envelope;
 #[path = "cli/models_and_import.rs"]
 mod models_and_import;
 #[path = "cli/plans.rs"]
 mod plans;
+#[path = "cli/refused_flags.rs"]
+mod refused_flags;
 #[path = "cli/solve_compare.rs"]
 mod solve_compare;
 #[path = "cli/stage_model.rs"]

@@ -54,7 +54,7 @@ pub fn run(cmd: ChipsCmd) -> anyhow::Result<()> {
                 .map(|(name, _)| ChipSpec::preset(name))
                 .collect::<Result<Vec<_>, _>>()?;
             if json {
-                return crate::cli::print_json(&chips);
+                return crate::cli::print_json("chips-list", &crate::cli::no_config(), &chips);
             }
             println!(
                 "{:<18} {:>6} {:>11} {:>11} {:>12} {:<10} {:<9}",
@@ -79,7 +79,8 @@ pub fn run(cmd: ChipsCmd) -> anyhow::Result<()> {
             warn(&loaded.warnings);
             let c = &loaded.spec;
             if json {
-                return crate::cli::print_json(c);
+                let config = serde_json::json!({ "chip": chip });
+                return crate::cli::print_json("chips-show", &config, c);
             }
             println!("# {}", c.description);
             println!(

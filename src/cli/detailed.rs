@@ -12,7 +12,8 @@ use serde::Serialize;
 use std::path::PathBuf;
 
 /// Topology override.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum TopologyName {
     /// Every core reaches every other in one hop.
     AllToAll,
@@ -34,7 +35,8 @@ impl TopologyName {
 }
 
 /// Controller placement override.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum PlacementName {
     /// Spread along the mesh edges (evenly over core ids for all-to-all).
     Edges,
@@ -58,23 +60,139 @@ pub struct DetailedFlags {
     #[arg(long, requires = "detailed")]
     hbm_tbps: Option<f64>,
     /// Override the chip's topology.
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, requires = "detailed")]
     topology: Option<TopologyName>,
     /// Mesh/torus width in cores.
-    #[arg(long)]
+    #[arg(long, requires = "detailed")]
     width: Option<u64>,
     /// Mesh/torus height in cores.
-    #[arg(long)]
+    #[arg(long, requires = "detailed")]
     height: Option<u64>,
     /// Number of HBM controllers.
-    #[arg(long)]
+    #[arg(long, requires = "detailed")]
     hbm_controllers: Option<u64>,
     /// Controller placement.
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, requires = "detailed")]
     placement: Option<PlacementName>,
     /// Also print the analytic makespan and the per-stage differences.
-    #[arg(long)]
+    #[arg(long, requires = "detailed")]
     compare: bool,
+}
+
+/// `simulate --detailed --json`: the replay's flags in `config`.
+#[derive(Serialize, Debug)]
+pub struct ReplayConfig {
+    detailed: bool,
+    chip: Option<String>,
+    hbm_tbps: Option<f64>,
+    topology: Option<TopologyName>,
+    width_cores: Option<u64>,
+    height_cores: Option<u64>,
+    hbm_controllers: Option<u64>,
+    placement: Option<PlacementName>,
+    compare: bool,
+}
+
+/// The chip replayed on, named.
+#[derive(Serialize)]
+struct ChipJson {
+    /// With the HBM override, as headers print it (`ipu-pod4 @ 8 TB/s HBM`).
+    name: String,
+    topology: Topology,
+    width_cores: Option<u64>,
+    height_cores: Option<u64>,
+    hbm_controllers: u64,
+    placement: Placement,
+}
+
+/// The detailed replay as `--json` prints it: a unit on every number, one named object per
+/// controller.
+#[derive(Serialize)]
+struct ReportJson {
+    makespan_cycles: elk_stage::units::Cycles,
+    makespan_ms: f64,
+    breakdown: BreakdownJson,
+    link_util_mean_pct: f64,
+    hottest_links: Vec<LinkJson>,
+    controllers: Vec<ControllerJson>,
+    op_start_cycles: Vec<elk_stage::units::Cycles>,
+    op_end_cycles: Vec<elk_stage::units::Cycles>,
+    overflow: Option<OverflowJson>,
+    events: u64,
+    steps: u64,
+}
+
+/// Where the time went.
+#[derive(Serialize)]
+struct BreakdownJson {
+    compute_cycles: f64,
+    shift_cycles: f64,
+    load_wait_cycles: f64,
+}
+
+/// One NoC link (or port).
+#[derive(Serialize)]
+struct LinkJson {
+    name: String,
+    util_pct: f64,
+}
+
+/// One HBM controller's port.
+#[derive(Serialize)]
+struct ControllerJson {
+    index: usize,
+    util_pct: f64,
+}
+
+/// The first SRAM overflow.
+#[derive(Serialize)]
+struct OverflowJson {
+    time_cycles: f64,
+    op: String,
+    used_bytes_per_core: u64,
+    sram_bytes_per_core: u64,
+}
+
+impl From<&DetailedReport> for ReportJson {
+    fn from(r: &DetailedReport) -> ReportJson {
+        ReportJson {
+            makespan_cycles: r.makespan_cycles,
+            makespan_ms: r.makespan_ms,
+            breakdown: BreakdownJson {
+                compute_cycles: r.breakdown.compute,
+                shift_cycles: r.breakdown.shift,
+                load_wait_cycles: r.breakdown.load_wait,
+            },
+            link_util_mean_pct: 100.0 * r.link_utilisation_mean,
+            hottest_links: r
+                .hottest_links
+                .iter()
+                .map(|l| LinkJson {
+                    name: l.name.clone(),
+                    util_pct: 100.0 * l.utilisation,
+                })
+                .collect(),
+            controllers: r
+                .controller_utilisation
+                .iter()
+                .enumerate()
+                .map(|(index, u)| ControllerJson {
+                    index,
+                    util_pct: 100.0 * u,
+                })
+                .collect(),
+            op_start_cycles: r.op_start_cycles.clone(),
+            op_end_cycles: r.op_end_cycles.clone(),
+            overflow: r.overflow.as_ref().map(|o| OverflowJson {
+                time_cycles: o.time_cycles,
+                op: o.op.clone(),
+                used_bytes_per_core: o.used,
+                sram_bytes_per_core: o.sram,
+            }),
+            events: r.events,
+            steps: r.steps,
+        }
+    }
 }
 
 /// One stage compared.
@@ -82,9 +200,14 @@ pub struct DetailedFlags {
 struct DetailedOutput<'a> {
     instance: &'a str,
     method: &'a str,
+    #[serde(skip)]
     chip: String,
-    #[serde(flatten)]
+    #[serde(rename = "chip")]
+    chip_json: ChipJson,
+    #[serde(skip)]
     report: DetailedReport,
+    #[serde(flatten)]
+    report_json: ReportJson,
     #[serde(skip_serializing_if = "Option::is_none")]
     analytic_makespan_cycles: Option<elk_stage::units::Cycles>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -92,6 +215,21 @@ struct DetailedOutput<'a> {
 }
 
 impl DetailedFlags {
+    /// The flags as `--json` prints them in `config`.
+    pub fn config(&self) -> ReplayConfig {
+        ReplayConfig {
+            detailed: self.detailed,
+            chip: self.chip.clone(),
+            hbm_tbps: self.hbm_tbps,
+            topology: self.topology,
+            width_cores: self.width,
+            height_cores: self.height,
+            hbm_controllers: self.hbm_controllers,
+            placement: self.placement,
+            compare: self.compare,
+        }
+    }
+
     /// The chip with the overrides applied (validated like a TOML file), and the chip as
     /// given (the one the instance was built for).
     fn chip(&self, recorded: Option<&ChipRef>) -> anyhow::Result<(ChipSpec, ChipSpec)> {
@@ -114,15 +252,15 @@ impl DetailedFlags {
     }
 
     /// Runs the replay and prints it; `analytic` is the stage model's verdict, `recorded`
-    /// the chip the instance file names.
-    pub fn run(
+    /// the chip the instance file names; `json`: as JSON with these inputs in `config`.
+    pub fn run<C: Serialize>(
         &self,
         inst: &Instance,
         recorded: Option<&ChipRef>,
         sched: &Schedule,
         analytic: &Evaluation,
         trace: Option<&PathBuf>,
-        json: bool,
+        json: Option<&C>,
     ) -> anyhow::Result<()> {
         let (chip, base) = self.chip(recorded)?;
         let mut cfg = DetailedConfig::from_chip(&chip);
@@ -155,12 +293,21 @@ impl DetailedFlags {
                 chip.hbm.controllers,
                 chip.hbm.placement
             ),
+            chip_json: ChipJson {
+                name: chip.name.clone(),
+                topology: chip.noc.topology,
+                width_cores: chip.noc.width,
+                height_cores: chip.noc.height,
+                hbm_controllers: chip.hbm.controllers,
+                placement: chip.hbm.placement,
+            },
             analytic_makespan_cycles: self.compare.then_some(analytic.makespan_cycles),
+            report_json: ReportJson::from(&report),
             report,
             stages,
         };
-        if json {
-            return super::print_json(&out);
+        if let Some(config) = json {
+            return super::print_json("simulate-detailed", config, &out);
         }
         print_human(inst, &out);
         Ok(())

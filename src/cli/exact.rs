@@ -3,7 +3,7 @@
 //! every heuristic's distance from the optimum (or from the certified bound).
 
 use super::flags::Timings;
-use super::instance_source::InstanceSource;
+use super::instance_source::{InstanceSource, SourceConfig};
 use super::method_rows::all_heuristics;
 use clap::{Args, ValueEnum};
 use elk_solver::milp::Linearisation;
@@ -20,7 +20,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 /// The exact backends on the command line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum BackendName {
     /// HiGHS MILP.
     Milp,
@@ -29,7 +30,8 @@ pub enum BackendName {
 }
 
 /// Memory-row linearisation of the MILP.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum LinearisationName {
     /// One big-M row pair per (load, stage).
     BigM,
@@ -62,7 +64,42 @@ pub struct ExactFlags {
     whole_model_bound: WholeModelBoundName,
 }
 
+/// The exact solver's flags as `--json` prints them in `config`.
+#[derive(Serialize)]
+pub(super) struct ExactConfig {
+    backend: BackendName,
+    time_limit_s: f64,
+    linearisation: LinearisationName,
+    warm_start: bool,
+    lp_bound: bool,
+    whole_model_bound: WholeModelBoundName,
+}
+
+/// `solve --exact --json` and `gap --json`: the inputs.
+#[derive(Serialize)]
+struct Config<'a> {
+    #[serde(flatten)]
+    source: SourceConfig,
+    #[serde(flatten)]
+    exact: ExactConfig,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    output: Option<&'a std::path::Path>,
+    no_timings: bool,
+}
+
 impl ExactFlags {
+    /// The flags as `--json` prints them.
+    pub(super) fn config(&self) -> ExactConfig {
+        ExactConfig {
+            backend: self.backend,
+            time_limit_s: self.time_limit,
+            linearisation: self.linearisation,
+            warm_start: !self.no_warm_start,
+            lp_bound: !self.no_lp_bound,
+            whole_model_bound: self.whole_model_bound,
+        }
+    }
+
     /// The MILP with the defaults above (big-M rows, LP bound, warm start) within `seconds`:
     /// the one-layer solve of `compare --layer-exact`.
     pub(super) fn milp_within(seconds: f64) -> ExactFlags {
@@ -78,7 +115,8 @@ impl ExactFlags {
 }
 
 /// `--whole-model-bound` values.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum WholeModelBoundName {
     /// Segment LP relaxations.
     Lp,
@@ -118,13 +156,51 @@ struct ExactSummary {
     bound_source: String,
     gap_pct: Option<f64>,
     solve_s: Option<f64>,
-    model: ModelStats,
+    model: ModelJson,
     warm_start: Option<String>,
     from_warm_start: bool,
     bounds: Bounds,
     notes: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    phases: Option<Vec<elk_solver::Phase>>,
+    phases: Option<Vec<PhaseJson>>,
+}
+
+/// The backend's model size, every count named.
+#[derive(Serialize)]
+struct ModelJson {
+    variables: usize,
+    binaries: usize,
+    constraints: usize,
+    /// Options kept after Pareto pruning (MILP), of all options.
+    options_kept: Option<OptionsKept>,
+}
+
+/// Options kept after Pareto pruning, of all options.
+#[derive(Serialize)]
+struct OptionsKept {
+    kept_options: usize,
+    total_options: usize,
+}
+
+impl From<&ModelStats> for ModelJson {
+    fn from(m: &ModelStats) -> ModelJson {
+        ModelJson {
+            variables: m.variables,
+            binaries: m.binaries,
+            constraints: m.constraints,
+            options_kept: m.options_kept.map(|(kept, total)| OptionsKept {
+                kept_options: kept,
+                total_options: total,
+            }),
+        }
+    }
+}
+
+/// A timed phase of the solve.
+#[derive(Serialize)]
+struct PhaseJson {
+    what: String,
+    wall_s: f64,
 }
 
 pub(super) fn check_flags(f: &ExactFlags) -> anyhow::Result<()> {
@@ -193,12 +269,20 @@ fn summary(inst: &Instance, r: &ExactReport, warm: Option<&str>, no_timings: boo
         bound_source: r.bound_source.clone(),
         gap_pct: r.gap_pct,
         solve_s: (!no_timings).then_some(r.solve_s),
-        model: r.model,
+        model: ModelJson::from(&r.model),
         warm_start: warm.map(str::to_string),
         from_warm_start: r.from_warm_start,
         bounds: r.bounds.clone(),
         notes: r.notes.clone(),
-        phases: (!no_timings).then(|| r.phases.clone()),
+        phases: (!no_timings).then(|| {
+            r.phases
+                .iter()
+                .map(|p| PhaseJson {
+                    what: p.what.clone(),
+                    wall_s: p.seconds,
+                })
+                .collect()
+        }),
     }
 }
 
@@ -224,7 +308,13 @@ pub fn solve(
     }
     let sum = summary(&inst, &report, warm_name.as_deref(), no_timings);
     if json {
-        return super::print_json(&sum);
+        let config = Config {
+            source: source.config(),
+            exact: flags.config(),
+            output: output.map(PathBuf::as_path),
+            no_timings,
+        };
+        return super::print_json("solve-exact", &config, &sum);
     }
     println!("{} — exact ({})", inst.name, sum.backend);
     println!(
@@ -259,7 +349,11 @@ pub fn solve(
             m.binaries,
             m.constraints,
             m.options_kept
-                .map(|(k, t)| format!(", {k} of {t} options after Pareto pruning"))
+                .as_ref()
+                .map(|o| format!(
+                    ", {} of {} options after Pareto pruning",
+                    o.kept_options, o.total_options
+                ))
                 .unwrap_or_default(),
         ),
     }
@@ -277,7 +371,7 @@ pub fn solve(
         println!("note: {n}");
     }
     for p in sum.phases.iter().flatten() {
-        println!("time: {} {:.3} s", p.what, p.seconds);
+        println!("time: {} {:.3} s", p.what, p.wall_s);
     }
     if let Some(s) = sum.solve_s {
         println!("instance built in {build_s:.3} s, exact solve {s:.3} s");
@@ -380,7 +474,13 @@ pub fn gap(a: GapArgs) -> anyhow::Result<()> {
     let (inst, _) = a.source.load()?;
     let out = gap_report(&inst, &a.exact, a.timings.no_timings)?;
     if a.json {
-        return super::print_json(&out);
+        let config = Config {
+            source: a.source.config(),
+            exact: a.exact.config(),
+            output: None,
+            no_timings: a.timings.no_timings,
+        };
+        return super::print_json("gap", &config, &out);
     }
     println!("{}", inst.name);
     print_gap(&inst, &out);

@@ -48,3 +48,69 @@ pub fn seconds(s: &str) -> Result<f64, String> {
         _ => Err(format!("'{s}': expected a positive number of seconds")),
     }
 }
+
+/// A command line clap refused, printed as clap prints it, except a conflict between two
+/// flags: one line naming both and why they cannot go together (clap's own message says
+/// neither why nor fits on one line). Exit code 2 for every refusal, as clap gives.
+pub fn parse_error(err: clap::Error) -> std::process::ExitCode {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let flag = |kind| match err.get(kind) {
+        Some(ContextValue::String(s)) => Some(flag_name(s)),
+        Some(ContextValue::Strings(v)) => v.first().map(|s| flag_name(s)),
+        _ => None,
+    };
+    let pair = (flag(ContextKind::InvalidArg), flag(ContextKind::PriorArg));
+    match (err.kind(), pair) {
+        (ErrorKind::ArgumentConflict, (Some(a), Some(b))) => {
+            eprintln!("error: {}", conflict(&a, &b));
+            std::process::ExitCode::from(2)
+        }
+        _ => err.exit(),
+    }
+}
+
+/// `--batch <BATCH>` → `--batch`.
+fn flag_name(s: &str) -> String {
+    s.split_whitespace().next().unwrap_or(s).to_string()
+}
+
+/// Why flags `a` and `b` are refused together, naming the one that would be ignored first.
+fn conflict(a: &str, b: &str) -> String {
+    let (fixed, other) = if ["--instance", "--method", "--json"].contains(&b) {
+        (b, a)
+    } else {
+        (a, b)
+    };
+    let why = match fixed {
+        "--instance" => "the instance file already fixes the graph (model, mode, batch, KV, \
+                         layers), the chip, the cut and the load order, so it would be ignored; \
+                         build another instance with `elk-opt instance` to change it"
+            .to_string(),
+        "--method" => format!("{other} is a flag of the exact solver (`solve --exact`)"),
+        "--json" => "--json prints every operator already".to_string(),
+        _ => "the two ask for different things".to_string(),
+    };
+    format!("{other} cannot be used with {fixed}: {why}")
+}
+
+/// `--out`, the old spelling of `-o/--output` in `sweep`, `report` and `study`: refused with a
+/// message naming the new one, so an old script fails loudly instead of writing elsewhere.
+#[derive(Args, Debug, Clone)]
+pub struct OldOut {
+    #[arg(long = "out", hide = true, value_name = "PATH")]
+    out: Option<std::path::PathBuf>,
+}
+
+impl OldOut {
+    /// A usage error when `--out` was given.
+    pub fn refuse(&self) -> anyhow::Result<()> {
+        match &self.out {
+            Some(p) => Usage::err(format!(
+                "--out {}: the output flag is -o/--output in every command (-o {})",
+                p.display(),
+                p.display()
+            )),
+            None => Ok(()),
+        }
+    }
+}

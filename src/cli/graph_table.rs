@@ -26,11 +26,21 @@ struct OpRow<'a> {
     inputs: Vec<TensorRow<'a>>,
 }
 
+/// Where the repeated layers sit, every count named by what it counts.
 #[derive(Serialize)]
-struct GraphJson<'a> {
+struct LayersJson {
+    prologue_ops: usize,
+    layers: usize,
+    ops_per_layer: usize,
+    epilogue_ops: usize,
+}
+
+/// A graph as `models show --json` and `import --json` print it in `results`.
+#[derive(Serialize)]
+pub(super) struct GraphJson<'a> {
     name: &'a str,
     operators: usize,
-    layers: elk_model::graph::LayerStructure,
+    layers: LayersJson,
     totals: elk_model::graph::GraphTotals,
     /// Operators of each kind in one representative layer (layer 1, or 0 with one layer).
     layer_kind_counts: std::collections::BTreeMap<&'static str, usize>,
@@ -41,46 +51,54 @@ struct GraphJson<'a> {
 const HBM_RULE: &str = "weights and KV cache come from HBM; an activation is on chip only if \
 the previous operator produced or read it, otherwise it is treated as spilled to HBM";
 
-/// Prints the graph as JSON (every operator) or as a table (`all`: every operator; otherwise
-/// the prologue, the first layer and the epilogue).
-pub fn print(g: &Graph, json: bool, all: bool) -> anyhow::Result<()> {
-    if json {
-        let ops = g
-            .ops
-            .iter()
-            .enumerate()
-            .map(|(index, o)| OpRow {
-                index,
-                name: &o.name,
-                kind: o.kind.as_str(),
-                op_type: &o.op_type,
-                dims: &o.dims,
-                flops: o.flops(),
-                hbm_bytes: o.hbm_bytes(),
-                on_chip_bytes: o.on_chip_bytes(),
-                inputs: o
-                    .inputs()
-                    .iter()
-                    .map(|t| TensorRow {
-                        source: &t.source,
-                        role: t.role,
-                        residency: t.residency,
-                        shape: &t.shape,
-                        bytes: t.bytes(),
-                    })
-                    .collect(),
-            })
-            .collect();
-        return crate::cli::print_json(&GraphJson {
-            name: &g.name,
-            operators: g.ops.len(),
-            layers: g.layers,
-            totals: g.totals(),
-            layer_kind_counts: layer_kind_counts(g),
-            hbm_rule: HBM_RULE,
-            ops,
-        });
+/// The graph as `--json` prints it (every operator).
+pub(super) fn json(g: &Graph) -> GraphJson<'_> {
+    let ops = g
+        .ops
+        .iter()
+        .enumerate()
+        .map(|(index, o)| OpRow {
+            index,
+            name: &o.name,
+            kind: o.kind.as_str(),
+            op_type: &o.op_type,
+            dims: &o.dims,
+            flops: o.flops(),
+            hbm_bytes: o.hbm_bytes(),
+            on_chip_bytes: o.on_chip_bytes(),
+            inputs: o
+                .inputs()
+                .iter()
+                .map(|t| TensorRow {
+                    source: &t.source,
+                    role: t.role,
+                    residency: t.residency,
+                    shape: &t.shape,
+                    bytes: t.bytes(),
+                })
+                .collect(),
+        })
+        .collect();
+    let l = g.layers;
+    GraphJson {
+        name: &g.name,
+        operators: g.ops.len(),
+        layers: LayersJson {
+            prologue_ops: l.prologue,
+            layers: l.layers,
+            ops_per_layer: l.ops_per_layer,
+            epilogue_ops: l.epilogue,
+        },
+        totals: g.totals(),
+        layer_kind_counts: layer_kind_counts(g),
+        hbm_rule: HBM_RULE,
+        ops,
     }
+}
+
+/// Prints the graph as a table (`all`: every operator; otherwise the prologue, the first
+/// layer and the epilogue).
+pub fn print(g: &Graph, all: bool) {
     println!("{}: {} operators", g.name, g.ops.len());
     println!(
         "{:>5}  {:<28} {:<13} {:<28} {:>14} {:>12}",
@@ -124,7 +142,6 @@ pub fn print(g: &Graph, json: bool, all: bool) -> anyhow::Result<()> {
     println!("HBM bytes loaded:  {} (summed over operators)", t.hbm_bytes);
     println!("FLOPs:             {}", t.flops);
     println!("HBM rule:          {HBM_RULE}");
-    Ok(())
 }
 
 fn layer_kind_counts(g: &Graph) -> std::collections::BTreeMap<&'static str, usize> {

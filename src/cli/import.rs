@@ -27,8 +27,8 @@ pub struct ImportArgs {
     /// `clean` (default) or `reference` (reproduce the reference artifact's parse).
     #[arg(long, default_value = "clean", value_parser = super::flags::compat)]
     pub compat: Compat,
-    /// Print every operator.
-    #[arg(long)]
+    /// Print every operator (`--json` has them all).
+    #[arg(long, conflicts_with = "json")]
     pub all: bool,
     /// Machine-readable output.
     #[arg(long)]
@@ -40,5 +40,17 @@ pub fn run(a: ImportArgs) -> anyhow::Result<()> {
     opts.compat = a.compat;
     opts.num_layers = a.num_layers;
     let g = super::source::import_graph(&a.file, &opts)?;
-    super::graph_table::print(&g, a.json, a.all)
+    if a.json {
+        let config = super::source::GraphConfig::new(
+            None,
+            Some((a.file.as_path(), a.compat)),
+            a.mode,
+            a.batch,
+            a.kv,
+            a.num_layers,
+        );
+        return crate::cli::print_json("import", &config, &super::graph_table::json(&g));
+    }
+    super::graph_table::print(&g, a.all);
+    Ok(())
 }

@@ -1,10 +1,11 @@
 //! `elk-opt instance`: build a stage-model instance (SPEC §4.1) from a graph and a chip.
 
 use super::chip_choice::DEFAULT_CHIP;
-use super::instance_source::{build, op_range};
+use super::instance_source::{build, op_range, BuildConfig};
 use super::source::GraphSource;
 use clap::Args;
 use elk_stage::instance::LoadOrder;
+use serde::Serialize;
 use std::path::PathBuf;
 
 /// What to build and where to write it.
@@ -36,6 +37,27 @@ pub struct InstanceArgs {
     /// Output file (elk-instance/1 JSON).
     #[arg(short = 'o', long)]
     output: PathBuf,
+    /// Machine-readable summary of what was written (on stdout).
+    #[arg(long)]
+    json: bool,
+}
+
+/// `instance --json`: the inputs.
+#[derive(Serialize)]
+struct Config<'a> {
+    #[serde(flatten)]
+    build: BuildConfig,
+    output: &'a std::path::Path,
+}
+
+/// `instance --json`: what was written.
+#[derive(Serialize)]
+struct Written<'a> {
+    instance: &'a str,
+    operators: usize,
+    options: usize,
+    loads: usize,
+    output: &'a std::path::Path,
 }
 
 pub fn run(a: InstanceArgs) -> anyhow::Result<()> {
@@ -46,6 +68,27 @@ pub fn run(a: InstanceArgs) -> anyhow::Result<()> {
     super::output::write_atomic(&a.output, &file.to_json()?)?;
     let inst = &file.instance;
     let options: usize = inst.ops.iter().map(|o| o.options.len()).sum();
+    if a.json {
+        let config = Config {
+            build: BuildConfig::new(
+                &a.graph,
+                &a.chip,
+                a.hbm_tbps,
+                (a.layers.as_ref(), a.ops.as_ref()),
+                a.load_order,
+                a.window,
+            ),
+            output: &a.output,
+        };
+        let written = Written {
+            instance: &inst.name,
+            operators: inst.ops.len(),
+            options,
+            loads: inst.loads().len(),
+            output: &a.output,
+        };
+        return super::print_json("instance", &config, &written);
+    }
     eprintln!(
         "{}: {} operators, {} options, {} loads -> {}",
         inst.name,

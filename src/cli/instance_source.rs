@@ -2,19 +2,24 @@
 //! (zoo model or import), a chip and the instance options; and the build `instance` shares.
 
 use super::chip_choice::{Chip, DEFAULT_CHIP};
-use super::source::GraphSource;
+use super::source::{GraphConfig, GraphSource};
 use clap::Args;
 use elk_model::build::{build_instance, InstanceOptions, OpRange};
 use elk_model::graph::Graph;
 use elk_stage::instance::{Instance, InstanceFile, LoadOrder};
+use serde::Serialize;
 use std::path::PathBuf;
 use std::time::Instant;
 
 /// Where the instance comes from.
 #[derive(Args, Debug)]
 pub struct InstanceSource {
-    /// Read this instance (elk-instance/1) instead of building one.
-    #[arg(long, conflicts_with_all = ["model", "import"])]
+    /// Read this instance (elk-instance/1) instead of building one; the flags that build
+    /// one (graph, shape, chip, cut, load order) are refused with it, as it fixes them.
+    #[arg(
+        long,
+        conflicts_with_all = ["model", "import", "mode", "batch", "kv", "num_layers", "compat"]
+    )]
     instance: Option<PathBuf>,
     #[command(flatten)]
     graph: GraphSource,
@@ -62,7 +67,84 @@ pub struct Loaded {
     pub graph: Option<Graph>,
 }
 
+/// The inputs of an instance as `--json` prints them in `config`: the file read, or what
+/// it was built from.
+#[derive(Serialize, Debug)]
+#[serde(untagged)]
+pub enum SourceConfig {
+    /// `--instance FILE`.
+    File { instance: PathBuf },
+    /// Built from a graph and a chip.
+    Built(BuildConfig),
+}
+
+/// What an instance is built from, as `--json` prints it.
+#[derive(Serialize, Debug)]
+pub struct BuildConfig {
+    #[serde(flatten)]
+    graph: GraphConfig,
+    chip: String,
+    /// `--hbm-tbps` (`null`: the chip's own bandwidth).
+    hbm_tbps: Option<f64>,
+    load_order: LoadOrder,
+    /// `--layers A..B` (half-open).
+    layers: Option<String>,
+    /// `--ops A..B` (half-open).
+    ops: Option<String>,
+    /// `--window W`.
+    preload_window_stages: Option<u32>,
+}
+
+impl BuildConfig {
+    /// The inputs of `instance` and of a built [`InstanceSource`].
+    pub fn new(
+        graph: &GraphSource,
+        chip: &str,
+        hbm_tbps: Option<f64>,
+        cut: (Option<&String>, Option<&String>),
+        load_order: LoadOrder,
+        window: Option<u32>,
+    ) -> BuildConfig {
+        BuildConfig {
+            graph: graph.config(),
+            chip: chip.to_string(),
+            hbm_tbps,
+            load_order,
+            layers: cut.0.cloned(),
+            ops: cut.1.cloned(),
+            preload_window_stages: window,
+        }
+    }
+}
+
 impl InstanceSource {
+    /// The inputs as `--json` prints them.
+    pub fn config(&self) -> SourceConfig {
+        match &self.instance {
+            Some(path) => SourceConfig::File {
+                instance: path.clone(),
+            },
+            None => SourceConfig::Built(BuildConfig::new(
+                &self.graph_source(),
+                &self.chip,
+                self.hbm_tbps,
+                (self.layers.as_ref(), self.ops.as_ref()),
+                self.load_order,
+                self.window,
+            )),
+        }
+    }
+
+    /// The graph flags, with the built-in default model when neither `--model` nor
+    /// `--import` is given.
+    fn graph_source(&self) -> GraphSource {
+        let mut graph_source = self.graph.clone();
+        if graph_source.model.is_none() && graph_source.import.is_none() {
+            graph_source.model = Some("llama2-13b".into());
+        }
+        graph_source
+    }
+
     /// The instance and the seconds spent building it (plan tables); written to
     /// `--emit-instance` when given. With no instance, model or import given: the built-in
     /// default, Llama2-13B decode B32 KV2048.
@@ -100,10 +182,7 @@ impl InstanceSource {
     }
 
     fn build(&self) -> anyhow::Result<(InstanceFile, Chip, Graph)> {
-        let mut graph_source = self.graph.clone();
-        if graph_source.model.is_none() && graph_source.import.is_none() {
-            graph_source.model = Some("llama2-13b".into());
-        }
+        let graph_source = self.graph_source();
         let chip = super::chip_choice::load(&self.chip, self.hbm_tbps)?;
         let range = op_range(self.layers.as_deref(), self.ops.as_deref())?;
         let graph = graph_source.load()?;

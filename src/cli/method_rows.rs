@@ -45,10 +45,15 @@ pub(super) struct Row {
     pub(super) status: String,
     pub(super) makespan_cycles: Option<Cycles>,
     pub(super) makespan_ms: Option<f64>,
-    pub(super) speedup_vs_basic: Option<f64>,
-    pub(super) pct_of_ideal: Option<f64>,
-    pub(super) hbm_util: Option<f64>,
-    pub(super) noc_util: Option<f64>,
+    /// T_basic / T (`compare` fills it): a ratio, hence `_x`.
+    pub(super) speedup_vs_basic_x: Option<f64>,
+    /// 100·T_ideal / T: the method's speed in percent of Ideal's (`compare` fills it).
+    pub(super) ideal_pct: Option<f64>,
+    /// HBM busy time over the makespan, percent.
+    pub(super) hbm_util_pct: Option<f64>,
+    /// NoC busy time over the makespan, percent.
+    pub(super) noc_util_pct: Option<f64>,
+    /// Achieved TFLOP/s.
     pub(super) tflops: Option<f64>,
     pub(super) compile_s: Option<f64>,
     /// 100·(T − bound)/bound against the certified roofline bound: an upper bound on the
@@ -73,10 +78,10 @@ pub(super) fn ideal_row(inst: &Instance, no_timings: bool) -> Row {
         status: "not a schedule, not a proven bound".into(),
         makespan_cycles: report.cycles,
         makespan_ms: report.cycles.map(|c| inst.ms(c)),
-        speedup_vs_basic: None,
-        pct_of_ideal: report.cycles.map(|_| 100.0),
-        hbm_util: report.cycles.map(|c| report.hbm_cycles / c),
-        noc_util: None,
+        speedup_vs_basic_x: None,
+        ideal_pct: report.cycles.map(|_| 100.0),
+        hbm_util_pct: report.cycles.map(|c| 100.0 * (report.hbm_cycles / c)),
+        noc_util_pct: None,
         tflops: None,
         compile_s: (!no_timings).then(|| start.elapsed().as_secs_f64()),
         gap_le_pct: None,
@@ -101,10 +106,10 @@ pub(super) fn row_of(method: &str, judged: Judged) -> (Row, Option<(Schedule, Ev
         status: "heuristic".into(),
         makespan_cycles: None,
         makespan_ms: None,
-        speedup_vs_basic: None,
-        pct_of_ideal: None,
-        hbm_util: None,
-        noc_util: None,
+        speedup_vs_basic_x: None,
+        ideal_pct: None,
+        hbm_util_pct: None,
+        noc_util_pct: None,
         tflops: None,
         compile_s: Some(judged.seconds),
         gap_le_pct: None,
@@ -133,8 +138,8 @@ pub(super) fn row_of(method: &str, judged: Judged) -> (Row, Option<(Schedule, Ev
     };
     row.makespan_cycles = Some(e.makespan_cycles);
     row.makespan_ms = Some(e.makespan_ms);
-    row.hbm_util = Some(e.hbm_utilisation);
-    row.noc_util = Some(e.noc_utilisation);
+    row.hbm_util_pct = Some(100.0 * e.hbm_utilisation);
+    row.noc_util_pct = Some(100.0 * e.noc_utilisation);
     row.tflops = e.tflops;
     (row, Some((s, e)))
 }

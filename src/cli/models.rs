@@ -1,5 +1,6 @@
 //! `elk-opt models list|show`.
 
+use super::source::GraphConfig;
 use clap::{Args, Subcommand};
 use elk_model::graph::Mode;
 use elk_model::zoo::{self, ZooParams, MODELS};
@@ -32,11 +33,14 @@ pub struct ShowArgs {
     /// KV length (decode) or sequence length (prefill/training).
     #[arg(long, alias = "seq", default_value_t = 2048)]
     pub kv: u64,
-    /// Override the number of layers.
-    #[arg(long)]
-    pub layers: Option<usize>,
-    /// Print every operator (the table otherwise shows one layer).
-    #[arg(long)]
+    /// Build the model with N layers (as `--num-layers` in every command).
+    #[arg(long, value_name = "N")]
+    pub num_layers: Option<usize>,
+    /// Refused: `--layers` is a slice `A..B` elsewhere; a layer count is `--num-layers N`.
+    #[arg(long, hide = true, allow_hyphen_values = true)]
+    pub layers: Option<String>,
+    /// Print every operator (the table otherwise shows one layer; `--json` has them all).
+    #[arg(long, conflicts_with = "json")]
     pub all: bool,
     /// Machine-readable output (every operator).
     #[arg(long)]
@@ -66,7 +70,7 @@ pub fn run(cmd: ModelsCmd) -> anyhow::Result<()> {
                 })
                 .collect();
             if json {
-                return crate::cli::print_json(&rows);
+                return crate::cli::print_json("models-list", &crate::cli::no_config(), &rows);
             }
             println!(
                 "{:<12} {:>6} {:>7} {:>12}  source",
@@ -85,10 +89,27 @@ pub fn run(cmd: ModelsCmd) -> anyhow::Result<()> {
             Ok(())
         }
         ModelsCmd::Show(a) => {
+            if let Some(layers) = &a.layers {
+                return super::flags::Usage::err(format!(
+                    "--layers {layers}: `models show` takes a layer count as --num-layers N \
+                     (--layers A..B is a slice of layers in plans, instance, solve, compare \
+                     and gap)"
+                ));
+            }
             let mut params = ZooParams::new(a.mode, a.batch, a.kv);
-            params.layers = a.layers;
+            params.layers = a.num_layers;
             let g = zoo::build(&a.name, &params)?;
-            super::graph_table::print(&g, a.json, a.all)
+            if a.json {
+                let config =
+                    GraphConfig::new(Some(&a.name), None, a.mode, a.batch, a.kv, a.num_layers);
+                return crate::cli::print_json(
+                    "models-show",
+                    &config,
+                    &super::graph_table::json(&g),
+                );
+            }
+            super::graph_table::print(&g, a.all);
+            Ok(())
         }
     }
 }

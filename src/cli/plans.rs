@@ -44,7 +44,44 @@ struct OpRow<'a> {
     min_hot_bytes: u64,
     best_exec_cycles: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
-    option_table: Option<&'a [OptionEntry]>,
+    option_table: Option<Vec<OptionJson>>,
+}
+
+/// One option of `--op`'s table, with the unit of every number.
+#[derive(Serialize)]
+struct OptionJson {
+    cold_bytes: u64,
+    hot_bytes: u64,
+    comp_cycles: f64,
+    /// Communication, warm-up included.
+    comm_cycles: f64,
+    warm_up_cycles: f64,
+    /// Broadcast ratio ρ = cold / c_min (dimensionless; 1 without HBM data).
+    rho: f64,
+}
+
+impl From<&OptionEntry> for OptionJson {
+    fn from(o: &OptionEntry) -> OptionJson {
+        OptionJson {
+            cold_bytes: o.cold,
+            hot_bytes: o.hot,
+            comp_cycles: o.comp,
+            comm_cycles: o.comm,
+            warm_up_cycles: o.warm_up,
+            rho: o.rho,
+        }
+    }
+}
+
+/// `plans --json`: the inputs.
+#[derive(Serialize)]
+struct Config<'a> {
+    #[serde(flatten)]
+    graph: super::source::GraphConfig,
+    chip: &'a str,
+    hbm_tbps: Option<f64>,
+    op: Option<&'a str>,
+    timings: bool,
 }
 
 #[derive(Serialize)]
@@ -103,7 +140,10 @@ pub fn run(a: PlansArgs) -> anyhow::Result<()> {
                 hbm_bytes: t.c_min * chip.cores,
                 min_hot_bytes: t.min_hot(),
                 best_exec_cycles: t.best_exec(),
-                option_table: a.op.as_ref().map(|_| t.options.as_slice()),
+                option_table: a
+                    .op
+                    .as_ref()
+                    .map(|_| t.options.iter().map(OptionJson::from).collect()),
             }
         })
         .collect();
@@ -122,7 +162,14 @@ pub fn run(a: PlansArgs) -> anyhow::Result<()> {
         timings,
     };
     if a.json {
-        return super::print_json(&out);
+        let config = Config {
+            graph: a.graph.config(),
+            chip: &a.chip,
+            hbm_tbps: a.hbm_tbps,
+            op: a.op.as_deref(),
+            timings: a.timings,
+        };
+        return super::print_json("plans", &config, &out);
     }
     print_table(&out);
     Ok(())
@@ -158,7 +205,7 @@ fn print_table(out: &Output) {
             r.min_hot_bytes,
             r.best_exec_cycles
         );
-        if let Some(table) = r.option_table {
+        if let Some(table) = &r.option_table {
             println!(
                 "       {:>10} {:>10} {:>14} {:>14} {:>12} {:>7}",
                 "cold B", "hot B", "comp cyc", "comm cyc", "warm-up cyc", "rho"
@@ -166,7 +213,12 @@ fn print_table(out: &Output) {
             for o in table {
                 println!(
                     "       {:>10} {:>10} {:>14.2} {:>14.2} {:>12.2} {:>7.3}",
-                    o.cold, o.hot, o.comp, o.comm, o.warm_up, o.rho
+                    o.cold_bytes,
+                    o.hot_bytes,
+                    o.comp_cycles,
+                    o.comm_cycles,
+                    o.warm_up_cycles,
+                    o.rho
                 );
             }
         }

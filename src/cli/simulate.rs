@@ -2,9 +2,10 @@
 
 use clap::Args;
 use elk_sim::trace::ChromeTrace;
-use elk_sim::{evaluate_with, validate, Evaluation};
+use elk_sim::{evaluate_with, validate, Evaluation, StageEval};
 use elk_stage::instance::{Instance, InstanceFile, LoadOrder, NamedOrder};
 use elk_stage::schedule::Schedule;
+use elk_stage::units::Cycles;
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -37,9 +38,79 @@ struct Output<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     hint: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    method_claim_cycles: Option<elk_stage::units::Cycles>,
-    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    method_claim_cycles: Option<Cycles>,
+    #[serde(skip)]
     evaluation: Option<Evaluation>,
+    /// The evaluation as `--json` prints it.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    evaluation_json: Option<EvaluationJson>,
+}
+
+/// The stage model's verdict as `--json` prints it: a unit on every number, the bound
+/// counts named, utilisations in percent.
+#[derive(Serialize)]
+struct EvaluationJson {
+    stages: Vec<StageEval>,
+    makespan_cycles: Cycles,
+    makespan_ms: f64,
+    stages_bound: StagesBound,
+    breakdown: BreakdownJson,
+    hbm_util_pct: f64,
+    noc_util_pct: f64,
+    tflops: Option<f64>,
+}
+
+/// How many stages each resource bounds.
+#[derive(Serialize)]
+struct StagesBound {
+    compute_stages: usize,
+    noc_stages: usize,
+    hbm_stages: usize,
+}
+
+/// Where the time goes (Fig 18); the four parts sum to the makespan.
+#[derive(Serialize)]
+struct BreakdownJson {
+    execute_only_cycles: Cycles,
+    preload_only_cycles: Cycles,
+    overlapped_cycles: Cycles,
+    noc_bound_cycles: Cycles,
+}
+
+impl From<&Evaluation> for EvaluationJson {
+    fn from(e: &Evaluation) -> EvaluationJson {
+        let [compute_stages, noc_stages, hbm_stages] = e.stages_bound;
+        let b = &e.breakdown;
+        EvaluationJson {
+            stages: e.stages.clone(),
+            makespan_cycles: e.makespan_cycles,
+            makespan_ms: e.makespan_ms,
+            stages_bound: StagesBound {
+                compute_stages,
+                noc_stages,
+                hbm_stages,
+            },
+            breakdown: BreakdownJson {
+                execute_only_cycles: b.execute_only,
+                preload_only_cycles: b.preload_only,
+                overlapped_cycles: b.overlapped,
+                noc_bound_cycles: b.noc_bound,
+            },
+            hbm_util_pct: 100.0 * e.hbm_utilisation,
+            noc_util_pct: 100.0 * e.noc_utilisation,
+            tflops: e.tflops,
+        }
+    }
+}
+
+/// `simulate --json`: the inputs.
+#[derive(Serialize)]
+struct Config<'a> {
+    instance: &'a std::path::Path,
+    schedule: &'a std::path::Path,
+    trace: Option<&'a std::path::Path>,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    detailed: Option<super::detailed::ReplayConfig>,
 }
 
 /// The schedule broke the stage model's rules (exit code 2: the input is wrong).
@@ -121,13 +192,14 @@ pub fn run(a: SimulateArgs) -> anyhow::Result<()> {
             return Err(Invalid::of(inst, &violations).into());
         }
         let analytic = elk_sim::evaluate(inst, &sched);
+        let config = a.json.then(|| config(&a));
         return a.detailed.run(
             inst,
             file.chip.as_ref(),
             &sched,
             &analytic,
             a.trace.as_ref(),
-            a.json,
+            config.as_ref(),
         );
     }
     let evaluation = violations.is_empty().then(|| {
@@ -152,10 +224,11 @@ pub fn run(a: SimulateArgs) -> anyhow::Result<()> {
                     > elk_sim::CLAIM_TOLERANCE * e.makespan_cycles.get()
             })
             .map(|_| sched.makespan_cycles),
+        evaluation_json: evaluation.as_ref().map(EvaluationJson::from),
         evaluation,
     };
     if a.json {
-        super::print_json(&out)?;
+        super::print_json("simulate", &config(&a), &out)?;
     } else {
         print_human(&out);
     }
@@ -163,6 +236,16 @@ pub fn run(a: SimulateArgs) -> anyhow::Result<()> {
         Ok(())
     } else {
         Err(Invalid::of(inst, &violations).into())
+    }
+}
+
+/// The inputs of `a` as `--json` prints them.
+fn config(a: &SimulateArgs) -> Config<'_> {
+    Config {
+        instance: &a.instance,
+        schedule: &a.schedule,
+        trace: a.trace.as_deref(),
+        detailed: a.detailed.detailed.then(|| a.detailed.config()),
     }
 }
 

@@ -3,7 +3,7 @@
 
 use super::chip_choice::Chip;
 use super::flags::Timings;
-use super::instance_source::InstanceSource;
+use super::instance_source::{InstanceSource, SourceConfig};
 use super::method_rows::{
     heuristic, heuristic_names, ideal_row, method_named, method_parser, retimed_row, row_of,
     run_method, Row, COMPARE_RETIMED,
@@ -28,7 +28,15 @@ pub struct SolveArgs {
         long,
         value_parser = method_parser(),
         required_unless_present = "exact",
-        conflicts_with = "exact"
+        conflicts_with_all = [
+            "exact",
+            "backend",
+            "time_limit",
+            "linearisation",
+            "no_warm_start",
+            "no_lp_bound",
+            "whole_model_bound"
+        ]
     )]
     method: Option<String>,
     /// Solve exactly (MILP or SMT; see --backend, --time-limit).
@@ -49,6 +57,17 @@ pub struct SolveArgs {
     /// Machine-readable output.
     #[arg(long)]
     json: bool,
+}
+
+/// `solve --json` (a method, not `--exact`): the inputs.
+#[derive(Serialize)]
+struct SolveConfig<'a> {
+    #[serde(flatten)]
+    source: SourceConfig,
+    method: &'a str,
+    output: Option<&'a std::path::Path>,
+    trace: Option<&'a std::path::Path>,
+    no_timings: bool,
 }
 
 pub fn solve(a: SolveArgs) -> anyhow::Result<()> {
@@ -72,6 +91,13 @@ pub fn solve(a: SolveArgs) -> anyhow::Result<()> {
             a.json,
         );
     };
+    let config = || SolveConfig {
+        source: a.source.config(),
+        method: &method,
+        output: a.output.as_deref(),
+        trace: a.trace.as_deref(),
+        no_timings: a.timings.no_timings,
+    };
     let (inst, build_s) = a.source.load()?;
     if method == "ideal" {
         if a.output.is_some() || a.trace.is_some() {
@@ -82,7 +108,7 @@ pub fn solve(a: SolveArgs) -> anyhow::Result<()> {
         }
         let row = ideal_row(&inst, a.timings.no_timings);
         if a.json {
-            return super::print_json(&row);
+            return super::print_json("solve", &config(), &row);
         }
         println!(
             "{} — ideal (Elk's figure; not a schedule, not a proven bound)",
@@ -113,7 +139,7 @@ pub fn solve(a: SolveArgs) -> anyhow::Result<()> {
         }
     }
     if a.json {
-        return super::print_json(&row);
+        return super::print_json("solve", &config(), &row);
     }
     println!("{} — {}", inst.name, row.method);
     match (row.makespan_cycles, row.makespan_ms) {
@@ -152,7 +178,17 @@ pub struct CompareArgs {
     json: bool,
 }
 
-/// `compare --json`.
+/// `compare --json`: the inputs.
+#[derive(Serialize)]
+struct CompareConfig {
+    #[serde(flatten)]
+    source: SourceConfig,
+    /// `--layer-exact SECONDS` (`null`: no layer section).
+    layer_exact_s: Option<f64>,
+    no_timings: bool,
+}
+
+/// `compare --json`: the results.
 #[derive(Serialize)]
 struct CompareReport {
     instance: String,
@@ -206,8 +242,8 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
     let ideal_index = rows.len() - 1;
     for (i, r) in rows.iter_mut().enumerate() {
         if let Some(t) = r.makespan_cycles {
-            r.speedup_vs_basic = basic.map(|b| b / t);
-            r.pct_of_ideal = ideal_cycles.map(|i| 100.0 * i.get() / t.get());
+            r.speedup_vs_basic_x = basic.map(|b| b / t);
+            r.ideal_pct = ideal_cycles.map(|i| 100.0 * i.get() / t.get());
             if i != ideal_index {
                 r.gap_le_pct = elk_solver::gap_pct(t, bound);
             }
@@ -224,16 +260,25 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
     let chip = loaded.chip.as_ref();
     let warnings: Vec<String> = chip.and_then(ideal_unreachable).into_iter().collect();
     if a.json {
-        return super::print_json(&CompareReport {
-            instance: inst.name.clone(),
-            chip: chip.map(Chip::label_with_hbm),
-            hbm_tbps: chip.map(|c| c.spec.hbm.bandwidth_bytes_per_s / 1e12),
-            hbm_distribution_tbps: chip.map(|c| noc_distribution_bytes_per_s(&c.spec) / 1e12),
-            warnings,
-            bound_ms: inst.ms(bound),
-            methods: rows,
-            layer: layer.map(|(_, s)| s),
-        });
+        let config = CompareConfig {
+            source: a.source.config(),
+            layer_exact_s: a.layer_exact,
+            no_timings: a.timings.no_timings,
+        };
+        return super::print_json(
+            "compare",
+            &config,
+            &CompareReport {
+                instance: inst.name.clone(),
+                chip: chip.map(Chip::label_with_hbm),
+                hbm_tbps: chip.map(|c| c.spec.hbm.bandwidth_bytes_per_s / 1e12),
+                hbm_distribution_tbps: chip.map(|c| noc_distribution_bytes_per_s(&c.spec) / 1e12),
+                warnings,
+                bound_ms: inst.ms(bound),
+                methods: rows,
+                layer: layer.map(|(_, s)| s),
+            },
+        );
     }
     println!("{} (instance built in {build_s:.2} s)", header(inst, chip));
     for w in &warnings {
@@ -265,10 +310,10 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
             r.method,
             makespan,
             opt(r.gap_le_pct, &|v| format!("{v:.2}")),
-            opt(r.speedup_vs_basic, &|v| format!("{v:.3}x")),
-            opt(r.pct_of_ideal, &|v| format!("{v:.1}")),
-            opt(r.hbm_util, &|v| format!("{:.1}", 100.0 * v)),
-            opt(r.noc_util, &|v| format!("{:.1}", 100.0 * v)),
+            opt(r.speedup_vs_basic_x, &|v| format!("{v:.3}x")),
+            opt(r.ideal_pct, &|v| format!("{v:.1}")),
+            opt(r.hbm_util_pct, &|v| format!("{v:.1}")),
+            opt(r.noc_util_pct, &|v| format!("{v:.1}")),
             opt(r.tflops, &|v| format!("{v:.2}")),
             r.compile_s.map_or("-".to_string(), |c| format!("{c:.3}"))
         );

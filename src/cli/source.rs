@@ -4,6 +4,7 @@ use clap::Args;
 use elk_model::graph::{Graph, Mode};
 use elk_model::import::{import_file, Compat, ImportOptions};
 use elk_model::zoo::{self, ZooParams};
+use serde::Serialize;
 use std::path::{Path, PathBuf};
 
 /// `--model NAME` or `--import FILE`, with mode, batch and sequence/KV length.
@@ -28,24 +29,87 @@ pub struct GraphSource {
     /// have N identical layers (when detection finds none or the wrong ones).
     #[arg(long, value_name = "N")]
     pub num_layers: Option<usize>,
-    /// Importer flavour: `clean` or `reference`.
-    #[arg(long, default_value = "clean", value_parser = super::flags::compat)]
-    pub compat: Compat,
+    /// Importer flavour of `--import`: `clean` (the default) or `reference`.
+    #[arg(long, value_parser = super::flags::compat)]
+    pub compat: Option<Compat>,
+}
+
+/// The graph inputs as `--json` prints them in `config`.
+#[derive(Serialize, Debug)]
+pub struct GraphConfig {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    model: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    import: Option<PathBuf>,
+    mode: Mode,
+    batch: u64,
+    /// KV length (decode) or sequence length, tokens.
+    kv_tokens: u64,
+    /// `--num-layers` (`null`: the model's own count).
+    num_layers: Option<usize>,
+    /// The importer flavour (imports only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    compat: Option<&'static str>,
+}
+
+impl GraphConfig {
+    /// The inputs of a zoo model or (`import`) an imported file.
+    pub fn new(
+        model: Option<&str>,
+        import: Option<(&Path, Compat)>,
+        mode: Mode,
+        batch: u64,
+        kv: u64,
+        num_layers: Option<usize>,
+    ) -> GraphConfig {
+        GraphConfig {
+            model: model.map(str::to_string),
+            import: import.map(|(p, _)| p.to_path_buf()),
+            mode,
+            batch,
+            kv_tokens: kv,
+            num_layers,
+            compat: import.map(|(_, c)| match c {
+                Compat::Clean => "clean",
+                Compat::Reference => "reference",
+            }),
+        }
+    }
 }
 
 impl GraphSource {
+    /// The inputs as `--json` prints them.
+    pub fn config(&self) -> GraphConfig {
+        GraphConfig::new(
+            self.model.as_deref(),
+            self.import
+                .as_deref()
+                .map(|p| (p, self.compat.unwrap_or_default())),
+            self.mode,
+            self.batch,
+            self.kv,
+            self.num_layers,
+        )
+    }
+
     /// Builds or imports the graph.
     pub fn load(&self) -> anyhow::Result<Graph> {
         let mode = self.mode;
         if let Some(file) = &self.import {
             let mut opts = ImportOptions::new(mode, self.batch, self.kv);
-            opts.compat = self.compat;
+            opts.compat = self.compat.unwrap_or_default();
             opts.num_layers = self.num_layers;
             return import_graph(file, &opts);
         }
         let Some(name) = self.model.as_deref() else {
             return super::flags::Usage::err("give --model NAME or --import FILE");
         };
+        if self.compat.is_some() {
+            return super::flags::Usage::err(
+                "--compat is the importer's flavour: it applies to --import FILE, not to a zoo \
+                 model",
+            );
+        }
         let mut params = ZooParams::new(mode, self.batch, self.kv);
         params.layers = self.num_layers;
         Ok(zoo::build(name, &params)?)

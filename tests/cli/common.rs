@@ -37,9 +37,36 @@ pub fn elk_ok(args: &[&str]) -> Output {
     out
 }
 
-/// Stdout of a successful run, parsed as JSON.
+/// The `results` of a successful `--json` run (see [`results`]).
 pub fn elk_json(args: &[&str]) -> serde_json::Value {
-    serde_json::from_slice(&elk_ok(args).stdout).expect("valid JSON on stdout")
+    results(&elk_ok(args).stdout)
+}
+
+/// The whole `--json` output: checked to be the envelope of docs/json.md (`schema`
+/// `elk-opt/<name>/1`, `tool_version` this package's, a `config` object, `results`, and no
+/// other key).
+pub fn envelope(stdout: &[u8]) -> serde_json::Value {
+    let j: serde_json::Value = serde_json::from_slice(stdout).expect("valid JSON on stdout");
+    let keys: Vec<&str> = j
+        .as_object()
+        .expect("a JSON object")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(keys, ["config", "results", "schema", "tool_version"], "{j}");
+    let schema = j["schema"].as_str().expect("schema is a string");
+    assert!(
+        schema.starts_with("elk-opt/") && schema.ends_with("/1"),
+        "{schema}"
+    );
+    assert_eq!(j["tool_version"], env!("CARGO_PKG_VERSION"));
+    assert!(j["config"].is_object(), "{j}");
+    j
+}
+
+/// The `results` of a `--json` output, its envelope checked ([`envelope`]).
+pub fn results(stdout: &[u8]) -> serde_json::Value {
+    envelope(stdout)["results"].take()
 }
 
 /// A scratch directory for one test module (`tag`), created if missing, unique per run.
@@ -81,6 +108,18 @@ pub fn small_instance_args<'a>(model: &'a str, ops: &'a str, out: &'a str) -> [&
         out,
     ]
 }
+
+/// A small whole model: one BERT layer between its embeddings and head, decode B1 KV128.
+pub const SMALL_MODEL: [&str; 8] = [
+    "--model",
+    "bert-base",
+    "--num-layers",
+    "1",
+    "--batch",
+    "1",
+    "--kv",
+    "128",
+];
 
 /// Builds the small instance of [`small_instance_args`] at `path` and returns `path`.
 pub fn small_instance(path: &Path, model: &str, ops: &str) -> PathBuf {

@@ -1,7 +1,7 @@
 //! `solve --exact`, `gap` and `simulate --detailed`: the JSON fields, the hard time limit,
 //! the schedule file the simulator accepts, and determinism.
 
-use super::common::{elk, elk_json, elk_ok, scratch, small_instance, solve_to_file};
+use super::common::{elk, elk_json, elk_ok, results, scratch, small_instance, solve_to_file};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -135,7 +135,7 @@ fn time_limit_is_hard() {
         "--json",
     ]);
     let took = started.elapsed().as_secs_f64();
-    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let j: serde_json::Value = results(&out.stdout);
     // The solve stopped because of the limit (the backend's own, or the worker was killed
     // 1 s after it), not because it finished or was never attempted.
     assert_ne!(j["status"], "optimal", "{j}");
@@ -168,12 +168,12 @@ fn simulate_detailed_is_deterministic_and_compares() {
     ];
     let (one, two) = (elk_ok(&args), elk_ok(&args));
     assert_eq!(one.stdout, two.stdout);
-    let j: serde_json::Value = serde_json::from_slice(&one.stdout).unwrap();
+    let j: serde_json::Value = results(&one.stdout);
     for key in [
         "makespan_cycles",
         "analytic_makespan_cycles",
         "hottest_links",
-        "controller_utilisation",
+        "controllers",
         "stages",
         "events",
     ] {

@@ -1,6 +1,6 @@
 //! `models`, `import` and `chips` on real inputs.
 
-use super::common::{elk_json, elk_ok, hidden_layers_graph, scratch, shared};
+use super::common::{elk_json, elk_ok, hidden_layers_graph, results, scratch, shared};
 
 #[test]
 fn default_job_compares_every_method_on_llama2_13b() {
@@ -103,7 +103,7 @@ fn import_takes_the_batch_and_kv_defaults_of_every_other_command() {
 /// The layer structure an `import --json` reports, as (prologue, layers, per layer, epilogue).
 fn layers_of(j: &serde_json::Value) -> [u64; 4] {
     let l = &j["layers"];
-    ["prologue", "layers", "ops_per_layer", "epilogue"].map(|k| l[k].as_u64().unwrap())
+    ["prologue_ops", "layers", "ops_per_layer", "epilogue_ops"].map(|k| l[k].as_u64().unwrap())
 }
 
 #[test]
@@ -116,7 +116,7 @@ fn an_import_without_a_repeating_layer_says_so() {
     );
     let out = elk_ok(&["import", g, "--json"]);
     assert_eq!(String::from_utf8(out.stderr).unwrap(), warning);
-    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let j: serde_json::Value = results(&out.stdout);
     assert_eq!(layers_of(&j), [0, 1, 10, 0]);
     // Every command that takes --import says it too: `--layers 0..1` is the whole graph.
     let inst = scratch("warn").join("whole.json");
@@ -150,7 +150,7 @@ fn num_layers_finds_the_layers_detection_misses() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let j: serde_json::Value = results(&out.stdout);
     assert_eq!(layers_of(&j), [6, 2, 2, 0]);
     // The same hint on a command that takes --import: layer 0 is now two operators.
     let inst = dir.join("layer0.json");

@@ -52,7 +52,10 @@ fn one_operator_prints_its_option_table() {
     assert_eq!(table.len() as u64, ops[0]["options"].as_u64().unwrap());
     assert!(!table.is_empty());
     for o in table {
-        let (cold, hot) = (o["cold"].as_u64().unwrap(), o["hot"].as_u64().unwrap());
+        let (cold, hot) = (
+            o["cold_bytes"].as_u64().unwrap(),
+            o["hot_bytes"].as_u64().unwrap(),
+        );
         assert!(cold <= hot, "{o}");
         assert!(hot <= 638_976, "{o}");
     }

@@ -1,6 +1,8 @@
 //! `solve` and `compare` on the reference artifact's instance.
 
-use super::common::{bert_instance, elk, elk_env, elk_json, elk_ok, scratch, solve_to_file};
+use super::common::{
+    bert_instance, elk, elk_env, elk_json, elk_ok, results, scratch, solve_to_file, SMALL_MODEL,
+};
 
 #[test]
 fn compare_prints_every_method_with_the_required_fields() {
@@ -28,16 +30,16 @@ fn compare_prints_every_method_with_the_required_fields() {
         for key in [
             "method",
             "makespan_ms",
-            "speedup_vs_basic",
-            "pct_of_ideal",
-            "hbm_util",
-            "noc_util",
+            "speedup_vs_basic_x",
+            "ideal_pct",
+            "hbm_util_pct",
+            "noc_util_pct",
             "compile_s",
         ] {
             // Every field is serialised (null when absent); each must carry a value, except
             // Ideal's NoC utilisation: Ideal is a figure, not a schedule with traffic.
             assert!(r.get(key).is_some(), "{key} missing in {r}");
-            if !(method == "ideal" && key == "noc_util") {
+            if !(method == "ideal" && key == "noc_util_pct") {
                 assert!(!r[key].is_null(), "{key} is null in {r}");
             }
         }
@@ -66,8 +68,8 @@ fn compare_prints_every_method_with_the_required_fields() {
         assert!((bound - first).abs() <= 1e-6 * first, "{bound} vs {first}");
     }
     assert!(rows[at("ideal")].get("gap_le_pct").is_none());
-    assert_eq!(rows[at("basic")]["speedup_vs_basic"], 1.0);
-    assert_eq!(rows[at("ideal")]["pct_of_ideal"], 100.0);
+    assert_eq!(rows[at("basic")]["speedup_vs_basic_x"], 1.0);
+    assert_eq!(rows[at("ideal")]["ideal_pct"], 100.0);
     assert!(
         ms("elk-full") <= ms("elk-dyn"),
         "Elk-Full {} ≤ Elk-Dyn {}",
@@ -104,7 +106,7 @@ fn a_solved_schedule_is_accepted_by_simulate() {
     let inst = bert_instance();
     let out = scratch("solve").join("basic.json");
     let solved = solve_to_file("basic", &inst, &out, &["--json"]);
-    let row: serde_json::Value = serde_json::from_slice(&solved.stdout).unwrap();
+    let row: serde_json::Value = results(&solved.stdout);
     let sim = elk_json(&[
         "simulate",
         "--instance",
@@ -130,22 +132,10 @@ fn a_solved_schedule_is_accepted_by_simulate() {
     assert_eq!(bad.status.code(), Some(2));
 }
 
-/// A small whole model: one BERT layer between its embeddings and head, decode B1 KV128.
-const SMALL: [&str; 8] = [
-    "--model",
-    "bert-base",
-    "--num-layers",
-    "1",
-    "--batch",
-    "1",
-    "--kv",
-    "128",
-];
-
-/// `compare` on [`SMALL`] with `extra`.
+/// `compare` on [`SMALL_MODEL`] with `extra`.
 fn compare_small(extra: &[&str]) -> Vec<u8> {
     let mut args = vec!["compare"];
-    args.extend_from_slice(&SMALL);
+    args.extend_from_slice(&SMALL_MODEL);
     args.extend_from_slice(extra);
     elk_ok(&args).stdout
 }
@@ -153,8 +143,7 @@ fn compare_small(extra: &[&str]) -> Vec<u8> {
 #[test]
 fn layer_exact_gives_the_layer_optimum_and_every_heuristic_its_gap_there() {
     let limit = ["--layer-exact", "30", "--no-timings"];
-    let j: serde_json::Value =
-        serde_json::from_slice(&compare_small(&[&limit[..], &["--json"]].concat())).unwrap();
+    let j = results(&compare_small(&[&limit[..], &["--json"]].concat()));
     assert_eq!(j["chip"], "ipu-pod4 @ 16 TB/s HBM", "{j}");
     assert_eq!(j["hbm_tbps"], 16.0);
     assert_eq!(j["warnings"].as_array().unwrap().len(), 0, "{j}");
@@ -238,10 +227,9 @@ fn the_header_warns_when_the_noc_cannot_distribute_hbm_data_fast_enough() {
     // sn40l-like: a mesh whose 8 controllers × 3 links × 102.4 GB/s = 2.458 TB/s distribute
     // its 2 TB/s HBM; at 8 TB/s they cannot, and Ideal (loads never contend) is out of reach.
     let json = |extra: &[&str]| -> serde_json::Value {
-        serde_json::from_slice(&compare_small(
+        results(&compare_small(
             &[extra, &["--json", "--no-timings"]].concat(),
         ))
-        .unwrap()
     };
     let fast = json(&["--chip", "sn40l-like", "--hbm-tbps", "8"]);
     let warnings = fast["warnings"].as_array().unwrap();

@@ -1,6 +1,6 @@
 //! `instance` and `simulate`.
 
-use super::common::{elk, elk_json, elk_ok, scratch, shared};
+use super::common::{elk, elk_json, elk_ok, results, scratch, shared};
 
 fn tmp(name: &str) -> std::path::PathBuf {
     scratch("stage").join(name)
@@ -83,7 +83,7 @@ fn simulate_reference_schedules() {
         Some(2),
         "invalid under a fixed load order"
     );
-    let j: serde_json::Value = serde_json::from_slice(&bad.stdout).unwrap();
+    let j: serde_json::Value = results(&bad.stdout);
     assert_eq!(j["valid"], false);
     assert!(j["violations"][0]
         .as_str()
