@@ -15,6 +15,7 @@
 
 pub mod fair;
 pub mod network;
+pub mod traffic;
 
 pub use network::{controller_cores, HbmLayout, Network};
 

@@ -8,6 +8,8 @@ mod by_hand;
 mod detailed;
 #[path = "simulator/formats.rs"]
 mod formats;
+#[path = "simulator/noc_saturation.rs"]
+mod noc_saturation;
 #[path = "simulator/properties.rs"]
 mod properties;
 #[path = "simulator/reference_schedules.rs"]

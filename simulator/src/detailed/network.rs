@@ -137,9 +137,15 @@ impl Network {
         self.noc_resources + c
     }
 
+    /// Width × height of a mesh or torus (None on an all-to-all chip, which has no grid).
+    pub fn grid(&self) -> Option<(usize, usize)> {
+        (self.topology != Topology::AllToAll).then_some((self.width, self.height))
+    }
+
     /// Adds `weight` on every link from core `s` to core `d` (dimension order: x, then y;
-    /// on a torus the shorter way round). Returns the number of hops.
-    fn route(&self, s: usize, d: usize, weight: f64, acc: &mut [f64]) -> usize {
+    /// on a torus the shorter way round, half each way when both are as short). Returns the
+    /// number of hops.
+    pub(super) fn route(&self, s: usize, d: usize, weight: f64, acc: &mut [f64]) -> usize {
         if self.topology == Topology::AllToAll {
             if s != d {
                 acc[s] += weight;
@@ -148,39 +154,44 @@ impl Network {
             return usize::from(s != d);
         }
         let (w, h) = (self.width as i64, self.height as i64);
-        let (mut x, mut y) = ((s % self.width) as i64, (s / self.width) as i64);
+        let (x, y) = ((s % self.width) as i64, (s / self.width) as i64);
         let (tx, ty) = ((d % self.width) as i64, (d / self.width) as i64);
         let torus = self.topology == Topology::Torus;
-        let step = |from: i64, to: i64, n: i64| -> i64 {
+        // The ways along one dimension from `from` to `to` of `n`: (step, hops, share of the
+        // weight). On a torus, cores n/2 apart are as far either way round: half goes each
+        // way. (Sending them all one way loaded that direction's links (k + 2)/k as much as
+        // balanced routing under uniform traffic: a k-ary torus saturated at 8/(k + 2) of a
+        // link per node, not the textbook's 8/k.)
+        let ways = |from: i64, to: i64, n: i64| -> [(i64, i64, f64); 2] {
+            let fwd = (to - from).rem_euclid(n);
             if from == to {
-                0
+                [(0, 0, 0.0); 2]
             } else if !torus {
-                (to - from).signum()
+                [((to - from).signum(), (to - from).abs(), 1.0), (0, 0, 0.0)]
+            } else if 2 * fwd == n {
+                [(1, fwd, 0.5), (-1, fwd, 0.5)]
+            } else if 2 * fwd < n {
+                [(1, fwd, 1.0), (0, 0, 0.0)]
             } else {
-                let fwd = (to - from).rem_euclid(n);
-                if fwd <= n - fwd {
-                    1
-                } else {
-                    -1
-                }
+                [(-1, n - fwd, 1.0), (0, 0, 0.0)]
             }
         };
-        let mut hops = 0;
-        while x != tx {
-            let dx = step(x, tx, w);
-            let dir = if dx > 0 { 0 } else { 1 };
-            acc[((y * w + x) as usize) * 4 + dir] += weight;
-            x = (x + dx).rem_euclid(w);
-            hops += 1;
+        let link = |x: i64, y: i64, dir: usize| ((y * w + x) as usize) * 4 + dir;
+        let (along_x, along_y) = (ways(x, tx, w), ways(y, ty, h));
+        // x first along row y, then y along column tx (whichever way x went).
+        for (dx, n, share) in along_x {
+            for i in 0..n {
+                let cx = (x + i * dx).rem_euclid(w);
+                acc[link(cx, y, if dx > 0 { 0 } else { 1 })] += weight * share;
+            }
         }
-        while y != ty {
-            let dy = step(y, ty, h);
-            let dir = if dy > 0 { 2 } else { 3 };
-            acc[((y * w + x) as usize) * 4 + dir] += weight;
-            y = (y + dy).rem_euclid(h);
-            hops += 1;
+        for (dy, n, share) in along_y {
+            for i in 0..n {
+                let cy = (y + i * dy).rem_euclid(h);
+                acc[link(tx, cy, if dy > 0 { 2 } else { 3 })] += weight * share;
+            }
         }
-        hops
+        (along_x[0].1 + along_y[0].1) as usize
     }
 
     /// One transfer from core `s` to core `d`: the links it crosses and its hop count.
@@ -190,7 +201,7 @@ impl Network {
         (Self::sparse(&acc), hops)
     }
 
-    fn sparse(acc: &[f64]) -> Usage {
+    pub(super) fn sparse(acc: &[f64]) -> Usage {
         acc.iter()
             .enumerate()
             .filter(|(_, &v)| v > 0.0)
@@ -284,7 +295,8 @@ impl Network {
         (acc, hops as f64 / self.cores as f64)
     }
 
-    /// Per NoC resource: how many of the source's routes cross it. On an all-to-all chip
+    /// Per NoC resource: how many of the source's routes cross it (a route split both ways
+    /// round a torus counts half on each side). On an all-to-all chip
     /// the emulated controller feeds the exchange through its own port (the controller
     /// port, at the full HBM rate), not through its core's injection.
     fn broadcast_counts(&self, core: usize) -> Vec<f64> {

@@ -10,7 +10,13 @@ use elk_stage::schedule::{fill_load_work, Schedule, Work};
 use elk_stage::units::{Cycles, Stage};
 
 /// A chip from TOML: `topology` with its size, 1 GB/s = 1 byte/cycle at a 1 GHz clock.
-fn chip(topology: &str, cores: u64, size: &str, controllers: u64, latency: f64) -> ChipSpec {
+pub(super) fn chip(
+    topology: &str,
+    cores: u64,
+    size: &str,
+    controllers: u64,
+    latency: f64,
+) -> ChipSpec {
     let text = format!(
         r#"name = "test"
 description = "hand-worked"
@@ -58,6 +64,32 @@ fn two_flows_sharing_a_link_get_half_each() {
     let (a, b) = (net.unicast(0, 2).0, net.unicast(1, 3).0);
     let rates = max_min_rates(&net.capacity, &[(&a, None), (&b, None)]);
     assert_eq!(rates, vec![0.5, 0.5]);
+}
+
+#[test]
+fn a_torus_sends_half_each_way_round_when_both_are_as_short() {
+    // 4 × 1 torus: core 0 → core 2 is 2 hops either way; core 0 → core 3 is 1 hop west.
+    let net = Network::new(&chip("torus", 4, "width = 4\nheight = 1", 1, 0.0), 1, 4.0);
+    let named = |(usage, hops): (Vec<(usize, f64)>, usize)| {
+        let links: Vec<(&str, f64)> = usage
+            .iter()
+            .map(|&(r, w)| (net.names[r].as_str(), w))
+            .collect();
+        (links, hops)
+    };
+    assert_eq!(
+        named(net.unicast(0, 2)),
+        (
+            vec![
+                ("(0,0)+x", 0.5),
+                ("(0,0)-x", 0.5),
+                ("(1,0)+x", 0.5),
+                ("(3,0)-x", 0.5)
+            ],
+            2
+        )
+    );
+    assert_eq!(named(net.unicast(0, 3)), (vec![("(0,0)-x", 1.0)], 1));
 }
 
 #[test]
