@@ -32,10 +32,10 @@ lint: deps
 	$(CARGO) fmt --check
 	$(CARGO) clippy $(CARGO_FLAGS) --workspace --all-targets -- -D warnings
 
-# Regenerates the checked-in results in results/: the fig17 and fig19 sweeps and the six
-# studies (about 10 minutes on 2 cores). Sweeps resume from results/*.jsonl; delete those
-# files to recompute from scratch.
-STUDIES := gap ideal hbm-emulation order-pruning cost-noise ablation
+# Regenerates the checked-in results in results/: the fig17 and fig19 sweeps and the seven
+# studies (about 10 minutes on 2 cores, plus gap-whole: 8 whole models with their bounds,
+# ≈ 45 min). Sweeps resume from results/*.jsonl; delete those files to recompute from scratch.
+STUDIES := gap gap-whole ideal hbm-emulation order-pruning cost-noise ablation
 reports: deps
 	$(CARGO) build $(CARGO_FLAGS) --bin elk-opt
 	./target/release/elk-opt sweep fig17 -o results/fig17.jsonl --report results/fig17
