@@ -65,7 +65,7 @@ enum ReportCmd {
         json: bool,
     },
     /// Write DIR/README.md, the results summary, from the `finding.json` every report in
-    /// DIR/NAME/ writes (fig17, fig19 and the six studies).
+    /// DIR/NAME/ writes (fig17, fig19 and every study).
     Summary {
         /// The results directory (`results/`).
         dir: PathBuf,

@@ -148,8 +148,8 @@ pub fn section(points: &[Point]) -> Result<(String, String, Vec<Headline>)> {
         "\n## Whole models: certified gaps against HBM bandwidth\n\n\
          Decode B32 KV2048 on ipu-pod4, free load order, HBM overridden. Bound = the best of the \
          roofline bounds (Σ H, Σ min exec, prefix) and the segment relaxation (layers as \
-         segments, each an LP with priced boundaries, golden-section search over the price, \
-         {BOUND_LIMIT_S:.0} s per point; proof in docs/exact.md \"Whole models\"). A gap ≤ x % \
+         segments, each an LP with priced boundaries, the price searched on the LPs' slopes, \
+         {BOUND_LIMIT_S:.0} s per point at most; proof in docs/exact.md \"Whole models\"). A gap ≤ x % \
          is certified: the optimum lies between the bound and the best schedule. No whole-model \
          optimizer beyond re-timing exists yet, so the best schedule is the best of these \
          methods.\n\n\
