@@ -24,7 +24,7 @@ pub const HBM_TBPS: [f64; 4] = [4.0, 8.0, 12.0, 16.0];
 /// The segment relaxation's time limit per (model, HBM) point, seconds.
 pub const BOUND_LIMIT_S: f64 = 120.0;
 /// The re-timed method shown beside the heuristics.
-const RETIMED: &str = "elk-full+retime";
+pub const RETIMED: &str = "elk-full+retime";
 
 /// One (model, HBM) point.
 pub struct Point {
