@@ -590,6 +590,15 @@ pub(super) fn print_gap(inst: &Instance, out: &GapReport) {
     println!(
         "gap % = 100·(makespan − reference)/reference: exact against an optimum; '≤' marks a certified upper bound on the gap, measured against a proven lower bound"
     );
+    // How the whole-model bound was reached, and when it improved.
+    for n in out
+        .exact
+        .notes
+        .iter()
+        .filter(|n| n.starts_with("segment relaxation"))
+    {
+        println!("{n}");
+    }
 }
 
 #[cfg(test)]
