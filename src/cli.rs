@@ -13,6 +13,7 @@ mod layer_exact;
 mod method_rows;
 mod models;
 mod output;
+mod plan_cache;
 mod plans;
 mod progress;
 mod simulate;
@@ -37,6 +38,10 @@ pub use flags::parse_error;
 pub struct Args {
     #[command(subcommand)]
     command: Option<Command>,
+    /// Enumerate plan tables afresh instead of reading and writing the plan cache
+    /// ($XDG_CACHE_HOME/elk-opt, else ~/.cache/elk-opt).
+    #[arg(long, global = true)]
+    no_cache: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -81,6 +86,7 @@ const MAIN_JOB: [&str; 4] = ["elk-opt", "compare", "--layer-exact", "30"];
 /// Runs the parsed command; with no subcommand, the main job: `compare --layer-exact 30` on
 /// Llama2-13B decode B32 KV2048 on ipu-pod4 (16 TB/s).
 pub fn run(args: Args) -> anyhow::Result<()> {
+    plan_cache::choose(args.no_cache);
     match args.command {
         None => run(Args::parse_from(MAIN_JOB)),
         Some(Command::Models(cmd)) => models::run(cmd),

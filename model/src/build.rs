@@ -5,7 +5,7 @@ use crate::chip::{ChipSpec, Topology};
 use crate::cost;
 use crate::error::{ModelError, Result};
 use crate::graph::Graph;
-use crate::plan::plan_graph;
+use crate::plan::{plan_graph_cached, CacheStats, PlanCache};
 use elk_stage::instance::{Instance, InstanceOp, LoadOrder, NamedOrder, OpOption, INSTANCE_FORMAT};
 use elk_stage::units::{Bytes, Cycles};
 use std::ops::Range;
@@ -85,6 +85,8 @@ pub struct InstanceOptions {
     pub load_order: LoadOrder,
     /// Preload window W, when set.
     pub preload_window: Option<u32>,
+    /// Where plan tables are cached between runs (`None`: always enumerate).
+    pub plan_cache: Option<PlanCache>,
 }
 
 impl Default for InstanceOptions {
@@ -93,6 +95,7 @@ impl Default for InstanceOptions {
             range: OpRange::All,
             load_order: LoadOrder::Named(NamedOrder::Fixed),
             preload_window: None,
+            plan_cache: None,
         }
     }
 }
@@ -162,6 +165,16 @@ pub fn noc_distribution_explained(chip: &ChipSpec) -> String {
 
 /// Plans `graph` on `chip` and builds the stage-model instance of the operators in range.
 pub fn build_instance(graph: &Graph, chip: &ChipSpec, opts: &InstanceOptions) -> Result<Instance> {
+    build_instance_with_stats(graph, chip, opts).map(|(inst, _)| inst)
+}
+
+/// [`build_instance`], and how its plan tables were obtained (cache hits, tables built, a
+/// failed cache write).
+pub fn build_instance_with_stats(
+    graph: &Graph,
+    chip: &ChipSpec,
+    opts: &InstanceOptions,
+) -> Result<(Instance, CacheStats)> {
     let range = opts.range.resolve(graph)?;
     let sub = Graph {
         name: graph.name.clone(),
@@ -169,7 +182,8 @@ pub fn build_instance(graph: &Graph, chip: &ChipSpec, opts: &InstanceOptions) ->
         layers: graph.layers,
         plan_rules: graph.plan_rules,
     };
-    let plans = plan_graph(&sub, chip, cost::for_chip(chip).as_ref())?;
+    let model = cost::for_chip(chip);
+    let plans = plan_graph_cached(&sub, chip, model.as_ref(), opts.plan_cache.as_ref())?;
     let b_hbm = chip.hbm.bandwidth_bytes_per_s;
     let b_noc = noc_distribution_bytes_per_s(chip);
     let ops = sub
@@ -201,7 +215,7 @@ pub fn build_instance(graph: &Graph, chip: &ChipSpec, opts: &InstanceOptions) ->
             }
         })
         .collect();
-    Ok(Instance {
+    let inst = Instance {
         format: INSTANCE_FORMAT.into(),
         name: format!("{} on {}{}", graph.name, chip.name, opts.range.suffix()),
         sram_bytes: Bytes(chip.sram_bytes_per_core),
@@ -209,7 +223,8 @@ pub fn build_instance(graph: &Graph, chip: &ChipSpec, opts: &InstanceOptions) ->
         load_order: opts.load_order,
         preload_window: opts.preload_window,
         ops,
-    })
+    };
+    Ok((inst, plans.cache))
 }
 
 /// The instance [`build_instance`] gives for `range` of `graph`, cut from `whole`, the instance
@@ -251,6 +266,7 @@ mod tests {
                 range,
                 load_order: LoadOrder::Named(NamedOrder::Free),
                 preload_window: Some(3),
+                plan_cache: None,
             };
             build_instance(&graph, &chip, &opts).unwrap()
         };

@@ -6,6 +6,7 @@
 //! reduces the plans of one operator to its hot Pareto front and cold→hot options.
 //! Identical operators (same [`OpShape`]) are planned once; unique shapes in parallel.
 
+pub mod cache;
 mod cost_model;
 mod geometry;
 mod rules;
@@ -14,6 +15,7 @@ pub mod spatial;
 pub mod table;
 pub mod temporal;
 
+pub use cache::{CacheStats, PlanCache};
 pub use cost_model::{CostModel, PlanCost};
 pub use geometry::{Geometry, Round};
 pub use rules::PlanRules;
@@ -33,6 +35,8 @@ pub struct GraphPlans {
     pub shape_of: Vec<usize>,
     /// Each distinct operator shape, the first operator with it, and its table.
     pub unique: Vec<(OpShape, usize, PlanTable)>,
+    /// How many tables came from the plan cache.
+    pub cache: CacheStats,
 }
 
 impl GraphPlans {
@@ -45,6 +49,17 @@ impl GraphPlans {
 /// Plans every operator of `graph` on `chip`, priced by `model` (usually
 /// `cost::for_chip(chip)`), under the graph's [`PlanRules`].
 pub fn plan_graph(graph: &Graph, chip: &ChipSpec, model: &dyn CostModel) -> Result<GraphPlans> {
+    plan_graph_cached(graph, chip, model, None)
+}
+
+/// [`plan_graph`], reading and writing each shape's table in `cache` when given. The tables
+/// are the same either way ([`cache`] says why).
+pub fn plan_graph_cached(
+    graph: &Graph,
+    chip: &ChipSpec,
+    model: &dyn CostModel,
+    cache: Option<&PlanCache>,
+) -> Result<GraphPlans> {
     let mut index: HashMap<OpShape, usize> = HashMap::new();
     let mut shapes: Vec<(OpShape, usize)> = Vec::new();
     let shape_of = graph
@@ -59,10 +74,38 @@ pub fn plan_graph(graph: &Graph, chip: &ChipSpec, model: &dyn CostModel) -> Resu
             })
         })
         .collect();
-    let tables: Vec<Option<PlanTable>> = shapes
+    let (cores, sram) = (chip.cores, chip.sram_bytes_per_core);
+    let found: Vec<(Option<PlanTable>, Source)> = shapes
         .par_iter()
-        .map(|(s, _)| table::build(s, chip.cores, chip.sram_bytes_per_core, model))
+        .map(|(s, _)| {
+            let Some(cache) = cache else {
+                return (table::build(s, cores, sram, model), Source::Built);
+            };
+            let key = PlanCache::key(s, cores, sram, model);
+            let rejected = match cache.load(&key) {
+                cache::Lookup::Hit(t) => return (t, Source::Cache),
+                cache::Lookup::Miss => false,
+                cache::Lookup::Rejected => true,
+            };
+            let t = table::build(s, cores, sram, model);
+            let written = cache.store(&key, t.as_ref()).err();
+            (t, Source::Rebuilt { rejected, written })
+        })
         .collect();
+    let mut stats = CacheStats::default();
+    let mut tables = Vec::with_capacity(found.len());
+    for (t, source) in found {
+        match source {
+            Source::Cache => stats.hits += 1,
+            Source::Built => stats.built += 1,
+            Source::Rebuilt { rejected, written } => {
+                stats.built += 1;
+                stats.rejected += usize::from(rejected);
+                stats.write_error = stats.write_error.or(written);
+            }
+        }
+        tables.push(t);
+    }
     let unique = shapes
         .into_iter()
         .zip(tables)
@@ -75,5 +118,23 @@ pub fn plan_graph(graph: &Graph, chip: &ChipSpec, model: &dyn CostModel) -> Resu
                 })
         })
         .collect::<Result<Vec<_>>>()?;
-    Ok(GraphPlans { shape_of, unique })
+    Ok(GraphPlans {
+        shape_of,
+        unique,
+        cache: stats,
+    })
+}
+
+/// Where one shape's table came from.
+enum Source {
+    /// Enumerated, no cache in use.
+    Built,
+    /// Read from the cache.
+    Cache,
+    /// Enumerated and written to the cache (`rejected`: over an entry that was not trusted;
+    /// `written`: the write's error, if it failed).
+    Rebuilt {
+        rejected: bool,
+        written: Option<String>,
+    },
 }

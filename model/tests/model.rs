@@ -8,6 +8,8 @@ mod common;
 mod import_errors;
 #[path = "model/import_reference.rs"]
 mod import_reference;
+#[path = "model/plan_cache.rs"]
+mod plan_cache;
 #[path = "model/plans_by_hand.rs"]
 mod plans_by_hand;
 #[path = "model/plans_properties.rs"]

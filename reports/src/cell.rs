@@ -7,12 +7,29 @@ use elk_heuristics::{by_name, ideal};
 use elk_model::build::{build_instance, InstanceOptions};
 use elk_model::chip::{ChipOverrides, ChipSpec, Topology};
 use elk_model::graph::Mode;
+use elk_model::plan::PlanCache;
 use elk_model::zoo::{self, ZooParams};
 use elk_sim::Breakdown;
 use elk_stage::instance::{Instance, LoadOrder, NamedOrder};
 use elk_stage::method::{Budget, Outcome};
 use elk_stage::units::Cycles;
 use serde::{Deserialize, Serialize};
+use std::sync::OnceLock;
+
+/// The plan cache every instance this crate builds uses (sweep cells, studies).
+static PLAN_CACHE: OnceLock<Option<PlanCache>> = OnceLock::new();
+
+/// Sets the plan cache for the rest of the process (the CLI's `--no-cache` passes `None`).
+/// It is process-wide because every cell and study builds its instances deep inside; the
+/// first call wins. Without a call, plan tables are enumerated every time.
+pub fn use_plan_cache(cache: Option<PlanCache>) {
+    let _ = PLAN_CACHE.set(cache);
+}
+
+/// The cache set by [`use_plan_cache`], if any.
+pub(crate) fn plan_cache() -> Option<PlanCache> {
+    PLAN_CACHE.get().cloned().flatten()
+}
 
 /// Whether a method produced a schedule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -137,6 +154,7 @@ pub fn cell_instance_on(cell: &Cell, chip: ChipSpec) -> elk_model::Result<Instan
     let graph = zoo::build(&cell.model, &ZooParams::new(mode, cell.batch, cell.kv))?;
     let opts = InstanceOptions {
         load_order: LoadOrder::Named(NamedOrder::Free),
+        plan_cache: plan_cache(),
         ..InstanceOptions::default()
     };
     let mut inst = build_instance(&graph, &chip, &opts)?;

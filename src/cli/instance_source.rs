@@ -4,7 +4,7 @@
 use super::chip_choice::{Chip, DEFAULT_CHIP};
 use super::source::{GraphConfig, GraphSource};
 use clap::Args;
-use elk_model::build::{build_instance, InstanceOptions, OpRange};
+use elk_model::build::{build_instance_with_stats, InstanceOptions, OpRange};
 use elk_model::graph::Graph;
 use elk_stage::instance::{Instance, InstanceFile, LoadOrder};
 use serde::Serialize;
@@ -219,9 +219,12 @@ pub fn build(
         range,
         load_order,
         preload_window,
+        plan_cache: super::plan_cache::get(),
     };
+    let (instance, cache) = build_instance_with_stats(graph, &chip.named(), &opts)?;
+    super::plan_cache::warn_on_write_error(&cache);
     Ok(InstanceFile {
-        instance: build_instance(graph, &chip.named(), &opts)?,
+        instance,
         chip: Some(chip.record.clone()),
     })
 }

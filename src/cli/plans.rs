@@ -2,7 +2,7 @@
 
 use super::source::GraphSource;
 use clap::Args;
-use elk_model::plan::{plan_graph, OptionEntry};
+use elk_model::plan::{plan_graph_cached, OptionEntry};
 use serde::Serialize;
 use std::time::Instant;
 
@@ -89,6 +89,12 @@ struct Timings {
     graph_s: f64,
     plans_s: f64,
     unique_shapes: usize,
+    /// Tables read from the plan cache (the rest were enumerated).
+    from_cache_shapes: usize,
+    /// Tables enumerated.
+    enumerated_shapes: usize,
+    /// Cache entries found corrupted or foreign and rebuilt.
+    cache_rejected_shapes: usize,
 }
 
 #[derive(Serialize)]
@@ -108,7 +114,10 @@ pub fn run(a: PlansArgs) -> anyhow::Result<()> {
     let chip = super::chip_choice::load(&a.chip, a.hbm_tbps)?.named();
     let graph = a.graph.load()?;
     let graph_s = start.elapsed().as_secs_f64();
-    let plans = plan_graph(&graph, &chip, elk_model::cost::for_chip(&chip).as_ref())?;
+    let cache = super::plan_cache::get();
+    let model = elk_model::cost::for_chip(&chip);
+    let plans = plan_graph_cached(&graph, &chip, model.as_ref(), cache.as_ref())?;
+    super::plan_cache::warn_on_write_error(&plans.cache);
     let plans_s = start.elapsed().as_secs_f64() - graph_s;
     if let Some(name) = &a.op {
         if !graph.ops.iter().any(|o| &o.name == name) {
@@ -151,6 +160,9 @@ pub fn run(a: PlansArgs) -> anyhow::Result<()> {
         graph_s,
         plans_s,
         unique_shapes: plans.unique.len(),
+        from_cache_shapes: plans.cache.hits,
+        enumerated_shapes: plans.cache.built,
+        cache_rejected_shapes: plans.cache.rejected,
     });
     let out = Output {
         graph: &graph.name,
@@ -225,8 +237,17 @@ fn print_table(out: &Output) {
     }
     if let Some(t) = &out.timings {
         println!(
-            "timings: graph {:.3} s, plan tables {:.3} s ({} unique operator shapes)",
-            t.graph_s, t.plans_s, t.unique_shapes
+            "timings: graph {:.3} s, plan tables {:.3} s ({} unique operator shapes: {} from the plan cache, {} enumerated{})",
+            t.graph_s,
+            t.plans_s,
+            t.unique_shapes,
+            t.from_cache_shapes,
+            t.enumerated_shapes,
+            if t.cache_rejected_shapes > 0 {
+                format!(", {} cache entries rejected and rebuilt", t.cache_rejected_shapes)
+            } else {
+                String::new()
+            }
         );
     }
 }

@@ -10,7 +10,7 @@ pub fn elk(args: &[&str]) -> Output {
 
 /// Runs `elk-opt` with `args` and extra environment variables.
 pub fn elk_env(args: &[&str], env: &[(&str, &str)]) -> Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_elk-opt"))
+    elk_command()
         .args(args)
         .envs(env.iter().copied())
         .output()
@@ -19,11 +19,39 @@ pub fn elk_env(args: &[&str], env: &[(&str, &str)]) -> Output {
 
 /// Runs `elk-opt` with `args` in directory `dir`.
 pub fn elk_in(dir: &std::path::Path, args: &[&str]) -> Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_elk-opt"))
+    elk_command()
         .args(args)
         .current_dir(dir)
         .output()
         .expect("the elk-opt binary runs")
+}
+
+/// The `elk-opt` command, its plan cache in [`test_plan_cache`]: the tests of one run share
+/// their plan tables (most of their time on large models), and no run sees another's cache or
+/// the user's.
+pub fn elk_command() -> std::process::Command {
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_elk-opt"));
+    c.env("XDG_CACHE_HOME", test_plan_cache());
+    c
+}
+
+/// `XDG_CACHE_HOME` of this test run: a directory under cargo's target tmp, empty when the
+/// run starts (the previous runs' are removed).
+pub fn test_plan_cache() -> &'static Path {
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let base = Path::new(env!("CARGO_TARGET_TMPDIR"));
+        if let Ok(entries) = std::fs::read_dir(base) {
+            for e in entries.flatten() {
+                if e.file_name().to_string_lossy().starts_with("plan-cache-") {
+                    let _ = std::fs::remove_dir_all(e.path());
+                }
+            }
+        }
+        let dir = base.join(format!("plan-cache-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("cargo's target tmp directory is writable");
+        dir
+    })
 }
 
 /// Runs `elk-opt` with `args` and panics, quoting stderr, unless it exits 0.

@@ -1,6 +1,6 @@
 //! Bad input: one line on stderr naming what and where, exit code 2.
 
-use super::common::{elk, hidden_layers_graph, scratch};
+use super::common::{elk, elk_command, hidden_layers_graph, scratch};
 
 fn bad(args: &[&str]) -> String {
     let out = elk(args);
@@ -63,7 +63,7 @@ fn a_layer_count_the_graph_does_not_have_names_the_file_and_the_count() {
 #[test]
 fn a_closed_pipe_is_no_panic() {
     use std::io::Read;
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_elk-opt"))
+    let mut child = elk_command()
         // --all: ≈ 370 kB, far more than a pipe buffer holds, so the writer must meet the
         // closed end (without it the 6 kB table can be written before the reader leaves).
         .args(["models", "show", "llama2-70b", "--all"])

@@ -1,6 +1,6 @@
 //! `elk-opt plans` on the model the scheduling issues use by default.
 
-use super::common::{elk_env, elk_json};
+use super::common::{elk_env, elk_json, scratch};
 
 #[test]
 fn llama2_13b_on_ipu_pod4_has_options_for_every_operator() {
@@ -61,23 +61,82 @@ fn one_operator_prints_its_option_table() {
     }
 }
 
+/// `plans` on BERT-base B8 KV512 on ipu-mk2 (the reference artifact's setting; 0.2 s).
+const BERT_ON_MK2: [&str; 9] = [
+    "plans",
+    "--model",
+    "bert-base",
+    "--batch",
+    "8",
+    "--kv",
+    "512",
+    "--chip",
+    "ipu-mk2",
+];
+
 #[test]
 fn plan_tables_do_not_depend_on_the_thread_count() {
-    let args = [
-        "plans",
-        "--model",
-        "bert-base",
-        "--batch",
-        "8",
-        "--kv",
-        "512",
-        "--chip",
-        "ipu-mk2",
-        "--json",
-    ];
+    let args: Vec<&str> = BERT_ON_MK2
+        .iter()
+        .chain(&["--json", "--no-cache"])
+        .copied()
+        .collect();
     let one = elk_env(&args, &[("RAYON_NUM_THREADS", "1")]);
     let many = elk_env(&args, &[("RAYON_NUM_THREADS", "4")]);
     assert!(one.status.success() && many.status.success());
     assert!(!one.stdout.is_empty());
     assert_eq!(one.stdout, many.stdout);
+}
+
+/// The plan cache: the first run enumerates and writes every table, the second reads them all
+/// and prints the same tables; `--no-cache` neither reads nor writes it.
+#[test]
+fn a_second_run_reads_the_plan_cache() {
+    let home = scratch("plan-cache").join("xdg");
+    let _ = std::fs::remove_dir_all(&home);
+    let xdg = home.to_str().unwrap();
+    let run = |extra: &[&str]| {
+        let all: Vec<&str> = BERT_ON_MK2
+            .iter()
+            .chain(&["--timings"])
+            .chain(extra)
+            .copied()
+            .collect();
+        let out = elk_env(&all, &[("XDG_CACHE_HOME", xdg)]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8(out.stdout).unwrap();
+        let (tables, timings) = text.rsplit_once("timings:").unwrap();
+        (tables.to_string(), timings.to_string())
+    };
+    let (uncached, t) = run(&["--no-cache"]);
+    assert!(t.contains(" 0 from the plan cache"), "{t}");
+    assert!(!home.exists(), "--no-cache wrote {}", home.display());
+    let (first, t) = run(&[]);
+    assert!(t.contains(" 0 from the plan cache"), "{t}");
+    let shapes: usize = t
+        .split(" unique operator shapes")
+        .next()
+        .unwrap()
+        .rsplit('(')
+        .next()
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(shapes > 3, "{t}");
+    let files = std::fs::read_dir(home.join("elk-opt/plans"))
+        .unwrap()
+        .count();
+    assert_eq!(files, shapes, "one entry per shape");
+    let (second, t) = run(&[]);
+    assert!(
+        t.contains(&format!("{shapes} from the plan cache, 0 enumerated")),
+        "{t}"
+    );
+    assert_eq!(second, first);
+    assert_eq!(second, uncached);
 }

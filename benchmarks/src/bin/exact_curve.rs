@@ -42,6 +42,7 @@ fn main() {
                 range: OpRange::Ops(0..m),
                 load_order: LoadOrder::Named(order),
                 preload_window: None,
+                plan_cache: None,
             };
             let inst = build_instance(&graph, &chip, &opts).unwrap();
             let options: usize = inst.ops.iter().map(|o| o.options.len()).sum();

@@ -20,8 +20,9 @@ impl PlanCost {
     }
 }
 
-/// Prices plans for one chip.
-pub trait CostModel: Send + Sync {
+/// Prices plans for one chip. Its `Debug` form names the model and every parameter exactly
+/// (the plan cache keys tables by it).
+pub trait CostModel: Send + Sync + std::fmt::Debug {
     /// The model's name (`ipu-mk2`, `roofline`).
     fn name(&self) -> &'static str;
     /// Compute and communication cycles of a plan.

@@ -9,11 +9,11 @@ use super::shape::OpShape;
 use super::CostModel;
 use super::{spatial, temporal};
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// A point of the hot Pareto front.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FrontPoint {
     /// Execution footprint, bytes per core.
     pub hot: u64,
@@ -24,7 +24,7 @@ pub struct FrontPoint {
 }
 
 /// One option of an operator: a cold layout waiting in SRAM and the hot plan it runs with.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct OptionEntry {
     /// Cold footprint, bytes per core.
     pub cold: u64,
@@ -48,7 +48,7 @@ impl OptionEntry {
 }
 
 /// Everything planning learned about one operator shape.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PlanTable {
     /// Spatial partitions that passed the thresholds.
     pub spatial: usize,

@@ -36,6 +36,7 @@ pub fn run(header: &Header) -> Result<Files> {
         let graph = zoo::build(model, &params)?;
         let opts = InstanceOptions {
             load_order: LoadOrder::Named(NamedOrder::Free),
+            plan_cache: crate::cell::plan_cache(),
             ..InstanceOptions::default()
         };
         let inst = build_instance(&graph, &chip, &opts)?;

@@ -23,6 +23,7 @@ fn milp_and_smt_agree_on_real_operator_ranges() {
             range: OpRange::Ops(range.clone()),
             load_order: LoadOrder::Named(order),
             preload_window: None,
+            plan_cache: None,
         };
         let inst = build_instance(&graph, &chip, &opts).unwrap();
         let solve = |backend| {

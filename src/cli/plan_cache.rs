@@ -1,0 +1,32 @@
+//! The plan cache of this run: `$XDG_CACHE_HOME/elk-opt` (else `~/.cache/elk-opt`) unless
+//! `--no-cache` is given. Chosen once per process, before any command runs, and handed to the
+//! reports crate too, so sweep cells and studies share it.
+
+use elk_model::plan::{CacheStats, PlanCache};
+use std::sync::OnceLock;
+
+static CHOICE: OnceLock<Option<PlanCache>> = OnceLock::new();
+
+/// Chooses the cache for the rest of the process (the first call wins).
+pub fn choose(no_cache: bool) {
+    let cache = if no_cache {
+        None
+    } else {
+        PlanCache::default_location()
+    };
+    if CHOICE.set(cache.clone()).is_ok() {
+        elk_reports::cell::use_plan_cache(cache);
+    }
+}
+
+/// The cache chosen, if any.
+pub fn get() -> Option<PlanCache> {
+    CHOICE.get().cloned().flatten()
+}
+
+/// Warns on stderr when the cache could not be written (the results are unaffected).
+pub fn warn_on_write_error(stats: &CacheStats) {
+    if let Some(e) = &stats.write_error {
+        eprintln!("warning: plan cache not updated: {e} (pass --no-cache to skip it)");
+    }
+}
