@@ -6,7 +6,7 @@ use crate::bounds::{roofline, Roofline};
 use crate::error::{Result, SolverError};
 use crate::extract::to_schedule;
 use crate::milp::{lp_bound, run_milp, Linearisation, MilpConfig, MilpStatus};
-use crate::segments::{segment_bound, SegmentOptions};
+use crate::segments::{segment_bound_with, SegmentOptions, SegmentStep};
 use crate::smt::{run_smt, SmtConfig, SmtStatus};
 use elk_stage::instance::{Instance, LoadOrder, NamedOrder};
 use elk_stage::method::{Outcome, Solved, StopReason};
@@ -212,6 +212,83 @@ pub fn meets_bound(t: Cycles, bound: Cycles) -> bool {
     t <= bound * (1.0 + MEETS_BOUND)
 }
 
+/// What an exact solve is doing, reported as it happens to the callback of
+/// [`solve_exact_with`] (and across the worker's pipe, see [`crate::worker`]): the CLI draws
+/// it on stderr. Nothing is computed from it, so a solve with or without a callback gives the
+/// same report.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ExactEvent {
+    /// A phase starts ("LP relaxation", "fixed-order MILP", "MILP (HiGHS)", "SMT (z3)",
+    /// "segment relaxation"), with what is known when it does.
+    Phase {
+        /// What runs now.
+        what: String,
+        /// The best schedule's makespan so far (the warm start or a restriction's).
+        incumbent: Option<Cycles>,
+        /// The best proven lower bound so far.
+        bound: Cycles,
+        /// Wall-clock seconds since the solve started.
+        elapsed_s: f64,
+    },
+    /// The segment relaxation is about to solve a segment problem.
+    Segment {
+        /// Where its price search is.
+        step: SegmentStep,
+        /// The best schedule's makespan so far.
+        incumbent: Option<Cycles>,
+        /// The best proven lower bound so far (the roofline, or the best price's bound).
+        bound: Cycles,
+    },
+}
+
+impl ExactEvent {
+    /// One line for a progress display, times in ms of `inst`: e.g. (whole Llama2-13B)
+    /// "segment relaxation: μ = 0.254 (price 3 of ≤ 7), segment problem 2/3, 4 s · incumbent
+    /// 6.7264 ms, bound 6.6974 ms, gap ≤ 0.43 %".
+    pub fn describe(&self, inst: &Instance) -> String {
+        let (head, incumbent, bound) = match self {
+            ExactEvent::Phase {
+                what,
+                incumbent,
+                bound,
+                ..
+            } => (what.clone(), *incumbent, *bound),
+            ExactEvent::Segment {
+                step,
+                incumbent,
+                bound,
+            } => (
+                format!(
+                    "segment relaxation: μ = {:.3} (price {} of ≤ {}), segment problem {}/{}, {:.0} s",
+                    step.price,
+                    step.price_index,
+                    step.max_prices,
+                    step.problem,
+                    step.problems,
+                    step.elapsed_s
+                ),
+                *incumbent,
+                *bound,
+            ),
+        };
+        let known = match incumbent {
+            Some(t) => format!(
+                "incumbent {:.4} ms, bound {:.4} ms{}",
+                inst.ms(t),
+                inst.ms(bound),
+                gap_pct(t, bound).map_or(String::new(), |g| format!(", gap ≤ {g:.2} %"))
+            ),
+            None => format!("no schedule yet, bound {:.4} ms", inst.ms(bound)),
+        };
+        format!("{head} · {known}")
+    }
+}
+
+/// A progress callback that does nothing ([`solve_exact`]).
+fn quiet(_: &ExactEvent) {}
+
 /// What a backend returned, in common terms.
 struct BackendResult {
     status: ExactStatus,
@@ -343,7 +420,9 @@ fn judge(inst: &Instance, s: &Schedule) -> std::result::Result<f64, String> {
 }
 
 /// What a solve has gathered so far.
-struct Progress {
+struct Progress<'a> {
+    /// Told of each phase as it starts.
+    on: &'a dyn Fn(&ExactEvent),
     started: Instant,
     limit: Option<Duration>,
     bounds: Bounds,
@@ -353,15 +432,49 @@ struct Progress {
     phases: Vec<Phase>,
 }
 
-impl Progress {
+impl Progress<'_> {
     fn remaining(&self) -> Option<Duration> {
         self.limit.map(|l| l.saturating_sub(self.started.elapsed()))
+    }
+
+    /// The best schedule's makespan so far.
+    fn incumbent(&self) -> Option<Cycles> {
+        self.warm.as_ref().map(|w| Cycles(w.1))
+    }
+
+    /// The best lower bound so far.
+    fn bound(&self) -> Cycles {
+        let b = &self.bounds;
+        [b.lp_cycles, b.segment_cycles]
+            .into_iter()
+            .flatten()
+            .fold(b.roofline_best(), Cycles::max)
+    }
+
+    /// Tells the callback that `what` starts.
+    fn phase(&self, what: &str) {
+        (self.on)(&ExactEvent::Phase {
+            what: what.into(),
+            incumbent: self.incumbent(),
+            bound: self.bound(),
+            elapsed_s: self.started.elapsed().as_secs_f64(),
+        });
     }
 }
 
 /// Solves `inst` exactly in this process (backend time limits only; see
 /// [`crate::worker`] for a hard limit).
 pub fn solve_exact(inst: &Instance, opts: &ExactOptions) -> Result<ExactReport> {
+    solve_exact_with(inst, opts, &quiet)
+}
+
+/// [`solve_exact`], telling `progress` of each phase and each segment problem as it starts
+/// (the report is the same: the callback only watches).
+pub fn solve_exact_with(
+    inst: &Instance,
+    opts: &ExactOptions,
+    progress: &dyn Fn(&ExactEvent),
+) -> Result<ExactReport> {
     let started = Instant::now();
     let limit = opts.time_limit;
     let warm = match &opts.warm_start {
@@ -375,6 +488,7 @@ pub fn solve_exact(inst: &Instance, opts: &ExactOptions) -> Result<ExactReport> 
     let bounds = Bounds::roofline(inst);
     let roof_best = bounds.roofline_best().get();
     let mut run = Progress {
+        on: progress,
         started,
         limit,
         bounds,
@@ -406,6 +520,7 @@ pub fn solve_exact(inst: &Instance, opts: &ExactOptions) -> Result<ExactReport> 
         });
     }
     if opts.lp_bound {
+        run.phase("LP relaxation");
         let lp_limit = limit.map(|l| l / 4);
         match lp_bound(inst, opts.linearisation, lp_limit)? {
             Some((v, _)) => run.bounds.lp_cycles = Some(Cycles(v)),
@@ -422,11 +537,15 @@ pub fn solve_exact(inst: &Instance, opts: &ExactOptions) -> Result<ExactReport> 
     }
     let result = match opts.backend {
         Backend::Milp => {
+            run.phase("MILP (HiGHS)");
             let warm = run.warm.as_ref().map(|w| w.0.clone());
             let remaining = run.remaining();
             milp_backend(inst, opts, remaining, warm.as_ref(), &mut run.phases)?
         }
-        Backend::Smt => smt_backend(inst, run.remaining())?,
+        Backend::Smt => {
+            run.phase("SMT (z3)");
+            smt_backend(inst, run.remaining())?
+        }
     };
     finish(inst, opts, run, result)
 }
@@ -449,7 +568,7 @@ fn improvements(inst: &Instance, prices: &[crate::segments::PricedBound]) -> Str
 
 /// The segment relaxation's bound for an instance too large for the backend, with what is
 /// left of the time limit (60 s without one), recorded in `run.bounds` with a note.
-fn whole_model_bound(inst: &Instance, opts: &ExactOptions, run: &mut Progress) -> Result<()> {
+fn whole_model_bound(inst: &Instance, opts: &ExactOptions, run: &mut Progress<'_>) -> Result<()> {
     if opts.whole_model == WholeModelBound::Off {
         return Ok(());
     }
@@ -462,7 +581,16 @@ fn whole_model_bound(inst: &Instance, opts: &ExactOptions, run: &mut Progress) -
         time_limit,
         ..SegmentOptions::default()
     };
-    match segment_bound(inst, &seg_opts)? {
+    run.phase("segment relaxation");
+    let (on, incumbent, roof) = (run.on, run.incumbent(), run.bound());
+    let on_step = |step: &SegmentStep| {
+        on(&ExactEvent::Segment {
+            step: *step,
+            incumbent,
+            bound: step.best_bound.map_or(roof, |b| b.max(roof)),
+        });
+    };
+    match segment_bound_with(inst, &seg_opts, &on_step)? {
         Some(b) => {
             run.notes.push(format!(
                 "segment relaxation: {} segments of {} layer(s), {} distinct, {} each, best price μ = {}, {:.1} s",
@@ -495,8 +623,9 @@ fn fixed_order_first(
     inst: &Instance,
     opts: &ExactOptions,
     known_bound: f64,
-    run: &mut Progress,
+    run: &mut Progress<'_>,
 ) -> Result<Option<BackendResult>> {
+    run.phase("fixed-order MILP");
     let mut fixed = inst.clone();
     fixed.load_order = LoadOrder::Named(NamedOrder::Fixed);
     let share = run.remaining().map(|r| r.mul_f64(0.4));
@@ -559,7 +688,7 @@ fn debug_log(line: &str) {
 fn finish(
     inst: &Instance,
     opts: &ExactOptions,
-    run: Progress,
+    run: Progress<'_>,
     result: BackendResult,
 ) -> Result<ExactReport> {
     let Progress {
@@ -846,8 +975,9 @@ mod tests {
             .unwrap()
     }
 
-    fn progress(warm: Option<(Schedule, f64)>) -> Progress {
+    fn progress(warm: Option<(Schedule, f64)>) -> Progress<'static> {
         Progress {
+            on: &quiet,
             started: Instant::now(),
             limit: None,
             bounds: Bounds::default(),
@@ -862,6 +992,55 @@ mod tests {
         let s = r.schedule.unwrap();
         let t = judge(inst, &s).unwrap();
         (s, t)
+    }
+
+    #[test]
+    fn progress_names_each_phase_in_order_and_changes_nothing() {
+        let mut inst = two_ops();
+        inst.load_order = LoadOrder::Named(NamedOrder::Free);
+        let opts = ExactOptions {
+            lp_bound: true,
+            ..ExactOptions::default()
+        };
+        let events = std::cell::RefCell::new(Vec::new());
+        let watched =
+            solve_exact_with(&inst, &opts, &|e| events.borrow_mut().push(e.clone())).unwrap();
+        let plain = solve_exact(&inst, &opts).unwrap();
+        assert_eq!(watched.makespan_cycles, plain.makespan_cycles);
+        assert_eq!(watched.lower_bound_cycles, plain.lower_bound_cycles);
+        assert_eq!(watched.status, plain.status);
+        assert_eq!(watched.notes, plain.notes);
+        let phases: Vec<String> = events
+            .into_inner()
+            .into_iter()
+            .map(|e| match e {
+                ExactEvent::Phase {
+                    what,
+                    incumbent,
+                    bound,
+                    ..
+                } => {
+                    // What is known at a phase's start is never better than the end result.
+                    assert!(bound <= plain.lower_bound_cycles, "{what}: bound {bound:?}");
+                    assert!(incumbent.is_none(), "{what}: no warm start was given");
+                    what
+                }
+                other => panic!("no segment relaxation on two operators: {other:?}"),
+            })
+            .collect();
+        // The fixed-order restriction meets the LP bound here: the free-order MILP never runs.
+        assert_eq!(phases, ["LP relaxation", "fixed-order MILP"]);
+        let line = ExactEvent::Phase {
+            what: "MILP (HiGHS)".into(),
+            incumbent: Some(Cycles(2e6)),
+            bound: Cycles(1.6e6),
+            elapsed_s: 1.0,
+        }
+        .describe(&inst);
+        assert_eq!(
+            line,
+            "MILP (HiGHS) · incumbent 2.0000 ms, bound 1.6000 ms, gap ≤ 25.00 %"
+        );
     }
 
     #[test]

@@ -39,8 +39,9 @@ pub mod worker;
 
 pub use error::{Result, SolverError};
 pub use exact::{
-    gap_pct, meets_bound, solve_exact, Backend, Bounds, ExactOptions, ExactReport, ExactStatus,
-    ExactStop, GapReference, ModelStats, Phase, WholeModelBound, MEETS_BOUND,
+    gap_pct, meets_bound, solve_exact, solve_exact_with, Backend, Bounds, ExactEvent, ExactOptions,
+    ExactReport, ExactStatus, ExactStop, GapReference, ModelStats, Phase, WholeModelBound,
+    MEETS_BOUND,
 };
 pub use extract::{OrderHint, RawSolution};
 pub use method::{Exact, WorkerCommand};

@@ -3,8 +3,8 @@
 //! and reports its verdict as an [`Outcome`](elk_stage::method::Outcome).
 
 use crate::error::SolverError;
-use crate::exact::{solve_exact, ExactOptions, ExactReport};
-use crate::worker::solve_supervised;
+use crate::exact::{solve_exact_with, ExactEvent, ExactOptions, ExactReport};
+use crate::worker::solve_supervised_with;
 use elk_stage::instance::Instance;
 use elk_stage::method::{Budget, Method, MethodError, Solved};
 use std::path::PathBuf;
@@ -36,14 +36,25 @@ pub struct Exact {
 impl Exact {
     /// The whole report (bounds, model size, phases) within `budget`.
     pub fn report(&self, inst: &Instance, budget: &Budget) -> Result<ExactReport, MethodError> {
+        self.report_with(inst, budget, &|_| {})
+    }
+
+    /// [`Exact::report`], telling `progress` what the solve is doing as it happens (from the
+    /// worker too): see [`ExactEvent`].
+    pub fn report_with(
+        &self,
+        inst: &Instance,
+        budget: &Budget,
+        progress: &dyn Fn(&ExactEvent),
+    ) -> Result<ExactReport, MethodError> {
         let mut options = self.options.clone();
         options.time_limit = budget.time_limit;
         let result = match &self.worker {
-            None => solve_exact(inst, &options),
+            None => solve_exact_with(inst, &options, progress),
             Some(w) => {
                 let mut cmd = Command::new(&w.program);
                 cmd.args(&w.args);
-                solve_supervised(&mut cmd, inst, &options, w.grace)
+                solve_supervised_with(&mut cmd, inst, &options, w.grace, progress)
                     .map(|done| done.into_report(inst, &options))
             }
         };

@@ -19,8 +19,8 @@ use std::ops::Range;
 use std::time::{Duration, Instant};
 
 use elk_stage::instance::{Instance, InstanceOp, LoadOrder, NamedOrder};
-use elk_stage::units::OpId;
-use serde::Serialize;
+use elk_stage::units::{Cycles, OpId};
+use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
 use crate::milp::{boundary_bound, Absorb, Boundary};
@@ -85,6 +85,26 @@ pub struct SegmentBound {
     pub prices: Vec<PricedBound>,
     /// Wall-clock seconds.
     pub seconds: f64,
+}
+
+/// Where the search is, reported to the callback of [`segment_bound_with`] just before each
+/// segment problem is solved (a progress display; nothing is computed from it).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SegmentStep {
+    /// The price μ being evaluated.
+    pub price: f64,
+    /// Which price this is, from 1.
+    pub price_index: usize,
+    /// The most prices the search tries ([`GOLDEN_STEPS`], or the prices given).
+    pub max_prices: usize,
+    /// The segment problem about to be solved, from 1 (identical layers share one).
+    pub problem: usize,
+    /// Distinct segment problems per price.
+    pub problems: usize,
+    /// The best bound of the prices finished so far.
+    pub best_bound: Option<Cycles>,
+    /// Wall-clock seconds since the search started.
+    pub elapsed_s: f64,
 }
 
 /// One segment of the chain.
@@ -204,6 +224,16 @@ fn groups(inst: &Instance, segs: &[Segment]) -> Vec<Group> {
 /// slopes, golden section for MILP dual bounds (the LP bound is concave in μ, so both find
 /// its maximum; every price tried is a valid bound).
 pub fn segment_bound(inst: &Instance, opts: &SegmentOptions) -> Result<Option<SegmentBound>> {
+    segment_bound_with(inst, opts, &|_| {})
+}
+
+/// [`segment_bound`], calling `progress` before each segment problem is solved (the bound
+/// is the same: the callback only watches).
+pub fn segment_bound_with(
+    inst: &Instance,
+    opts: &SegmentOptions,
+    progress: &dyn Fn(&SegmentStep),
+) -> Result<Option<SegmentBound>> {
     let start = Instant::now();
     let Some(segs) = segments(inst, opts.layers_per_segment) else {
         return Ok(None);
@@ -221,6 +251,8 @@ pub fn segment_bound(inst: &Instance, opts: &SegmentOptions) -> Result<Option<Se
         deadline: start + opts.time_limit,
         solves_left: planned * groups.len(),
         tried: Vec::new(),
+        planned,
+        progress,
     };
     if opts.prices.is_empty() && opts.lp_only {
         cutting_planes(&mut eval)?;
@@ -263,6 +295,9 @@ struct Evaluator<'a> {
     /// Segment solves still planned (each gets an even share of the time left).
     solves_left: usize,
     tried: Vec<PricedBound>,
+    /// Prices the search may try (for the progress display).
+    planned: usize,
+    progress: &'a dyn Fn(&SegmentStep),
 }
 
 impl Evaluator<'_> {
@@ -278,11 +313,26 @@ impl Evaluator<'_> {
         let mut total = 0.0;
         let mut slope = Some(0.0);
         let mut closed = true;
-        for g in self.groups {
+        let best_bound = self
+            .tried
+            .iter()
+            .map(|p| p.bound_cycles)
+            .reduce(f64::max)
+            .map(Cycles);
+        for (k, g) in self.groups.iter().enumerate() {
             let left = self.deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
                 return Ok(None);
             }
+            (self.progress)(&SegmentStep {
+                price,
+                price_index: self.tried.len() + 1,
+                max_prices: self.planned.max(self.tried.len() + 1),
+                problem: k + 1,
+                problems: self.groups.len(),
+                best_bound,
+                elapsed_s: self.started.elapsed().as_secs_f64(),
+            });
             // LPs take the time they need (seconds each), so each may use all that is left;
             // MILPs would take all of it, so they share it evenly.
             let share = if self.lp_only {
@@ -401,4 +451,72 @@ fn golden(eval: &mut Evaluator) -> Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use elk_stage::instance::OpOption;
+    use elk_stage::units::Bytes;
+    use std::cell::RefCell;
+
+    /// An embedding, four identical two-operator layers and a head.
+    fn layered() -> Instance {
+        let layer = [
+            (60.0, OpOption::new(10, 30, 80.0, 20.0, 0.5)),
+            (40.0, OpOption::new(20, 50, 50.0, 10.0, 0.25)),
+        ];
+        let mut b = Instance::builder("layered", Bytes(120), 1e9).op(
+            "embed",
+            Cycles(30.0),
+            vec![OpOption::new(5, 10, 20.0, 0.0, 0.0)],
+        );
+        for l in 0..4 {
+            for (i, (hbm, o)) in layer.iter().enumerate() {
+                b = b.op(&format!("l{l}.op{i}"), Cycles(*hbm), vec![o.clone()]);
+            }
+        }
+        b.op(
+            "head",
+            Cycles(10.0),
+            vec![OpOption::new(5, 10, 15.0, 0.0, 0.0)],
+        )
+        .build()
+        .unwrap()
+    }
+
+    #[test]
+    fn progress_reports_every_segment_problem_and_changes_nothing() {
+        let inst = layered();
+        let opts = SegmentOptions {
+            lp_only: true,
+            ..SegmentOptions::default()
+        };
+        let steps = RefCell::new(Vec::new());
+        let watched = segment_bound_with(&inst, &opts, &|s| steps.borrow_mut().push(*s))
+            .unwrap()
+            .unwrap();
+        let plain = segment_bound(&inst, &opts).unwrap().unwrap();
+        assert_eq!(watched.bound_cycles, plain.bound_cycles);
+        assert_eq!(watched.price, plain.price);
+        let steps = steps.into_inner();
+        // One step per (price, distinct problem), in order, each naming the bound so far.
+        assert_eq!(
+            steps.len(),
+            watched.prices.len() * watched.distinct,
+            "{steps:?}"
+        );
+        for (n, s) in steps.iter().enumerate() {
+            assert_eq!(s.problems, watched.distinct);
+            assert_eq!(s.problem, n % watched.distinct + 1);
+            assert_eq!(s.price_index, n / watched.distinct + 1);
+            assert_eq!(s.price, watched.prices[s.price_index - 1].price);
+            let best = watched.prices[..s.price_index - 1]
+                .iter()
+                .map(|p| p.bound_cycles)
+                .reduce(f64::max);
+            assert_eq!(s.best_bound, best.map(Cycles));
+            assert!(s.max_prices >= s.price_index && s.max_prices <= GOLDEN_STEPS);
+        }
+    }
 }

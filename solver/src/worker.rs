@@ -4,13 +4,14 @@
 //!
 //! The child is any command that runs [`serve`] (the `elk-opt` binary has a hidden
 //! subcommand for it): it reads one [`WorkerRequest`] as JSON on stdin and writes one
-//! [`WorkerResponse`] on stdout.
+//! [`WorkerResponse`] on stdout. While it solves, it writes each [`ExactEvent`] on stderr
+//! as a line `PROGRESS` + JSON, which [`solve_supervised_with`] hands to its callback.
 
 use crate::error::{Result, SolverError};
-use crate::exact::{solve_exact, ExactOptions, ExactReport, ExactStop};
+use crate::exact::{solve_exact_with, ExactEvent, ExactOptions, ExactReport, ExactStop};
 use elk_stage::instance::Instance;
 use serde::{Deserialize, Serialize};
-use std::io::{Read, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -35,7 +36,10 @@ pub enum WorkerResponse {
     Error(String),
 }
 
-/// The child's side: one request in, one response out.
+/// The prefix of a progress line on the worker's stderr (any other line is ignored).
+pub const PROGRESS: &str = "elk-progress ";
+
+/// The child's side: one request in, one response out, progress lines on stderr.
 pub fn serve(mut input: impl Read, mut output: impl Write) -> Result<()> {
     let mut text = String::new();
     input
@@ -43,7 +47,13 @@ pub fn serve(mut input: impl Read, mut output: impl Write) -> Result<()> {
         .map_err(|e| SolverError::Worker(format!("reading the request: {e}")))?;
     let request: WorkerRequest = serde_json::from_str(&text)
         .map_err(|e| SolverError::Worker(format!("bad request: {e}")))?;
-    let response = match solve_exact(&request.instance, &request.options) {
+    // A parent that stopped reading is no reason to stop solving: write errors are ignored.
+    let progress = |e: &ExactEvent| {
+        if let Ok(json) = serde_json::to_string(e) {
+            let _ = writeln!(std::io::stderr().lock(), "{PROGRESS}{json}");
+        }
+    };
+    let response = match solve_exact_with(&request.instance, &request.options, &progress) {
         Ok(report) => WorkerResponse::Ok(Box::new(report)),
         Err(e) => WorkerResponse::Error(e.to_string()),
     };
@@ -83,6 +93,14 @@ impl Supervised {
     }
 }
 
+/// What the supervisor's reader threads pass on.
+enum Message {
+    /// A progress line from the worker's stderr.
+    Event(ExactEvent),
+    /// The worker's whole stdout (or the pipe's error).
+    Answer(std::io::Result<String>),
+}
+
 /// Runs the solve in `worker` (a command that calls [`serve`]) and kills it `grace` after
 /// the options' time limit (never, without a limit).
 pub fn solve_supervised(
@@ -90,6 +108,18 @@ pub fn solve_supervised(
     instance: &Instance,
     options: &ExactOptions,
     grace: Duration,
+) -> Result<Supervised> {
+    solve_supervised_with(worker, instance, options, grace, &|_| {})
+}
+
+/// [`solve_supervised`], handing each progress line of the worker to `progress` (on this
+/// thread, as it arrives).
+pub fn solve_supervised_with(
+    worker: &mut Command,
+    instance: &Instance,
+    options: &ExactOptions,
+    grace: Duration,
+    progress: &dyn Fn(&ExactEvent),
 ) -> Result<Supervised> {
     let started = Instant::now();
     let request = serde_json::to_string(&WorkerRequest {
@@ -100,12 +130,30 @@ pub fn solve_supervised(
     let mut child = worker
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| SolverError::Worker(format!("starting: {e}")))?;
     let (tx, rx) = mpsc::channel();
     let mut stdin = child.stdin.take();
     let mut stdout = child.stdout.take();
+    // The worker's stderr is always drained (a full pipe would stall it); lines that are not
+    // progress lines are dropped, as they were when its stderr went nowhere.
+    if let Some(stderr) = child.stderr.take() {
+        let events = tx.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                let event = line
+                    .strip_prefix(PROGRESS)
+                    .and_then(|json| serde_json::from_str(json).ok());
+                if let Some(e) = event {
+                    if events.send(Message::Event(e)).is_err() {
+                        break;
+                    }
+                }
+            }
+        });
+    }
     std::thread::spawn(move || {
         let mut text = String::new();
         let written = stdin
@@ -116,12 +164,19 @@ pub fn solve_supervised(
             .as_mut()
             .map(|s| s.read_to_string(&mut text).map(|_| ()))
             .unwrap_or(Ok(()));
-        let _ = tx.send(written.and(read).map(|_| text));
+        let _ = tx.send(Message::Answer(written.and(read).map(|_| text)));
     });
     let deadline = options.time_limit.map(|limit| limit + grace);
-    let received = match deadline {
-        Some(d) => rx.recv_timeout(d.saturating_sub(started.elapsed())),
-        None => rx.recv().map_err(|_| mpsc::RecvTimeoutError::Disconnected),
+    let received = loop {
+        let message = match deadline {
+            Some(d) => rx.recv_timeout(d.saturating_sub(started.elapsed())),
+            None => rx.recv().map_err(|_| mpsc::RecvTimeoutError::Disconnected),
+        };
+        match message {
+            Ok(Message::Event(e)) => progress(&e),
+            Ok(Message::Answer(answer)) => break Ok(answer),
+            Err(e) => break Err(e),
+        }
     };
     match received {
         Ok(Ok(text)) => {
