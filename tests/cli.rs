@@ -21,6 +21,8 @@ mod json_envelope;
 mod models_and_import;
 #[path = "cli/plans.rs"]
 mod plans;
+#[path = "cli/progress.rs"]
+mod progress;
 #[path = "cli/refused_flags.rs"]
 mod refused_flags;
 #[path = "cli/solve_compare.rs"]

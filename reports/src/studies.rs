@@ -13,6 +13,7 @@ pub mod order_pruning;
 
 use crate::error::Result;
 use crate::report::{Files, Header};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Names of the studies.
 pub const STUDIES: [&str; 7] = [
@@ -25,16 +26,79 @@ pub const STUDIES: [&str; 7] = [
     "ablation",
 ];
 
+/// How far a study is, for a progress display: `done` of `total` steps finished, and what
+/// runs now (in the parallel studies, `gap` and `ideal`: what just finished).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Step<'a> {
+    /// Steps finished.
+    pub done: usize,
+    /// Steps in all (0 while the study prepares its inputs).
+    pub total: usize,
+    /// What runs now, e.g. "llama2-13b @ 12 TB/s: heuristic 4/7: elk-full".
+    pub what: &'a str,
+}
+
+/// A study's progress callback. The parallel studies call it from rayon's threads; it only
+/// watches, so a study's files are the same with or without one.
+pub type OnStep<'a> = dyn Fn(Step<'_>) + Sync + 'a;
+
+/// Counts a study's finished steps and tells its callback (from any thread).
+pub struct Steps<'a> {
+    done: AtomicUsize,
+    total: usize,
+    progress: &'a OnStep<'a>,
+}
+
+impl<'a> Steps<'a> {
+    /// `total` steps, none done yet.
+    pub fn new(total: usize, progress: &'a OnStep<'a>) -> Steps<'a> {
+        Steps {
+            done: AtomicUsize::new(0),
+            total,
+            progress,
+        }
+    }
+
+    /// `what` starts (the count is unchanged).
+    pub fn starting(&self, what: &str) {
+        (self.progress)(Step {
+            done: self.done.load(Ordering::Relaxed),
+            total: self.total,
+            what,
+        });
+    }
+
+    /// A step is done; `what` says which (or what comes next).
+    pub fn finished(&self, what: &str) {
+        self.skipped(1, what);
+    }
+
+    /// `n` steps are done (or will not run: they count as done).
+    pub fn skipped(&self, n: usize, what: &str) {
+        let done = self.done.fetch_add(n, Ordering::Relaxed) + n;
+        (self.progress)(Step {
+            done,
+            total: self.total,
+            what,
+        });
+    }
+}
+
 /// Runs a study by name (None: no such study).
 pub fn run(name: &str, header: &Header) -> Option<Result<Files>> {
+    run_with(name, header, &|_| {})
+}
+
+/// [`run`], telling `progress` each step as it happens (the files are the same).
+pub fn run_with(name: &str, header: &Header, progress: &OnStep<'_>) -> Option<Result<Files>> {
     Some(match name {
-        "gap" => gap::run(header),
-        "gap-whole" => gap_whole::run(header),
-        "ideal" => ideal::run(header),
-        "hbm-emulation" => hbm_emulation::run(header),
-        "order-pruning" => order_pruning::run(header),
-        "cost-noise" => cost_noise::run(header),
-        "ablation" => ablation::run(header),
+        "gap" => gap::run(header, progress),
+        "gap-whole" => gap_whole::run(header, progress),
+        "ideal" => ideal::run(header, progress),
+        "hbm-emulation" => hbm_emulation::run(header, progress),
+        "order-pruning" => order_pruning::run(header, progress),
+        "cost-noise" => cost_noise::run(header, progress),
+        "ablation" => ablation::run(header, progress),
         _ => return None,
     })
 }

@@ -5,6 +5,7 @@
 use super::flags::Timings;
 use super::instance_source::{InstanceSource, SourceConfig};
 use super::method_rows::all_heuristics;
+use super::progress::ExactProgress;
 use clap::{Args, ValueEnum};
 use elk_solver::milp::Linearisation;
 use elk_solver::{
@@ -215,11 +216,13 @@ pub(super) fn check_flags(f: &ExactFlags) -> anyhow::Result<()> {
 }
 
 /// Runs the exact backend in a worker process (this binary's `exact-worker`) with a hard
-/// limit, through the same [`elk_stage::method::Method`] road as every method.
+/// limit, through the same [`elk_stage::method::Method`] road as every method, its phases
+/// shown on `progress`.
 fn run_exact(
     inst: &Instance,
     flags: &ExactFlags,
     warm: Option<Schedule>,
+    progress: &ExactProgress,
 ) -> anyhow::Result<ExactReport> {
     let exact = Exact {
         options: ExactOptions {
@@ -246,15 +249,24 @@ fn run_exact(
             grace: GRACE,
         }),
     };
-    let spinner = super::progress::spinner(format!(
-        "exact {} on {} (limit {} s)",
+    let label = format!(
+        "exact {} (limit {} s)",
         exact.options.backend.name(),
-        inst.name,
         flags.time_limit
-    ));
-    let report = exact.report(inst, &Budget::seconds(flags.time_limit));
-    spinner.finish_and_clear();
+    );
+    progress.say(format!("{label}: starting the worker"));
+    let report = exact.report_with(inst, &Budget::seconds(flags.time_limit), &|e| {
+        progress.exact(&label, inst, e)
+    });
     Ok(report?)
+}
+
+/// Every heuristic on `inst` (their rows and the best schedule), each shown on `progress`.
+fn heuristics_shown(
+    inst: &Instance,
+    progress: &ExactProgress,
+) -> anyhow::Result<(Vec<super::method_rows::Row>, Option<Schedule>)> {
+    all_heuristics(inst, &|k, n, name| progress.heuristic(k, n, name))
 }
 
 fn summary(inst: &Instance, r: &ExactReport, warm: Option<&str>, no_timings: bool) -> ExactSummary {
@@ -296,13 +308,19 @@ pub fn solve(
 ) -> anyhow::Result<()> {
     check_flags(flags)?;
     let (inst, build_s) = source.load()?;
+    let progress = ExactProgress::start(if flags.no_warm_start {
+        "exact solve"
+    } else {
+        "heuristics (the warm start)"
+    });
     let warm = if flags.no_warm_start {
         None
     } else {
-        all_heuristics(&inst)?.1
+        heuristics_shown(&inst, &progress)?.1
     };
     let warm_name = warm.as_ref().map(|s| s.method.clone());
-    let report = run_exact(&inst, flags, warm)?;
+    let report = run_exact(&inst, flags, warm, &progress)?;
+    progress.finish();
     if let (Some(path), Some(s)) = (output, &report.schedule) {
         super::output::write_schedule(path, &inst, s)?;
     }
@@ -495,7 +513,12 @@ pub(super) fn gap_report(
     flags: &ExactFlags,
     no_timings: bool,
 ) -> anyhow::Result<GapReport> {
-    let (heuristic_rows, best) = all_heuristics(inst)?;
+    let progress = ExactProgress::start("heuristics");
+    let (heuristic_rows, best) = heuristics_shown(inst, &progress)?;
+    let warm = if flags.no_warm_start { None } else { best };
+    let warm_name = warm.as_ref().map(|s| s.method.clone());
+    let report = run_exact(inst, flags, warm, &progress)?;
+    progress.finish();
     let mut rows: Vec<GapRow> = heuristic_rows
         .into_iter()
         .map(|row| GapRow {
@@ -507,9 +530,6 @@ pub(super) fn gap_report(
             compile_s: if no_timings { None } else { row.compile_s },
         })
         .collect();
-    let warm = if flags.no_warm_start { None } else { best };
-    let warm_name = warm.as_ref().map(|s| s.method.clone());
-    let report = run_exact(inst, flags, warm)?;
     let reference = report.gap_reference();
     let certified = reference.optimum;
     let reference = reference.cycles;

@@ -202,8 +202,13 @@ pub(super) fn retimed_row(
 }
 
 /// Every heuristic's row (the faithful ones, then the variants, then the re-timed rows of
-/// [`COMPARE_RETIMED`]), and the best schedule among them (the warm start).
-pub(super) fn all_heuristics(inst: &Instance) -> anyhow::Result<(Vec<Row>, Option<Schedule>)> {
+/// [`COMPARE_RETIMED`]), and the best schedule among them (the warm start). `starting(k, n,
+/// name)` is called before row `k` of `n` is computed (a progress display).
+pub(super) fn all_heuristics(
+    inst: &Instance,
+    starting: &dyn Fn(usize, usize, &str),
+) -> anyhow::Result<(Vec<Row>, Option<Schedule>)> {
+    let n = heuristic_names().count() + COMPARE_RETIMED.len();
     let mut rows = Vec::new();
     let mut best: Option<(Schedule, Cycles)> = None;
     let mut keep = |result: Option<(Schedule, Evaluation)>| {
@@ -214,7 +219,8 @@ pub(super) fn all_heuristics(inst: &Instance) -> anyhow::Result<(Vec<Row>, Optio
         }
     };
     let mut inner = Vec::new();
-    for name in heuristic_names() {
+    for (k, name) in heuristic_names().enumerate() {
+        starting(k + 1, n, name);
         let judged = elk_sim::run_judged(inst, heuristic(name)?.as_ref(), &Budget::default())?;
         if COMPARE_RETIMED.contains(&name) {
             inner.push((name, judged.clone()));
@@ -223,7 +229,12 @@ pub(super) fn all_heuristics(inst: &Instance) -> anyhow::Result<(Vec<Row>, Optio
         keep(result);
         rows.push(row);
     }
-    for (name, judged) in &inner {
+    for (k, (name, judged)) in inner.iter().enumerate() {
+        starting(
+            n - inner.len() + k + 1,
+            n,
+            &format!("{name}{RETIME_SUFFIX}"),
+        );
         let (row, result) = retimed_row(inst, name, judged, false)?;
         keep(result);
         rows.push(row);

@@ -1,16 +1,27 @@
-//! Progress on stderr for work that takes over a second (indicatif draws nothing when stderr
-//! is not a terminal, so piped output and CI logs stay clean).
+//! Progress on stderr for work that takes over a second. indicatif draws nothing when stderr
+//! is not a terminal, so piped output and CI logs stay clean, and stdout is never touched.
+//! Long runs say where they are, not only that they run: the exact solve reports its phases
+//! and the segment relaxation's price search ([`elk_solver::ExactEvent`]), a study its steps
+//! ([`elk_reports::studies::Step`]).
 
+use elk_solver::ExactEvent;
+use elk_stage::instance::Instance;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::time::Duration;
 
-/// A spinner with a message, ticking until finished.
+/// A style from `template`, or indicatif's default `fallback` should the template not parse.
+fn style(template: &str, fallback: fn() -> ProgressStyle) -> ProgressStyle {
+    ProgressStyle::with_template(template).unwrap_or_else(|_| fallback())
+}
+
+/// A spinner with a message, ticking until finished. The elapsed time comes first, so a
+/// long message cut at the terminal's width never hides it.
 pub fn spinner(message: String) -> ProgressBar {
     let pb = ProgressBar::new_spinner();
-    pb.set_style(
-        ProgressStyle::with_template("{spinner} {msg} [{elapsed}]")
-            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-    );
+    pb.set_style(style(
+        "{spinner} [{elapsed}] {wide_msg}",
+        ProgressStyle::default_spinner,
+    ));
     pb.set_message(message);
     pb.enable_steady_tick(Duration::from_millis(120));
     pb
@@ -20,8 +31,62 @@ pub fn spinner(message: String) -> ProgressBar {
 pub fn bar(len: u64, what: &str) -> ProgressBar {
     let pb = ProgressBar::new(len);
     let template = format!("{{bar:30}} {{pos}}/{{len}} {what}: {{msg}} [{{elapsed}}, ETA {{eta}}]");
-    pb.set_style(
-        ProgressStyle::with_template(&template).unwrap_or_else(|_| ProgressStyle::default_bar()),
+    pb.set_style(style(&template, ProgressStyle::default_bar));
+    pb
+}
+
+/// The spinner of `solve --exact`, `gap` and the layer of `compare --layer-exact`: the
+/// heuristics one by one ("heuristics 3/10: elk-full"), then each phase of the exact solve
+/// as the worker reports it, with the incumbent, the bound and the gap known then.
+pub struct ExactProgress {
+    pb: ProgressBar,
+}
+
+impl ExactProgress {
+    /// Starts the spinner with `message`.
+    pub fn start(message: &str) -> ExactProgress {
+        ExactProgress {
+            pb: spinner(message.into()),
+        }
+    }
+
+    /// Heuristic `k` of `n`, `name`, starts.
+    pub fn heuristic(&self, k: usize, n: usize, name: &str) {
+        self.pb.set_message(format!("heuristics {k}/{n}: {name}"));
+    }
+
+    /// The exact solve, `label` (backend and limit), reported `e` on `inst`.
+    pub fn exact(&self, label: &str, inst: &Instance, e: &ExactEvent) {
+        self.pb
+            .set_message(format!("{label}: {}", e.describe(inst)));
+    }
+
+    /// Shows `message` (before the first event arrives).
+    pub fn say(&self, message: String) {
+        self.pb.set_message(message);
+    }
+
+    /// Clears the line (before anything is printed on stdout).
+    pub fn finish(&self) {
+        self.pb.finish_and_clear();
+    }
+}
+
+/// An early return (an error) clears the line too.
+impl Drop for ExactProgress {
+    fn drop(&mut self) {
+        self.finish();
+    }
+}
+
+/// The bar of `study NAME`: its steps done of all and what runs now, e.g. "study
+/// hbm-emulation 3/20 (ETA 1s): llama2-13b on ipu-pod4: basic, detailed, C = 8".
+pub fn study_bar(name: &str) -> ProgressBar {
+    let pb = ProgressBar::new(0);
+    let template = format!(
+        "{{spinner}} [{{elapsed}}] study {name} {{pos}}/{{len}} (ETA {{eta}}): {{wide_msg}}"
     );
+    pb.set_style(style(&template, ProgressStyle::default_spinner));
+    pb.enable_steady_tick(Duration::from_millis(120));
     pb
 }

@@ -353,9 +353,18 @@ pub fn study(a: StudyArgs) -> anyhow::Result<()> {
         inputs: "built-in corpus and models (see the text)".into(),
         date: today(),
     };
-    let spinner = super::progress::spinner(format!("study {}", a.name));
-    let Some(files) = elk_reports::studies::run(&a.name, &header) else {
-        spinner.finish_and_clear();
+    let bar = super::progress::study_bar(&a.name);
+    let shown = |step: elk_reports::studies::Step<'_>| {
+        bar.set_length(step.total as u64);
+        // Parallel steps may report out of order: the count only grows.
+        if step.done as u64 > bar.position() {
+            bar.set_position(step.done as u64);
+        }
+        bar.set_message(step.what.to_string());
+    };
+    let ran = elk_reports::studies::run_with(&a.name, &header, &shown);
+    bar.finish_and_clear();
+    let Some(files) = ran else {
         return Err(super::flags::Usage(format!(
             "study '{}': expected one of {}",
             a.name,
@@ -364,7 +373,6 @@ pub fn study(a: StudyArgs) -> anyhow::Result<()> {
         .into());
     };
     let files = files?;
-    spinner.finish_and_clear();
     let out = a
         .output
         .unwrap_or_else(|| PathBuf::from("results").join(&a.name));

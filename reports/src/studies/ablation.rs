@@ -4,6 +4,7 @@
 //! allocator (`elk-dyn-greedy`, which the artifact never runs) with and without its
 //! cold-layout trades (off: every operator keeps the fastest option that fits when it runs).
 
+use super::{OnStep, Steps};
 use crate::cell::cell_instance;
 use crate::error::Result;
 use crate::finding::Finding;
@@ -49,8 +50,8 @@ fn makespan(inst: &Instance, variant: &str) -> Result<Option<Cycles>> {
     Ok(elk_heuristics::judged(inst, m.as_ref())?.map(|j| j.1))
 }
 
-/// Runs the study.
-pub fn run(header: &Header) -> Result<Files> {
+/// Runs the study, each (model, variant) a step of `progress`.
+pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
     let mut md = header.markdown("Study: ablation of Elk's components");
     md.push_str("Decode B32 KV2048 on ipu-pod4 (16 TB/s), free load order, full models. Latency in ms (simulator) and in % above Elk-Full.\n\n| model |");
     let vs = variants();
@@ -61,6 +62,7 @@ pub fn run(header: &Header) -> Result<Files> {
     md.push_str(&"---|".repeat(vs.len()));
     md.push('\n');
     let models = ["llama2-13b", "gemma2-27b", "llama2-70b"];
+    let steps = Steps::new(models.len() * vs.len(), progress);
     let mut series: Vec<Series> = vs
         .iter()
         .map(|v| Series {
@@ -69,11 +71,17 @@ pub fn run(header: &Header) -> Result<Files> {
         })
         .collect();
     for (mi, model) in models.iter().enumerate() {
+        steps.starting(&format!("{model}: plan tables"));
         let cell = Cell::decode(model, 32, 2048);
         let inst = cell_instance(&cell)?;
         let times: Vec<Option<f64>> = vs
             .iter()
-            .map(|v| Ok(makespan(&inst, v)?.map(|t| inst.ms(t))))
+            .map(|v| {
+                steps.starting(&format!("{model}: {v}"));
+                let t = makespan(&inst, v)?.map(|t| inst.ms(t));
+                steps.finished(&format!("{model}: {v} done"));
+                Ok(t)
+            })
             .collect::<Result<_>>()?;
         let full = times[0];
         md.push_str(&format!("| {model} |"));

@@ -3,7 +3,7 @@
 //! method plans on the perturbed instance, and its schedule is evaluated on the true costs;
 //! degradation = 100·(T_true(noisy plan) − T_true(true plan)) / T_true(true plan).
 
-use super::summary;
+use super::{summary, OnStep, Steps};
 use crate::cell::cell_instance;
 use crate::error::Result;
 use crate::finding::Finding;
@@ -46,17 +46,25 @@ fn true_makespan(inst: &Instance, planned_on: &Instance, m: &str) -> Result<Opti
     Ok(elk_sim::judged_makespan(inst, &s).ok().map(Cycles::get))
 }
 
-/// Runs the study.
-pub fn run(header: &Header) -> Result<Files> {
+/// Runs the study, each plan (true costs, or one noise level and seed) a step of `progress`.
+pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
     let mut md = header
         .markdown("Study: cost-model error — plan with perturbed costs, run on the true ones");
     md.push_str(&format!("Models: llama2-7b decode B8 KV512 and llama2-13b decode B32 KV2048 on ipu-pod4 (free load order); {SEEDS} seeds per noise level. Degradation in % of the makespan planned with the true costs.\n\n| model | method | true plan ms | ±10 % mean / max degradation % | ±20 % mean / max degradation % |\n|---|---|---|---|---|\n"));
     let mut by_level: Vec<Vec<Vec<f64>>> = vec![vec![Vec::new(); METHODS.len()]; LEVELS.len()];
-    for (model, batch, kv) in [("llama2-7b", 8u64, 512u64), ("llama2-13b", 32, 2048)] {
+    let setups = [("llama2-7b", 8u64, 512u64), ("llama2-13b", 32, 2048)];
+    let per_method = 1 + LEVELS.len() * SEEDS as usize;
+    let steps = Steps::new(setups.len() * METHODS.len() * per_method, progress);
+    for (model, batch, kv) in setups {
+        steps.starting(&format!("{model}: plan tables"));
         let cell = Cell::decode(model, batch, kv);
         let inst = cell_instance(&cell)?;
         for (mi, m) in METHODS.iter().enumerate() {
-            let Some(base) = true_makespan(&inst, &inst, m)? else {
+            steps.starting(&format!("{model}: {m}, true costs"));
+            let base = true_makespan(&inst, &inst, m)?;
+            steps.finished(&format!("{model}: {m}, true costs done"));
+            let Some(base) = base else {
+                steps.skipped(per_method - 1, &format!("{model}: {m}: no schedule"));
                 continue;
             };
             let mut row = format!(
@@ -66,7 +74,12 @@ pub fn run(header: &Header) -> Result<Files> {
             for (li, &p) in LEVELS.iter().enumerate() {
                 let mut d: Vec<f64> = Vec::new();
                 for seed in 0..SEEDS {
-                    if let Some(t) = true_makespan(&inst, &perturbed(&inst, p, seed + 1), m)? {
+                    let what =
+                        format!("{model}: {m}, ±{:.0} % noise, seed {}", 100.0 * p, seed + 1);
+                    steps.starting(&what);
+                    let t = true_makespan(&inst, &perturbed(&inst, p, seed + 1), m)?;
+                    steps.finished(&format!("{what} done"));
+                    if let Some(t) = t {
                         d.push(100.0 * (t - base) / base);
                     }
                 }

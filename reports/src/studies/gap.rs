@@ -2,7 +2,7 @@
 //! real sub-instances and random instances (optimum proven by the MILP). Whole models are
 //! [`super::gap_whole`], a report of its own.
 
-use super::{corpus, summary};
+use super::{corpus, summary, OnStep, Steps};
 use crate::error::Result;
 use crate::finding::Finding;
 use crate::plot::{bars, Series};
@@ -92,11 +92,21 @@ pub fn evaluate(inst: &Instance, limit_s: f64) -> Result<Row> {
     })
 }
 
-/// The corpus evaluated (real windows and random instances), in corpus order.
-pub fn corpus_rows(limit_s: f64) -> Result<Vec<Row>> {
+/// The corpus evaluated (real windows and random instances), in corpus order; `progress`
+/// hears of each instance as it finishes.
+pub fn corpus_rows(limit_s: f64, progress: &OnStep<'_>) -> Result<Vec<Row>> {
+    Steps::new(0, progress).starting("building the corpus (plan tables)");
     let mut all = corpus::real()?;
     all.extend(corpus::random(20));
-    all.par_iter().map(|inst| evaluate(inst, limit_s)).collect()
+    let steps = Steps::new(all.len(), progress);
+    steps.starting("heuristics and exact solves");
+    all.par_iter()
+        .map(|inst| {
+            let row = evaluate(inst, limit_s);
+            steps.finished(&format!("done: {}", inst.name));
+            row
+        })
+        .collect()
 }
 
 fn gap(t: f64, reference: f64) -> f64 {
@@ -138,8 +148,8 @@ fn explain(row: &Row, m: usize) -> String {
 }
 
 /// Runs the study.
-pub fn run(header: &Header) -> Result<Files> {
-    let rows = corpus_rows(20.0)?;
+pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
+    let rows = corpus_rows(20.0, progress)?;
     let mut md = header.markdown("Study: optimality gap of the heuristics");
     md.push_str("Gap = 100·(T − T*)/T* with T* the exact optimum (MILP, proven; 20 s limit per instance, warm-started from the best heuristic). Corpus: 16-operator windows of the first layer of llama2-7b, llama2-13b, opt-1.3b, gemma2-27b and bert-base at (B8, KV512, 4 TB/s) and (B32, KV2048, 16 TB/s) on ipu-pod4, free load order; and 20 random instances (6–10 operators, 1–4 options, tight SRAM).\n\n");
     let proven: Vec<&Row> = rows.iter().filter(|r| r.optimal).collect();

@@ -7,11 +7,12 @@
 //! true gap to the optimum.
 
 use super::gap::METHODS;
+use super::{OnStep, Steps};
 use crate::cell::cell_instance;
 use crate::error::Result;
 use crate::grid::Cell;
 use crate::plot::{lines, Series};
-use elk_solver::{solve_exact, ExactOptions, Retimed, WholeModelBound};
+use elk_solver::{solve_exact_with, ExactOptions, Retimed, WholeModelBound};
 use elk_stage::instance::Instance;
 use elk_stage::schedule::Schedule;
 use elk_stage::units::Cycles;
@@ -63,8 +64,13 @@ pub fn method_names() -> Vec<&'static str> {
     METHODS.iter().copied().chain([RETIMED]).collect()
 }
 
-/// Judges every method on `inst`: makespans (cycles) and the best schedule.
-fn judge_all(inst: &Instance) -> Result<(Vec<Option<Cycles>>, Option<Schedule>)> {
+/// Judges every method on `inst`: makespans (cycles) and the best schedule. `starting(k, n,
+/// name)` is called before method `k` of `n` runs.
+fn judge_all(
+    inst: &Instance,
+    starting: &dyn Fn(usize, usize, &str),
+) -> Result<(Vec<Option<Cycles>>, Option<Schedule>)> {
+    let n = METHODS.len() + 1;
     let mut makespans = Vec::new();
     let mut best: Option<(f64, Schedule)> = None;
     let mut keep = |judged: Option<(Schedule, Cycles)>| {
@@ -76,13 +82,15 @@ fn judge_all(inst: &Instance) -> Result<(Vec<Option<Cycles>>, Option<Schedule>)>
         }
         makespans.push(t);
     };
-    for m in METHODS {
+    for (k, m) in METHODS.into_iter().enumerate() {
+        starting(k + 1, n, m);
         let judged = match elk_heuristics::by_name(m) {
             Some(m) => elk_heuristics::judged(inst, m.as_ref())?,
             None => None,
         };
         keep(judged);
     }
+    starting(n, n, RETIMED);
     let retimed = elk_heuristics::by_name("elk-full")
         .map(|m| Retimed::new(m).without_timings())
         .map(|m| elk_heuristics::judged(inst, &m))
@@ -92,15 +100,24 @@ fn judge_all(inst: &Instance) -> Result<(Vec<Option<Cycles>>, Option<Schedule>)>
     Ok((makespans, best.map(|b| b.1)))
 }
 
-/// Evaluates one point.
-pub fn point(model: &'static str, hbm_tbps: f64, bound_limit_s: f64) -> Result<Point> {
+/// Evaluates one point, telling `steps` what it does.
+pub fn point(
+    model: &'static str,
+    hbm_tbps: f64,
+    bound_limit_s: f64,
+    steps: &Steps<'_>,
+) -> Result<Point> {
     let start = Instant::now();
+    let label = format!("{model} @ {hbm_tbps:.0} TB/s");
+    steps.starting(&format!("{label}: plan tables"));
     let mut cell = Cell::decode(model, 32, 2048);
     cell.hbm_tbps = Some(hbm_tbps);
     let inst = cell_instance(&cell)?;
-    let (cycles, best) = judge_all(&inst)?;
+    let (cycles, best) = judge_all(&inst, &|k, n, m| {
+        steps.starting(&format!("{label}: heuristic {k}/{n}: {m}"));
+    })?;
     let heuristics_s = start.elapsed().as_secs_f64();
-    let r = solve_exact(
+    let r = solve_exact_with(
         &inst,
         &ExactOptions {
             time_limit: Some(Duration::from_secs_f64(bound_limit_s)),
@@ -108,6 +125,7 @@ pub fn point(model: &'static str, hbm_tbps: f64, bound_limit_s: f64) -> Result<P
             whole_model: WholeModelBound::Lp,
             ..ExactOptions::default()
         },
+        &|e| steps.starting(&format!("{label}: bound: {}", e.describe(&inst))),
     )?;
     let roofline = elk_solver::bounds::roofline(&inst).best();
     Ok(Point {
@@ -122,12 +140,14 @@ pub fn point(model: &'static str, hbm_tbps: f64, bound_limit_s: f64) -> Result<P
     })
 }
 
-/// Every point, in [`MODELS`] × [`HBM_TBPS`] order.
-pub fn points(bound_limit_s: f64) -> Result<Vec<Point>> {
+/// Every point, in [`MODELS`] × [`HBM_TBPS`] order; `progress` hears of each step.
+pub fn points(bound_limit_s: f64, progress: &OnStep<'_>) -> Result<Vec<Point>> {
+    let steps = Steps::new(MODELS.len() * HBM_TBPS.len(), progress);
     let mut all = Vec::new();
     for model in MODELS {
         for hbm in HBM_TBPS {
-            all.push(point(model, hbm, bound_limit_s)?);
+            all.push(point(model, hbm, bound_limit_s, &steps)?);
+            steps.finished(&format!("{model} @ {hbm:.0} TB/s done"));
         }
     }
     Ok(all)
@@ -216,8 +236,8 @@ pub fn section(points: &[Point]) -> Result<(String, String, Vec<Headline>)> {
 }
 
 /// `study gap-whole`: the section alone, as its own report.
-pub fn run(header: &crate::report::Header) -> Result<crate::report::Files> {
-    let points = points(BOUND_LIMIT_S)?;
+pub fn run(header: &crate::report::Header, progress: &OnStep<'_>) -> Result<crate::report::Files> {
+    let points = points(BOUND_LIMIT_S, progress)?;
     let (section_md, svg, headline) = section(&points)?;
     let mut md = header.markdown("Study: certified gaps on whole models");
     md.push_str("The whole-model part of the gap study (`elk-opt study gap` covers sub-instances with proven optima).\n");

@@ -3,6 +3,7 @@
 //! the single broadcasting controller and with C ∈ {2, 4, 8, 16} controllers, on an
 //! all-to-all chip (ipu-pod4) and a mesh (sn40l-like, 40 × 26).
 
+use super::{OnStep, Steps};
 use crate::error::Result;
 use crate::finding::Finding;
 use crate::plot::{lines, Series};
@@ -18,8 +19,8 @@ use elk_stage::method::Budget;
 
 const COUNTS: [usize; 4] = [2, 4, 8, 16];
 
-/// Runs the study.
-pub fn run(header: &Header) -> Result<Files> {
+/// Runs the study, each detailed simulation a step of `progress`.
+pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
     let mut md =
         header.markdown("Study: HBM emulation — one broadcasting core vs distributed controllers");
     md.push_str("Each schedule (planned on the stage model) is replayed in continuous time by the detailed simulator (max-min fair links, controllers at the chip edges, ρ copies per byte). 'single' is the paper's emulation: one controller at core 0 with the full HBM bandwidth, multicasting. Latencies in ms; 'max link %' is the hottest link or port group's utilisation.\n\n");
@@ -29,7 +30,11 @@ pub fn run(header: &Header) -> Result<Files> {
         ("llama2-7b", 8, 512, "sn40l-like"),
     ];
     let mut headline: Vec<(String, f64, f64, f64)> = Vec::new();
+    let methods = ["basic", "elk-full"];
+    let per_method = 1 + COUNTS.len();
+    let steps = Steps::new(setups.len() * methods.len() * per_method, progress);
     for (n, (model, batch, kv, chip_name)) in setups.iter().enumerate() {
+        steps.starting(&format!("{model} on {chip_name}: plan tables"));
         let chip = ChipSpec::preset(chip_name)?;
         let mut params = ZooParams::new(Mode::Decode, *batch, *kv);
         params.layers = Some(2);
@@ -47,14 +52,18 @@ pub fn run(header: &Header) -> Result<Files> {
             "---|".repeat(COUNTS.len())
         ));
         let mut series = Vec::new();
-        for name in ["basic", "elk-full"] {
+        for name in methods {
+            let what = format!("{model} on {chip_name}: {name}");
+            steps.starting(&format!("{what}, schedule"));
             let Some(s) = by_name(name)
                 .and_then(|m| m.schedule(&inst, &Budget::default()).ok())
                 .and_then(|x| x.outcome.schedule().cloned())
             else {
+                steps.skipped(per_method, &format!("{what}: no schedule"));
                 continue;
             };
             let base = DetailedConfig::from_chip(&chip);
+            steps.starting(&format!("{what}, detailed, single broadcast"));
             let single = simulate_detailed(
                 &inst,
                 &s,
@@ -64,6 +73,7 @@ pub fn run(header: &Header) -> Result<Files> {
                     ..base.clone()
                 },
             )?;
+            steps.finished(&format!("{what}, single broadcast done"));
             let mut row = format!(
                 "| {name} | {:.4} | {:.4} |",
                 inst.ms(elk_sim::evaluate(&inst, &s).makespan_cycles),
@@ -77,7 +87,9 @@ pub fn run(header: &Header) -> Result<Files> {
                     layout: HbmLayout::Distributed(controller_cores(&chip, c)),
                     ..base.clone()
                 };
+                steps.starting(&format!("{what}, detailed, C = {c}"));
                 let r = simulate_detailed(&inst, &s, &chip, &cfg)?;
+                steps.finished(&format!("{what}, C = {c} done"));
                 row.push_str(&format!(" {:.4} |", r.makespan_ms));
                 points.push((c as f64, Some(r.makespan_ms)));
                 last_ms = r.makespan_ms;

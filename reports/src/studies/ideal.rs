@@ -3,15 +3,15 @@
 //! above the optimum it over-states the best achievable latency.
 
 use super::gap::corpus_rows;
-use super::summary;
+use super::{summary, OnStep};
 use crate::error::Result;
 use crate::finding::Finding;
 use crate::plot::{bars, Series};
 use crate::report::{Files, Header};
 
 /// Runs the study.
-pub fn run(header: &Header) -> Result<Files> {
-    let rows = corpus_rows(20.0)?;
+pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
+    let rows = corpus_rows(20.0, progress)?;
     let proven: Vec<_> = rows.iter().filter(|r| r.optimal).collect();
     let mut md = header.markdown("Study: Elk's Ideal vs the exact optimum and the LP bound");
     md.push_str("Ideal (Elk's definition: fastest option per operator with the whole SRAM, loads never contend) compared with the proven optimum T* and the LP relaxation bound, on the gap study's corpus (instances proven optimal only). Δ = 100·(Ideal − X)/X.\n\n");
