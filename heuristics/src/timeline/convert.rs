@@ -22,11 +22,13 @@ pub(crate) fn to_schedule(inst: &Instance, method: &str, t: &Timeline) -> Schedu
         .map(OpId)
         .filter(|&k| inst.is_load(k))
         .collect();
+    let spans = Spans::of(&t.exec);
     let mut load_work = Vec::new();
     for &k in &load_order {
         let h = inst.op(k).hbm_cycles.get();
         let (a, b) = t.load[k.index()];
-        let pieces = split(&spans(&t.exec, k.index()), a, b, h);
+        let (prefix, tail) = spans.up_to(k.index());
+        let pieces = split(prefix, tail, a, b, h);
         load_work.extend(pieces.into_iter().map(|(stage, cycles)| Work {
             op: k,
             stage: Stage(stage),
@@ -43,27 +45,58 @@ pub(crate) fn to_schedule(inst: &Instance, method: &str, t: &Timeline) -> Schedu
     )
 }
 
-/// The time segments up to operator `j`'s start, each with the stage its load work goes to:
-/// (end of the segment, stage), in time order; the first is unbounded below.
-fn spans(exec: &[(f64, f64)], j: usize) -> Vec<(f64, usize)> {
-    let mut out = Vec::with_capacity(2 * j + 1);
-    out.push((exec[0].0, 0));
-    for (m, &(s, e)) in exec.iter().enumerate().take(j) {
-        if m > 0 && s > exec[m - 1].1 {
-            // The wait before operator m < j: m's stage (j's own wait is pushed below).
-            out.push((s, m + 1));
-        }
-        out.push((e, m + 1));
-    }
-    if j > 0 && exec[j].0 > exec[j - 1].1 {
-        out.push((exec[j].0, j));
-    }
-    out
+/// The time segments of the whole timeline, each with the stage its load work goes to: (end
+/// of the segment, stage), in time order (ends never decrease); the first is unbounded below.
+/// Built once per timeline: the segments up to operator j's start are a prefix of it, plus
+/// j's own wait ([`Spans::up_to`]), so converting n loads costs O(n log n), not O(n²).
+struct Spans {
+    all: Vec<(f64, usize)>,
+    /// `start[m]`: where operator m's segments (its wait, then its execution) begin in `all`.
+    start: Vec<usize>,
+    exec: Vec<(f64, f64)>,
 }
 
-/// `h` split over the segments that `[a, b]` overlaps, in proportion; the pieces sum to `h`
-/// exactly (the largest absorbs the rounding). Pieces of one stage are merged.
-fn split(spans: &[(f64, usize)], a: f64, b: f64, h: f64) -> Vec<(usize, f64)> {
+impl Spans {
+    fn of(exec: &[(f64, f64)]) -> Spans {
+        let mut all = Vec::with_capacity(2 * exec.len() + 1);
+        let mut start = Vec::with_capacity(exec.len());
+        all.push((exec[0].0, 0));
+        for (m, &(s, e)) in exec.iter().enumerate() {
+            start.push(all.len());
+            if m > 0 && s > exec[m - 1].1 {
+                // The wait before operator m: m's stage for the loads of later operators.
+                all.push((s, m + 1));
+            }
+            all.push((e, m + 1));
+        }
+        Spans {
+            all,
+            start,
+            exec: exec.to_vec(),
+        }
+    }
+
+    /// The segments up to operator `j`'s start: a prefix of [`Spans::all`], then the wait
+    /// before j, if any, which belongs to the stage before j for j's own load (it must finish
+    /// by then).
+    fn up_to(&self, j: usize) -> (&[(f64, usize)], Option<(f64, usize)>) {
+        let exec = &self.exec;
+        let tail = (j > 0 && exec[j].0 > exec[j - 1].1).then(|| (exec[j].0, j));
+        (&self.all[..self.start[j]], tail)
+    }
+}
+
+/// `h` split over the segments (`prefix`, then `tail`) that `[a, b]` overlaps, in proportion;
+/// the pieces sum to `h` exactly (the largest absorbs the rounding). Pieces of one stage are
+/// merged. Segments ending by `a` take nothing, so the walk starts at the first one ending
+/// after it (found by bisection: the ends never decrease).
+fn split(
+    prefix: &[(f64, usize)],
+    tail: Option<(f64, usize)>,
+    a: f64,
+    b: f64,
+    h: f64,
+) -> Vec<(usize, f64)> {
     let len = b - a;
     let mut pieces: Vec<(usize, f64)> = Vec::new();
     let mut add = |stage: usize, x: f64| match pieces.last_mut() {
@@ -71,7 +104,12 @@ fn split(spans: &[(f64, usize)], a: f64, b: f64, h: f64) -> Vec<(usize, f64)> {
         _ => pieces.push((stage, x)),
     };
     let mut lo = a;
-    for &(end, stage) in spans {
+    let first = if len > 0.0 {
+        prefix.partition_point(|&(end, _)| end <= a)
+    } else {
+        0
+    };
+    for &(end, stage) in prefix[first..].iter().chain(tail.as_ref()) {
         let hi = end.min(b);
         if len > 0.0 && hi > lo {
             add(stage, h * (hi - lo) / len);
@@ -84,10 +122,12 @@ fn split(spans: &[(f64, usize)], a: f64, b: f64, h: f64) -> Vec<(usize, f64)> {
     if pieces.is_empty() {
         // Zero length or past every segment (loads end by their operator's start): whole
         // into the last segment it reaches.
-        let stage = spans
-            .iter()
-            .find(|&&(end, _)| end >= b)
-            .or(spans.last())
+        let at = prefix.partition_point(|&(end, _)| end < b);
+        let stage = prefix
+            .get(at)
+            .copied()
+            .or(tail)
+            .or(prefix.last().copied())
             .map_or(0, |s| s.1);
         return vec![(stage, h)];
     }
@@ -101,7 +141,14 @@ fn split(spans: &[(f64, usize)], a: f64, b: f64, h: f64) -> Vec<(usize, f64)> {
 
 #[cfg(test)]
 mod tests {
-    use super::{spans, split};
+    use super::{split, Spans};
+
+    /// The segments up to operator j's start, as one list.
+    fn spans(exec: &[(f64, f64)], j: usize) -> Vec<(f64, usize)> {
+        let all = Spans::of(exec);
+        let (prefix, tail) = all.up_to(j);
+        prefix.iter().copied().chain(tail).collect()
+    }
 
     #[test]
     fn a_load_splits_in_proportion_to_its_overlap_with_each_stage() {
@@ -109,13 +156,13 @@ mod tests {
         let spans = [(-10.0, 0), (-6.0, 1), (0.0, 2)];
         // [-12, -4] overlaps the prologue by 2, stage 1 by 4, stage 2 by 2; H = 4 (stretched).
         assert_eq!(
-            split(&spans, -12.0, -4.0, 4.0),
+            split(&spans, None, -12.0, -4.0, 4.0),
             vec![(0, 1.0), (1, 2.0), (2, 1.0)]
         );
         // Inside one stage: all of it there.
-        assert_eq!(split(&spans, -9.0, -7.0, 2.0), vec![(1, 2.0)]);
+        assert_eq!(split(&spans, None, -9.0, -7.0, 2.0), vec![(1, 2.0)]);
         // Touching a boundary does not make a zero piece.
-        assert_eq!(split(&spans, -10.0, -6.0, 4.0), vec![(1, 4.0)]);
+        assert_eq!(split(&spans, None, -10.0, -6.0, 4.0), vec![(1, 4.0)]);
     }
 
     #[test]
@@ -123,11 +170,17 @@ mod tests {
         // Operator 0 runs [-10, -8], a wait, operator 1 runs [-5, -3], operator 2 [-3, 0].
         let exec = [(-10.0, -8.0), (-5.0, -3.0), (-3.0, 0.0)];
         // Operator 1's own load, in the wait: stage 1 (operator 0's).
-        assert_eq!(split(&spans(&exec, 1), -7.0, -5.0, 2.0), vec![(1, 2.0)]);
-        // Operator 2's load in the same wait: stage 2 (operator 1's), where it is resident.
-        assert_eq!(split(&spans(&exec, 2), -7.0, -5.0, 2.0), vec![(2, 2.0)]);
         assert_eq!(
-            split(&spans(&exec, 2), -9.0, -4.0, 5.0),
+            split(&spans(&exec, 1), None, -7.0, -5.0, 2.0),
+            vec![(1, 2.0)]
+        );
+        // Operator 2's load in the same wait: stage 2 (operator 1's), where it is resident.
+        assert_eq!(
+            split(&spans(&exec, 2), None, -7.0, -5.0, 2.0),
+            vec![(2, 2.0)]
+        );
+        assert_eq!(
+            split(&spans(&exec, 2), None, -9.0, -4.0, 5.0),
             vec![(1, 1.0), (2, 4.0)]
         );
     }
