@@ -10,7 +10,7 @@ DEB_PACKAGES := cmake libclang1-14 libclang-common-14-dev libz3-dev
 CARGO := cargo
 CARGO_FLAGS := --release -j2
 
-.PHONY: deps run test lint bench reports
+.PHONY: deps run test lint bench reports test-slurm
 
 deps:
 	@command -v $(CARGO) >/dev/null || { echo "cargo not found: install Rust first (rustup)"; exit 1; }
@@ -42,3 +42,9 @@ reports: deps
 	./target/release/elk-opt sweep fig19 -o results/fig19.jsonl --report results/fig19
 	for s in $(STUDIES); do ./target/release/elk-opt study $$s -o results/$$s || exit 1; done
 	./target/release/elk-opt report summary results
+
+# The Slurm job-array recipe of docs/sweeps.md on a one-node cluster started here (installs
+# slurm-wlm and munge if missing; needs root; about 20-40 s). What it checks: docs/slurm.md.
+test-slurm: deps
+	$(CARGO) build $(CARGO_FLAGS) --bin elk-opt
+	bash scripts/test-slurm.sh
