@@ -4,11 +4,11 @@
 //! latency against the swept quantity) and `training` (Fig 24: TFLOP/s against compute speed).
 //! Numbers are printed and plotted exactly as measured.
 
-use crate::cell::{CellResult, MethodStatus};
+use crate::cell::{CellResult, MethodResult, MethodStatus};
 use crate::error::Result;
 use crate::finding::Finding;
 use crate::grid::Cell;
-use crate::plot::{bars, lines, Series};
+use crate::plot::{bars_marked, lines_marked, Absent, Marks, Series};
 use std::collections::BTreeMap;
 
 /// Where a report came from: printed at its top.
@@ -62,11 +62,25 @@ fn label(c: &Cell) -> String {
     s
 }
 
+/// Row and category labels of `rows`: with the chip when the rows are on more than one.
+fn labels(rows: &[&CellResult]) -> Vec<String> {
+    let many = rows.windows(2).any(|w| w[0].cell.chip != w[1].cell.chip);
+    rows.iter()
+        .map(|r| {
+            if many {
+                format!("{} on {}", label(&r.cell), r.cell.chip)
+            } else {
+                label(&r.cell)
+            }
+        })
+        .collect()
+}
+
 fn fmt(v: Option<f64>, digits: usize) -> String {
     v.map_or("-".into(), |x| format!("{x:.digits$}"))
 }
 
-fn methods_of(results: &[CellResult]) -> Vec<String> {
+fn methods_of(results: &[&CellResult]) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     for r in results {
         for m in &r.methods {
@@ -78,11 +92,115 @@ fn methods_of(results: &[CellResult]) -> Vec<String> {
     names
 }
 
+fn result_of<'a>(r: &'a CellResult, method: &str) -> Option<&'a MethodResult> {
+    r.methods.iter().find(|m| m.method == method)
+}
+
 fn ms(r: &CellResult, method: &str) -> Option<f64> {
-    r.methods
-        .iter()
-        .find(|m| m.method == method)
-        .and_then(|m| m.makespan_ms)
+    result_of(r, method).and_then(|m| m.makespan_ms)
+}
+
+/// Why a method has no value in a cell, in a few words: printed in its table cell and beside
+/// its "×" in a figure, so a missing value never reads as 0 or as a plotting failure.
+fn why_absent(r: &CellResult, method: Option<&MethodResult>) -> &'static str {
+    if r.does_not_fit {
+        return "does not fit";
+    }
+    match method {
+        None => "not run",
+        Some(m) if m.makespan_ms.is_some() => "not measured",
+        Some(m) => match m.status {
+            Some(MethodStatus::Infeasible) => "infeasible",
+            Some(MethodStatus::Scheduled) => "not evaluated",
+            Some(MethodStatus::NoSchedule) | None => "no schedule",
+        },
+    }
+}
+
+/// A table cell: the value, or why there is none.
+fn value_or_why(
+    r: &CellResult,
+    method: &str,
+    value: impl Fn(&MethodResult) -> Option<f64>,
+    digits: usize,
+) -> String {
+    let m = result_of(r, method);
+    match m.and_then(&value) {
+        Some(v) => format!("{v:.digits$}"),
+        None => why_absent(r, m).into(),
+    }
+}
+
+/// One series per method over `rows` (point `i` at `x(i, row)`), and an [`Absent`] for each
+/// row where a method has no value; then, with `ideal`, Elk's Ideal as the reference series.
+fn method_series(
+    methods: &[String],
+    rows: &[&CellResult],
+    x: impl Fn(usize, &CellResult) -> f64,
+    value: impl Fn(&MethodResult) -> Option<f64>,
+    ideal: bool,
+) -> (Vec<Series>, Marks) {
+    let mut marks = Marks::default();
+    let mut series = Vec::new();
+    for (s, name) in methods.iter().enumerate() {
+        let mut points = Vec::new();
+        for (i, r) in rows.iter().enumerate() {
+            let m = result_of(r, name);
+            let v = m.and_then(&value);
+            if v.is_none() {
+                marks.absent.push(Absent {
+                    series: s,
+                    point: i,
+                    label: why_absent(r, m).into(),
+                });
+            }
+            points.push((x(i, r), v));
+        }
+        series.push(Series {
+            name: name.clone(),
+            points,
+        });
+    }
+    if ideal {
+        let s = series.len();
+        let mut points = Vec::new();
+        for (i, r) in rows.iter().enumerate() {
+            if r.ideal_ms.is_none() {
+                let label = if r.does_not_fit {
+                    "does not fit"
+                } else {
+                    "no Ideal figure"
+                };
+                marks.absent.push(Absent {
+                    series: s,
+                    point: i,
+                    label: label.into(),
+                });
+            }
+            points.push((x(i, r), r.ideal_ms));
+        }
+        series.push(Series {
+            name: "ideal".into(),
+            points,
+        });
+        marks.reference = Some(s);
+    }
+    (series, marks)
+}
+
+/// The chips of `rows`, for a figure's title: " on ipu-pod4" (several: joined).
+fn on_chips(rows: &[&CellResult]) -> String {
+    let mut chips: Vec<&str> = Vec::new();
+    for r in rows {
+        if !chips.contains(&r.cell.chip.as_str()) {
+            chips.push(&r.cell.chip);
+        }
+    }
+    if chips.is_empty() {
+        String::new()
+    } else {
+        format!(" on {}", chips.join(", "))
+    }
 }
 
 /// Builds the report for results of one grid.
@@ -96,17 +214,23 @@ pub fn report(results: &[CellResult], title: &str, header: &Header) -> Result<Fi
         .filter(|r| r.error.is_none())
         .cloned()
         .collect();
+    // Tables and figures show every cell with a result, and the configurations that do not
+    // fit the chip (a result too, marked as such); failed cells are listed below.
+    let shown: Vec<&CellResult> = results
+        .iter()
+        .filter(|r| r.error.is_none() || r.does_not_fit)
+        .collect();
     md.push_str(&format!(
         "{} cells ({} with results). Latencies are the simulator's makespans in ms; Ideal is Elk's figure (not a schedule, not a bound).\n\n",
         results.len(),
         ok.len()
     ));
     let mut finding = match figure {
-        "breakdown" => breakdown(&ok, &mut md, &mut files)?,
+        "breakdown" => breakdown(&shown, &mut md, &mut files)?,
         "vs-hbm" | "vs-noc" | "vs-cores" | "training" => {
-            sweep_lines(figure, &ok, &mut md, &mut files)?
+            sweep_lines(figure, &shown, &mut md, &mut files)?
         }
-        _ => latency_bars(&ok, &mut md, &mut files)?,
+        _ => latency_bars(&shown, &mut md, &mut files)?,
     };
     finding.question = format!("{title}: {}", finding.question);
     if !errors.is_empty() {
@@ -161,7 +285,7 @@ fn headline_method(methods: &[String]) -> Option<&String> {
         .or(methods.last())
 }
 
-fn latency_bars(results: &[CellResult], md: &mut String, files: &mut Files) -> Result<Finding> {
+fn latency_bars(results: &[&CellResult], md: &mut String, files: &mut Files) -> Result<Finding> {
     let methods = methods_of(results);
     md.push_str("## Latency (ms)\n\n| configuration |");
     for m in &methods {
@@ -174,77 +298,165 @@ fn latency_bars(results: &[CellResult], md: &mut String, files: &mut Files) -> R
     md.push_str("\n|---|");
     md.push_str(&"---|".repeat(2 * methods.len() + 1));
     md.push('\n');
-    let mut pct_sum: BTreeMap<String, (f64, usize)> = BTreeMap::new();
-    for r in results {
-        md.push_str(&format!("| {} |", label(&r.cell)));
+    // % of Ideal is each method's own: Ideal over its makespan, whatever the other methods did.
+    let pct = |r: &CellResult, m: &str| ms(r, m).zip(r.ideal_ms).map(|(t, i)| 100.0 * i / t);
+    let names = labels(results);
+    for (r, name) in results.iter().zip(&names) {
+        md.push_str(&format!("| {name} |"));
         for m in &methods {
-            md.push_str(&format!(" {} |", fmt(ms(r, m), 4)));
+            md.push_str(&format!(" {} |", value_or_why(r, m, |x| x.makespan_ms, 4)));
         }
-        md.push_str(&format!(" {} |", fmt(r.ideal_ms, 4)));
+        let ideal = match r.ideal_ms {
+            Some(i) => format!("{i:.4}"),
+            None if r.does_not_fit => "does not fit".into(),
+            None => "no figure".into(),
+        };
+        md.push_str(&format!(" {ideal} |"));
         for m in &methods {
-            let pct = ms(r, m).zip(r.ideal_ms).map(|(t, i)| 100.0 * i / t);
-            if let Some(p) = pct {
-                let e = pct_sum.entry(m.clone()).or_insert((0.0, 0));
-                e.0 += p;
-                e.1 += 1;
-            }
-            md.push_str(&format!(" {} |", fmt(pct, 1)));
+            let cell = match pct(r, m) {
+                Some(p) => format!("{p:.1}"),
+                None if r.ideal_ms.is_none() && ms(r, m).is_some() => "no Ideal figure".into(),
+                None => why_absent(r, result_of(r, m)).into(),
+            };
+            md.push_str(&format!(" {cell} |"));
         }
         md.push('\n');
     }
-    md.push_str("\nMean % of Ideal: ");
-    let mean = |m: &String| pct_sum.get(m).map(|(s, n)| (s / *n as f64, *n));
-    let means: Vec<String> = methods
+    // Means over one common subset (every method has a schedule and the cell an Ideal), so
+    // they compare; each method's mean over its own cells is printed apart, labelled so.
+    let (common, excluded): (Vec<_>, Vec<_>) = results
         .iter()
-        .filter_map(|m| mean(m).map(|(p, n)| format!("{m} {p:.1}% ({n} cells)")))
+        .zip(&names)
+        .partition(|(r, _)| methods.iter().all(|m| pct(r, m).is_some()));
+    let common: Vec<&CellResult> = common.into_iter().map(|(r, _)| *r).collect();
+    let mean_over = |rows: &[&CellResult], m: &str| -> Option<(f64, usize)> {
+        let v: Vec<f64> = rows.iter().filter_map(|r| pct(r, m)).collect();
+        (!v.is_empty()).then(|| (v.iter().sum::<f64>() / v.len() as f64, v.len()))
+    };
+    let common_means: Vec<String> = methods
+        .iter()
+        .filter_map(|m| mean_over(&common, m).map(|(p, _)| format!("{m} {p:.1} %")))
         .collect();
-    md.push_str(&means.join(", "));
-    md.push_str(" (Elk's paper: Elk reaches 94% of its Ideal on average).\n\n");
-    let headline = headline_method(&methods).and_then(|m| mean(m).map(|(p, _)| (m, p)));
+    let why_out: Vec<String> = excluded
+        .iter()
+        .map(|(r, name)| {
+            let missing: Vec<String> = methods
+                .iter()
+                .filter(|m| ms(r, m).is_none())
+                .map(|m| format!("{m}: {}", why_absent(r, result_of(r, m))))
+                .collect();
+            let why = if r.does_not_fit {
+                "does not fit".to_string()
+            } else if missing.is_empty() {
+                "no Ideal figure".to_string()
+            } else {
+                missing.join(", ")
+            };
+            format!("{name} ({why})")
+        })
+        .collect();
+    let subset = format!(
+        "the {} of {} configurations where every method has a schedule",
+        common.len(),
+        results.len()
+    );
+    md.push_str(&format!("\nMean % of Ideal over {subset}: "));
+    if common_means.is_empty() {
+        md.push_str("none (no configuration where every method has a schedule)");
+    } else {
+        md.push_str(&common_means.join(", "));
+    }
+    md.push_str(" (Elk's paper: Elk reaches 94% of its Ideal on average).");
+    if !why_out.is_empty() {
+        md.push_str(&format!(" Excluded: {}.", why_out.join("; ")));
+    }
+    let own: Vec<String> = methods
+        .iter()
+        .filter_map(|m| mean_over(results, m).map(|(p, n)| format!("{m} {p:.1} % ({n} cells)")))
+        .collect();
+    md.push_str(&format!(
+        "\n\nEach method's mean over the configurations it schedules (different cells per method, so not comparable across methods): {}.\n\n",
+        own.join(", ")
+    ));
+    let headline =
+        headline_method(&methods).and_then(|m| mean_over(&common, m).map(|(p, _)| (m, p)));
     let finding = Finding {
         question: "how close is each method to Elk's Ideal?".into(),
         finding: format!(
-            "Mean % of Ideal over the configurations with results: {} (Elk's paper: 94 % for Elk).",
-            means.join(", ")
+            "Mean % of Ideal over {subset}: {} (Elk's paper: 94 % for Elk).{}",
+            if common_means.is_empty() {
+                "none".to_string()
+            } else {
+                common_means.join(", ")
+            },
+            if excluded.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " {} configurations are left out: a method has no schedule there, or the configuration does not fit the chip (listed in the report).",
+                    excluded.len()
+                )
+            }
         ),
-        number: headline.map_or("-".into(), |(m, p)| format!("{p:.1} % ({m})")),
+        number: headline.map_or("-".into(), |(m, p)| {
+            format!("{p:.1} % ({m}, {} configurations)", common.len())
+        }),
     };
-    let categories: Vec<String> = results.iter().map(|r| label(&r.cell)).collect();
-    let mut series: Vec<Series> = methods
+    let (series, marks) =
+        method_series(&methods, results, |i, _| i as f64, |m| m.makespan_ms, true);
+    let svg = bars_marked(
+        &format!("Latency per configuration{}", on_chips(results)),
+        &names,
+        &series,
+        "latency (ms)",
+        &marks,
+    )?;
+    files.push(("latency.svg".into(), svg));
+    // The same cells as % of Ideal: the figure's question, on one scale for every model.
+    let mut pct_marks = Marks::default();
+    let pct_series: Vec<Series> = methods
         .iter()
-        .map(|m| Series {
+        .enumerate()
+        .map(|(s, m)| Series {
             name: m.clone(),
             points: results
                 .iter()
                 .enumerate()
-                .map(|(i, r)| (i as f64, ms(r, m)))
+                .map(|(i, r)| {
+                    let p = pct(r, m);
+                    if p.is_none() {
+                        let label = match ms(r, m) {
+                            Some(_) => "no Ideal figure",
+                            None => why_absent(r, result_of(r, m)),
+                        };
+                        pct_marks.absent.push(Absent {
+                            series: s,
+                            point: i,
+                            label: label.into(),
+                        });
+                    }
+                    (i as f64, p)
+                })
                 .collect(),
         })
         .collect();
-    series.push(Series {
-        name: "ideal".into(),
-        points: results
-            .iter()
-            .enumerate()
-            .map(|(i, r)| (i as f64, r.ideal_ms))
-            .collect(),
-    });
-    let svg = bars(
-        "Latency per configuration",
-        &categories,
-        &series,
-        "latency (ms)",
+    let svg = bars_marked(
+        &format!("% of Ideal per configuration{}", on_chips(results)),
+        &names,
+        &pct_series,
+        "% of Ideal (Ideal's latency / the method's)",
+        &pct_marks,
     )?;
-    files.push(("latency.svg".into(), svg));
-    md.push_str("![latency](latency.svg)\n");
+    files.push(("pct_of_ideal.svg".into(), svg));
+    md.push_str("![latency](latency.svg)\n\n![% of Ideal](pct_of_ideal.svg)\n\nIn the figures, \"×\" at 0 marks a method without a schedule (its label says why: \"no schedule\" when the heuristic finds none, \"infeasible\" when none exists, \"does not fit\" when no plan of an operator fits the chip's SRAM); in the latency figure Ideal is the outlined bar.\n");
     Ok(finding)
 }
 
-fn breakdown(results: &[CellResult], md: &mut String, files: &mut Files) -> Result<Finding> {
+fn breakdown(results: &[&CellResult], md: &mut String, files: &mut Files) -> Result<Finding> {
     md.push_str("## Breakdown, utilisation, throughput\n\n| configuration | HBM TB/s | method | latency ms | preload-only % | overlapped % | execute-only % | NoC-bound % | HBM util % | NoC util % | TFLOP/s |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
-    for r in results {
+    let names = labels(results);
+    for (r, name) in results.iter().zip(&names) {
         for m in &r.methods {
-            let t = m.makespan_ms.unwrap_or(f64::NAN);
             let b = m.breakdown;
             let total = b.map(|b| b.preload_only + b.overlapped + b.execute_only + b.noc_bound);
             let pct = |f: fn(&elk_sim::Breakdown) -> elk_stage::Cycles| {
@@ -252,11 +464,10 @@ fn breakdown(results: &[CellResult], md: &mut String, files: &mut Files) -> Resu
                     .map(|(b, tot)| 100.0 * f(&b).get() / tot.get().max(f64::MIN_POSITIVE))
             };
             md.push_str(&format!(
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
-                label(&r.cell),
+                "| {name} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
                 fmt(r.cell.hbm_tbps, 1),
                 m.method,
-                fmt(Some(t).filter(|t| t.is_finite()), 4),
+                value_or_why(r, &m.method, |x| x.makespan_ms, 4),
                 fmt(pct(|b| b.preload_only), 1),
                 fmt(pct(|b| b.overlapped), 1),
                 fmt(pct(|b| b.execute_only), 1),
@@ -270,9 +481,10 @@ fn breakdown(results: &[CellResult], md: &mut String, files: &mut Files) -> Resu
     let methods = methods_of(results);
     let categories: Vec<String> = results
         .iter()
-        .map(|r| match r.cell.hbm_tbps {
-            Some(h) => format!("{} {h} TB/s", label(&r.cell)),
-            None => label(&r.cell),
+        .zip(&names)
+        .map(|(r, name)| match r.cell.hbm_tbps {
+            Some(h) => format!("{name} {h} TB/s"),
+            None => name.clone(),
         })
         .collect();
     for (what, file, f) in [
@@ -286,23 +498,9 @@ fn breakdown(results: &[CellResult], md: &mut String, files: &mut Files) -> Resu
             m.noc_util.map(|u| 100.0 * u)
         }),
     ] {
-        let series: Vec<Series> = methods
-            .iter()
-            .map(|name| Series {
-                name: name.clone(),
-                points: results
-                    .iter()
-                    .enumerate()
-                    .map(|(i, r)| {
-                        (
-                            i as f64,
-                            r.methods.iter().find(|m| &m.method == name).and_then(f),
-                        )
-                    })
-                    .collect(),
-            })
-            .collect();
-        let svg = bars(what, &categories, &series, what)?;
+        let (series, marks) = method_series(&methods, results, |i, _| i as f64, f, false);
+        let title = format!("{what}{}", on_chips(results));
+        let svg = bars_marked(&title, &categories, &series, what, &marks)?;
         files.push((file.into(), svg));
         md.push_str(&format!("\n![{what}]({file})\n"));
     }
@@ -339,26 +537,31 @@ fn x_of(figure: &str, c: &Cell) -> (f64, &'static str) {
     }
 }
 
-/// Everything but the swept quantity: one chart per group.
+/// Everything but the swept quantity: one chart per group. The chip is part of it, so a grid
+/// of two chips draws two charts, never one line through both chips' points.
 fn group_of(figure: &str, c: &Cell) -> String {
     let mut g = label(c);
     match figure {
         "vs-noc" | "training" => g.push_str(&format!(" at HBM {} TB/s", fmt(c.hbm_tbps, 1))),
         _ => {}
     }
+    g.push_str(&format!(" on {}", c.chip));
     g
 }
 
 fn sweep_lines(
     figure: &str,
-    results: &[CellResult],
+    results: &[&CellResult],
     md: &mut String,
     files: &mut Files,
 ) -> Result<Finding> {
     let methods = methods_of(results);
     let mut groups: BTreeMap<String, Vec<&CellResult>> = BTreeMap::new();
     for r in results {
-        groups.entry(group_of(figure, &r.cell)).or_default().push(r);
+        groups
+            .entry(group_of(figure, &r.cell))
+            .or_default()
+            .push(*r);
     }
     let training = figure == "training";
     let y_desc = if training {
@@ -366,14 +569,8 @@ fn sweep_lines(
     } else {
         "latency (ms)"
     };
-    let value = |r: &CellResult, m: &str| -> Option<f64> {
-        let mr = r.methods.iter().find(|x| x.method == m)?;
-        if training {
-            mr.tflops
-        } else {
-            mr.makespan_ms
-        }
-    };
+    let of = |m: &MethodResult| if training { m.tflops } else { m.makespan_ms };
+    let value = |r: &CellResult, m: &str| result_of(r, m).and_then(of);
     for (n, (group, rows)) in groups.iter().enumerate() {
         let x_desc = rows.first().map_or("", |r| x_of(figure, &r.cell).1);
         md.push_str(&format!("## {group}\n\n| {x_desc} |"));
@@ -391,34 +588,27 @@ fn sweep_lines(
         for r in rows {
             md.push_str(&format!("| {} |", x_of(figure, &r.cell).0));
             for m in &methods {
-                md.push_str(&format!(" {} |", fmt(value(r, m), 4)));
+                md.push_str(&format!(" {} |", value_or_why(r, m, of, 4)));
             }
             if !training {
-                md.push_str(&format!(" {} |", fmt(r.ideal_ms, 4)));
+                let ideal = match r.ideal_ms {
+                    Some(i) => format!("{i:.4}"),
+                    None if r.does_not_fit => "does not fit".into(),
+                    None => "no figure".into(),
+                };
+                md.push_str(&format!(" {ideal} |"));
             }
             md.push('\n');
         }
-        let mut series: Vec<Series> = methods
-            .iter()
-            .map(|m| Series {
-                name: m.clone(),
-                points: rows
-                    .iter()
-                    .map(|r| (x_of(figure, &r.cell).0, value(r, m)))
-                    .collect(),
-            })
-            .collect();
-        if !training {
-            series.push(Series {
-                name: "ideal".into(),
-                points: rows
-                    .iter()
-                    .map(|r| (x_of(figure, &r.cell).0, r.ideal_ms))
-                    .collect(),
-            });
-        }
+        let (series, marks) = method_series(
+            &methods,
+            rows,
+            |_, r| x_of(figure, &r.cell).0,
+            of,
+            !training,
+        );
         let file = format!("{figure}-{n}.svg");
-        let svg = lines(group, x_desc, y_desc, &series)?;
+        let svg = lines_marked(group, x_desc, y_desc, &series, &marks)?;
         files.push((file.clone(), svg));
         md.push_str(&format!("\n![{group}]({file})\n\n"));
     }

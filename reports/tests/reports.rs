@@ -309,3 +309,71 @@ fn methods_without_a_schedule_store_status_and_reason() {
         "{md}"
     );
 }
+
+/// Static schedules BERT-base on ipu-mk2 and finds no schedule with 32 KiB of SRAM.
+fn static_with_and_without_a_schedule(name: &str) -> Vec<elk_reports::cell::CellResult> {
+    let d = dir(name);
+    std::fs::write(d.join("chip.toml"), mk2_with_sram(32768)).unwrap();
+    let grid_file = d.join("g.toml");
+    let text = grid_of(&["ipu-mk2", "chip.toml"], "\"basic\", \"static\"");
+    std::fs::write(&grid_file, text).unwrap();
+    let grid = Grid::from_file(&grid_file).unwrap();
+    let out = d.join("s.jsonl");
+    run_sweep(&grid, &out, None, &|_, _| {}).unwrap();
+    let results: Vec<_> = read_results(&out).unwrap().into_values().collect();
+    assert!(results[0].methods.iter().all(|m| m.makespan_ms.is_some()));
+    assert!(results[1].methods[0].makespan_ms.is_some());
+    assert!(results[1].methods[1].makespan_ms.is_none());
+    results
+}
+
+fn header() -> Header {
+    Header {
+        command: "x".into(),
+        inputs: "x".into(),
+        date: "2026-01-01".into(),
+    }
+}
+
+#[test]
+fn a_method_without_a_schedule_is_drawn_as_a_labelled_cross() {
+    let results = static_with_and_without_a_schedule("marker");
+    let files = report(&results, "marker", &header()).unwrap();
+    let svg = &files.iter().find(|f| f.0 == "latency.svg").unwrap().1;
+    // One marker (Static on the small chip), and the legend says what it means.
+    assert_eq!(svg.matches(">\nno schedule\n</text>").count(), 1, "{svg}");
+    assert!(svg.contains(">\n× at 0: no schedule\n</text>"), "{svg}");
+    // The table says why too, never a bare "-".
+    let md = &files[0].1;
+    assert!(
+        md.contains("| bert-base B8 S128 on chip.toml | ") && md.contains(" | no schedule | "),
+        "{md}"
+    );
+}
+
+#[test]
+fn means_of_pct_of_ideal_are_over_the_cells_every_method_schedules() {
+    let results = static_with_and_without_a_schedule("means");
+    let md = &report(&results, "means", &header()).unwrap()[0].1;
+    let pct = |cell: usize, m: usize| {
+        let r = &results[cell];
+        100.0 * r.ideal_ms.unwrap() / r.methods[m].makespan_ms.unwrap()
+    };
+    let common = format!(
+        "Mean % of Ideal over the 1 of 2 configurations where every method has a schedule: basic {:.1} %, static {:.1} %",
+        pct(0, 0),
+        pct(0, 1)
+    );
+    assert!(md.contains(&common), "{md}");
+    assert!(
+        md.contains("Excluded: bert-base B8 S128 on chip.toml (static: no schedule)."),
+        "{md}"
+    );
+    // Each method's own mean is still there, labelled as such.
+    let own = format!(
+        "Each method's mean over the configurations it schedules (different cells per method, so not comparable across methods): basic {:.1} % (2 cells), static {:.1} % (1 cells).",
+        (pct(0, 0) + pct(1, 0)) / 2.0,
+        pct(0, 1)
+    );
+    assert!(md.contains(&own), "{md}");
+}

@@ -144,6 +144,8 @@ pub fn solve(a: SolveArgs) -> anyhow::Result<()> {
     println!("{} — {}", inst.name, row.method);
     match (row.makespan_cycles, row.makespan_ms) {
         (Some(c), Some(ms)) => println!("makespan: {c} = {ms:.6} ms (simulated)"),
+        // Proven infeasible, or the heuristic found none (the notes say why).
+        _ if row.status.starts_with("infeasible") => println!("no schedule: {}", row.status),
         _ => println!("no schedule found"),
     }
     for n in &row.notes {
@@ -299,12 +301,19 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
     );
     let opt = |x: Option<f64>, f: &dyn Fn(f64) -> String| x.map_or("-".to_string(), f);
     for r in &rows {
-        // A method without a schedule says why in its makespan column, never a bare "-".
+        // A method without a schedule says so in its makespan column and why in the rest of
+        // its row, never a row of bare "-".
         let makespan = match r.makespan_ms {
             Some(v) => format!("{v:.4}"),
             None if r.status.starts_with("infeasible") => "infeasible".to_string(),
+            None if r.method == "ideal" => "no figure".to_string(),
             None => "no schedule".to_string(),
         };
+        if r.makespan_ms.is_none() && r.method != "ideal" {
+            let why = r.notes.last().map_or("no reason given", String::as_str);
+            println!("{:<w$} {makespan:>12}   {why}", r.method);
+            continue;
+        }
         println!(
             "{:<w$} {:>12} {:>10} {:>9} {:>9} {:>8} {:>8} {:>9} {:>10}",
             r.method,
@@ -328,14 +337,6 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
         inst.ms(roof.exec_cycles),
         inst.ms(roof.prefix_cycles)
     );
-    for r in rows
-        .iter()
-        .filter(|r| r.makespan_ms.is_none() && r.method != "ideal")
-    {
-        if let Some(why) = r.notes.last() {
-            println!("{}: {} — {why}", r.method, r.status);
-        }
-    }
     if let Some((layer, section)) = &layer {
         super::layer_exact::print(layer, section);
     }

@@ -272,3 +272,55 @@ fn help_documents_the_main_job_and_layer_exact() {
     let bad = elk(&["compare", "--layer-exact", "0"]);
     assert_eq!(bad.status.code(), Some(2));
 }
+
+/// The review's configuration (ux #7), its first layer: Static finds no schedule.
+const NO_STATIC: [&str; 14] = [
+    "compare",
+    "--model",
+    "llama2-7b",
+    "--batch",
+    "16",
+    "--kv",
+    "4096",
+    "--chip",
+    "ipu-mk2",
+    "--hbm-tbps",
+    "4",
+    "--layers",
+    "0..1",
+    "--no-timings",
+];
+
+#[test]
+fn a_method_without_a_schedule_says_why_in_its_row_and_pct_of_ideal_is_each_methods_own() {
+    let text = String::from_utf8(elk_ok(&NO_STATIC).stdout).unwrap();
+    let row = |m: &str| {
+        text.lines()
+            .find(|l| l.split_whitespace().next() == Some(m))
+            .unwrap_or_else(|| panic!("no row {m}: {text}"))
+            .to_string()
+    };
+    // The row says what happened and why, in place of a row of "-".
+    let stat = row("static");
+    assert!(
+        stat.contains(" no schedule   operator l0.attn.qk: no option with hot ≤ "),
+        "{text}"
+    );
+    assert!(!stat.contains(" - "), "{stat}");
+    // % Ideal is Ideal's figure over the method's own makespan, in the table and the JSON.
+    let j = elk_json(&[&NO_STATIC[..], &["--json"]].concat());
+    let rows = j["methods"].as_array().unwrap();
+    let ideal_ms = rows.last().unwrap()["makespan_ms"].as_f64().unwrap();
+    for r in rows {
+        let method = r["method"].as_str().unwrap();
+        match r["makespan_ms"].as_f64() {
+            Some(t) => {
+                let pct = r["ideal_pct"].as_f64().unwrap();
+                assert!((pct - 100.0 * ideal_ms / t).abs() < 1e-9, "{r}");
+                let shown = row(method);
+                assert!(shown.contains(&format!(" {pct:.1} ")), "{shown}");
+            }
+            None => assert!(r["ideal_pct"].is_null(), "{r}"),
+        }
+    }
+}
