@@ -49,8 +49,11 @@ pub(crate) fn to_schedule(inst: &Instance, method: &str, t: &Timeline) -> Schedu
 /// of the segment, stage), in time order (ends never decrease); the first is unbounded below.
 /// Built once per timeline: the segments up to operator j's start are a prefix of it, plus
 /// j's own wait ([`Spans::up_to`]), so converting n loads costs O(n log n), not O(n²).
+/// A time segment: (its end, the stage its load work goes to).
+type Segment = (f64, usize);
+
 struct Spans {
-    all: Vec<(f64, usize)>,
+    all: Vec<Segment>,
     /// `start[m]`: where operator m's segments (its wait, then its execution) begin in `all`.
     start: Vec<usize>,
     exec: Vec<(f64, f64)>,
@@ -79,7 +82,7 @@ impl Spans {
     /// The segments up to operator `j`'s start: a prefix of [`Spans::all`], then the wait
     /// before j, if any, which belongs to the stage before j for j's own load (it must finish
     /// by then).
-    fn up_to(&self, j: usize) -> (&[(f64, usize)], Option<(f64, usize)>) {
+    fn up_to(&self, j: usize) -> (&[Segment], Option<Segment>) {
         let exec = &self.exec;
         let tail = (j > 0 && exec[j].0 > exec[j - 1].1).then(|| (exec[j].0, j));
         (&self.all[..self.start[j]], tail)
@@ -90,13 +93,7 @@ impl Spans {
 /// the pieces sum to `h` exactly (the largest absorbs the rounding). Pieces of one stage are
 /// merged. Segments ending by `a` take nothing, so the walk starts at the first one ending
 /// after it (found by bisection: the ends never decrease).
-fn split(
-    prefix: &[(f64, usize)],
-    tail: Option<(f64, usize)>,
-    a: f64,
-    b: f64,
-    h: f64,
-) -> Vec<(usize, f64)> {
+fn split(prefix: &[Segment], tail: Option<Segment>, a: f64, b: f64, h: f64) -> Vec<(usize, f64)> {
     let len = b - a;
     let mut pieces: Vec<(usize, f64)> = Vec::new();
     let mut add = |stage: usize, x: f64| match pieces.last_mut() {
