@@ -62,9 +62,11 @@ cleanup() {
   if [ ${#pids[@]} -gt 0 ]; then
     step "stopping the cluster"
     if [ -n "${SLURM_CONF:-}" ] && kill -0 "${pids[1]:-0}" 2>/dev/null; then
-      scancel --quiet --user=root 2>/dev/null
-      for _ in $(seq 1 60); do
-        [ -z "$(squeue -h -o %i 2>/dev/null)" ] && break
+      timeout 5 scancel --quiet --user=root 2>/dev/null
+      local queued
+      for _ in $(seq 1 60); do # up to 30 s; a failing squeue ends the wait
+        queued=$(timeout 5 squeue -h -o %i 2>/dev/null) || break
+        [ -z "$queued" ] && break
         sleep 0.5
       done
     fi
@@ -208,19 +210,19 @@ MinJobAge=600
 NodeName=$node NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem_mb State=UNKNOWN
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 EOF
-export SLURM_CONF="$S/slurm.conf"
+export SLURM_CONF="$S/slurm.conf" # every client below runs under `timeout 20`: a hung client fails the test
 
 step "slurmctld"
 slurmctld -D -i -f "$SLURM_CONF" >"$S/log/slurmctld.out" 2>&1 &
 pids+=($!)
-for _ in $(seq 1 60); do scontrol ping 2>/dev/null | grep -q UP && break; sleep 0.5; done
-scontrol ping | grep -q UP || die "slurmctld did not come up (see $S/log/slurmctld.log)"
+for _ in $(seq 1 60); do timeout 20 scontrol ping 2>/dev/null | grep -q UP && break; sleep 0.5; done
+timeout 20 scontrol ping | grep -q UP || die "slurmctld did not come up (see $S/log/slurmctld.log)"
 
 step "slurmd"
 slurmd -D -N "$node" -f "$SLURM_CONF" >"$S/log/slurmd.out" 2>&1 &
 pids+=($!)
 for _ in $(seq 1 60); do
-  state=$(sinfo -h -n "$node" -o %T 2>/dev/null || true)
+  state=$(timeout 20 sinfo -h -n "$node" -o %T 2>/dev/null || true)
   [ "$state" = idle ] && break
   sleep 0.5
 done
@@ -242,13 +244,13 @@ EOF
 
 # Submits DIR/job.sh as an array over INDICES (e.g. 0-3); prints the job id.
 submit() { # DIR INDICES
-  sbatch --parsable --array="$2" --chdir="$1" "$1/job.sh" | cut -d';' -f1
+  timeout 20 sbatch --parsable --array="$2" --chdir="$1" "$1/job.sh" | cut -d';' -f1
 }
 
 # Waits until job JOBID has left the queue (at most 300 s).
 wait_gone() { # JOBID
   for _ in $(seq 1 600); do
-    [ -z "$(squeue -h -j "$1" -o %i 2>/dev/null)" ] && return 0
+    [ -z "$(timeout 20 squeue -h -j "$1" -o %i 2>/dev/null)" ] && return 0
     sleep 0.5
   done
   die "job $1 still queued after 300 s"
@@ -256,7 +258,7 @@ wait_gone() { # JOBID
 
 # The final state of array task JOBID_K (scontrol keeps finished jobs for MinJobAge).
 task_state() { # JOBID K
-  scontrol -o show job "$1_$2" 2>/dev/null | grep -o 'JobState=[A-Z_]*' | head -n 1 | cut -d= -f2 || true
+  timeout 20 scontrol -o show job "$1_$2" 2>/dev/null | grep -o 'JobState=[A-Z_]*' | head -n 1 | cut -d= -f2 || true
 }
 
 # Checks that every task in INDICES... of JOBID completed with exit code 0.
@@ -287,7 +289,8 @@ write_job "$dir" "$N1"
 step "run 1: sbatch --array=0-$((N1 - 1)) ($N1 shards)"
 jid=$(submit "$dir" "0-$((N1 - 1))") || die "sbatch failed"
 wait_gone "$jid"
-check_completed "$jid" $(seq 0 $((N1 - 1)))
+mapfile -t all1 < <(seq 0 $((N1 - 1)))
+check_completed "$jid" "${all1[@]}"
 step "run 1: job $jid done, all $N1 tasks COMPLETED"
 merge_and_cmp "$dir" "$N1"
 
@@ -302,9 +305,9 @@ jid=$(submit "$dir" "0-$((N2 - 1))") || die "sbatch failed"
 part="$dir/part.$K.jsonl"
 caught=0
 for _ in $(seq 1 1200); do # up to 120 s
-  st=$(squeue -h -j "${jid}_$K" -o %T 2>/dev/null || true)
+  st=$(timeout 20 squeue -h -j "${jid}_$K" -o %T 2>/dev/null || true)
   if [ "$st" = RUNNING ] && [ -f "$part" ] && [ "$(wc -l <"$part")" -ge 1 ]; then
-    scancel "${jid}_$K"
+    timeout 20 scancel "${jid}_$K"
     caught=1
     break
   fi
@@ -318,7 +321,8 @@ st=$(task_state "$jid" "$K")
 done_lines=$(wc -l <"$part")
 [ "$done_lines" -lt "$per_shard" ] ||
   die "task ${jid}_$K had written all $per_shard cells before scancel: not a midway cancel"
-check_completed "$jid" $(seq 0 $((N2 - 1)) | grep -vx "$K")
+mapfile -t others < <(seq 0 $((N2 - 1)) | grep -vx "$K")
+check_completed "$jid" "${others[@]}"
 step "run 2: task ${jid}_$K CANCELLED after $done_lines of $per_shard cells; the other tasks COMPLETED"
 
 step "run 2: resubmit task $K (same command)"
@@ -326,8 +330,9 @@ jid2=$(submit "$dir" "$K") || die "sbatch failed"
 wait_gone "$jid2"
 check_completed "$jid2" "$K"
 resumed=$(grep -o '[0-9]* already done' "$dir/slurm-${jid2}_$K.out" | cut -d' ' -f1 || true)
-[ -n "$resumed" ] && [ "$resumed" -ge 1 ] ||
+if [ -z "$resumed" ] || [ "$resumed" -lt 1 ]; then
   die "the resubmitted task did not resume from its partial file ($(tail -n 1 "$dir/slurm-${jid2}_$K.out"))"
+fi
 step "run 2: resubmitted task ${jid2}_$K COMPLETED, resumed: $resumed of $per_shard cells already done"
 merge_and_cmp "$dir" "$N2"
 
