@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
-/// The entry format; bump it when [`Entry`] changes.
+/// The entry format; bump it when the file layout (format, key, table) changes.
 pub const CACHE_FORMAT: &str = "elk-plan-cache/1";
 
 /// The source files whose code decides a table. A file added to planning or to a cost model
@@ -39,7 +39,7 @@ const PLANNER_SOURCES: [&str; 11] = [
     include_str!("../cost/roofline.rs"),
 ];
 
-/// `fnv1a64:…` of [`PLANNER_SOURCES`].
+/// `fnv1a64:…` of the planner's and cost models' source files (listed in this module).
 pub fn planner_fingerprint() -> &'static str {
     static FINGERPRINT: OnceLock<String> = OnceLock::new();
     FINGERPRINT.get_or_init(|| {
