@@ -138,8 +138,32 @@ pub fn solve(a: SolveArgs) -> anyhow::Result<()> {
             super::output::write_atomic(path, &trace.to_json())?;
         }
     }
+    // No schedule: the report is printed, then the command fails (exit 1), so a script sees
+    // that nothing was scheduled and that no `-o`/`--trace` file was written.
+    let no_schedule = || {
+        let written = [a.output.as_ref(), a.trace.as_ref()]
+            .into_iter()
+            .flatten()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>();
+        let nothing = if written.is_empty() {
+            String::new()
+        } else {
+            format!("; nothing written to {}", written.join(", "))
+        };
+        let why = row.notes.last().unwrap_or(&row.status);
+        anyhow::anyhow!(
+            "{} found no schedule for {}: {why}{nothing}",
+            row.method,
+            inst.name
+        )
+    };
     if a.json {
-        return super::print_json("solve", &config(), &row);
+        super::print_json("solve", &config(), &row)?;
+        return match result {
+            Some(_) => Ok(()),
+            None => Err(no_schedule()),
+        };
     }
     println!("{} — {}", inst.name, row.method);
     match (row.makespan_cycles, row.makespan_ms) {
@@ -154,7 +178,10 @@ pub fn solve(a: SolveArgs) -> anyhow::Result<()> {
     if let Some(c) = row.compile_s {
         println!("instance built in {build_s:.3} s, method ran in {c:.3} s");
     }
-    Ok(())
+    match result {
+        Some(_) => Ok(()),
+        None => Err(no_schedule()),
+    }
 }
 
 /// `compare` arguments.

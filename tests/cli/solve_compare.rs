@@ -324,3 +324,41 @@ fn a_method_without_a_schedule_says_why_in_its_row_and_pct_of_ideal_is_each_meth
         }
     }
 }
+
+/// ux #7: `solve` with a method that finds no schedule prints why and fails (exit 1), writing
+/// no `-o` file; the same solve with a method that schedules exits 0.
+#[test]
+fn solve_without_a_schedule_fails_and_writes_nothing() {
+    let dir = scratch("no-schedule");
+    let out_path = dir.join("static.sched.json");
+    let _ = std::fs::remove_file(&out_path);
+    let path = out_path.to_str().unwrap();
+    let solve = |method: &str, extra: &[&str]| {
+        let args: Vec<&str> = ["solve", "--method", method]
+            .iter()
+            .chain(&NO_STATIC[1..])
+            .chain(extra)
+            .copied()
+            .collect();
+        elk(&args)
+    };
+    let out = solve("static", &["-o", path]);
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("no schedule found"), "{stdout}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("error: static found no schedule for llama2-7b")
+            && err.contains("operator l0.attn.qk: no option with hot ≤ ")
+            && err
+                .trim_end()
+                .ends_with(&format!("nothing written to {path}")),
+        "{err}"
+    );
+    assert!(!out_path.exists());
+    let json = solve("static", &["--json"]);
+    assert_eq!(json.status.code(), Some(1));
+    assert!(results(&json.stdout)["makespan_ms"].is_null());
+    assert_eq!(solve("elk-dyn", &[]).status.code(), Some(0));
+}
