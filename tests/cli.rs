@@ -11,6 +11,8 @@ mod determinism;
 mod errors_and_exit_codes;
 #[path = "cli/exact.rs"]
 mod exact;
+#[path = "cli/figures.rs"]
+mod figures;
 #[path = "cli/golden_errors.rs"]
 mod golden_errors;
 #[path = "cli/identity.rs"]

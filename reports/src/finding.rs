@@ -31,9 +31,9 @@ pub struct Finding {
 
 impl Finding {
     /// The finding as a report file.
-    pub fn file(&self) -> (String, String) {
+    pub fn file(&self) -> (String, Vec<u8>) {
         let json = serde_json::to_string_pretty(self).unwrap_or_default();
-        (FILE.into(), json + "\n")
+        (FILE.into(), (json + "\n").into_bytes())
     }
 
     /// Reads `dir/finding.json`.

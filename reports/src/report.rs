@@ -8,10 +8,10 @@ use crate::cell::{CellResult, MethodResult, MethodStatus};
 use crate::error::Result;
 use crate::finding::Finding;
 use crate::grid::Cell;
-use crate::plot::{bars_marked, lines_marked, Absent, Marks, Series};
+use crate::plot::{bars_marked, lines_marked, Absent, Marks, Series, Style};
 use std::collections::BTreeMap;
 
-/// Where a report came from: printed at its top.
+/// Where a report came from (printed at its top), and how its figures are drawn.
 #[derive(Clone, Debug)]
 pub struct Header {
     /// The command that made it.
@@ -20,6 +20,8 @@ pub struct Header {
     pub inputs: String,
     /// The date (YYYY-MM-DD).
     pub date: String,
+    /// The figures' size and font (not printed).
+    pub style: Style,
 }
 
 impl Header {
@@ -51,8 +53,8 @@ pub fn today() -> String {
     format!("{y:04}-{m:02}-{d:02}")
 }
 
-/// A report: its files (name → contents), `README.md` first.
-pub type Files = Vec<(String, String)>;
+/// A report: its files (name → contents: text, or a PNG figure), `README.md` first.
+pub type Files = Vec<(String, Vec<u8>)>;
 
 fn label(c: &Cell) -> String {
     let mut s = format!("{} B{} S{}", c.model, c.batch, c.kv);
@@ -226,11 +228,11 @@ pub fn report(results: &[CellResult], title: &str, header: &Header) -> Result<Fi
         ok.len()
     ));
     let mut finding = match figure {
-        "breakdown" => breakdown(&shown, &mut md, &mut files)?,
+        "breakdown" => breakdown(&shown, &mut md, &mut files, &header.style)?,
         "vs-hbm" | "vs-noc" | "vs-cores" | "training" => {
-            sweep_lines(figure, &shown, &mut md, &mut files)?
+            sweep_lines(figure, &shown, &mut md, &mut files, &header.style)?
         }
-        _ => latency_bars(&shown, &mut md, &mut files)?,
+        _ => latency_bars(&shown, &mut md, &mut files, &header.style)?,
     };
     finding.question = format!("{title}: {}", finding.question);
     if !errors.is_empty() {
@@ -273,7 +275,8 @@ pub fn report(results: &[CellResult], title: &str, header: &Header) -> Result<Fi
             ));
         }
     }
-    files.insert(0, ("README.md".into(), md));
+    files.insert(0, ("README.md".into(), md.into_bytes()));
+    crate::plot::relink(&mut files);
     Ok(files)
 }
 
@@ -285,7 +288,12 @@ fn headline_method(methods: &[String]) -> Option<&String> {
         .or(methods.last())
 }
 
-fn latency_bars(results: &[&CellResult], md: &mut String, files: &mut Files) -> Result<Finding> {
+fn latency_bars(
+    results: &[&CellResult],
+    md: &mut String,
+    files: &mut Files,
+    style: &Style,
+) -> Result<Finding> {
     let methods = methods_of(results);
     md.push_str("## Latency (ms)\n\n| configuration |");
     for m in &methods {
@@ -410,8 +418,9 @@ fn latency_bars(results: &[&CellResult], md: &mut String, files: &mut Files) -> 
         &series,
         "latency (ms)",
         &marks,
+        style,
     )?;
-    files.push(("latency.svg".into(), svg));
+    files.extend(svg.files("latency"));
     // The same cells as % of Ideal: the figure's question, on one scale for every model.
     let mut pct_marks = Marks::default();
     let pct_series: Vec<Series> = methods
@@ -446,13 +455,19 @@ fn latency_bars(results: &[&CellResult], md: &mut String, files: &mut Files) -> 
         &pct_series,
         "% of Ideal (Ideal's latency / the method's)",
         &pct_marks,
+        style,
     )?;
-    files.push(("pct_of_ideal.svg".into(), svg));
+    files.extend(svg.files("pct_of_ideal"));
     md.push_str("![latency](latency.svg)\n\n![% of Ideal](pct_of_ideal.svg)\n\nIn the figures, \"×\" at 0 marks a method without a schedule (its label says why: \"no schedule\" when the heuristic finds none, \"infeasible\" when none exists, \"does not fit\" when no plan of an operator fits the chip's SRAM); in the latency figure Ideal is the outlined bar.\n");
     Ok(finding)
 }
 
-fn breakdown(results: &[&CellResult], md: &mut String, files: &mut Files) -> Result<Finding> {
+fn breakdown(
+    results: &[&CellResult],
+    md: &mut String,
+    files: &mut Files,
+    style: &Style,
+) -> Result<Finding> {
     md.push_str("## Breakdown, utilisation, throughput\n\n| configuration | HBM TB/s | method | latency ms | preload-only % | overlapped % | execute-only % | NoC-bound % | HBM util % | NoC util % | TFLOP/s |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
     let names = labels(results);
     for (r, name) in results.iter().zip(&names) {
@@ -487,22 +502,22 @@ fn breakdown(results: &[&CellResult], md: &mut String, files: &mut Files) -> Res
             None => name.clone(),
         })
         .collect();
-    for (what, file, f) in [
+    for (what, stem, f) in [
         (
             "HBM utilisation (%)",
-            "hbm_util.svg",
+            "hbm_util",
             (|m: &crate::cell::MethodResult| m.hbm_util.map(|u| 100.0 * u))
                 as fn(&crate::cell::MethodResult) -> Option<f64>,
         ),
-        ("NoC utilisation (%)", "noc_util.svg", |m| {
+        ("NoC utilisation (%)", "noc_util", |m| {
             m.noc_util.map(|u| 100.0 * u)
         }),
     ] {
         let (series, marks) = method_series(&methods, results, |i, _| i as f64, f, false);
         let title = format!("{what}{}", on_chips(results));
-        let svg = bars_marked(&title, &categories, &series, what, &marks)?;
-        files.push((file.into(), svg));
-        md.push_str(&format!("\n![{what}]({file})\n"));
+        let figure = bars_marked(&title, &categories, &series, what, &marks, style)?;
+        files.extend(figure.files(stem));
+        md.push_str(&format!("\n![{what}]({stem}.svg)\n"));
     }
     let util: Vec<String> = headline_method(&methods)
         .map(|name| {
@@ -554,6 +569,7 @@ fn sweep_lines(
     results: &[&CellResult],
     md: &mut String,
     files: &mut Files,
+    style: &Style,
 ) -> Result<Finding> {
     let methods = methods_of(results);
     let mut groups: BTreeMap<String, Vec<&CellResult>> = BTreeMap::new();
@@ -607,10 +623,10 @@ fn sweep_lines(
             of,
             !training,
         );
-        let file = format!("{figure}-{n}.svg");
-        let svg = lines_marked(group, x_desc, y_desc, &series, &marks)?;
-        files.push((file.clone(), svg));
-        md.push_str(&format!("\n![{group}]({file})\n\n"));
+        let stem = format!("{figure}-{n}");
+        let drawn = lines_marked(group, x_desc, y_desc, &series, &marks, style)?;
+        files.extend(drawn.files(&stem));
+        md.push_str(&format!("\n![{group}]({stem}.svg)\n\n"));
     }
     // Headline: the quoted method (and Ideal) from the first to the last swept value.
     let unit = if training { "TFLOP/s" } else { "ms" };

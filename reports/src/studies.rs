@@ -91,7 +91,7 @@ pub fn run(name: &str, header: &Header) -> Option<Result<Files>> {
 
 /// [`run`], telling `progress` each step as it happens (the files are the same).
 pub fn run_with(name: &str, header: &Header, progress: &OnStep<'_>) -> Option<Result<Files>> {
-    Some(match name {
+    let files = match name {
         "gap" => gap::run(header, progress),
         "gap-whole" => gap_whole::run(header, progress),
         "ideal" => ideal::run(header, progress),
@@ -100,7 +100,12 @@ pub fn run_with(name: &str, header: &Header, progress: &OnStep<'_>) -> Option<Re
         "cost-noise" => cost_noise::run(header, progress),
         "ablation" => ablation::run(header, progress),
         _ => return None,
-    })
+    };
+    // The studies link their figures as SVG; PNG figures are linked as such.
+    Some(files.map(|mut f| {
+        crate::plot::relink(&mut f);
+        f
+    }))
 }
 
 /// (median, p90, max) of values (empty: zeros).

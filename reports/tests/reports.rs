@@ -16,6 +16,14 @@ hbm_tbps = [4.0, 16.0]
 methods = ["basic"]
 "#;
 
+/// A report's files as text (SVG figures: every file is).
+fn texts(files: elk_reports::report::Files) -> Vec<(String, String)> {
+    files
+        .into_iter()
+        .map(|(name, body)| (name, String::from_utf8(body).unwrap()))
+        .collect()
+}
+
 fn dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("elk-reports-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
@@ -56,8 +64,9 @@ fn interrupted_resumed_and_sharded_sweeps_equal_a_straight_run() {
         command: "elk-opt sweep tiny.toml".into(),
         inputs: "tiny.toml".into(),
         date: "2026-11-29".into(),
+        style: Default::default(),
     };
-    let files = report(&results, "tiny", &header).unwrap();
+    let files = texts(report(&results, "tiny", &header).unwrap());
     assert_eq!(files[0].0, "README.md");
     assert!(files[0].1.contains("`elk-opt sweep tiny.toml`") && files[0].1.contains("2026-11-29"));
     let svgs: Vec<_> = files.iter().filter(|f| f.0.ends_with(".svg")).collect();
@@ -285,9 +294,10 @@ fn methods_without_a_schedule_store_status_and_reason() {
         command: "x".into(),
         inputs: "x".into(),
         date: "2026-01-01".into(),
+        style: Default::default(),
     };
     let results: Vec<_> = read_results(&out).unwrap().into_values().collect();
-    let md = &report(&results, "new", &header).unwrap()[0].1;
+    let md = &texts(report(&results, "new", &header).unwrap())[0].1;
     assert!(
         md.contains("| static | no schedule found | operator embed.tokens.gather: no option"),
         "{md}"
@@ -303,7 +313,7 @@ fn methods_without_a_schedule_store_status_and_reason() {
     std::fs::write(&old_file, &old).unwrap();
     let results: Vec<_> = read_results(&old_file).unwrap().into_values().collect();
     assert_eq!(results[0].methods[1].status, None);
-    let md = &report(&results, "old", &header).unwrap()[0].1;
+    let md = &texts(report(&results, "old", &header).unwrap())[0].1;
     assert!(
         md.contains("| static | no schedule (not recorded why) |"),
         "{md}"
@@ -332,13 +342,14 @@ fn header() -> Header {
         command: "x".into(),
         inputs: "x".into(),
         date: "2026-01-01".into(),
+        style: Default::default(),
     }
 }
 
 #[test]
 fn a_method_without_a_schedule_is_drawn_as_a_labelled_cross() {
     let results = static_with_and_without_a_schedule("marker");
-    let files = report(&results, "marker", &header()).unwrap();
+    let files = texts(report(&results, "marker", &header()).unwrap());
     let svg = &files.iter().find(|f| f.0 == "latency.svg").unwrap().1;
     // One marker (Static on the small chip), and the legend says what it means.
     assert_eq!(svg.matches(">\nno schedule\n</text>").count(), 1, "{svg}");
@@ -354,7 +365,7 @@ fn a_method_without_a_schedule_is_drawn_as_a_labelled_cross() {
 #[test]
 fn means_of_pct_of_ideal_are_over_the_cells_every_method_schedules() {
     let results = static_with_and_without_a_schedule("means");
-    let md = &report(&results, "means", &header()).unwrap()[0].1;
+    let md = &texts(report(&results, "means", &header()).unwrap())[0].1;
     let pct = |cell: usize, m: usize| {
         let r = &results[cell];
         100.0 * r.ideal_ms.unwrap() / r.methods[m].makespan_ms.unwrap()
@@ -376,4 +387,157 @@ fn means_of_pct_of_ideal_are_over_the_cells_every_method_schedules() {
         pct(0, 1)
     );
     assert!(md.contains(&own), "{md}");
+}
+
+/// The rows of a figure's CSV (header first), split at commas (these labels have none).
+fn csv_rows(csv: &str) -> Vec<Vec<String>> {
+    csv.lines()
+        .map(|l| l.split(',').map(str::to_string).collect())
+        .collect()
+}
+
+/// The data bars of `svg` in `colour` (filled, or outlined for the reference) as pixel
+/// heights, in drawing order; the legend's 20 × 12 swatch is left out.
+fn bar_heights(svg: &str, colour: &str, outlined: bool) -> Vec<f64> {
+    let paint = if outlined {
+        format!("fill=\"none\" stroke=\"{colour}\"")
+    } else {
+        format!("fill=\"{colour}\" stroke=\"none\"")
+    };
+    let attr = |rect: &str, name: &str| -> f64 {
+        let at = rect.find(&format!(" {name}=\"")).unwrap() + name.len() + 3;
+        rect[at..].split('"').next().unwrap().parse().unwrap()
+    };
+    svg.split("<rect ")
+        .skip(1)
+        .map(|r| r.split("/>").next().unwrap())
+        .filter(|r| r.contains(&paint))
+        .filter(|r| !(attr(r, "width") == 20.0 && attr(r, "height") == 12.0))
+        .map(|r| attr(r, "height"))
+        .collect()
+}
+
+#[test]
+fn every_figure_has_a_csv_of_exactly_its_plotted_numbers() {
+    let results = static_with_and_without_a_schedule("csv");
+    let files = texts(report(&results, "csv", &header()).unwrap());
+    let file = |name: &str| &files.iter().find(|f| f.0 == name).unwrap().1;
+    // Every figure has its CSV, and only figures have one.
+    let stems = |ext: &str| -> Vec<String> {
+        let mut v: Vec<String> = files
+            .iter()
+            .filter_map(|f| f.0.strip_suffix(ext).map(str::to_string))
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(stems(".svg"), stems(".csv"));
+    assert_eq!(stems(".svg"), ["latency", "pct_of_ideal"]);
+
+    let rows = csv_rows(file("latency.csv"));
+    assert_eq!(rows[0], ["series", "category", "latency (ms)", "note"]);
+    let labels = [
+        "bert-base B8 S128 on ipu-mk2",
+        "bert-base B8 S128 on chip.toml",
+    ];
+    // One row per series and configuration: each method's makespan, then Ideal, exactly as
+    // measured (a number that reads back to the same f64), or empty with why.
+    let mut expected = Vec::new();
+    for (m, name) in ["basic", "static"].iter().enumerate() {
+        for (r, label) in results.iter().zip(labels) {
+            let (y, note) = match r.methods[m].makespan_ms {
+                Some(v) => (v.to_string(), String::new()),
+                None => (String::new(), "absent: no schedule".to_string()),
+            };
+            expected.push(vec![name.to_string(), label.into(), y, note]);
+        }
+    }
+    for (r, label) in results.iter().zip(labels) {
+        let y = r.ideal_ms.unwrap().to_string();
+        expected.push(vec!["ideal".into(), label.into(), y, "reference".into()]);
+    }
+    assert_eq!(rows[1..], expected[..]);
+
+    // The SVG draws those numbers: per series as many bars as the CSV has values, each as
+    // tall as its value on one common scale (to the pixel).
+    let svg = file("latency.svg");
+    let drawn: Vec<Vec<f64>> = [("#0072B2", false), ("#D55E00", false), ("#009E73", true)]
+        .iter()
+        .map(|(c, o)| bar_heights(svg, c, *o))
+        .collect();
+    let values: Vec<Vec<f64>> = ["basic", "static", "ideal"]
+        .iter()
+        .map(|s| {
+            rows.iter()
+                .filter(|r| r[0] == *s && !r[2].is_empty())
+                .map(|r| r[2].parse().unwrap())
+                .collect()
+        })
+        .collect();
+    let counts = |v: &[Vec<f64>]| v.iter().map(Vec::len).collect::<Vec<_>>();
+    assert_eq!(counts(&drawn), counts(&values), "{svg}");
+    assert_eq!(counts(&values), [2, 1, 2]);
+    let (h_max, v_max) = drawn
+        .iter()
+        .flatten()
+        .zip(values.iter().flatten())
+        .fold((0.0f64, 0.0f64), |a, (h, v)| (a.0.max(*h), a.1.max(*v)));
+    for (h, v) in drawn.iter().flatten().zip(values.iter().flatten()) {
+        assert!(
+            (h - v * h_max / v_max).abs() <= 1.5,
+            "bar {h} px for {v} ms"
+        );
+    }
+}
+
+#[test]
+fn line_figures_have_a_csv_with_the_swept_quantity_and_units() {
+    let grid = Grid::from_toml("tiny", TINY).unwrap();
+    let out = dir("lines-csv").join("r.jsonl");
+    run_sweep(&grid, &out, None, &|_, _| {}).unwrap();
+    let results: Vec<_> = read_results(&out).unwrap().into_values().collect();
+    let files = texts(report(&results, "tiny", &header()).unwrap());
+    let csvs: Vec<_> = files.iter().filter(|f| f.0.ends_with(".csv")).collect();
+    assert_eq!(csvs.len(), 2, "one per plot");
+    for (name, csv) in csvs {
+        let rows = csv_rows(csv);
+        assert_eq!(
+            rows[0],
+            ["series", "HBM bandwidth (TB/s)", "latency (ms)", "note"],
+            "{name}"
+        );
+        // basic and Ideal at 4 and 16 TB/s.
+        let xs: Vec<(&str, &str)> = rows[1..]
+            .iter()
+            .map(|r| (r[0].as_str(), r[1].as_str()))
+            .collect();
+        assert_eq!(
+            xs,
+            [
+                ("basic", "4"),
+                ("basic", "16"),
+                ("ideal", "4"),
+                ("ideal", "16")
+            ]
+        );
+        // The figure's group (its title, linked in the README) names the batch.
+        let svg = name.replace(".csv", ".svg");
+        let md = &files[0].1;
+        let link = md.find(&format!("]({svg})")).unwrap();
+        let group = &md[md[..link].rfind("![").unwrap()..link];
+        let batch: u64 = if group.contains(" B8 ") { 8 } else { 16 };
+        assert!(group.contains(&format!(" B{batch} ")), "{group}");
+        for r in &rows[1..] {
+            let cell = results
+                .iter()
+                .find(|c| c.cell.batch == batch && c.cell.hbm_tbps == Some(r[1].parse().unwrap()))
+                .unwrap();
+            let want = if r[0] == "basic" {
+                cell.methods[0].makespan_ms
+            } else {
+                cell.ideal_ms
+            };
+            assert_eq!(r[2].parse::<f64>().ok(), want, "{name}: {r:?}");
+        }
+    }
 }

@@ -16,6 +16,11 @@ pub fn write_schedule(path: &Path, inst: &Instance, schedule: &Schedule) -> anyh
 
 /// Writes `contents` to `path` atomically.
 pub fn write_atomic(path: &Path, contents: &str) -> anyhow::Result<()> {
+    write_atomic_bytes(path, contents.as_bytes())
+}
+
+/// Writes `contents` (text, or a PNG figure) to `path` atomically.
+pub fn write_atomic_bytes(path: &Path, contents: &[u8]) -> anyhow::Result<()> {
     let dir = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())

@@ -4,6 +4,7 @@
 use super::flags::OldOut;
 use clap::{Args, Subcommand};
 use elk_reports::grid::{preset, Grid, PRESETS};
+use elk_reports::plot::{Format, Style};
 use elk_reports::report::{report, today, Header};
 use elk_reports::sweep::{merge, read_results, run_sweep, Shard};
 use serde::Serialize;
@@ -19,6 +20,8 @@ pub struct SweepArgs {
     output: Option<PathBuf>,
     #[command(flatten)]
     old_out: OldOut,
+    #[command(flatten)]
+    figures: FigureFlags,
     /// Run only slice K of N (cells with index ≡ K mod N); join slices with `report merge`.
     #[arg(long)]
     shard: Option<String>,
@@ -43,6 +46,8 @@ pub struct ReportArgs {
     output: Option<PathBuf>,
     #[command(flatten)]
     old_out: OldOut,
+    #[command(flatten)]
+    figures: FigureFlags,
     /// Machine-readable list of the files written (on stdout).
     #[arg(long)]
     json: bool,
@@ -87,6 +92,51 @@ Caveats: exact results use a 20–40 s limit per instance (unproven instances ar
 in gap statistics); which instances get proven can vary with machine load. The detailed simulator \
 replays loads greedily (as fast as HBM and links allow); see docs/detailed.md.";
 
+/// How `sweep --report`, `report` and `study` draw their figures. Every figure gets a CSV
+/// beside it (same stem) with exactly the numbers it plots, whatever the format.
+#[derive(Args, Debug, Clone)]
+pub struct FigureFlags {
+    /// Figure format: svg or png (PDF: convert the SVG, see docs/sweeps.md).
+    #[arg(
+        long,
+        value_name = "svg|png",
+        default_value = "svg",
+        help_heading = "Figures"
+    )]
+    format: String,
+    /// PNG resolution in pixels per inch (default 96: one pixel per px; 300 for print).
+    #[arg(long, value_name = "DPI", value_parser = clap::value_parser!(u32).range(24..=1200), help_heading = "Figures")]
+    dpi: Option<u32>,
+    /// Figure width in px (default: as wide as the labels and legend need).
+    #[arg(long, value_name = "PX", value_parser = clap::value_parser!(u32).range(240..=20000), help_heading = "Figures")]
+    width: Option<u32>,
+    /// Figure height in px (default: 440 px plus the category labels for bars, 520 px for lines).
+    #[arg(long, value_name = "PX", value_parser = clap::value_parser!(u32).range(200..=20000), help_heading = "Figures")]
+    height: Option<u32>,
+    /// Size of axis labels and legend text in px (default 14); titles scale with it.
+    #[arg(long, value_name = "PX", value_parser = clap::value_parser!(u32).range(6..=72), help_heading = "Figures")]
+    font_size: Option<u32>,
+}
+
+impl FigureFlags {
+    /// The figures' format, size and font; an unknown format (or --dpi without png) is a
+    /// usage error, found before any work runs.
+    fn style(&self) -> anyhow::Result<Style> {
+        let format = Format::parse(&self.format, self.dpi).map_err(|e| match e {
+            elk_reports::ReportError::Plot { name, detail } => {
+                super::flags::Usage(format!("{name} {}: {detail}", self.format))
+            }
+            other => super::flags::Usage(other.to_string()),
+        })?;
+        Ok(Style {
+            width: self.width,
+            height: self.height,
+            font_size: self.font_size,
+            format,
+        })
+    }
+}
+
 /// The grid of a preset name or a TOML file.
 pub fn load_grid(name: &str) -> anyhow::Result<Grid> {
     if let Some(text) = preset(name) {
@@ -110,10 +160,10 @@ fn grid_stem(name: &str) -> String {
 }
 
 /// Writes a report's files into `dir` (each atomically).
-pub fn write_report(dir: &Path, files: &[(String, String)]) -> anyhow::Result<()> {
+pub fn write_report(dir: &Path, files: &[(String, Vec<u8>)]) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir)?;
     for (name, text) in files {
-        super::output::write_atomic(&dir.join(name), text)?;
+        super::output::write_atomic_bytes(&dir.join(name), text)?;
     }
     Ok(())
 }
@@ -163,7 +213,7 @@ fn written<C: Serialize>(
     config: &C,
     json: bool,
     dir: &Path,
-    files: &[(String, String)],
+    files: &[(String, Vec<u8>)],
 ) -> anyhow::Result<()> {
     write_report(dir, files)?;
     if json {
@@ -180,6 +230,7 @@ fn written<C: Serialize>(
 
 pub fn sweep(a: SweepArgs) -> anyhow::Result<()> {
     a.old_out.refuse()?;
+    let style = a.figures.style()?;
     let grid = load_grid(&a.grid)?;
     let shard = a.shard.as_deref().map(Shard::parse).transpose()?;
     let out = a
@@ -226,6 +277,7 @@ pub fn sweep(a: SweepArgs) -> anyhow::Result<()> {
             command: command_line(),
             inputs: format!("grid {}", a.grid),
             date: today(),
+            style,
         };
         write_report(
             dir,
@@ -269,6 +321,7 @@ pub fn sweep(a: SweepArgs) -> anyhow::Result<()> {
 
 pub fn run(a: ReportArgs) -> anyhow::Result<()> {
     a.old_out.refuse()?;
+    let style = a.figures.style()?;
     if let Some(ReportCmd::Merge {
         inputs,
         output,
@@ -302,7 +355,7 @@ pub fn run(a: ReportArgs) -> anyhow::Result<()> {
             &config,
             *json,
             dir,
-            &[("README.md".into(), md)],
+            &[("README.md".into(), md.into_bytes())],
         );
     }
     let (Some(file), Some(out)) = (a.file, a.output) else {
@@ -319,6 +372,7 @@ pub fn run(a: ReportArgs) -> anyhow::Result<()> {
         command: command_line(),
         inputs: file.display().to_string(),
         date: today(),
+        style,
     };
     let title = format!("Report of {}", file.display());
     let config = serde_json::json!({ "file": file, "output": out });
@@ -341,6 +395,8 @@ pub struct StudyArgs {
     output: Option<PathBuf>,
     #[command(flatten)]
     old_out: OldOut,
+    #[command(flatten)]
+    figures: FigureFlags,
     /// Machine-readable list of the files written (on stdout).
     #[arg(long)]
     json: bool,
@@ -348,10 +404,12 @@ pub struct StudyArgs {
 
 pub fn study(a: StudyArgs) -> anyhow::Result<()> {
     a.old_out.refuse()?;
+    let style = a.figures.style()?;
     let header = Header {
         command: command_line(),
         inputs: "built-in corpus and models (see the text)".into(),
         date: today(),
+        style,
     };
     let bar = super::progress::study_bar(&a.name);
     let shown = |step: elk_reports::studies::Step<'_>| {

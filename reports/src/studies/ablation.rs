@@ -97,7 +97,14 @@ pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
         md.push('\n');
     }
     let categories: Vec<String> = models.iter().map(|s| s.to_string()).collect();
-    let svg = bars("Ablation of Elk", &categories, &series, "latency (ms)")?;
+    let [svg, csv] = bars(
+        "Ablation of Elk",
+        &categories,
+        &series,
+        "latency (ms)",
+        &header.style,
+    )?
+    .files("ablation");
     md.push_str("\n![ablation](ablation.svg)\n");
     // Headline: each variant's mean cost over Elk-Full, in %.
     let costs: Vec<String> = vs
@@ -127,8 +134,9 @@ pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
         number: costs.first().cloned().unwrap_or_else(|| "-".into()),
     };
     Ok(vec![
-        ("README.md".into(), md),
-        ("ablation.svg".into(), svg),
+        ("README.md".into(), md.into_bytes()),
+        svg,
+        csv,
         finding.file(),
     ])
 }

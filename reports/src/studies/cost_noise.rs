@@ -106,12 +106,14 @@ pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
                 .collect(),
         })
         .collect();
-    let svg = bars(
+    let [svg, csv] = bars(
         "Degradation from cost noise",
         &categories,
         &series,
         "degradation (% of true-cost plan)",
-    )?;
+        &header.style,
+    )?
+    .files("noise");
     md.push_str("\n![noise](noise.svg)\n");
     let mean = |d: &[f64]| d.iter().sum::<f64>() / d.len().max(1) as f64;
     let max = |d: &[f64]| d.iter().copied().fold(f64::NEG_INFINITY, f64::max);
@@ -145,8 +147,9 @@ pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
         number: worst.map_or("-".into(), |(x, m)| format!("up to {x:.1} % ({m})")),
     };
     Ok(vec![
-        ("README.md".into(), md),
-        ("noise.svg".into(), svg),
+        ("README.md".into(), md.into_bytes()),
+        svg,
+        csv,
         finding.file(),
     ])
 }

@@ -234,7 +234,7 @@ pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
                 .collect(),
         })
         .collect();
-    let svg = bars(
+    let [svg, csv] = bars(
         &format!(
             "Gap to the optimum on the {} instances every method schedules",
             common.len()
@@ -242,7 +242,9 @@ pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
         &categories,
         &series,
         "gap to optimum (%)",
-    )?;
+        &header.style,
+    )?
+    .files("gaps");
     md.push_str("\n![gaps](gaps.svg)\n\n## Worst cases (Elk-Full)\n\n| instance | Elk-Full cycles | optimum cycles | gap % | what differs |\n|---|---|---|---|---|\n");
     let full = FULL;
     let mut worst: Vec<&&Row> = proven
@@ -309,8 +311,9 @@ pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
         number: format!("median {med:.1} %, max {max:.1} %"),
     };
     Ok(vec![
-        ("README.md".into(), md),
-        ("gaps.svg".into(), svg),
+        ("README.md".into(), md.into_bytes()),
+        svg,
+        csv,
         finding.file(),
     ])
 }

@@ -11,7 +11,7 @@ use super::{OnStep, Steps};
 use crate::cell::cell_instance;
 use crate::error::Result;
 use crate::grid::Cell;
-use crate::plot::{lines, Series};
+use crate::plot::{lines, Figure, Series, Style};
 use elk_solver::{solve_exact_with, ExactOptions, Retimed, WholeModelBound};
 use elk_stage::instance::Instance;
 use elk_stage::schedule::Schedule;
@@ -161,7 +161,7 @@ fn cell(v: Option<f64>, digits: usize) -> String {
 pub type Headline = (String, f64, f64);
 
 /// The section's Markdown, its plot, and each point's [`Headline`] for the finding.
-pub fn section(points: &[Point]) -> Result<(String, String, Vec<Headline>)> {
+pub fn section(points: &[Point], style: &Style) -> Result<(String, Figure, Vec<Headline>)> {
     let names = method_names();
     let full = names.iter().position(|n| *n == "elk-full").unwrap_or(0);
     let mut md = format!(
@@ -231,6 +231,7 @@ pub fn section(points: &[Point]) -> Result<(String, String, Vec<Headline>)> {
         "HBM bandwidth (TB/s)",
         "certified gap to the optimum, at most (%)",
         &series,
+        style,
     )?;
     Ok((md, svg, headline))
 }
@@ -238,7 +239,8 @@ pub fn section(points: &[Point]) -> Result<(String, String, Vec<Headline>)> {
 /// `study gap-whole`: the section alone, as its own report.
 pub fn run(header: &crate::report::Header, progress: &OnStep<'_>) -> Result<crate::report::Files> {
     let points = points(BOUND_LIMIT_S, progress)?;
-    let (section_md, svg, headline) = section(&points)?;
+    let (section_md, figure, headline) = section(&points, &header.style)?;
+    let [svg, csv] = figure.files("whole-model-gaps");
     let mut md = header.markdown("Study: certified gaps on whole models");
     md.push_str("The whole-model part of the gap study (`elk-opt study gap` covers sub-instances with proven optima).\n");
     md.push_str(&section_md);
@@ -259,8 +261,9 @@ pub fn run(header: &crate::report::Header, progress: &OnStep<'_>) -> Result<crat
         number: format!("best schedule within {worst:.2} % of optimal at every point"),
     };
     Ok(vec![
-        ("README.md".into(), md),
-        ("whole-model-gaps.svg".into(), svg),
+        ("README.md".into(), md.into_bytes()),
+        svg,
+        csv,
         finding.file(),
     ])
 }

@@ -122,17 +122,19 @@ pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
                     .collect(),
             });
         }
-        let file = format!("emulation-{n}.svg");
-        let svg = lines(
+        let stem = format!("emulation-{n}");
+        let file = format!("{stem}.svg");
+        let figure = lines(
             &format!("{model} on {chip_name}"),
             "HBM controllers C",
             "latency (ms, detailed simulator)",
             &series,
+            &header.style,
         )?;
-        files.push((file.clone(), svg));
+        files.extend(figure.files(&stem));
         md.push_str(&format!("\n![{model} on {chip_name}]({file})\n\n"));
     }
-    files.insert(0, ("README.md".into(), md));
+    files.insert(0, ("README.md".into(), md.into_bytes()));
     let c = COUNTS[COUNTS.len() - 1];
     let parts: Vec<String> = headline
         .iter()

@@ -74,12 +74,14 @@ pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
                 .collect(),
         },
     ];
-    let svg = bars(
+    let [svg, csv] = bars(
         "Ideal relative to the optimum and the LP bound",
         &categories,
         &series,
         "Ideal − reference (% of reference)",
-    )?;
+        &header.style,
+    )?
+    .files("ideal");
     md.push_str("\n![ideal](ideal.svg)\n");
     let equal = vs_opt.len() - above - below;
     let finding = Finding {
@@ -92,8 +94,9 @@ pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
         number: format!("{:.1} … {x1:.1} %", min(&vs_opt)),
     };
     Ok(vec![
-        ("README.md".into(), md),
-        ("ideal.svg".into(), svg),
+        ("README.md".into(), md.into_bytes()),
+        svg,
+        csv,
         finding.file(),
     ])
 }

@@ -135,12 +135,14 @@ pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
                 .collect(),
         })
         .collect();
-    let svg = bars(
+    let [svg, csv] = bars(
         "Order pruning: gap to the free-order optimum",
         &categories,
         &series,
         "gap to optimum (%)",
-    )?;
+        &header.style,
+    )?
+    .files("orders");
     md.push_str("\n![orders](orders.svg)\n");
     let same = rows
         .iter()
@@ -173,8 +175,9 @@ pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
         number: format!("{same} of {with_all} equal"),
     };
     Ok(vec![
-        ("README.md".into(), md),
-        ("orders.svg".into(), svg),
+        ("README.md".into(), md.into_bytes()),
+        svg,
+        csv,
         finding.file(),
     ])
 }
