@@ -19,6 +19,8 @@ mod golden_errors;
 mod identity;
 #[path = "cli/json_envelope.rs"]
 mod json_envelope;
+#[path = "cli/model_files.rs"]
+mod model_files;
 #[path = "cli/models_and_import.rs"]
 mod models_and_import;
 #[path = "cli/plans.rs"]

@@ -46,6 +46,14 @@ pub enum ModelError {
         /// The key and what was expected.
         detail: String,
     },
+    /// A model file (TOML, docs/model-files.md) is invalid.
+    #[error("{file}: {}", one_line(.detail))]
+    ModelFile {
+        /// The file (`model/zoo/NAME.toml` for the built-in ones).
+        file: String,
+        /// The line, the key and what was expected.
+        detail: String,
+    },
     /// A name (model, chip, mode) is not known.
     #[error("unknown {what} '{}'; known: {known}", one_line(.name))]
     Unknown {

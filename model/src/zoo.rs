@@ -1,16 +1,20 @@
-//! The built-in model zoo (SPEC §2.1.1): graphs generated from published hyper-parameters,
-//! no files needed.
+//! The built-in model zoo (SPEC §2.1.1): graphs generated from published hyper-parameters.
 //!
-//! Each entry states its published parameter count and where it comes from; a test checks
+//! Each model is a TOML file (`model/zoo/*.toml`) embedded in the binary, so adding
+//! a model is a file, not code, and `--model FILE.toml` reads one of the user's the same way.
+//! Each file states its published parameter count and where it comes from; a test checks
 //! every generated graph against it (within 1%).
 
 mod builder;
+mod file;
 mod transformer;
 
 use crate::error::{ModelError, Result};
 use crate::graph::{classify_residency, link_producers, Graph, LayerStructure, Mode};
 use crate::plan::PlanRules;
-use transformer::{Ffn, Frame, Norm, Run, Transformer};
+use std::borrow::Cow;
+use std::sync::LazyLock;
+use transformer::{Run, Transformer};
 
 /// Parameters of one generated graph.
 #[derive(Clone, Copy, Debug)]
@@ -40,15 +44,15 @@ impl ZooParams {
     }
 }
 
-/// One zoo model.
-#[derive(Clone, Copy, Debug)]
+/// One zoo model: the contents of a model file (docs/model-files.md).
+#[derive(Clone, Debug)]
 pub struct ZooModel {
     /// Name used on the command line.
-    pub name: &'static str,
+    pub name: String,
     /// Published parameter count.
     pub published_params: f64,
-    /// Where that count comes from.
-    pub source: &'static str,
+    /// Where that count and the hyper-parameters come from.
+    pub source: String,
     config: Transformer,
     /// Fixed token count for vision models (patches + CLS), `None` for text models.
     fixed_tokens: Option<u64>,
@@ -64,290 +68,159 @@ impl ZooModel {
     pub fn supports_decode(&self) -> bool {
         self.fixed_tokens.is_none()
     }
-}
 
-const fn llama(hidden: u64, layers: usize, heads: u64, kv_heads: u64, ffn_dim: u64) -> Transformer {
-    Transformer {
-        hidden,
-        layers,
-        heads,
-        kv_heads,
-        head_dim: hidden / heads,
-        ffn_dim,
-        vocab: 32000,
-        positions: 0,
-        norm: Norm::Rms,
-        pre_norm: true,
-        sandwich_norm: false,
-        bias: false,
-        rotary: true,
-        ffn: Ffn::Gated("Sigmoid"),
-        frame: Frame::DecoderLm { tied: false },
+    /// Parses a model file's text; `file` names it in errors.
+    pub fn from_toml_str(file: &str, text: &str) -> Result<ZooModel> {
+        file::parse(file, text)
+    }
+
+    /// A zoo model by name, or else a model file by path.
+    pub fn load(name_or_path: &str) -> Result<Cow<'static, ZooModel>> {
+        if let Some(m) = models().iter().find(|m| m.name == name_or_path) {
+            return Ok(Cow::Borrowed(m));
+        }
+        let path = std::path::Path::new(name_or_path);
+        if !path.exists() && !name_or_path.ends_with(".toml") {
+            return Err(unknown(name_or_path));
+        }
+        let text = crate::error::read_file(path)?;
+        ZooModel::from_toml_str(name_or_path, &text).map(Cow::Owned)
     }
 }
 
-const fn opt(hidden: u64, layers: usize, heads: u64) -> Transformer {
-    Transformer {
-        hidden,
-        layers,
-        heads,
-        kv_heads: heads,
-        head_dim: hidden / heads,
-        ffn_dim: 4 * hidden,
-        vocab: 50272,
-        positions: 2050,
-        norm: Norm::Layer,
-        pre_norm: true,
-        sandwich_norm: false,
-        bias: true,
-        rotary: false,
-        ffn: Ffn::Plain("Relu"),
-        frame: Frame::DecoderLm { tied: true },
-    }
-}
-
-const fn bert(hidden: u64, layers: usize, heads: u64) -> Transformer {
-    Transformer {
-        hidden,
-        layers,
-        heads,
-        kv_heads: heads,
-        head_dim: hidden / heads,
-        ffn_dim: 4 * hidden,
-        vocab: 30522,
-        positions: 512,
-        norm: Norm::Layer,
-        pre_norm: false,
-        sandwich_norm: false,
-        bias: true,
-        rotary: false,
-        ffn: Ffn::Plain("Gelu"),
-        frame: Frame::Bert,
-    }
-}
-
-/// Every zoo model.
-pub const MODELS: [ZooModel; 12] = [
-    ZooModel {
-        name: "llama2-7b",
-        published_params: 6.738e9,
-        source: "Llama 2 paper / HF meta-llama/Llama-2-7b-hf (6,738,415,616)",
-        config: llama(4096, 32, 32, 32, 11008),
-        fixed_tokens: None,
-    },
-    ZooModel {
-        name: "llama2-13b",
-        published_params: 13.016e9,
-        source: "Llama 2 paper / HF meta-llama/Llama-2-13b-hf (13,015,864,320)",
-        config: llama(5120, 40, 40, 40, 13824),
-        fixed_tokens: None,
-    },
-    ZooModel {
-        name: "llama2-70b",
-        published_params: 68.977e9,
-        source: "HF meta-llama/Llama-2-70b-hf (68,976,648,192; marketed as 70B), GQA 64q/8kv",
-        config: llama(8192, 80, 64, 8, 28672),
-        fixed_tokens: None,
-    },
-    ZooModel {
-        name: "opt-1.3b",
-        published_params: 1.316e9,
-        source: "OPT paper Table 1 / HF facebook/opt-1.3b (1,315,758,080)",
-        config: opt(2048, 24, 32),
-        fixed_tokens: None,
-    },
-    ZooModel {
-        name: "opt-6.7b",
-        published_params: 6.658e9,
-        source: "OPT paper Table 1 / HF facebook/opt-6.7b (6,658,473,984)",
-        config: opt(4096, 32, 32),
-        fixed_tokens: None,
-    },
-    ZooModel {
-        name: "opt-13b",
-        published_params: 12.853e9,
-        source: "HF facebook/opt-13b (12,853,473,280; marketed as 13B)",
-        config: opt(5120, 40, 40),
-        fixed_tokens: None,
-    },
-    ZooModel {
-        name: "opt-30b",
-        published_params: 29.975e9,
-        source: "OPT paper Table 1 / HF facebook/opt-30b (29,974,589,440)",
-        config: opt(7168, 48, 56),
-        fixed_tokens: None,
-    },
-    ZooModel {
-        name: "gemma2-27b",
-        published_params: 27.227e9,
-        source: "Gemma 2 report Table 1 / HF google/gemma-2-27b (27,227,128,320)",
-        config: Transformer {
-            hidden: 4608,
-            layers: 46,
-            heads: 32,
-            kv_heads: 16,
-            head_dim: 128,
-            ffn_dim: 36864,
-            vocab: 256000,
-            positions: 0,
-            norm: Norm::Rms,
-            pre_norm: true,
-            sandwich_norm: true,
-            bias: false,
-            rotary: true,
-            ffn: Ffn::Gated("Gelu"),
-            frame: Frame::DecoderLm { tied: true },
-        },
-        fixed_tokens: None,
-    },
-    ZooModel {
-        name: "bert-base",
-        published_params: 109.48e6,
-        source: "HF bert-base-uncased with pooler (109,482,240; BERT paper: 110M)",
-        config: bert(768, 12, 12),
-        fixed_tokens: None,
-    },
-    ZooModel {
-        name: "bert-large",
-        published_params: 335.14e6,
-        source: "HF bert-large-uncased with pooler (335,141,888; BERT paper: 340M)",
-        config: bert(1024, 24, 16),
-        fixed_tokens: None,
-    },
-    ZooModel {
-        name: "vit-h-14",
-        published_params: 632.0e6,
-        source: "ViT paper Table 1 (ViT-Huge: 632M), 224² input, 14² patches, 1000 classes",
-        config: Transformer {
-            hidden: 1280,
-            layers: 32,
-            heads: 16,
-            kv_heads: 16,
-            head_dim: 80,
-            ffn_dim: 5120,
-            vocab: 0,
-            positions: 0,
-            norm: Norm::Layer,
-            pre_norm: true,
-            sandwich_norm: false,
-            bias: true,
-            rotary: false,
-            ffn: Ffn::Plain("Gelu"),
-            frame: Frame::Vit {
-                patch_elems: 3 * 14 * 14,
-                classes: 1000,
-            },
-        },
-        fixed_tokens: Some(257),
-    },
-    ZooModel {
-        name: "dit-xl-2",
-        published_params: 675.13e6,
-        source:
-            "DiT paper Table 1 (DiT-XL/2: 675M; 675,129,632 with the position table), 256² images",
-        config: Transformer {
-            hidden: 1152,
-            layers: 28,
-            heads: 16,
-            kv_heads: 16,
-            head_dim: 72,
-            ffn_dim: 4608,
-            vocab: 0,
-            positions: 0,
-            norm: Norm::LayerNoAffine,
-            pre_norm: true,
-            sandwich_norm: false,
-            bias: true,
-            rotary: false,
-            ffn: Ffn::Plain("Gelu"),
-            frame: Frame::Dit {
-                patch_elems: 16,
-                out_elems: 32,
-                freq_dim: 256,
-                labels: 1001,
-            },
-        },
-        fixed_tokens: Some(256),
-    },
+/// The zoo's model files, in `models list` order: (file name, text).
+pub const FILES: [(&str, &str); 16] = [
+    ("llama2-7b.toml", include_str!("../zoo/llama2-7b.toml")),
+    ("llama2-13b.toml", include_str!("../zoo/llama2-13b.toml")),
+    ("llama2-70b.toml", include_str!("../zoo/llama2-70b.toml")),
+    ("llama3-8b.toml", include_str!("../zoo/llama3-8b.toml")),
+    ("mistral-7b.toml", include_str!("../zoo/mistral-7b.toml")),
+    ("qwen2-7b.toml", include_str!("../zoo/qwen2-7b.toml")),
+    ("phi3-mini.toml", include_str!("../zoo/phi3-mini.toml")),
+    ("opt-1.3b.toml", include_str!("../zoo/opt-1.3b.toml")),
+    ("opt-6.7b.toml", include_str!("../zoo/opt-6.7b.toml")),
+    ("opt-13b.toml", include_str!("../zoo/opt-13b.toml")),
+    ("opt-30b.toml", include_str!("../zoo/opt-30b.toml")),
+    ("gemma2-27b.toml", include_str!("../zoo/gemma2-27b.toml")),
+    ("bert-base.toml", include_str!("../zoo/bert-base.toml")),
+    ("bert-large.toml", include_str!("../zoo/bert-large.toml")),
+    ("vit-h-14.toml", include_str!("../zoo/vit-h-14.toml")),
+    ("dit-xl-2.toml", include_str!("../zoo/dit-xl-2.toml")),
 ];
+
+/// Every zoo model, parsed once from [`FILES`].
+pub fn models() -> &'static [ZooModel] {
+    static MODELS: LazyLock<Vec<ZooModel>> = LazyLock::new(|| {
+        FILES
+            .iter()
+            .map(|(file, text)| {
+                // The files are part of the binary and every one is parsed by the tests: a
+                // failure here is a bug in the repository, not in the user's input.
+                #[allow(clippy::expect_used)]
+                ZooModel::from_toml_str(&format!("model/zoo/{file}"), text)
+                    .expect("embedded zoo model file")
+            })
+            .collect()
+    });
+    &MODELS
+}
+
+fn unknown(name: &str) -> ModelError {
+    ModelError::Unknown {
+        what: "model",
+        name: name.into(),
+        known: format!(
+            "{} (or a model file FILE.toml, docs/model-files.md)",
+            models()
+                .iter()
+                .map(|m| m.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
 
 /// Looks a zoo model up by name.
 pub fn find(name: &str) -> Result<&'static ZooModel> {
-    MODELS
+    models()
         .iter()
         .find(|m| m.name == name)
-        .ok_or_else(|| ModelError::Unknown {
-            what: "model",
-            name: name.into(),
-            known: MODELS.iter().map(|m| m.name).collect::<Vec<_>>().join(", "),
-        })
+        .ok_or_else(|| unknown(name))
 }
 
-/// Generates the graph of zoo model `name`.
-pub fn build(name: &str, params: &ZooParams) -> Result<Graph> {
-    let model = find(name)?;
-    if params.batch == 0 || params.seq == 0 {
-        return Err(ModelError::Invalid(
-            "batch and sequence/KV length must be ≥ 1".into(),
-        ));
+/// Generates the graph of zoo model `name_or_path` (a name, or else a model file).
+pub fn build(name_or_path: &str, params: &ZooParams) -> Result<Graph> {
+    ZooModel::load(name_or_path)?.build(params)
+}
+
+impl ZooModel {
+    /// Generates this model's graph.
+    pub fn build(&self, params: &ZooParams) -> Result<Graph> {
+        let model = self;
+        let name = model.name.as_str();
+        if params.batch == 0 || params.seq == 0 {
+            return Err(ModelError::Invalid(
+                "batch and sequence/KV length must be ≥ 1".into(),
+            ));
+        }
+        if params.layers == Some(0) {
+            return Err(ModelError::Invalid("--layers must be ≥ 1".into()));
+        }
+        let decode = params.mode == Mode::Decode;
+        if decode && !model.supports_decode() {
+            return Err(ModelError::Invalid(format!(
+                "{name} is a vision model: decode does not apply (use --mode prefill or training)"
+            )));
+        }
+        let mut config = model.config.clone();
+        if let Some(l) = params.layers {
+            config.layers = l;
+        }
+        let seq = model.fixed_tokens.unwrap_or(params.seq);
+        // Every loop nest is at most B · S · S · width (attention scores, prefill) with width the
+        // widest weight dimension; keep byte counts well inside u64.
+        let width = [
+            config.heads * config.head_dim,
+            config.ffn_dim,
+            config.vocab,
+            config.hidden,
+        ]
+        .into_iter()
+        .max()
+        .unwrap_or(1) as u128;
+        let bound = params.batch as u128 * seq as u128 * seq as u128 * width * 8;
+        if bound >= 1 << 62 {
+            return Err(ModelError::Invalid(format!(
+                "batch {} x sequence {seq} is too large for {name}",
+                params.batch
+            )));
+        }
+        let run = Run {
+            batch: params.batch,
+            q: if decode { 1 } else { seq },
+            kv: seq,
+            decode,
+        };
+        let (builder, prologue, per_layer) = config.build(&run, params.dtype_bytes);
+        let mut ops = builder.ops;
+        classify_residency(&mut ops);
+        link_producers(&mut ops);
+        let layers = LayerStructure {
+            prologue,
+            ops_per_layer: per_layer,
+            layers: config.layers,
+            epilogue: ops.len() - prologue - per_layer * config.layers,
+        };
+        let label = if decode { "kv" } else { "s" };
+        Ok(Graph {
+            name: format!(
+                "{name} {} b{} {label}{seq}",
+                params.mode.as_str(),
+                params.batch
+            ),
+            ops,
+            layers,
+            plan_rules: PlanRules::SPEC,
+        })
     }
-    if params.layers == Some(0) {
-        return Err(ModelError::Invalid("--layers must be ≥ 1".into()));
-    }
-    let decode = params.mode == Mode::Decode;
-    if decode && !model.supports_decode() {
-        return Err(ModelError::Invalid(format!(
-            "{name} is a vision model: decode does not apply (use --mode prefill or training)"
-        )));
-    }
-    let mut config = model.config;
-    if let Some(l) = params.layers {
-        config.layers = l;
-    }
-    let seq = model.fixed_tokens.unwrap_or(params.seq);
-    // Every loop nest is at most B · S · S · width (attention scores, prefill) with width the
-    // widest weight dimension; keep byte counts well inside u64.
-    let width = [
-        config.heads * config.head_dim,
-        config.ffn_dim,
-        config.vocab,
-        config.hidden,
-    ]
-    .into_iter()
-    .max()
-    .unwrap_or(1) as u128;
-    let bound = params.batch as u128 * seq as u128 * seq as u128 * width * 8;
-    if bound >= 1 << 62 {
-        return Err(ModelError::Invalid(format!(
-            "batch {} x sequence {seq} is too large for {name}",
-            params.batch
-        )));
-    }
-    let run = Run {
-        batch: params.batch,
-        q: if decode { 1 } else { seq },
-        kv: seq,
-        decode,
-    };
-    let (builder, prologue, per_layer) = config.build(&run, params.dtype_bytes);
-    let mut ops = builder.ops;
-    classify_residency(&mut ops);
-    link_producers(&mut ops);
-    let layers = LayerStructure {
-        prologue,
-        ops_per_layer: per_layer,
-        layers: config.layers,
-        epilogue: ops.len() - prologue - per_layer * config.layers,
-    };
-    let label = if decode { "kv" } else { "s" };
-    Ok(Graph {
-        name: format!(
-            "{name} {} b{} {label}{seq}",
-            params.mode.as_str(),
-            params.batch
-        ),
-        ops,
-        layers,
-        plan_rules: PlanRules::SPEC,
-    })
 }

@@ -20,3 +20,5 @@ mod plans_reference;
 mod reference;
 #[path = "model/zoo_counts.rs"]
 mod zoo_counts;
+#[path = "model/zoo_files.rs"]
+mod zoo_files;

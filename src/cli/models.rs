@@ -3,26 +3,26 @@
 use super::source::GraphConfig;
 use clap::{Args, Subcommand};
 use elk_model::graph::Mode;
-use elk_model::zoo::{self, ZooParams, MODELS};
+use elk_model::zoo::{self, ZooParams};
 use elk_stage::units::si;
 use serde::Serialize;
 
 #[derive(Subcommand, Debug)]
 pub enum ModelsCmd {
-    /// List the zoo's models with their published parameter counts.
+    /// List the zoo's models with their published parameter counts and sources.
     List {
         /// Machine-readable output.
         #[arg(long)]
         json: bool,
     },
-    /// Generate a zoo model and print its operator table and totals.
+    /// Generate a zoo model (or a model file) and print its operator table and totals.
     Show(ShowArgs),
 }
 
 /// Which graph to generate and how to print it.
 #[derive(Args, Debug)]
 pub struct ShowArgs {
-    /// Model name (see `models list`).
+    /// Model name (see `models list`) or a model file FILE.toml (docs/model-files.md).
     pub name: String,
     /// decode, prefill or training.
     #[arg(long, default_value = "decode", value_parser = super::flags::mode)]
@@ -59,14 +59,14 @@ struct ModelRow {
 pub fn run(cmd: ModelsCmd) -> anyhow::Result<()> {
     match cmd {
         ModelsCmd::List { json } => {
-            let rows: Vec<ModelRow> = MODELS
+            let rows: Vec<ModelRow> = zoo::models()
                 .iter()
                 .map(|m| ModelRow {
-                    name: m.name,
+                    name: &m.name,
                     layers: m.layers(),
                     decode: m.supports_decode(),
                     published_params: m.published_params,
-                    source: m.source,
+                    source: &m.source,
                 })
                 .collect();
             if json {

@@ -7,10 +7,10 @@ use elk_model::zoo::{self, ZooParams};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
-/// `--model NAME` or `--import FILE`, with mode, batch and sequence/KV length.
+/// `--model NAME|FILE.toml` or `--import FILE`, with mode, batch and sequence/KV length.
 #[derive(Args, Debug, Clone)]
 pub struct GraphSource {
-    /// Zoo model name (see `models list`).
+    /// Zoo model name (see `models list`) or a model file FILE.toml (docs/model-files.md).
     #[arg(long, conflicts_with = "import")]
     pub model: Option<String>,
     /// A graph in the reference JSON format.
@@ -102,7 +102,7 @@ impl GraphSource {
             return import_graph(file, &opts);
         }
         let Some(name) = self.model.as_deref() else {
-            return super::flags::Usage::err("give --model NAME or --import FILE");
+            return super::flags::Usage::err("give --model NAME|FILE.toml or --import FILE");
         };
         if self.compat.is_some() {
             return super::flags::Usage::err(

@@ -8,7 +8,7 @@ use elk_model::chip::ChipSpec;
 use elk_model::cost::for_chip;
 use elk_model::graph::Mode;
 use elk_model::plan::plan_graph;
-use elk_model::zoo::{build, ZooParams, MODELS};
+use elk_model::zoo::{build, models, ZooParams};
 use std::time::Instant;
 
 fn fnv(bytes: &[u8]) -> u64 {
@@ -21,7 +21,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut total = 0.0;
     for chip_name in ["ipu-pod4", "ipu-mk2"] {
         let chip = ChipSpec::preset(chip_name)?;
-        for model in &MODELS {
+        for model in models() {
             let mode = if model.supports_decode() {
                 Mode::Decode
             } else {
@@ -29,7 +29,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             };
             let mut params = ZooParams::new(mode, 32, 2048);
             params.layers = Some(1);
-            let graph = build(model.name, &params)?;
+            let graph = build(&model.name, &params)?;
             let start = Instant::now();
             let plans = match plan_graph(&graph, &chip, for_chip(&chip).as_ref()) {
                 Ok(p) => p,

@@ -25,6 +25,27 @@ pub enum Ffn {
     Plain(&'static str),
 }
 
+/// Which linear layers carry a bias vector.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bias {
+    /// No linear layer has a bias (Llama, Mistral, Phi-3).
+    None,
+    /// Only the fused QKV projection (Qwen2).
+    Qkv,
+    /// Every linear layer (OPT, BERT, ViT, DiT).
+    All,
+}
+
+impl Bias {
+    fn qkv(self) -> bool {
+        self != Bias::None
+    }
+
+    fn all(self) -> bool {
+        self == Bias::All
+    }
+}
+
 /// Where the token stream comes from and what closes the model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Frame {
@@ -56,7 +77,7 @@ pub enum Frame {
 }
 
 /// Hyper-parameters of one transformer.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Transformer {
     /// Residual width.
     pub hidden: u64,
@@ -80,14 +101,17 @@ pub struct Transformer {
     pub pre_norm: bool,
     /// Extra norms after attention and FFN (Gemma 2).
     pub sandwich_norm: bool,
-    /// Biases on linear layers.
-    pub bias: bool,
+    /// Which linear layers have biases.
+    pub bias: Bias,
     /// Rotary position embedding on q and k.
     pub rotary: bool,
     /// Feed-forward kind.
     pub ffn: Ffn,
     /// Input and output framing.
     pub frame: Frame,
+    /// The attention pattern, repeated over the layers: `None` attends to every token,
+    /// `Some(w)` to the last `w` only (sliding window). Empty: every layer global.
+    pub windows: Vec<Option<u64>>,
 }
 
 /// Shape of one run: batch, query tokens per sequence, attended tokens, decode or not.
@@ -194,7 +218,7 @@ impl Transformer {
             x,
             qkv_w,
             &format!("{p}.wqkv"),
-            self.bias,
+            self.bias.qkv(),
         );
         let mut q = slice_cols(b, &format!("{p}.q"), &qkv, widths[0]);
         let mut k = slice_cols(b, &format!("{p}.k"), &qkv, widths[1]);
@@ -203,7 +227,13 @@ impl Transformer {
             q = rotary(b, &format!("{p}.q_rope"), &q);
             k = rotary(b, &format!("{p}.k_rope"), &k);
         }
-        let s = run.kv;
+        // A sliding-window layer keeps only the last `w` tokens in its (rolling) KV cache.
+        // Prefill and training compute full score matrices, as for causal masking: the
+        // builder models no banded attention.
+        let s = match self.windows.get(l % self.windows.len().max(1)) {
+            Some(Some(w)) if run.decode => run.kv.min(*w),
+            _ => run.kv,
+        };
         let (k_in, v_in) = if run.decode {
             (
                 In::named(
@@ -290,7 +320,7 @@ impl Transformer {
             &ctx2,
             self.hidden,
             &format!("{p}.wo"),
-            self.bias,
+            self.bias.all(),
         )
     }
 
@@ -304,7 +334,7 @@ impl Transformer {
                     x,
                     2 * self.ffn_dim,
                     &format!("{p}.wgu"),
-                    self.bias,
+                    self.bias.all(),
                 );
                 let gate = slice_cols(b, &format!("{p}.gate"), &both, self.ffn_dim);
                 let up = slice_cols(b, &format!("{p}.up"), &both, self.ffn_dim);
@@ -320,7 +350,7 @@ impl Transformer {
                     &h,
                     self.hidden,
                     &format!("{p}.wd"),
-                    self.bias,
+                    self.bias.all(),
                 )
             }
             Ffn::Plain(act) => {
@@ -329,15 +359,18 @@ impl Transformer {
                     x,
                     self.ffn_dim,
                     &format!("{p}.wu"),
-                    self.bias,
+                    self.bias.all(),
                 );
-                let a = b.unary(&format!("{p}.act"), act, &up);
+                let mut a = b.unary(&format!("{p}.act"), act, &up);
+                if act == "Sigmoid" {
+                    a = b.binary(&format!("{p}.silu"), "Multiply", &up, &a);
+                }
                 b.linear(
                     &format!("{p}.down"),
                     &a,
                     self.hidden,
                     &format!("{p}.wd"),
-                    self.bias,
+                    self.bias.all(),
                 )
             }
         }

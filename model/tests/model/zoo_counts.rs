@@ -4,19 +4,19 @@
 use super::common::shared;
 use elk_model::graph::{Mode, OpKind};
 use elk_model::import::{import_file, ImportOptions};
-use elk_model::zoo::{self, ZooParams, MODELS};
+use elk_model::zoo::{self, ZooParams};
 
 #[test]
 fn every_zoo_model_is_within_one_percent_of_its_published_count() {
-    for m in MODELS {
+    for m in zoo::models() {
         let mode = if m.supports_decode() {
             Mode::Decode
         } else {
             Mode::Prefill
         };
-        let g = zoo::build(m.name, &ZooParams::new(mode, 2, 256)).unwrap();
+        let g = m.build(&ZooParams::new(mode, 2, 256)).unwrap();
         let p = g.totals().parameters as f64;
-        let other = zoo::build(m.name, &ZooParams::new(mode, 32, 2048)).unwrap();
+        let other = m.build(&ZooParams::new(mode, 32, 2048)).unwrap();
         assert_eq!(
             other.totals().parameters,
             g.totals().parameters,

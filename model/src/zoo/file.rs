@@ -1,0 +1,441 @@
+//! The model file (`--model FILE.toml`, docs/model-files.md): a transformer's hyper-parameters
+//! as TOML. The zoo is these files embedded in the binary, so adding a model is a file, not
+//! code.
+//!
+//! Strict on purpose: a misspelt key silently taking a default would build another model
+//! with a plausible parameter count. Unknown keys, missing keys and wrong types are errors
+//! naming the line and key; so are values the generator cannot build (heads that do not
+//! divide the width, KV heads that do not divide the heads).
+
+use super::transformer::{Bias, Ffn, Frame, Norm, Transformer};
+use super::ZooModel;
+use crate::error::{ModelError, Result};
+use serde::Deserialize;
+
+/// The file as written; [`parse`] checks what serde cannot and maps it to a [`Transformer`].
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawModel {
+    name: String,
+    source: String,
+    published_params: f64,
+    layers: usize,
+    hidden: u64,
+    heads: u64,
+    kv_heads: u64,
+    head_dim: u64,
+    vocab: u64,
+    positions: u64,
+    norm: RawNorm,
+    norm_position: NormPosition,
+    rotary: bool,
+    bias: RawBias,
+    tied_embeddings: bool,
+    ffn: RawFfn,
+    attention: Option<RawAttention>,
+    frame: Option<RawFrame>,
+}
+
+#[derive(Deserialize, Clone, Copy)]
+#[serde(rename_all = "kebab-case")]
+enum RawNorm {
+    Rms,
+    Layer,
+    LayerNoAffine,
+}
+
+#[derive(Deserialize, Clone, Copy, PartialEq)]
+#[serde(rename_all = "kebab-case")]
+enum NormPosition {
+    Pre,
+    Post,
+    Sandwich,
+}
+
+#[derive(Deserialize, Clone, Copy)]
+#[serde(rename_all = "kebab-case")]
+enum RawBias {
+    None,
+    Qkv,
+    All,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFfn {
+    kind: FfnKind,
+    dim: u64,
+    activation: Activation,
+}
+
+#[derive(Deserialize, Clone, Copy)]
+#[serde(rename_all = "kebab-case")]
+enum FfnKind {
+    Gated,
+    Plain,
+}
+
+#[derive(Deserialize, Clone, Copy)]
+#[serde(rename_all = "kebab-case")]
+enum Activation {
+    Silu,
+    Gelu,
+    Relu,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawAttention {
+    window: u64,
+    pattern: Vec<Span>,
+}
+
+#[derive(Deserialize, Clone, Copy, PartialEq)]
+#[serde(rename_all = "kebab-case")]
+enum Span {
+    Local,
+    Global,
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+enum RawFrame {
+    DecoderLm,
+    Bert,
+    Vit {
+        tokens: u64,
+        patch_elems: u64,
+        classes: u64,
+    },
+    Dit {
+        tokens: u64,
+        patch_elems: u64,
+        out_elems: u64,
+        freq_dim: u64,
+        labels: u64,
+    },
+}
+
+/// Parses and checks a model file; `file` names it in errors.
+pub fn parse(file: &str, text: &str) -> Result<ZooModel> {
+    let bad = |detail: String| ModelError::ModelFile {
+        file: file.into(),
+        detail,
+    };
+    let raw: RawModel = toml::from_str(text).map_err(|e| bad(parse_error(text, &e)))?;
+    let at = |table: &str, key: &str, msg: String| bad(locate(text, table, key, &msg));
+    check(&raw, &at)?;
+    let (frame, fixed_tokens) = match raw.frame.unwrap_or(RawFrame::DecoderLm) {
+        RawFrame::DecoderLm => (
+            Frame::DecoderLm {
+                tied: raw.tied_embeddings,
+            },
+            None,
+        ),
+        RawFrame::Bert => (Frame::Bert, None),
+        RawFrame::Vit {
+            tokens,
+            patch_elems,
+            classes,
+        } => (
+            Frame::Vit {
+                patch_elems,
+                classes,
+            },
+            Some(tokens),
+        ),
+        RawFrame::Dit {
+            tokens,
+            patch_elems,
+            out_elems,
+            freq_dim,
+            labels,
+        } => (
+            Frame::Dit {
+                patch_elems,
+                out_elems,
+                freq_dim,
+                labels,
+            },
+            Some(tokens),
+        ),
+    };
+    let act = match raw.ffn.activation {
+        // SiLU is x · sigmoid(x): the generator emits the Sigmoid and the product.
+        Activation::Silu => "Sigmoid",
+        Activation::Gelu => "Gelu",
+        Activation::Relu => "Relu",
+    };
+    let windows = raw
+        .attention
+        .as_ref()
+        .map(|a| {
+            a.pattern
+                .iter()
+                .map(|s| (*s == Span::Local).then_some(a.window))
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(ZooModel {
+        name: raw.name,
+        published_params: raw.published_params,
+        source: raw.source,
+        fixed_tokens,
+        config: Transformer {
+            hidden: raw.hidden,
+            layers: raw.layers,
+            heads: raw.heads,
+            kv_heads: raw.kv_heads,
+            head_dim: raw.head_dim,
+            ffn_dim: raw.ffn.dim,
+            vocab: raw.vocab,
+            positions: raw.positions,
+            norm: match raw.norm {
+                RawNorm::Rms => Norm::Rms,
+                RawNorm::Layer => Norm::Layer,
+                RawNorm::LayerNoAffine => Norm::LayerNoAffine,
+            },
+            pre_norm: raw.norm_position != NormPosition::Post,
+            sandwich_norm: raw.norm_position == NormPosition::Sandwich,
+            bias: match raw.bias {
+                RawBias::None => Bias::None,
+                RawBias::Qkv => Bias::Qkv,
+                RawBias::All => Bias::All,
+            },
+            rotary: raw.rotary,
+            ffn: match raw.ffn.kind {
+                FfnKind::Gated => Ffn::Gated(act),
+                FfnKind::Plain => Ffn::Plain(act),
+            },
+            frame,
+            windows,
+        },
+    })
+}
+
+/// A TOML or serde error as `line N: key 'k': message`, in the file's vocabulary (keys, not
+/// fields). A key missing at the top level has no line to name (serde points at the start).
+fn parse_error(text: &str, e: &toml::de::Error) -> String {
+    let msg = e.message();
+    if let Some(rest) = msg.strip_prefix("missing field `") {
+        let key = rest.split('`').next().unwrap_or(rest);
+        let line = crate::error::toml_error_line(text, e);
+        return match e.span() {
+            Some(span) if span.start > 0 => {
+                let prefix = line.split(" missing field").next().unwrap_or("");
+                format!("{prefix} missing key '{key}'")
+            }
+            _ => format!("missing key '{key}'"),
+        };
+    }
+    crate::error::toml_error_line(text, e)
+}
+
+/// The checks serde cannot make; `at(table, key, message)` builds the located error.
+fn check(raw: &RawModel, at: &dyn Fn(&str, &str, String) -> ModelError) -> Result<()> {
+    if raw.name.is_empty() || raw.name.contains(char::is_whitespace) {
+        return Err(at(
+            "",
+            "name",
+            "must be one word (it is used on the command line)".into(),
+        ));
+    }
+    if raw.source.trim().is_empty() {
+        return Err(at(
+            "",
+            "source",
+            "must say where the parameter count comes from".into(),
+        ));
+    }
+    if !(raw.published_params.is_finite() && raw.published_params > 0.0) {
+        return Err(at(
+            "",
+            "published_params",
+            "must be a positive number".into(),
+        ));
+    }
+    let positive = [
+        ("", "layers", raw.layers as u64),
+        ("", "hidden", raw.hidden),
+        ("", "heads", raw.heads),
+        ("", "kv_heads", raw.kv_heads),
+        ("", "head_dim", raw.head_dim),
+        ("ffn", "dim", raw.ffn.dim),
+    ];
+    for (table, key, v) in positive {
+        if v == 0 {
+            return Err(at(table, key, "must be ≥ 1".into()));
+        }
+    }
+    if raw.hidden % raw.heads != 0 {
+        return Err(at(
+            "",
+            "heads",
+            format!("{} heads do not divide hidden {}", raw.heads, raw.hidden),
+        ));
+    }
+    if raw.heads % raw.kv_heads != 0 {
+        return Err(at(
+            "",
+            "kv_heads",
+            format!(
+                "{} KV heads do not divide {} query heads",
+                raw.kv_heads, raw.heads
+            ),
+        ));
+    }
+    if raw.rotary && raw.head_dim % 2 != 0 {
+        return Err(at(
+            "",
+            "head_dim",
+            format!("{} is odd: rotary rotates pairs", raw.head_dim),
+        ));
+    }
+    let text_model = matches!(raw.frame, None | Some(RawFrame::DecoderLm | RawFrame::Bert));
+    if text_model && raw.vocab == 0 {
+        return Err(at("", "vocab", "a text model needs a vocabulary".into()));
+    }
+    if !text_model && raw.vocab != 0 {
+        return Err(at(
+            "",
+            "vocab",
+            "a vision model has no vocabulary: 0".into(),
+        ));
+    }
+    if raw.tied_embeddings && !matches!(raw.frame, None | Some(RawFrame::DecoderLm)) {
+        return Err(at(
+            "",
+            "tied_embeddings",
+            "only a decoder-lm frame has an LM head to tie".into(),
+        ));
+    }
+    if let Some(RawFrame::Vit { tokens: 0, .. } | RawFrame::Dit { tokens: 0, .. }) = raw.frame {
+        return Err(at("frame", "tokens", "must be ≥ 1".into()));
+    }
+    if let Some(a) = &raw.attention {
+        if a.window == 0 {
+            return Err(at("attention", "window", "must be ≥ 1 token".into()));
+        }
+        if !a.pattern.contains(&Span::Local) {
+            return Err(at(
+                "attention",
+                "pattern",
+                "names no \"local\" layer: drop [attention] for global attention everywhere".into(),
+            ));
+        }
+        if matches!(raw.frame, Some(RawFrame::Dit { .. } | RawFrame::Vit { .. })) {
+            return Err(at(
+                "attention",
+                "window",
+                "a sliding window applies to the KV cache of a text model".into(),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `line N: key 'table.key': msg`, the line found by scanning the text for the key inside its
+/// table (`table` empty: the top level); without the line when the key is not written.
+fn locate(text: &str, table: &str, key: &str, msg: &str) -> String {
+    let path = if table.is_empty() {
+        key.to_string()
+    } else {
+        format!("{table}.{key}")
+    };
+    let mut current = "";
+    for (i, line) in text.lines().enumerate() {
+        let t = line.trim();
+        if let Some(header) = t.strip_prefix('[') {
+            current = header.split(']').next().unwrap_or("").trim();
+            continue;
+        }
+        let written = t
+            .split('=')
+            .next()
+            .map(str::trim)
+            .is_some_and(|k| k == key && t.contains('='));
+        if current == table && written {
+            return format!("line {}: key '{path}': {msg}", i + 1);
+        }
+    }
+    format!("key '{path}': {msg}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse;
+
+    const LLAMA: &str = include_str!("../../zoo/llama2-7b.toml");
+
+    fn error(text: &str) -> String {
+        parse("m.toml", text).unwrap_err().to_string()
+    }
+
+    /// The 1-based line of `text` that starts with `prefix`.
+    fn line_of(text: &str, prefix: &str) -> usize {
+        1 + text.lines().position(|l| l.starts_with(prefix)).unwrap()
+    }
+
+    /// The example without its lines that start with `prefix`.
+    fn without(prefix: &str) -> String {
+        LLAMA
+            .lines()
+            .filter(|l| !l.starts_with(prefix))
+            .map(|l| format!("{l}\n"))
+            .collect()
+    }
+
+    #[test]
+    fn an_unknown_key_names_its_line() {
+        let text = LLAMA.replacen("rotary =", "rotray =", 1);
+        let line = line_of(&text, "rotray");
+        let e = error(&text);
+        let want = format!("m.toml: line {line}: key 'rotray': unknown field");
+        assert!(e.starts_with(&want), "{e}");
+    }
+
+    #[test]
+    fn a_wrong_type_names_its_line_and_key() {
+        let text = LLAMA.replacen("hidden = 4096", "hidden = \"4096\"", 1);
+        let line = line_of(&text, "hidden");
+        let e = error(&text);
+        let want = format!("m.toml: line {line}: key 'hidden': invalid type");
+        assert!(e.starts_with(&want), "{e}");
+    }
+
+    #[test]
+    fn a_missing_key_is_named() {
+        let text = without("vocab");
+        assert_eq!(error(&text), "m.toml: missing key 'vocab'");
+        let text = without("dim");
+        let ffn = 1 + text.lines().position(|l| l == "[ffn]").unwrap();
+        assert_eq!(
+            error(&text),
+            format!("m.toml: line {ffn}: missing key 'dim'")
+        );
+    }
+
+    #[test]
+    fn heads_that_do_not_divide_the_width_are_refused_at_their_line() {
+        let text = LLAMA.replacen("heads = 32", "heads = 30", 1);
+        let line = line_of(&text, "heads");
+        assert_eq!(
+            error(&text),
+            format!("m.toml: line {line}: key 'heads': 30 heads do not divide hidden 4096")
+        );
+        let text = LLAMA.replacen("kv_heads = 32", "kv_heads = 5", 1);
+        assert!(error(&text).contains("key 'kv_heads': 5 KV heads do not divide 32"));
+    }
+
+    #[test]
+    fn a_key_of_a_table_is_named_with_its_table() {
+        let text = format!("{LLAMA}\n[attention]\nwindow = 0\npattern = [\"local\"]\n");
+        let line = line_of(&text, "window");
+        assert_eq!(
+            error(&text),
+            format!("m.toml: line {line}: key 'attention.window': must be ≥ 1 token")
+        );
+        let text = LLAMA.replacen("kind = \"gated\"", "kind = \"gate\"", 1);
+        assert!(error(&text).contains("key 'kind': unknown variant `gate`"));
+    }
+}
