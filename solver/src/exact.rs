@@ -5,6 +5,7 @@
 use crate::bounds::{roofline, Roofline};
 use crate::error::{Result, SolverError};
 use crate::extract::to_schedule;
+use crate::lns::{improve, LnsOptions, LnsStep, LnsStop, LnsSummary};
 use crate::milp::{lp_bound, run_milp, Linearisation, MilpConfig, MilpStatus};
 use crate::segments::{segment_bound_with, SegmentOptions, SegmentStep};
 use crate::smt::{run_smt, SmtConfig, SmtStatus};
@@ -56,6 +57,22 @@ pub struct ExactOptions {
     /// How a model too large for the backend is bounded beyond the roofline.
     #[serde(default)]
     pub whole_model: WholeModelBound,
+    /// Whether the warm start of a model too large for the backend is improved by the
+    /// window search ([`crate::lns`]).
+    #[serde(default)]
+    pub whole_model_search: WholeModelSearch,
+}
+
+/// What improves the schedule of a model too large for the exact backends.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WholeModelSearch {
+    /// The window search of [`crate::lns`], from the warm start, with the time the bound
+    /// leaves.
+    #[default]
+    Window,
+    /// Nothing: the warm start is returned as it is.
+    Off,
 }
 
 /// The bound computed when the instance is too large for the exact backends: the segment
@@ -187,6 +204,9 @@ pub struct ExactReport {
     pub notes: Vec<String>,
     /// Wall-clock seconds of each phase.
     pub phases: Vec<Phase>,
+    /// What the window search did (models too large for the backend).
+    #[serde(default)]
+    pub search: Option<LnsSummary>,
 }
 
 /// A timed phase of a solve.
@@ -506,7 +526,13 @@ pub fn solve_exact_with(
         run.notes.push(format!(
             "model too large to attempt (≈ {size} rows and columns, limit {max}): cut the instance with --layers/--ops or set a preload window (--window); reporting the best schedule given and the best bound that needs no model (roofline, segment relaxation)"
         ));
-        whole_model_bound(inst, opts, &mut run)?;
+        let searching = opts.whole_model_search == WholeModelSearch::Window && run.warm.is_some();
+        whole_model_bound(inst, opts, &mut run, if searching { 0.5 } else { 0.9 })?;
+        let search = if searching {
+            window_search(inst, &mut run)?
+        } else {
+            None
+        };
         let nothing = BackendResult {
             status: ExactStatus::Unknown,
             schedule: None,
@@ -516,6 +542,7 @@ pub fn solve_exact_with(
         };
         return finish(inst, opts, run, nothing).map(|mut r| {
             r.stop = ExactStop::NotAttempted;
+            r.search = search;
             r
         });
     }
@@ -568,14 +595,20 @@ fn improvements(inst: &Instance, prices: &[crate::segments::PricedBound]) -> Str
 
 /// The segment relaxation's bound for an instance too large for the backend, with what is
 /// left of the time limit (60 s without one), recorded in `run.bounds` with a note.
-fn whole_model_bound(inst: &Instance, opts: &ExactOptions, run: &mut Progress<'_>) -> Result<()> {
+fn whole_model_bound(
+    inst: &Instance,
+    opts: &ExactOptions,
+    run: &mut Progress<'_>,
+    share: f64,
+) -> Result<()> {
     if opts.whole_model == WholeModelBound::Off {
         return Ok(());
     }
-    // Leave a tenth for the report, so a hard-limit kill never loses the bound.
+    // `share` of what is left: at most 0.9, leaving a tenth for the report, so a hard-limit
+    // kill never loses the bound; half when the window search follows.
     let time_limit = run
         .remaining()
-        .map_or(Duration::from_secs(60), |r| r.mul_f64(0.9));
+        .map_or(Duration::from_secs(60), |r| r.mul_f64(share));
     let seg_opts = SegmentOptions {
         lp_only: opts.whole_model == WholeModelBound::Lp,
         time_limit,
@@ -613,6 +646,70 @@ fn whole_model_bound(inst: &Instance, opts: &ExactOptions, run: &mut Progress<'_
         )),
     }
     Ok(())
+}
+
+/// The window search ([`crate::lns`]) from the best schedule so far, with nine tenths of
+/// what is left of the limit (60 s without one); an improvement replaces `run.warm`.
+fn window_search(inst: &Instance, run: &mut Progress<'_>) -> Result<Option<LnsSummary>> {
+    let Some((input, _)) = run.warm.clone() else {
+        return Ok(None);
+    };
+    let opts = LnsOptions {
+        time_limit: run
+            .remaining()
+            .map_or(Duration::from_secs(60), |r| r.mul_f64(0.9)),
+        ..LnsOptions::default()
+    };
+    run.phase("window search");
+    let (on, bound, started) = (run.on, run.bound(), run.started);
+    let on_step = |step: &LnsStep| {
+        on(&ExactEvent::Phase {
+            what: format!(
+                "window search: sweep {}, window {}/{} (operators {}..{}, loads may start {} stages earlier)",
+                step.sweep,
+                step.window,
+                step.windows,
+                step.ops.start,
+                step.ops.end,
+                step.earlier_stages
+            ),
+            incumbent: Some(step.incumbent),
+            bound,
+            elapsed_s: started.elapsed().as_secs_f64(),
+        });
+    };
+    let found = improve(inst, &input, &opts, &on_step)?;
+    let s = &found.summary;
+    run.phases.push(Phase {
+        what: "window search".into(),
+        seconds: s.seconds,
+    });
+    // No wall-clock times in notes (the report's `search` has them).
+    run.notes.push(format!(
+        "window search ({}): {:.4} → {:.4} ms in {} window MILPs ({} proven within their node limit), {} sweep(s), {} improvement(s)",
+        match s.stop {
+            LnsStop::Converged => "converged",
+            LnsStop::TimeLimit => "time limit",
+        },
+        inst.ms(s.input_cycles),
+        inst.ms(s.makespan_cycles),
+        s.windows_solved,
+        s.windows_optimal,
+        s.sweeps,
+        s.improvements.len()
+    ));
+    for r in &s.disagreements {
+        run.notes.push(format!("BUG: window search: {r}"));
+    }
+    for r in &s.rejected {
+        run.notes.push(format!(
+            "BUG: the simulator rejected a window search result: {r}"
+        ));
+    }
+    if s.makespan_cycles.get() < run.warm.as_ref().map_or(f64::INFINITY, |w| w.1) {
+        run.warm = Some((found.schedule, s.makespan_cycles.get()));
+    }
+    Ok(Some(found.summary))
 }
 
 /// Solves the fixed-order restriction first (its schedules are valid under any order
@@ -824,6 +921,7 @@ fn finish(
         from_warm_start,
         notes,
         phases,
+        search: None,
     })
 }
 
@@ -888,6 +986,7 @@ impl ExactReport {
             } else {
                 Vec::new()
             },
+            search: None,
         }
     }
 

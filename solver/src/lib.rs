@@ -29,6 +29,7 @@ pub mod bounds;
 mod error;
 mod exact;
 mod extract;
+pub mod lns;
 mod method;
 pub mod milp;
 mod prune;
@@ -41,7 +42,7 @@ pub use error::{Result, SolverError};
 pub use exact::{
     gap_pct, meets_bound, solve_exact, solve_exact_with, Backend, Bounds, ExactEvent, ExactOptions,
     ExactReport, ExactStatus, ExactStop, GapReference, ModelStats, Phase, WholeModelBound,
-    MEETS_BOUND,
+    WholeModelSearch, MEETS_BOUND,
 };
 pub use extract::{OrderHint, RawSolution};
 pub use method::{Exact, WorkerCommand};

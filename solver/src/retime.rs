@@ -94,24 +94,55 @@ struct Columns {
     rows: usize,
 }
 
+/// Where each load of `s` may work when its decisions are kept (module docs): per operator,
+/// the stages `lo..=hi` (empty for operators without HBM data), and the input's start
+/// stage (`usize::MAX` without work). Shared with the window search ([`crate::lns`]).
+pub(crate) struct LoadSpans {
+    /// The input's first stage with work, per operator.
+    pub start: Vec<usize>,
+    /// First stage it may work in: its start, or the window start if later.
+    pub lo: Vec<usize>,
+    /// Last stage it may work in: its deadline, or the start of a load after it in the order.
+    pub hi: Vec<usize>,
+}
+
+impl LoadSpans {
+    /// The spans of `s`'s loads; `Input` when a load has no stage left to work in.
+    pub(crate) fn of(inst: &Instance, s: &Schedule) -> Result<LoadSpans> {
+        let n = inst.ops.len();
+        let mut start = vec![usize::MAX; n];
+        for w in &s.load_work {
+            if w.cycles.get() > 0.0 {
+                let j = w.op.index();
+                start[j] = start[j].min(w.stage.index());
+            }
+        }
+        // hi_j: no later than its own deadline nor than the start of any load after it.
+        let mut hi = vec![0usize; n];
+        let mut later_start = usize::MAX;
+        for &j in s.load_order.iter().rev() {
+            let j = j.index();
+            hi[j] = j.min(later_start);
+            later_start = later_start.min(start[j]);
+        }
+        let mut lo = vec![0usize; n];
+        for j in inst.load_indices() {
+            lo[j] = start[j].max(inst.window_start(OpId(j)).index());
+            if start[j] == usize::MAX || lo[j] > hi[j] {
+                return Err(SolverError::Input(format!(
+                    "re-timing: operator {} has no stage to load in (start {}, last {})",
+                    inst.ops[j].name, start[j], hi[j]
+                )));
+            }
+        }
+        Ok(LoadSpans { start, lo, hi })
+    }
+}
+
 /// Builds the LP of module docs for `s`'s decisions.
 fn build(inst: &Instance, s: &Schedule) -> Result<(RowProblem, Columns)> {
     let n = inst.ops.len();
-    let mut start = vec![usize::MAX; n];
-    for w in &s.load_work {
-        if w.cycles.get() > 0.0 {
-            let j = w.op.index();
-            start[j] = start[j].min(w.stage.index());
-        }
-    }
-    // hi_j: no later than its own deadline nor than the start of any load after it.
-    let mut hi = vec![0usize; n];
-    let mut later_start = usize::MAX;
-    for &j in s.load_order.iter().rev() {
-        let j = j.index();
-        hi[j] = j.min(later_start);
-        later_start = later_start.min(start[j]);
-    }
+    let LoadSpans { lo, hi, .. } = LoadSpans::of(inst, s)?;
     let option = |i: usize| &inst.ops[i].options[s.options[i]];
     let mut pb = RowProblem::default();
     let d: Vec<_> = (0..=n)
@@ -129,15 +160,8 @@ fn build(inst: &Instance, s: &Schedule) -> Result<(RowProblem, Columns)> {
         rows: 0,
     };
     for j in inst.load_indices() {
-        let lo = start[j].max(inst.window_start(OpId(j)).index());
-        if start[j] == usize::MAX || lo > hi[j] {
-            return Err(SolverError::Input(format!(
-                "re-timing: operator {} has no stage to load in (start {}, last {})",
-                inst.ops[j].name, start[j], hi[j]
-            )));
-        }
         let nu = option(j).noc_per_hbm;
-        let row: Vec<_> = (lo..=hi[j])
+        let row: Vec<_> = (lo[j]..=hi[j])
             .map(|k| {
                 let c = pb.add_column(0.0, 0.0..);
                 cols.w.push((j, k));
@@ -171,12 +195,20 @@ fn build(inst: &Instance, s: &Schedule) -> Result<(RowProblem, Columns)> {
 }
 
 /// The solved work, cleaned: no negatives or dust, and every load adding up to H exactly
-/// (the remainder goes to its largest piece), sorted by (operator, stage).
-fn clean_work(inst: &Instance, cols: &Columns, values: &[f64]) -> Vec<Work> {
+/// (the remainder goes to its largest piece), sorted by (operator, stage). `pieces` are
+/// (operator, stage, cycles), grouped by operator with stages ascending; an (operator,
+/// stage) that appears twice (ν groups of the window search) is summed.
+pub(crate) fn clean_work(
+    inst: &Instance,
+    pieces: impl IntoIterator<Item = (usize, usize, f64)>,
+) -> Vec<Work> {
     let n = inst.ops.len();
     let mut per_load: Vec<Vec<(usize, f64)>> = vec![Vec::new(); n];
-    for (&(j, k), &v) in cols.w.iter().zip(&values[n + 1..]) {
-        per_load[j].push((k, v));
+    for (j, k, v) in pieces {
+        match per_load[j].last_mut() {
+            Some(last) if last.0 == k => last.1 += v.max(0.0),
+            _ => per_load[j].push((k, v.max(0.0))),
+        }
     }
     let mut work = Vec::new();
     for (j, pieces) in per_load.iter_mut().enumerate() {
@@ -279,7 +311,14 @@ pub fn retime(
     report.stop = RetimeStop::Solved;
     let objective = solved.objective_value();
     report.objective_cycles = Some(Cycles(objective));
-    let work = clean_work(inst, &cols, solved.get_solution().columns());
+    let n = inst.ops.len();
+    let values = solved.get_solution().columns().to_vec();
+    let pieces = cols
+        .w
+        .iter()
+        .zip(&values[n + 1..])
+        .map(|(&(j, k), &v)| (j, k, v));
+    let work = clean_work(inst, pieces);
     let mut out = Schedule::new(
         inst,
         method,

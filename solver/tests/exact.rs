@@ -18,3 +18,5 @@ mod retime;
 mod segments;
 #[path = "exact/supervisor.rs"]
 mod supervisor;
+#[path = "exact/window_search.rs"]
+mod window_search;

@@ -7,10 +7,11 @@ use super::instance_source::{InstanceSource, SourceConfig};
 use super::method_rows::all_heuristics;
 use super::progress::ExactProgress;
 use clap::{Args, ValueEnum};
+use elk_solver::lns::{LnsStop, LnsSummary};
 use elk_solver::milp::Linearisation;
 use elk_solver::{
     gap_pct, Backend, Bounds, Exact, ExactOptions, ExactReport, ExactStatus, ExactStop, ModelStats,
-    WholeModelBound, WorkerCommand,
+    WholeModelBound, WholeModelSearch, WorkerCommand,
 };
 use elk_stage::instance::Instance;
 use elk_stage::method::Budget;
@@ -63,6 +64,10 @@ pub struct ExactFlags {
     /// the roofline only). See docs/exact.md, "Whole models".
     #[arg(long, value_enum, default_value = "lp")]
     whole_model_bound: WholeModelBoundName,
+    /// For a model too large for the backend: return the warm start as it is instead of
+    /// improving it by the window search (docs/exact.md, "The window search").
+    #[arg(long)]
+    no_window_search: bool,
 }
 
 /// The exact solver's flags as `--json` prints them in `config`.
@@ -74,6 +79,7 @@ pub(super) struct ExactConfig {
     warm_start: bool,
     lp_bound: bool,
     whole_model_bound: WholeModelBoundName,
+    window_search: bool,
 }
 
 /// `solve --exact --json` and `gap --json`: the inputs.
@@ -98,6 +104,7 @@ impl ExactFlags {
             warm_start: !self.no_warm_start,
             lp_bound: !self.no_lp_bound,
             whole_model_bound: self.whole_model_bound,
+            window_search: !self.no_window_search,
         }
     }
 
@@ -111,6 +118,7 @@ impl ExactFlags {
             no_warm_start: false,
             no_lp_bound: false,
             whole_model_bound: WholeModelBoundName::Lp,
+            no_window_search: false,
         }
     }
 }
@@ -164,6 +172,62 @@ struct ExactSummary {
     notes: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     phases: Option<Vec<PhaseJson>>,
+    /// The window search of a whole model (times left out with `--no-timings`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    search: Option<SearchJson>,
+}
+
+/// What the window search did, times left out with `--no-timings`.
+#[derive(Serialize)]
+struct SearchJson {
+    stop: LnsStop,
+    input_cycles: Cycles,
+    input_ms: f64,
+    makespan_cycles: Cycles,
+    makespan_ms: f64,
+    windows_solved: usize,
+    windows_proven: usize,
+    sweeps: usize,
+    improvements: Vec<ImprovementJson>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    wall_s: Option<f64>,
+}
+
+/// One improvement of the window search's incumbent.
+#[derive(Serialize)]
+struct ImprovementJson {
+    makespan_cycles: Cycles,
+    makespan_ms: f64,
+    by: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    at_s: Option<f64>,
+}
+
+impl SearchJson {
+    fn new(inst: &Instance, s: &LnsSummary, no_timings: bool) -> SearchJson {
+        let time = |v: f64| (!no_timings).then_some(v);
+        SearchJson {
+            stop: s.stop,
+            input_cycles: s.input_cycles,
+            input_ms: inst.ms(s.input_cycles),
+            makespan_cycles: s.makespan_cycles,
+            makespan_ms: inst.ms(s.makespan_cycles),
+            windows_solved: s.windows_solved,
+            windows_proven: s.windows_optimal,
+            sweeps: s.sweeps,
+            improvements: s
+                .improvements
+                .iter()
+                .map(|i| ImprovementJson {
+                    makespan_cycles: i.makespan_cycles,
+                    makespan_ms: inst.ms(i.makespan_cycles),
+                    by: i.by.clone(),
+                    at_s: time(i.at_s),
+                })
+                .collect(),
+            wall_s: time(s.seconds),
+        }
+    }
 }
 
 /// The backend's model size, every count named.
@@ -242,6 +306,11 @@ fn run_exact(
                 WholeModelBoundName::Milp => WholeModelBound::Milp,
                 WholeModelBoundName::Off => WholeModelBound::Off,
             },
+            whole_model_search: if flags.no_window_search {
+                WholeModelSearch::Off
+            } else {
+                WholeModelSearch::Window
+            },
         },
         worker: Some(WorkerCommand {
             program: std::env::current_exe()?,
@@ -295,6 +364,10 @@ fn summary(inst: &Instance, r: &ExactReport, warm: Option<&str>, no_timings: boo
                 })
                 .collect()
         }),
+        search: r
+            .search
+            .as_ref()
+            .map(|s| SearchJson::new(inst, s, no_timings)),
     }
 }
 
@@ -340,6 +413,7 @@ pub fn solve(
         status_word(
             sum.status,
             sum.stop,
+            sum.search.as_ref().map(|s| s.stop),
             sum.gap_pct,
             &bound_name(&sum.bounds, &sum.bound_source)
         )
@@ -388,6 +462,12 @@ pub fn solve(
     for n in &sum.notes {
         println!("note: {n}");
     }
+    if let Some(s) = &sum.search {
+        for i in &s.improvements {
+            let at = i.at_s.map_or(String::new(), |t| format!(" at {t:.1} s"));
+            println!("search: {:.6} ms{at} ({})", i.makespan_ms, i.by);
+        }
+    }
     for p in sum.phases.iter().flatten() {
         println!("time: {} {:.3} s", p.what, p.wall_s);
     }
@@ -398,12 +478,24 @@ pub fn solve(
 }
 
 /// The status in words: what was proven, and why the solve stopped.
-fn status_word(s: ExactStatus, stop: ExactStop, gap: Option<f64>, bound: &str) -> String {
+fn status_word(
+    s: ExactStatus,
+    stop: ExactStop,
+    search: Option<LnsStop>,
+    gap: Option<f64>,
+    bound: &str,
+) -> String {
     let gap = gap.map_or("no schedule".into(), |g| format!("gap {g:.3} %"));
     match (s, stop) {
         (ExactStatus::Optimal, ExactStop::Completed) => "optimal".into(),
         (ExactStatus::Optimal, _) => format!("optimal (meets the {bound} bound)"),
         (ExactStatus::Infeasible, _) => "infeasible (proven: no schedule fits)".into(),
+        (_, ExactStop::NotAttempted) if search == Some(LnsStop::TimeLimit) => format!(
+            "time limit in the window search ({gap} against the {bound} bound; the whole-model MILP is too large to build)"
+        ),
+        (_, ExactStop::NotAttempted) if search == Some(LnsStop::Converged) => format!(
+            "window search converged: no window improves ({gap} against the {bound} bound; the whole-model MILP is too large to build)"
+        ),
         (_, ExactStop::NotAttempted) => format!(
             "not attempted (model too large; {gap} against the bound; cut it with --layers/--ops or --window)"
         ),
@@ -465,6 +557,7 @@ impl GapReport {
         status_word(
             e.status,
             e.stop,
+            e.search.as_ref().map(|s| s.stop),
             e.gap_pct,
             &bound_name(&e.bounds, &e.bound_source),
         )
@@ -635,6 +728,7 @@ mod tests {
         let word = status_word(
             ExactStatus::Optimal,
             ExactStop::TimeLimit,
+            None,
             Some(0.0),
             &bound_name(&b, "optimum"),
         );
@@ -645,12 +739,19 @@ mod tests {
         };
         assert_eq!(bound_name(&roof, "optimum"), "roofline");
         assert_eq!(
-            status_word(ExactStatus::Feasible, ExactStop::TimeLimit, Some(2.5), "x"),
+            status_word(
+                ExactStatus::Feasible,
+                ExactStop::TimeLimit,
+                None,
+                Some(2.5),
+                "x"
+            ),
             "time limit (gap 2.500 %)"
         );
         assert!(status_word(
             ExactStatus::Unknown,
             ExactStop::NotAttempted,
+            None,
             Some(1.0),
             "x"
         )

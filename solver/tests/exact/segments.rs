@@ -39,7 +39,7 @@ fn random_op(rng: &mut Rng, name: String) -> InstanceOp {
 }
 
 /// `layers` copies of a random 2-operator layer between a random head and tail operator.
-fn layered(seed: u64) -> Instance {
+pub(crate) fn layered(seed: u64) -> Instance {
     let mut rng = Rng::new(seed);
     let layers = 3 + (seed % 2) as usize;
     let head = random_op(&mut rng, "embed".into());
@@ -75,7 +75,7 @@ fn layered(seed: u64) -> Instance {
     }
 }
 
-fn optimum(inst: &Instance) -> Option<Cycles> {
+pub(crate) fn optimum(inst: &Instance) -> Option<Cycles> {
     let r = solve_exact(inst, &ExactOptions::default()).unwrap();
     match r.status {
         ExactStatus::Optimal => r.makespan_cycles,

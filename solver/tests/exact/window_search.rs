@@ -1,0 +1,60 @@
+//! The window search (`elk_solver::lns`) on layered random chains with proven optima: every
+//! schedule it returns is valid, its makespan is the simulator's, it is never worse than its
+//! input and never better than the optimum; it improves the weakest heuristic on most chains
+//! and reaches the optimum on some, so a search that returned its input would fail.
+
+use super::segments::{layered, optimum};
+use elk_solver::lns::{improve, LnsOptions};
+use elk_stage::method::Budget;
+use std::time::Duration;
+
+#[test]
+fn window_search_results_are_valid_and_between_the_input_and_the_optimum() {
+    let (mut checked, mut improved, mut optimal) = (0, 0, 0);
+    for seed in 0..40 {
+        let inst = layered(seed);
+        let name = &inst.name;
+        let Some(opt) = optimum(&inst) else { continue };
+        let basic = elk_heuristics::by_name("basic").unwrap();
+        let solved = basic.schedule(&inst, &Budget::default()).unwrap();
+        let Some(input) = solved.outcome.schedule() else {
+            continue;
+        };
+        checked += 1;
+        let input_t = elk_sim::judged_makespan(&inst, input).unwrap();
+        for window_ops in [None, Some(2)] {
+            let opts = LnsOptions {
+                window_ops,
+                time_limit: Duration::from_secs(30),
+                ..LnsOptions::default()
+            };
+            let r = improve(&inst, input, &opts, &|_| {}).unwrap();
+            let s = &r.summary;
+            assert!(s.rejected.is_empty(), "{name}: {:?}", s.rejected);
+            assert!(s.disagreements.is_empty(), "{name}: {:?}", s.disagreements);
+            let t = elk_sim::judged_makespan(&inst, &r.schedule)
+                .unwrap_or_else(|v| panic!("{name}: the search returned an invalid schedule: {v}"));
+            assert_eq!(
+                t, s.makespan_cycles,
+                "{name}: reported vs simulated makespan"
+            );
+            assert_eq!(s.input_cycles, input_t, "{name}");
+            assert!(t <= input_t, "{name}: {t} worse than the input {input_t}");
+            assert!(
+                t.get() >= opt.get() * (1.0 - 1e-9),
+                "{name}: {t} below the proven optimum {opt}"
+            );
+            if window_ops.is_none() {
+                improved += usize::from(t.get() < input_t.get() * (1.0 - 1e-9));
+                optimal += usize::from(t.get() <= opt.get() * (1.0 + 1e-9));
+            }
+        }
+    }
+    assert!(checked >= 30, "only {checked} chains checked");
+    assert!(
+        improved * 2 >= checked,
+        "improved only {improved} of {checked}"
+    );
+    assert!(optimal >= 1, "reached no optimum in {checked}");
+    eprintln!("window search: {checked} chains, {improved} improved, {optimal} optimal");
+}
