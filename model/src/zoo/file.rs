@@ -116,6 +116,12 @@ enum RawFrame {
     },
 }
 
+/// The most layers a file may have.
+const MAX_LAYERS: usize = 10_000;
+
+/// The largest width, head count, vocabulary or table a file may have (2^24).
+const MAX_DIM: u64 = 1 << 24;
+
 /// Parses and checks a model file; `file` names it in errors.
 pub fn parse(file: &str, text: &str) -> Result<ZooModel> {
     let bad = |detail: String| ModelError::ModelFile {
@@ -267,6 +273,52 @@ fn check(raw: &RawModel, at: &dyn Fn(&str, &str, String) -> ModelError) -> Resul
             return Err(at(table, key, "must be ≥ 1".into()));
         }
     }
+    // Caps far above any published model, so that sizes stay inside u64 (the generator
+    // multiplies two dimensions with the token count) and a typo cannot ask for a billion
+    // layers of operators.
+    if raw.layers > MAX_LAYERS {
+        return Err(at("", "layers", format!("must be ≤ {MAX_LAYERS}")));
+    }
+    let frame_dims = match &raw.frame {
+        Some(RawFrame::Vit {
+            tokens,
+            patch_elems,
+            classes,
+        }) => vec![
+            ("tokens", *tokens),
+            ("patch_elems", *patch_elems),
+            ("classes", *classes),
+        ],
+        Some(RawFrame::Dit {
+            tokens,
+            patch_elems,
+            out_elems,
+            freq_dim,
+            labels,
+        }) => vec![
+            ("tokens", *tokens),
+            ("patch_elems", *patch_elems),
+            ("out_elems", *out_elems),
+            ("freq_dim", *freq_dim),
+            ("labels", *labels),
+        ],
+        _ => Vec::new(),
+    };
+    let dims = positive[1..]
+        .iter()
+        .copied()
+        .chain([("", "vocab", raw.vocab), ("", "positions", raw.positions)])
+        .chain(
+            raw.attention
+                .as_ref()
+                .map(|a| ("attention", "window", a.window)),
+        )
+        .chain(frame_dims.into_iter().map(|(k, v)| ("frame", k, v)));
+    for (table, key, v) in dims {
+        if v > MAX_DIM {
+            return Err(at(table, key, format!("{v} is above the cap {MAX_DIM}")));
+        }
+    }
     if raw.hidden % raw.heads != 0 {
         return Err(at(
             "",
@@ -404,6 +456,13 @@ mod tests {
     }
 
     #[test]
+    fn a_count_may_be_written_as_an_integer() {
+        let text = LLAMA.replacen("6.738e9", "6_738_415_616", 1);
+        let m = parse("m.toml", &text).unwrap();
+        assert_eq!(m.published_params, 6_738_415_616.0);
+    }
+
+    #[test]
     fn a_missing_key_is_named() {
         let text = without("vocab");
         assert_eq!(error(&text), "m.toml: missing key 'vocab'");
@@ -425,6 +484,8 @@ mod tests {
         );
         let text = LLAMA.replacen("kv_heads = 32", "kv_heads = 5", 1);
         assert!(error(&text).contains("key 'kv_heads': 5 KV heads do not divide 32"));
+        let text = LLAMA.replacen("vocab = 32000", "vocab = 100000000000", 1);
+        assert!(error(&text).contains("key 'vocab': 100000000000 is above the cap 16777216"));
     }
 
     #[test]
