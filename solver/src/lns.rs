@@ -2,13 +2,15 @@
 //! schedule (the best heuristic's) and improves it one window of consecutive operators at a
 //! time (issue 15 item 2).
 //!
-//! Each step solves the MILP of [`window`]: the whole model's load work as in re-timing, with
-//! the options of the window's operators free. A step's result is kept only if the simulator
-//! judges it valid and faster. The windows are fixed: one layer long, half a layer apart,
-//! swept from the first operator to the last; sweeps repeat until one improves nothing or the
-//! time limit is reached. Each window MILP is limited in branch-and-bound nodes and solved on
-//! one thread with a fixed seed, so the sequence of schedules does not depend on the
-//! machine's speed — only where the time limit cuts it does.
+//! Each step solves the MILP of `window`: the whole model's load work as in re-timing, with
+//! the options of the window's operators free and, in the larger neighbourhood, the window's
+//! loads allowed to start earlier. A step's result is kept only if the simulator judges it
+//! valid and faster; its changes are then copied to every identical layer (`replicate`).
+//! The windows are fixed (`sweep_order`); the neighbourhood grows when a sweep improves
+//! nothing. Each window MILP is limited in branch-and-bound nodes and solved on one thread
+//! with a fixed seed, so the sequence of schedules does not depend on the machine's speed —
+//! only where the time limit cuts it does. docs/exact.md, "The window search", has the model
+//! and measurements.
 
 mod replicate;
 mod window;

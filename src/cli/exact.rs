@@ -185,8 +185,8 @@ struct SearchJson {
     input_ms: f64,
     makespan_cycles: Cycles,
     makespan_ms: f64,
-    windows_solved: usize,
-    windows_proven: usize,
+    solved_windows: usize,
+    proven_windows: usize,
     sweeps: usize,
     improvements: Vec<ImprovementJson>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -212,8 +212,8 @@ impl SearchJson {
             input_ms: inst.ms(s.input_cycles),
             makespan_cycles: s.makespan_cycles,
             makespan_ms: inst.ms(s.makespan_cycles),
-            windows_solved: s.windows_solved,
-            windows_proven: s.windows_optimal,
+            solved_windows: s.windows_solved,
+            proven_windows: s.windows_optimal,
             sweeps: s.sweeps,
             improvements: s
                 .improvements
@@ -450,12 +450,20 @@ pub fn solve(
         ),
     }
     if let Some(w) = &sum.warm_start {
+        let searched = sum
+            .search
+            .as_ref()
+            .filter(|s| s.makespan_cycles < s.input_cycles);
         println!(
             "warm start: {w}{}",
-            if sum.from_warm_start {
-                " (returned: the backend found nothing better)"
-            } else {
-                ""
+            match searched {
+                Some(s) => format!(
+                    " ({:.6} ms, improved by the window search to the makespan above)",
+                    s.input_ms
+                ),
+                None if sum.from_warm_start =>
+                    " (returned: the backend found nothing better)".into(),
+                None => String::new(),
             }
         );
     }

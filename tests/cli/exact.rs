@@ -204,3 +204,63 @@ fn simulate_detailed_is_deterministic_and_compares() {
         "{err}"
     );
 }
+
+#[test]
+fn a_whole_model_is_improved_by_the_window_search_and_the_simulator_agrees() {
+    // 8 layers of Llama2-7B: too large for the MILP, so the segment bound and the search run.
+    let sched = temp("whole.sched.json");
+    let inst = temp("whole.json");
+    let inst = inst.to_str().unwrap();
+    elk_ok(&[
+        "instance",
+        "--model",
+        "llama2-7b",
+        "--num-layers",
+        "8",
+        "-o",
+        inst,
+    ]);
+    let model = ["--instance", inst];
+    let mut args = vec![
+        "solve",
+        "--exact",
+        "--time-limit",
+        "12",
+        "--no-timings",
+        "--json",
+    ];
+    args.extend(model);
+    args.extend(["-o", sched.to_str().unwrap()]);
+    let j = elk_json(&args);
+    assert_eq!(j["stop"], "not_attempted", "{j}");
+    assert_eq!(j["status"], "feasible", "{j}");
+    let search = &j["search"];
+    let (input, best) = (
+        search["input_cycles"].as_f64().unwrap(),
+        search["makespan_cycles"].as_f64().unwrap(),
+    );
+    assert!(best < input, "the search improved nothing: {search}");
+    assert!(search["solved_windows"].as_u64().unwrap() >= 1, "{search}");
+    assert!(
+        search.get("wall_s").is_none(),
+        "--no-timings keeps times out: {search}"
+    );
+    assert_eq!(j["makespan_cycles"].as_f64().unwrap(), best, "{j}");
+    // The schedule written is the search's, and the simulator agrees with its makespan.
+    let mut sim = vec!["simulate", "--schedule", sched.to_str().unwrap(), "--json"];
+    sim.extend(model);
+    let s = elk_json(&sim);
+    let t = s["makespan_cycles"].as_f64().unwrap();
+    assert!((t - best).abs() <= 1e-9 * t, "simulate {t} vs solve {best}");
+    assert_eq!(s["method"], "window-search", "{s}");
+    // The text output names the search in its status.
+    let mut text = vec!["solve", "--exact", "--time-limit", "12"];
+    text.extend(model);
+    let out = elk_ok(&text);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("status: time limit in the window search")
+            || stdout.contains("status: window search converged"),
+        "{stdout}"
+    );
+}

@@ -11,7 +11,7 @@ const UNITS: [&str; 10] = [
 ];
 
 /// Suffixes that are the noun a count counts (`operators: 549` reads "549 operators").
-const COUNTED: [&str; 12] = [
+const COUNTED: [&str; 14] = [
     "ops",
     "shapes",
     "operators",
@@ -24,6 +24,8 @@ const COUNTED: [&str; 12] = [
     "cells",
     "loads",
     "tokens",
+    "windows",
+    "sweeps",
 ];
 
 /// Numbers allowed under a key without a unit suffix, each for a reason:

@@ -441,7 +441,7 @@ impl WindowModel {
     /// Solves within `time_limit` seconds and at most `max_nodes` branch-and-bound nodes
     /// (the node limit makes the result independent of the machine's speed), on one thread.
     ///
-    /// HiGHS (1.11, through the `highs` crate) can report an optimum below the solution it
+    /// HiGHS (1.16, through the `highs` crate) can report an optimum below the solution it
     /// returns when it started from ours (seen on small chains: objective 1296, columns summing
     /// to the starting 1325.75). Such a run is repeated without the starting solution, and
     /// the objective that is reported is always Σ d of the columns returned.
