@@ -43,6 +43,8 @@ pub struct LnsOptions {
     pub max_nodes: i32,
     /// Most sweeps in all.
     pub max_sweeps: usize,
+    /// A proven lower bound: the search stops when the incumbent meets it (it is optimal).
+    pub lower_bound: Option<Cycles>,
 }
 
 impl Default for LnsOptions {
@@ -53,6 +55,7 @@ impl Default for LnsOptions {
             time_limit: Duration::from_secs(60),
             max_nodes: 200,
             max_sweeps: 12,
+            lower_bound: None,
         }
     }
 }
@@ -99,6 +102,8 @@ pub enum LnsStop {
     Converged,
     /// The time limit was reached.
     TimeLimit,
+    /// The incumbent meets the lower bound it was given: optimal.
+    MeetsBound,
 }
 
 /// What the search found.
@@ -284,6 +289,13 @@ pub fn improve(
         report.sweeps = sweep;
         let mut improved = false;
         for (i, ops) in plan[..count].iter().enumerate() {
+            if opts
+                .lower_bound
+                .is_some_and(|b| crate::meets_bound(report.makespan_cycles, b))
+            {
+                report.stop = LnsStop::MeetsBound;
+                break 'sweeps;
+            }
             if left().is_zero() {
                 report.stop = LnsStop::TimeLimit;
                 break 'sweeps;

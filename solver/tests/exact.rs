@@ -18,5 +18,7 @@ mod retime;
 mod segments;
 #[path = "exact/supervisor.rs"]
 mod supervisor;
+#[path = "exact/warm_start.rs"]
+mod warm_start;
 #[path = "exact/window_search.rs"]
 mod window_search;
