@@ -577,20 +577,39 @@ pub fn solve_exact_with(
     finish(inst, opts, run, result)
 }
 
-/// "segment relaxation bound over time: 14.2 s 7.1203 ms, …": each price whose bound beat
-/// every earlier one, with the seconds since the search started.
-fn improvements(inst: &Instance, prices: &[crate::segments::PricedBound]) -> String {
+/// Each price whose bound beat every earlier one: a note without times ("segment relaxation
+/// bound by price: μ = 0 7.1340 ms, μ = 0.345 7.2410 ms") and, for `--timings`, a phase per
+/// step whose seconds are those since the search started (notes stay byte-stable).
+fn improvements(inst: &Instance, prices: &[crate::segments::PricedBound]) -> (String, Vec<Phase>) {
     let mut best = f64::NEG_INFINITY;
-    let steps: Vec<String> = prices
+    let better: Vec<&crate::segments::PricedBound> = prices
         .iter()
         .filter(|p| {
             let better = p.bound_cycles > best;
             best = best.max(p.bound_cycles);
             better
         })
-        .map(|p| format!("{:.1} s {:.4} ms", p.at_s, inst.ms(Cycles(p.bound_cycles))))
         .collect();
-    format!("segment relaxation bound over time: {}", steps.join(", "))
+    let ms = |p: &crate::segments::PricedBound| inst.ms(Cycles(p.bound_cycles));
+    let steps: Vec<String> = better
+        .iter()
+        .map(|p| format!("μ = {:.3} {:.4} ms", p.price, ms(p)))
+        .collect();
+    let phases = better
+        .iter()
+        .map(|p| Phase {
+            what: format!(
+                "segment relaxation reached {:.4} ms (μ = {:.3}) after",
+                ms(p),
+                p.price
+            ),
+            seconds: p.at_s,
+        })
+        .collect();
+    (
+        format!("segment relaxation bound by price: {}", steps.join(", ")),
+        phases,
+    )
 }
 
 /// The segment relaxation's bound for an instance too large for the backend, with what is
@@ -626,23 +645,28 @@ fn whole_model_bound(
     match segment_bound_with(inst, &seg_opts, &on_step)? {
         Some(b) => {
             run.notes.push(format!(
-                "segment relaxation: {} segments of {} layer(s), {} distinct, {} each, best price μ = {}, {:.1} s",
+                "segment relaxation: {} segments of {} layer(s), {} distinct, {} each, best price μ = {}",
                 b.segments,
                 b.layers_per_segment,
                 b.distinct,
                 if b.lp_only { "LP" } else { "MILP dual bound" },
-                b.price,
-                b.seconds
+                b.price
             ));
-            run.notes.push(improvements(inst, &b.prices));
+            let (note, steps) = improvements(inst, &b.prices);
+            run.notes.push(note);
+            run.phases.push(Phase {
+                what: "segment relaxation".into(),
+                seconds: b.seconds,
+            });
+            run.phases.extend(steps);
             run.bounds.segment_cycles = Some(Cycles(b.bound_cycles));
         }
         None if inst.layers().layers < 2 => run.notes.push(
             "segment relaxation: not applicable (no repeated layers to cut the chain at)".into(),
         ),
         None => run.notes.push(format!(
-            "segment relaxation: no price solved within {:.1} s; raise --time-limit",
-            time_limit.as_secs_f64()
+            "segment relaxation: no price solved within its share of the time limit ({}); raise --time-limit",
+            if share < 0.9 { "half of it" } else { "nine tenths" }
         )),
     }
     Ok(())
