@@ -136,14 +136,19 @@ pub fn estimated_size(inst: &Instance) -> usize {
 /// Largest [`estimated_size`] the exact backends attempt (≈ 2 GB of model in HiGHS).
 pub const MAX_SIZE: usize = 4_000_000;
 
-/// The objective HiGHS reports is that of the columns it returns (Σ d of a whole instance),
-/// or it has no solution.
-fn consistent(solved: &highs::SolvedModel, enc: &Encoding) -> bool {
+/// The objective HiGHS reports is that of the columns it returns — Σ of the stage-duration
+/// columns `durations`, the objective of a whole instance and of a window model — or it has
+/// no solution. After a starting solution HiGHS 1.16 can fail this (docs/exact.md, "The
+/// window search"); both callers then solve again without the start.
+pub(crate) fn reports_its_columns(
+    solved: &highs::SolvedModel,
+    durations: impl IntoIterator<Item = usize>,
+) -> bool {
     if solved.primal_solution_status() != highs::HighsSolutionStatus::Feasible {
         return true;
     }
     let cols = solved.get_solution();
-    let claimed: f64 = enc.d.iter().map(|c| cols.columns()[c.index]).sum();
+    let claimed: f64 = durations.into_iter().map(|i| cols.columns()[i]).sum();
     let objective = solved.objective_value();
     (claimed - objective).abs() <= 1e-6 * claimed.abs().max(1.0)
 }
@@ -184,7 +189,7 @@ pub fn run_milp(inst: &Instance, cfg: &MilpConfig) -> Result<MilpRun> {
         Ok((solved, enc, build_s))
     };
     let (mut solved, mut enc, build_s) = attempt(cfg.warm_start.as_ref())?;
-    if cfg.warm_start.is_some() && !consistent(&solved, &enc) {
+    if cfg.warm_start.is_some() && !reports_its_columns(&solved, enc.d.iter().map(|c| c.index)) {
         let (again, enc_again, _) = attempt(None)?;
         if again.primal_solution_status() == highs::HighsSolutionStatus::Feasible {
             solved = again;

@@ -20,6 +20,7 @@
 use std::ops::Range;
 
 use crate::error::{Result, SolverError};
+use crate::milp::reports_its_columns;
 use crate::prune::Pruned;
 use crate::retime::{clean_work, LoadSpans};
 use elk_stage::instance::Instance;
@@ -455,13 +456,8 @@ impl WindowModel {
     ) -> Result<WindowResult> {
         let started = std::time::Instant::now();
         let mut solved = self.run(true, time_limit, max_nodes)?;
-        let consistent = |m: &highs::SolvedModel| {
-            let v = self.claimed(m.get_solution().columns());
-            (v - m.objective_value()).abs() <= 1e-6 * v.abs().max(1.0)
-        };
-        if solved.primal_solution_status() == highs::HighsSolutionStatus::Feasible
-            && !consistent(&solved)
-        {
+        let consistent = |m: &highs::SolvedModel| reports_its_columns(m, 0..self.durations);
+        if !consistent(&solved) {
             let left = time_limit - started.elapsed().as_secs_f64();
             let again = self.run(false, left, max_nodes)?;
             if again.primal_solution_status() == highs::HighsSolutionStatus::Feasible {
