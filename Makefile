@@ -10,7 +10,7 @@ DEB_PACKAGES := cmake libclang1-14 libclang-common-14-dev libz3-dev
 CARGO := cargo
 CARGO_FLAGS := --release -j2
 
-.PHONY: deps run test lint bench reports test-slurm
+.PHONY: deps run test lint bench reports test-slurm test-browser
 
 deps:
 	@command -v $(CARGO) >/dev/null || { echo "cargo not found: install Rust first (rustup)"; exit 1; }
@@ -35,7 +35,7 @@ lint: deps
 # Regenerates the checked-in results in results/: the fig17 and fig19 sweeps and the seven
 # studies (about 10 minutes on 2 cores, plus gap-whole: 8 whole models with their bounds,
 # ≈ 45 min). Sweeps resume from results/*.jsonl; delete those files to recompute from scratch.
-STUDIES := gap gap-whole ideal hbm-emulation order-pruning cost-noise ablation
+STUDIES := gap gap-whole ideal hbm-emulation order-pruning cost-noise ablation replay-fidelity
 reports: deps
 	$(CARGO) build $(CARGO_FLAGS) --bin elk-opt
 	./target/release/elk-opt sweep fig17 -o results/fig17.jsonl --report results/fig17
@@ -48,3 +48,12 @@ reports: deps
 test-slurm: deps
 	$(CARGO) build $(CARGO_FLAGS) --bin elk-opt
 	bash scripts/test-slurm.sh
+
+# `--html` pages in a real browser: installs Debian's chromium if missing (needs root), then
+# runs the CLI tests that `make test` leaves out (#[ignore]: CI has no chromium). They write
+# `report --html` pages, load them in headless chromium and check the DOM has every figure's
+# <svg> and that each figure's screenshot is drawn (docs/sweeps.md, "One HTML page").
+test-browser: deps
+	@command -v chromium >/dev/null || { echo "installing: chromium"; apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; }
+	$(CARGO) test $(CARGO_FLAGS) --test cli -- --ignored browser::

@@ -29,6 +29,8 @@ mod plans;
 mod progress;
 #[path = "cli/refused_flags.rs"]
 mod refused_flags;
+#[path = "cli/replay_fidelity.rs"]
+mod replay_fidelity;
 #[path = "cli/solve_compare.rs"]
 mod solve_compare;
 #[path = "cli/stage_model.rs"]

@@ -1,6 +1,7 @@
 //! The reviewers' questions (SPEC §7), one command each (`elk-opt study NAME`), each writing a
 //! Markdown report (with its command, inputs and date) and SVG plots:
-//! [`gap`] (its whole-model part alone: [`gap_whole`]), [`ideal`], [`hbm_emulation`], [`order_pruning`], [`cost_noise`], [`ablation`].
+//! [`gap`] (its whole-model part alone: [`gap_whole`]), [`ideal`], [`hbm_emulation`], [`order_pruning`], [`cost_noise`], [`ablation`],
+//! [`replay_fidelity`].
 
 pub mod ablation;
 pub mod corpus;
@@ -10,13 +11,14 @@ pub mod gap_whole;
 pub mod hbm_emulation;
 pub mod ideal;
 pub mod order_pruning;
+pub mod replay_fidelity;
 
 use crate::error::Result;
 use crate::report::{Files, Header};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Names of the studies.
-pub const STUDIES: [&str; 7] = [
+pub const STUDIES: [&str; 8] = [
     "gap",
     "gap-whole",
     "ideal",
@@ -24,6 +26,7 @@ pub const STUDIES: [&str; 7] = [
     "order-pruning",
     "cost-noise",
     "ablation",
+    "replay-fidelity",
 ];
 
 /// How far a study is, for a progress display: `done` of `total` steps finished, and what
@@ -99,6 +102,7 @@ pub fn run_with(name: &str, header: &Header, progress: &OnStep<'_>) -> Option<Re
         "order-pruning" => order_pruning::run(header, progress),
         "cost-noise" => cost_noise::run(header, progress),
         "ablation" => ablation::run(header, progress),
+        "replay-fidelity" => replay_fidelity::run(header, progress),
         _ => return None,
     };
     // The studies link their figures as SVG; PNG figures are linked as such.

@@ -11,13 +11,16 @@
 //! starts it in; a load is C flows, one per controller, each carrying 1/C of the bytes
 //! through the controller's port (B_HBM/C) and ρ copies over the NoC. Rates are recomputed
 //! at every flow arrival and departure; events are processed in (time, sequence) order, so a
-//! replay is deterministic.
+//! replay is deterministic. By default the loads are paced to the schedule's plan
+//! ([`pacing`]); `LoadPolicy::Greedy` sends them as fast as HBM and links allow.
 
 pub mod fair;
 pub mod network;
+pub mod pacing;
 pub mod traffic;
 
 pub use network::{controller_cores, HbmLayout, Network};
+pub use pacing::LoadPolicy;
 
 use crate::trace::{NoTrace, TraceEvent, TraceSink, Track};
 use elk_model::build::noc_distribution_bytes_per_s;
@@ -36,6 +39,8 @@ pub struct DetailedConfig {
     /// ρ per unit of ν: B_NoC,dist / B_HBM of the chip the instance was built for (ν = ρ ·
     /// B_HBM / B_NoC,dist), so a schedule can be replayed on a variant of that chip.
     pub rho_per_nu: f64,
+    /// How loads are sent: paced to the schedule's plan, or greedily.
+    pub loads: LoadPolicy,
 }
 
 impl DetailedConfig {
@@ -50,6 +55,7 @@ impl DetailedConfig {
         DetailedConfig {
             layout,
             rho_per_nu: noc_distribution_bytes_per_s(chip) / chip.hbm.bandwidth_bytes_per_s,
+            loads: LoadPolicy::default(),
         }
     }
 }
@@ -169,6 +175,16 @@ struct Flow {
     start: f64,
 }
 
+/// Pauses (or resumes) every load flow: a rate cap of zero.
+fn hold_loads(flows: &mut [Flow], hold: bool) {
+    for f in flows
+        .iter_mut()
+        .filter(|f| matches!(f.kind, Kind::Load { .. }))
+    {
+        f.cap = hold.then_some(0.0);
+    }
+}
+
 /// Replays `s` (a valid schedule of `inst`) on `chip`.
 pub fn simulate_detailed(
     inst: &Instance,
@@ -243,6 +259,30 @@ pub fn simulate_detailed_with(
     let mut steps = 0u64;
     let mut rates: Vec<f64> = Vec::new();
     let mut dirty = true;
+    let pacer = (cfg.loads == LoadPolicy::Paced).then(|| pacing::Pacer::new(inst, s, b_hbm));
+    // Paced: the load bytes moved so far, and whether the DMA has sent the current stage's
+    // budget and waits for the next stage (pacing.rs).
+    let mut delivered = 0.0f64;
+    let allowance = |stage: usize, delivered: f64| {
+        pacer.as_ref().map(|p| {
+            let budget = p.budget_through(stage);
+            (budget - delivered, 1e-9 * budget.max(1.0))
+        })
+    };
+    let spent = |stage: usize, delivered: f64| {
+        allowance(stage, delivered).is_some_and(|(left, tol)| left <= tol)
+    };
+    let mut paused = spent(0, 0.0);
+    // Paced, a stage ends only when its planned loads are done (the stage model's barrier),
+    // unless the DMA has nothing left it may send in it.
+    let dma_idle = |loading: bool, qpos: usize, stage: usize| {
+        !loading
+            && s.load_order
+                .get(qpos)
+                .is_none_or(|j| start_stage.get(j.index()).is_none_or(|&st| st > stage))
+    };
+    // False once an operator has waited with the budget spent, until the next stage.
+    let mut budgeted = pacer.is_some();
     let sram = inst.sram_bytes.get();
     let memory = |executing: Option<usize>, started: &[bool], next_op: usize| -> u64 {
         let hot = executing.map_or(0, |i| option(i).hot.get());
@@ -261,6 +301,9 @@ pub fn simulate_detailed_with(
                 && pending_done.is_none()
                 && next_op < n
                 && loaded[next_op]
+                && (pacer.is_none()
+                    || spent(stage_begun, delivered)
+                    || dma_idle(active_load.is_some(), qpos, stage_begun))
             {
                 let i = next_op;
                 next_op = i + 1;
@@ -273,6 +316,12 @@ pub fn simulate_detailed_with(
                     .max(0.0);
                 running = Some((i, t + comp));
                 breakdown.compute += comp;
+                if pacer.is_some() {
+                    budgeted = true;
+                    paused = spent(stage_begun, delivered);
+                    hold_loads(&mut flows, paused);
+                    dirty = true;
+                }
                 sink.event(&TraceEvent {
                     track: Track::Execution,
                     name: inst.ops[i].name.clone(),
@@ -313,7 +362,7 @@ pub fn simulate_detailed_with(
                             },
                             remaining: bytes / controllers as f64,
                             usage,
-                            cap: None,
+                            cap: paused.then_some(0.0),
                             start: t,
                         });
                     }
@@ -358,6 +407,17 @@ pub fn simulate_detailed_with(
                 dt = dt.min(flow.remaining / rates[f]);
             }
         }
+        if let Some((left, _)) = allowance(stage_begun, delivered).filter(|_| budgeted && !paused) {
+            let loading: f64 = flows
+                .iter()
+                .zip(&rates)
+                .filter(|(f, _)| matches!(f.kind, Kind::Load { .. }))
+                .map(|(_, r)| r)
+                .sum();
+            if loading > 0.0 {
+                dt = dt.min(left.max(0.0) / loading);
+            }
+        }
         if !dt.is_finite() {
             return Err(DetailedError(format!(
                 "stuck at {t:.1} cycles: operator {} waits for a load that cannot start",
@@ -368,12 +428,20 @@ pub fn simulate_detailed_with(
         for (f, flow) in flows.iter_mut().enumerate() {
             let moved = rates[f] * dt;
             flow.remaining -= moved;
+            if matches!(flow.kind, Kind::Load { .. }) {
+                delivered += moved;
+            }
             for &(r, w) in &flow.usage {
                 carried[r] += moved * w;
             }
         }
         t += dt;
         steps += 1;
+        if budgeted && !paused && spent(stage_begun, delivered) {
+            paused = true;
+            hold_loads(&mut flows, true);
+            dirty = true;
+        }
         // Completions, in flow order (deterministic).
         let mut k = 0;
         while k < flows.len() {
@@ -458,6 +526,20 @@ pub fn simulate_detailed_with(
                 op_end[i] = t;
                 last_end = t;
             }
+        }
+        // An operator waiting with nothing executing: whatever the budget's rounding left
+        // unsent goes now (the stage model's stage ends only when its loads are done).
+        if paused
+            && running.is_none()
+            && shifting.is_none()
+            && pending_done.is_none()
+            && next_op < n
+            && !loaded[next_op]
+        {
+            paused = false;
+            budgeted = false;
+            hold_loads(&mut flows, false);
+            dirty = true;
         }
     }
     let makespan = last_end;

@@ -2,7 +2,8 @@
 //! every rule of the stage model (SPEC §4); [`evaluate`] computes each stage's duration, the
 //! term that binds it, the makespan and the Fig-18 metrics, emitting events to a
 //! [`trace::TraceSink`]; [`run_judged`] is the one way to run a method and judge it;
-//! [`detailed`] replays a schedule on a modelled network (links, ports, HBM controllers).
+//! [`detailed`] replays a schedule on a modelled network (links, ports, HBM controllers);
+//! [`phased`] is the stage model with the NoC row the paced replay measures.
 //!
 //! ```
 //! use elk_stage::instance::{Instance, OpOption};
@@ -28,6 +29,7 @@
 pub mod detailed;
 mod evaluate;
 mod judge;
+pub mod phased;
 pub mod trace;
 mod validate;
 

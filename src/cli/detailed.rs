@@ -3,7 +3,9 @@
 
 use clap::{Args, ValueEnum};
 use elk_model::chip::{ChipOverrides, ChipSpec, Placement, Topology};
-use elk_sim::detailed::{simulate_detailed_with, DetailedConfig, DetailedReport};
+use elk_sim::detailed::{
+    simulate_detailed, simulate_detailed_with, DetailedConfig, DetailedReport, LoadPolicy,
+};
 use elk_sim::trace::{ChromeTrace, NoTrace, TraceSink};
 use elk_sim::Evaluation;
 use elk_stage::instance::{ChipRef, Instance};
@@ -44,6 +46,25 @@ pub enum PlacementName {
     SingleCore,
 }
 
+/// The replay's DMA policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LoadsName {
+    /// Each stage's loads rate-limited to the schedule's planned work (docs/detailed.md).
+    Paced,
+    /// Loads as fast as HBM and links allow.
+    Greedy,
+}
+
+impl LoadsName {
+    fn policy(self) -> LoadPolicy {
+        match self {
+            LoadsName::Paced => LoadPolicy::Paced,
+            LoadsName::Greedy => LoadPolicy::Greedy,
+        }
+    }
+}
+
 /// Flags of the detailed simulator.
 #[derive(Args, Debug, Clone)]
 pub struct DetailedFlags {
@@ -74,7 +95,12 @@ pub struct DetailedFlags {
     /// Controller placement.
     #[arg(long, value_enum, requires = "detailed")]
     placement: Option<PlacementName>,
-    /// Also print the analytic makespan and the per-stage differences.
+    /// How the replay's DMA sends loads: paced to the schedule's planned work per stage, or
+    /// greedily (as fast as HBM and links allow).
+    #[arg(long, value_enum, default_value = "paced", requires = "detailed")]
+    loads: LoadsName,
+    /// Also print the analytic makespan, the other load policy's makespan and the per-stage
+    /// differences.
     #[arg(long, requires = "detailed")]
     compare: bool,
 }
@@ -90,6 +116,7 @@ pub struct ReplayConfig {
     height_cores: Option<u64>,
     hbm_controllers: Option<u64>,
     placement: Option<PlacementName>,
+    loads: LoadsName,
     compare: bool,
 }
 
@@ -195,7 +222,15 @@ impl From<&DetailedReport> for ReportJson {
     }
 }
 
-/// One stage compared.
+/// The replay's makespan under the DMA policy not chosen.
+#[derive(Serialize)]
+struct OtherPolicy {
+    loads: LoadsName,
+    makespan_cycles: elk_stage::units::Cycles,
+    makespan_ms: f64,
+}
+
+/// The replay, as printed.
 #[derive(Serialize)]
 struct DetailedOutput<'a> {
     instance: &'a str,
@@ -208,8 +243,16 @@ struct DetailedOutput<'a> {
     report: DetailedReport,
     #[serde(flatten)]
     report_json: ReportJson,
+    /// The DMA policy replayed.
+    loads: LoadsName,
     #[serde(skip_serializing_if = "Option::is_none")]
     analytic_makespan_cycles: Option<elk_stage::units::Cycles>,
+    /// With `--compare`: the stage model with the phased NoC row (elk_sim::phased).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    phased_makespan_cycles: Option<elk_stage::units::Cycles>,
+    /// With `--compare`: the same replay with the other DMA policy.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    other_loads: Option<OtherPolicy>,
     #[serde(skip_serializing_if = "Option::is_none")]
     stages: Option<Vec<elk_sim::detailed::StageDiff>>,
 }
@@ -226,6 +269,7 @@ impl DetailedFlags {
             height_cores: self.height,
             hbm_controllers: self.hbm_controllers,
             placement: self.placement,
+            loads: self.loads,
             compare: self.compare,
         }
     }
@@ -266,6 +310,7 @@ impl DetailedFlags {
         let mut cfg = DetailedConfig::from_chip(&chip);
         // ν in the instance was computed on the chip as given, before any override.
         cfg.rho_per_nu = DetailedConfig::from_chip(&base).rho_per_nu;
+        cfg.loads = self.loads.policy();
         let mut chrome = ChromeTrace::new(inst.clock_hz);
         let sink: &mut dyn TraceSink = if trace.is_some() {
             &mut chrome
@@ -279,6 +324,28 @@ impl DetailedFlags {
         let stages = self
             .compare
             .then(|| elk_sim::detailed::stage_diff(analytic, &report));
+        let other_loads = if self.compare {
+            let other = match self.loads {
+                LoadsName::Paced => LoadsName::Greedy,
+                LoadsName::Greedy => LoadsName::Paced,
+            };
+            let cfg = DetailedConfig {
+                loads: other.policy(),
+                ..cfg.clone()
+            };
+            let r = simulate_detailed(inst, sched, &chip, &cfg)?;
+            Some(OtherPolicy {
+                loads: other,
+                makespan_cycles: r.makespan_cycles,
+                makespan_ms: r.makespan_ms,
+            })
+        } else {
+            None
+        };
+        let phased = elk_sim::phased::phased_makespan(inst, sched);
+        if let Some(w) = disagreement(&report, analytic, phased, self.loads) {
+            eprintln!("warning: {w}");
+        }
         let out = DetailedOutput {
             instance: &inst.name,
             method: &sched.method,
@@ -301,7 +368,10 @@ impl DetailedFlags {
                 hbm_controllers: chip.hbm.controllers,
                 placement: chip.hbm.placement,
             },
+            loads: self.loads,
             analytic_makespan_cycles: self.compare.then_some(analytic.makespan_cycles),
+            phased_makespan_cycles: self.compare.then_some(phased),
+            other_loads,
             report_json: ReportJson::from(&report),
             report,
             stages,
@@ -314,11 +384,62 @@ impl DetailedFlags {
     }
 }
 
+/// How far a replay may differ from the stage model before it is pointed out.
+const DISAGREEMENT: f64 = 0.05;
+
+/// A warning when the replay's makespan differs from the stage model's by more than
+/// [`DISAGREEMENT`], naming where the replay's extra (or missing) time went and the hottest
+/// links.
+fn disagreement(
+    r: &DetailedReport,
+    analytic: &Evaluation,
+    phased: elk_stage::units::Cycles,
+    loads: LoadsName,
+) -> Option<String> {
+    let a = analytic.makespan_cycles.get();
+    let d = r.makespan_cycles.get();
+    if a <= 0.0 || (d - a).abs() <= DISAGREEMENT * a {
+        return None;
+    }
+    let b = &r.breakdown;
+    let dominant = if b.shift >= b.load_wait {
+        "the NoC: operators' shifts share links with loads"
+    } else {
+        "HBM delivery: operators wait for their loads"
+    };
+    let hottest = r
+        .hottest_links
+        .iter()
+        .take(3)
+        .map(|l| format!("{} {:.1} %", l.name, 100.0 * l.utilisation))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Some(format!(
+        "the detailed replay ({} loads) takes {:+.2} % against the stage model's makespan \
+         ({:+.2} % against the phased NoC row's, elk_sim::phased); dominant: {dominant} \
+         (compute {:.1} %, shifts {:.1} %, waiting for loads {:.1} % of the replay); hottest \
+         links: {hottest}",
+        loads_name(loads),
+        100.0 * (d / a - 1.0),
+        100.0 * (d / phased.get().max(f64::MIN_POSITIVE) - 1.0),
+        100.0 * b.compute / d,
+        100.0 * b.shift / d,
+        100.0 * b.load_wait / d,
+    ))
+}
+
+fn loads_name(l: LoadsName) -> &'static str {
+    l.policy().name()
+}
+
 fn print_human(inst: &Instance, out: &DetailedOutput) {
     let r = &out.report;
     println!(
-        "{} — schedule by {}, detailed replay on {}",
-        out.instance, out.method, out.chip
+        "{} — schedule by {}, detailed replay on {}, {} loads",
+        out.instance,
+        out.method,
+        out.chip,
+        loads_name(out.loads)
     );
     println!(
         "makespan:        {} = {:.6} ms (detailed)",
@@ -330,6 +451,23 @@ fn print_human(inst: &Instance, out: &DetailedOutput) {
             inst.ms(a),
             100.0 * ((r.makespan_cycles - a) / a)
         );
+        if let Some(p) = out.phased_makespan_cycles {
+            println!(
+                "phased NoC row:  {p} = {:.6} ms ({:+.2}% vs analytic; detailed {:+.2}% vs it)",
+                inst.ms(p),
+                100.0 * ((p - a) / a),
+                100.0 * ((r.makespan_cycles - p) / p)
+            );
+        }
+        if let Some(o) = &out.other_loads {
+            println!(
+                "{:<17}{} = {:.6} ms ({:+.2}% vs analytic)",
+                format!("{} loads:", loads_name(o.loads)),
+                o.makespan_cycles,
+                o.makespan_ms,
+                100.0 * ((o.makespan_cycles - a) / a)
+            );
+        }
     }
     let pct = |x: f64| 100.0 * x / r.makespan_cycles.get().max(f64::MIN_POSITIVE);
     let b = &r.breakdown;
@@ -374,9 +512,15 @@ fn print_human(inst: &Instance, out: &DetailedOutput) {
             .collect();
         println!("stages differing: {} of {}", differing.len(), stages.len());
         for d in differing.iter().take(20) {
+            let op = elk_stage::units::Stage(d.stage)
+                .executing()
+                .map_or("(prologue)", |o| inst.ops[o.index()].name.as_str());
             println!(
-                "  stage {:>4}: analytic {:>12.1}  detailed {:>12.1} cycles",
-                d.stage, d.analytic_cycles, d.detailed_cycles
+                "  stage {:>4} {op:<24}: analytic {:>12.1}  detailed {:>12.1} ({:+.2} %)",
+                d.stage,
+                d.analytic_cycles,
+                d.detailed_cycles,
+                100.0 * (d.detailed_cycles.get() / d.analytic_cycles.get().max(1e-9) - 1.0)
             );
         }
     }

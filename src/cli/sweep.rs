@@ -5,7 +5,7 @@ use super::flags::OldOut;
 use clap::{Args, Subcommand};
 use elk_reports::grid::{preset, Grid, PRESETS};
 use elk_reports::plot::{Format, Style};
-use elk_reports::report::{report, today, Header};
+use elk_reports::report::{report, today, Files, Header};
 use elk_reports::sweep::{merge, read_results, run_sweep, Shard};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -90,10 +90,13 @@ a report from them). Basic, Static, Elk-Dyn and Elk-Full are the reference artif
 (docs/heuristics.md); `*-fill` and `*-greedy` are elk-opt's named variants.\n\n\
 Caveats: exact results use a 20–40 s limit per instance (unproven instances are listed, not used \
 in gap statistics); which instances get proven can vary with machine load. The detailed simulator \
-replays loads greedily (as fast as HBM and links allow); see docs/detailed.md.";
+paces loads to each schedule's plan by default (`--loads greedy`: as fast as HBM and links \
+allow); every makespan here is the stage model's (SPEC §4), whose NoC row the replay-fidelity \
+study finds optimistic where loads need the links during shifts; see docs/detailed.md.";
 
-/// How `sweep --report`, `report` and `study` draw their figures. Every figure gets a CSV
-/// beside it (same stem) with exactly the numbers it plots, whatever the format.
+/// How `sweep --report`, `report` and `study` draw their figures, and whether they also write
+/// the report as one HTML page. Every figure gets a CSV beside it (same stem) with exactly the
+/// numbers it plots, whatever the format.
 #[derive(Args, Debug, Clone)]
 pub struct FigureFlags {
     /// Figure format: svg or png (PDF: convert the SVG, see docs/sweeps.md).
@@ -116,6 +119,10 @@ pub struct FigureFlags {
     /// Size of axis labels and legend text in px (default 14); titles scale with it.
     #[arg(long, value_name = "PX", value_parser = clap::value_parser!(u32).range(6..=72), help_heading = "Figures")]
     font_size: Option<u32>,
+    /// Also write report.html beside README.md: the whole report as one self-contained page
+    /// (figures inline, no network), with the command's --json envelope and the tool version.
+    #[arg(long, help_heading = "Figures")]
+    html: bool,
 }
 
 impl FigureFlags {
@@ -134,6 +141,26 @@ impl FigureFlags {
             font_size: self.font_size,
             format,
         })
+    }
+
+    /// `files` and, with `--html`, the page of them (last), which records the envelope of
+    /// schema `name` with `config`, as `--json` prints it.
+    fn with_page<C: Serialize>(
+        &self,
+        mut files: Files,
+        name: &str,
+        config: &C,
+    ) -> anyhow::Result<Files> {
+        if self.html {
+            let envelope = super::envelope_head(name, config)?;
+            let provenance = elk_reports::html::Provenance {
+                tool: concat!("elk-opt ", env!("CARGO_PKG_VERSION")),
+                envelope: &envelope,
+            };
+            let page = elk_reports::html::page(&files, &provenance);
+            files.push((elk_reports::html::PAGE.into(), page.into_bytes()));
+        }
+        Ok(files)
     }
 }
 
@@ -225,6 +252,9 @@ fn written<C: Serialize>(
         return super::print_json(name, config, &out);
     }
     eprintln!("{label} -> {}", dir.join("README.md").display());
+    if files.iter().any(|(f, _)| f == elk_reports::html::PAGE) {
+        eprintln!("page -> {}", dir.join(elk_reports::html::PAGE).display());
+    }
     Ok(())
 }
 
@@ -271,6 +301,12 @@ pub fn sweep(a: SweepArgs) -> anyhow::Result<()> {
             if summary.does_not_fit == 1 { "es" } else { "" },
         );
     }
+    let config = SweepConfig {
+        grid: &a.grid,
+        output: &out,
+        shard: a.shard.as_deref(),
+        report: a.report.as_deref(),
+    };
     if let Some(dir) = &a.report {
         let results: Vec<_> = read_results(&out)?.into_values().collect();
         let header = Header {
@@ -279,21 +315,17 @@ pub fn sweep(a: SweepArgs) -> anyhow::Result<()> {
             date: today(),
             style,
         };
-        write_report(
-            dir,
-            &report(&results, &format!("Sweep {}", a.grid), &header)?,
-        )?;
+        let files = report(&results, &format!("Sweep {}", a.grid), &header)?;
+        let files = a.figures.with_page(files, "sweep", &config)?;
+        write_report(dir, &files)?;
         if !a.json {
             eprintln!("report -> {}", dir.join("README.md").display());
+            if a.figures.html {
+                eprintln!("page -> {}", dir.join(elk_reports::html::PAGE).display());
+            }
         }
     }
     if a.json {
-        let config = SweepConfig {
-            grid: &a.grid,
-            output: &out,
-            shard: a.shard.as_deref(),
-            report: a.report.as_deref(),
-        };
         let results = SweepResults {
             cells: summary.cells,
             skipped_cells: summary.skipped,
@@ -376,13 +408,9 @@ pub fn run(a: ReportArgs) -> anyhow::Result<()> {
     };
     let title = format!("Report of {}", file.display());
     let config = serde_json::json!({ "file": file, "output": out });
-    written(
-        ("report", "report"),
-        &config,
-        a.json,
-        &out,
-        &report(&results, &title, &header)?,
-    )
+    let files = report(&results, &title, &header)?;
+    let files = a.figures.with_page(files, "report", &config)?;
+    written(("report", "report"), &config, a.json, &out, &files)
 }
 
 /// `study` arguments.
@@ -435,6 +463,7 @@ pub fn study(a: StudyArgs) -> anyhow::Result<()> {
         .output
         .unwrap_or_else(|| PathBuf::from("results").join(&a.name));
     let config = serde_json::json!({ "study": a.name, "output": out });
+    let files = a.figures.with_page(files, "study", &config)?;
     let label = format!("study {}", a.name);
     written(("study", &label), &config, a.json, &out, &files)
 }

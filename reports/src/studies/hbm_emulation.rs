@@ -23,7 +23,7 @@ const COUNTS: [usize; 4] = [2, 4, 8, 16];
 pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
     let mut md =
         header.markdown("Study: HBM emulation — one broadcasting core vs distributed controllers");
-    md.push_str("Each schedule (planned on the stage model) is replayed in continuous time by the detailed simulator (max-min fair links, controllers at the chip edges, ρ copies per byte). 'single' is the paper's emulation: one controller at core 0 with the full HBM bandwidth, multicasting. Latencies in ms; 'max link %' is the hottest link or port group's utilisation.\n\n");
+    md.push_str("Each schedule (planned on the stage model) is replayed in continuous time by the detailed simulator (max-min fair links, controllers at the chip edges, ρ copies per byte, loads paced to the schedule's plan: docs/detailed.md). 'single' is the paper's emulation: one controller at core 0 with the full HBM bandwidth, multicasting. Latencies in ms; 'max link %' is the hottest link or port group's utilisation.\n\n");
     let mut files = Vec::new();
     let setups = [
         ("llama2-13b", 32u64, 2048u64, "ipu-pod4"),

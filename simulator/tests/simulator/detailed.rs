@@ -4,7 +4,7 @@
 use super::by_hand::{inst, w};
 use elk_model::chip::ChipSpec;
 use elk_sim::detailed::fair::max_min_rates;
-use elk_sim::detailed::{simulate_detailed, DetailedConfig, HbmLayout, Network};
+use elk_sim::detailed::{simulate_detailed, DetailedConfig, HbmLayout, LoadPolicy, Network};
 use elk_stage::instance::{Instance, LoadOrder, NamedOrder};
 use elk_stage::schedule::{fill_load_work, Schedule, Work};
 use elk_stage::units::{Cycles, Stage};
@@ -149,14 +149,66 @@ fn memory_overflow_is_detected_at_the_right_time() {
     let s = schedule(&inst, vec![w(0, 0, 100.0), w(1, 0, 50.0)]);
     let c = chip("all-to-all", 4, "", 1, 0.0);
     // The HBM delivers H cycles of bytes in H cycles: B_HBM = 4 bytes/cycle here.
-    let r = simulate_detailed(&inst, &s, &c, &DetailedConfig::from_chip(&c)).unwrap();
+    let greedy = DetailedConfig {
+        loads: LoadPolicy::Greedy,
+        ..DetailedConfig::from_chip(&c)
+    };
+    let r = simulate_detailed(&inst, &s, &c, &greedy).unwrap();
     let o = r.overflow.unwrap();
     assert_eq!(
         (o.time_cycles, o.op.as_str(), o.used, o.sram),
         (100.0, "op1", 110, 100)
     );
-    // op1's load (50) runs under op0 (80); op1 runs after op0: 100 + 80 + 80.
+    // Greedy, op0 starts once its own load is in: op1's load (50) runs under op0 (80), op1
+    // runs after op0: 100 + 80 + 80.
     assert_eq!(r.makespan_cycles, Cycles(260.0));
+    // Paced (the default), the prologue ends when its planned work (both loads, 150) is
+    // done, as in the stage model: op0 starts at 150, with op1's cold bytes resident.
+    let r = simulate_detailed(&inst, &s, &c, &DetailedConfig::from_chip(&c)).unwrap();
+    let o = r.overflow.unwrap();
+    assert_eq!((o.time_cycles, o.op.as_str()), (150.0, "op0"));
+    assert_eq!(r.makespan_cycles, Cycles(150.0 + 80.0 + 80.0));
+    assert_eq!(
+        r.makespan_cycles,
+        elk_sim::evaluate(&inst, &s).makespan_cycles
+    );
+}
+
+#[test]
+fn paced_loads_send_each_stage_its_planned_work_and_no_more() {
+    // op2's load (40 HBM cycles, ν = 1) is planned half in stage 1 (under op0) and half in
+    // stage 2 (under op1). Each operator computes 30 then shifts 70 (exec 100, comm 70) on
+    // the ejection ports the loads use too. Paced: 20 cycles of load per stage, done within
+    // the compute phase, so the shifts run alone and every stage takes 100. Greedy: the
+    // whole load runs in stage 1; its last 10 cycles meet op0's shift and slow it.
+    // (H, exec, comm, ν, cold, hot)
+    let inst = inst(
+        &[
+            (0.0, 100.0, 70.0, 0.0, 0, 10),
+            (0.0, 100.0, 70.0, 0.0, 0, 10),
+            (40.0, 100.0, 70.0, 1.0, 10, 10),
+        ],
+        1000,
+    );
+    let s = schedule(&inst, vec![w(2, 1, 20.0), w(2, 2, 20.0)]);
+    assert_eq!(elk_sim::validate(&inst, &s), vec![]);
+    let c = chip("all-to-all", 4, "", 1, 0.0);
+    let paced = simulate_detailed(&inst, &s, &c, &DetailedConfig::from_chip(&c)).unwrap();
+    assert_eq!(paced.makespan_cycles, Cycles(300.0));
+    assert_eq!(
+        paced.makespan_cycles,
+        elk_sim::evaluate(&inst, &s).makespan_cycles
+    );
+    let greedy = DetailedConfig {
+        loads: LoadPolicy::Greedy,
+        ..DetailedConfig::from_chip(&c)
+    };
+    let greedy = simulate_detailed(&inst, &s, &c, &greedy).unwrap();
+    assert!(
+        greedy.makespan_cycles.get() > 305.0,
+        "greedy {}",
+        greedy.makespan_cycles
+    );
 }
 
 #[test]

@@ -1,0 +1,110 @@
+//! The stage model with a phased NoC row: what the paced detailed replay shows the SPEC §4
+//! row leaves out, as a second analytic evaluation beside the judge's (issue 17, item 2).
+//!
+//! SPEC §4 bounds a stage's NoC time by `comm(o_k) + Σ_j w[j][k]·ν_j ≤ d_k`, a capacity row:
+//! it lets the loads' distribution use the NoC at any time in the stage. But the executing
+//! operator computes for comp = exec − comm cycles and then shifts for comm, and during the
+//! compute phase the loads can move at most comp cycles of HBM work (HBM runs at rate ≤ 1)
+//! and at most comp cycles of NoC time. Let x_j ≤ `w[j][k]` be the HBM work of load j done
+//! during the compute phase, with
+//!
+//! ```text
+//!     Σ_j x_j ≤ comp,    Σ_j ν_j·x_j ≤ comp.
+//! ```
+//!
+//! Everything else, Σ_j ν_j·(`w[j][k]` − x_j) of NoC time, shares the links with the shifts
+//! after the compute phase, so
+//!
+//! ```text
+//!     d_k ≥ comp + comm + Σ_j ν_j·w[j][k] − X,    X = max Σ_j ν_j·x_j over those x,
+//! ```
+//!
+//! which implies SPEC's row (X ≤ comp) and is tighter whenever the loads' NoC time exceeds
+//! what fits beside the HBM-limited compute phase: a stage whose HBM is busy throughout
+//! (Σ w = d) cannot leave the NoC to the shifts. X is a fractional knapsack: fill x in
+//! decreasing ν up to Σ x = comp, then cap the value at comp.
+//!
+//! Measured on Llama2-13B decode B32 KV2048 (ipu-pod4, 16 TB/s): the phased makespan of
+//! Elk-Full is +7.60 % over the stage model's, and the paced replay is within 0.05 % of it
+//! (docs/detailed.md, "Is the stage model achievable?"). The judge stays SPEC §4's model:
+//! the reference artifact's schedules and claims are stated in it; this evaluation says how
+//! far a schedule's makespan is from what the chip achieves.
+
+use elk_stage::instance::Instance;
+use elk_stage::schedule::Schedule;
+use elk_stage::units::{Cycles, Stage};
+
+/// Each stage's duration with the phased NoC row (stage 0 = the prologue), cycles.
+pub fn phased_stage_cycles(inst: &Instance, s: &Schedule) -> Vec<Cycles> {
+    let n = inst.ops.len();
+    let option = |i: usize| &inst.ops[i].options[s.options[i]];
+    // (HBM work, ν) of the loads in each stage.
+    let mut work: Vec<Vec<(f64, f64)>> = vec![Vec::new(); n + 1];
+    for w in &s.load_work {
+        if w.stage.index() <= n && w.op.index() < n {
+            work[w.stage.index()].push((w.cycles.get(), option(w.op.index()).noc_per_hbm));
+        }
+    }
+    work.iter_mut()
+        .enumerate()
+        .map(|(k, loads)| {
+            let (exec, comm) = Stage(k).executing().map_or((0.0, 0.0), |o| {
+                let o = option(o.index());
+                (o.exec_cycles.get(), o.comm_cycles.get())
+            });
+            Cycles(stage_cycles(exec, comm, loads))
+        })
+        .collect()
+}
+
+/// [`phased_stage_cycles`] summed: the phased makespan.
+pub fn phased_makespan(inst: &Instance, s: &Schedule) -> Cycles {
+    Cycles(phased_stage_cycles(inst, s).iter().map(|c| c.get()).sum())
+}
+
+/// One stage: the executing operator's exec and comm cycles and its loads' (work, ν).
+fn stage_cycles(exec: f64, comm: f64, loads: &mut [(f64, f64)]) -> f64 {
+    let hbm: f64 = loads.iter().map(|l| l.0).sum();
+    let noc: f64 = loads.iter().map(|l| l.0 * l.1).sum();
+    let comp = (exec - comm).max(0.0);
+    // X: the most NoC time the compute phase can absorb.
+    loads.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.0.total_cmp(&a.0)));
+    let (mut room, mut absorbed) = (comp, 0.0);
+    for &(w, nu) in loads.iter() {
+        let x = w.min(room);
+        room -= x;
+        absorbed += nu * x;
+    }
+    let absorbed = absorbed.min(comp);
+    exec.max(comm + noc).max(hbm).max(exec + noc - absorbed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::stage_cycles;
+
+    #[test]
+    fn an_hbm_bound_stage_pushes_its_distribution_into_the_shift() {
+        // Llama2-13B's l0.attn.norm.var stage: exec 348 (comm 147.5), one load of 348 HBM
+        // cycles at ν = 0.463. SPEC's rows give 348; the compute phase absorbs 200.5·0.463
+        // of NoC time, the remaining 68.3 extends the shift.
+        let d = stage_cycles(348.0, 147.5, &mut [(348.0, 0.463)]);
+        assert!((d - (348.0 + 0.463 * (348.0 - 200.5))).abs() < 1e-9, "{d}");
+    }
+
+    #[test]
+    fn loads_that_fit_beside_the_compute_phase_cost_nothing() {
+        assert_eq!(stage_cycles(1000.0, 100.0, &mut [(500.0, 0.5)]), 1000.0);
+        // …and a NoC-bound stage keeps SPEC's row (ν > 1: the compute phase's NoC binds).
+        let d = stage_cycles(100.0, 50.0, &mut [(80.0, 2.0)]);
+        assert_eq!(d, 50.0 + 160.0);
+    }
+
+    #[test]
+    fn higher_nu_loads_go_into_the_compute_phase_first() {
+        // comp = 100: all of the ν = 0.9 load (100) fits, absorbing 90; the ν = 0.1 load's
+        // 10 remains: d = 200 + (90 + 10) − 90 = 210 > SPEC's max(200, 100 + 100, 200).
+        let d = stage_cycles(200.0, 100.0, &mut [(100.0, 0.1), (100.0, 0.9)]);
+        assert!((d - 210.0).abs() < 1e-9, "{d}");
+    }
+}
