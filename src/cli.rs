@@ -140,7 +140,21 @@ struct Envelope<'a, C, R> {
     schema: String,
     tool_version: &'static str,
     config: &'a C,
-    results: &'a R,
+    /// Left out only in [`envelope_head`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    results: Option<&'a R>,
+}
+
+impl<'a, C, R> Envelope<'a, C, R> {
+    /// The envelope of schema `elk-opt/<name>/1`, written by this version.
+    fn new(name: &str, config: &'a C, results: Option<&'a R>) -> Self {
+        Envelope {
+            schema: format!("elk-opt/{name}/{JSON_SCHEMA_VERSION}"),
+            tool_version: env!("CARGO_PKG_VERSION"),
+            config,
+            results,
+        }
+    }
 }
 
 /// Prints `results` with the inputs that produced them (`config`) as pretty JSON on stdout,
@@ -150,14 +164,16 @@ pub fn print_json<C: serde::Serialize, R: serde::Serialize>(
     config: &C,
     results: &R,
 ) -> anyhow::Result<()> {
-    let envelope = Envelope {
-        schema: format!("elk-opt/{name}/{JSON_SCHEMA_VERSION}"),
-        tool_version: env!("CARGO_PKG_VERSION"),
-        config,
-        results,
-    };
+    let envelope = Envelope::new(name, config, Some(results));
     println!("{}", serde_json::to_string_pretty(&envelope)?);
     Ok(())
+}
+
+/// The envelope of schema `elk-opt/<name>/1` without its results, as pretty JSON: what an
+/// `--html` page records of the command that wrote it (the page is the results).
+pub fn envelope_head<C: serde::Serialize>(name: &str, config: &C) -> anyhow::Result<String> {
+    let envelope = Envelope::<C, ()>::new(name, config, None);
+    Ok(serde_json::to_string_pretty(&envelope)?)
 }
 
 /// The `config` of a command with no inputs (`models list`, `chips list`).

@@ -1,6 +1,8 @@
 //! CLI tests: they run the built `elk-opt` binary.
 #![allow(clippy::unwrap_used)] // a test that fails should panic with the value it got
 
+#[path = "cli/browser.rs"]
+mod browser;
 #[path = "cli/chip_files.rs"]
 mod chip_files;
 #[path = "cli/common.rs"]
@@ -15,6 +17,8 @@ mod exact;
 mod figures;
 #[path = "cli/golden_errors.rs"]
 mod golden_errors;
+#[path = "cli/html_page.rs"]
+mod html_page;
 #[path = "cli/identity.rs"]
 mod identity;
 #[path = "cli/json_envelope.rs"]

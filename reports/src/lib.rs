@@ -1,7 +1,8 @@
 //! `elk-reports`: turns the engines into answers (SPEC §7). [`grid`] describes a sweep (a TOML
 //! file or a preset `fig17` … `fig24`), [`sweep`] runs it in parallel into a JSON-lines file
 //! that survives interruption and sharding, [`report`] turns results into Markdown tables and
-//! SVG plots ([`plot`]), and [`studies`] answer the reviewers' questions, each one command.
+//! SVG plots ([`plot`]), [`html`] makes one self-contained page of a report, and [`studies`]
+//! answer the reviewers' questions, each one command.
 //!
 //! ```
 //! let grid = elk_reports::grid::Grid::from_toml("doc", elk_reports::grid::preset("fig17").unwrap()).unwrap();
@@ -15,6 +16,7 @@ pub mod cell;
 mod error;
 pub mod finding;
 pub mod grid;
+pub mod html;
 pub mod plot;
 pub mod report;
 pub mod studies;
