@@ -1,7 +1,7 @@
 //! Building an instance from (graph, chip, cost model): one option per plan-table option,
 //! H_j = c_min · cores / B_HBM in cycles, ν = ρ · B_HBM / B_NoC,dist.
 
-use crate::chip::{ChipSpec, Topology};
+use crate::chip::ChipSpec;
 use crate::cost;
 use crate::error::{ModelError, Result};
 use crate::graph::Graph;
@@ -101,24 +101,12 @@ impl Default for InstanceOptions {
 }
 
 /// NoC bandwidth available for distributing HBM data, bytes/s. All-to-all: every core
-/// injects at its rate. Mesh/torus: additionally bounded by the links out of the controllers'
-/// cores (3 per mesh edge router, 4 per torus router) — a first-order bound until the
-/// detailed simulator measures it.
+/// injects at its rate. Mesh/torus: additionally bounded by the throughput of the
+/// controllers' distribution traffic on the chip's links and routes
+/// ([`crate::chip::network::distribution_bytes_per_s`]).
 pub fn noc_distribution_bytes_per_s(chip: &ChipSpec) -> f64 {
     let all = chip.noc_bytes_per_s();
-    match links_per_controller(chip.noc.topology) {
-        None => all,
-        Some(links) => all.min(chip.hbm.controllers as f64 * links * chip.noc.link_bytes_per_s),
-    }
-}
-
-/// NoC links out of one HBM controller's core (`None`: all-to-all, no such bound).
-fn links_per_controller(topology: Topology) -> Option<f64> {
-    match topology {
-        Topology::AllToAll => None,
-        Topology::Mesh => Some(3.0),
-        Topology::Torus => Some(4.0),
-    }
+    crate::chip::network::distribution_bytes_per_s(chip).map_or(all, |by_links| all.min(by_links))
 }
 
 /// [`noc_distribution_bytes_per_s`] with how it is reached, for people: which bound
@@ -132,17 +120,22 @@ pub fn noc_distribution_explained(chip: &ChipSpec) -> String {
         chip.cores,
         si(chip.noc.injection_bytes_per_s_per_core, "B/s")
     );
-    let mut s = match links_per_controller(chip.noc.topology) {
+    let mut s = match crate::chip::network::distribution_bytes_per_s(chip) {
         None => format!("{} = {injection} (all-to-all)", si(dist, "B/s")),
-        Some(links) => {
+        Some(by_links) => {
+            let controllers = chip.hbm.controllers.max(1) as f64;
             let by_links = format!(
-                "controllers × links × link rate = {} × {links} × {}",
-                chip.hbm.controllers,
-                si(chip.noc.link_bytes_per_s, "B/s")
+                "controllers × link rate / hottest link's share = {controllers} × {} / {:.3} \
+                 (the controllers' traffic to every core on the {}×{} {:?}'s routes)",
+                si(chip.noc.link_bytes_per_s, "B/s"),
+                controllers * chip.noc.link_bytes_per_s / by_links,
+                chip.noc.width.unwrap_or(1),
+                chip.noc.height.unwrap_or(1),
+                chip.noc.topology,
             );
             if dist < all {
                 format!(
-                    "{} = {by_links} (below {injection} = {})",
+                    "{} = {by_links}, below {injection} = {}",
                     si(dist, "B/s"),
                     si(all, "B/s")
                 )

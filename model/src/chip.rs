@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 pub mod keys;
+pub mod network;
 mod overrides;
 mod plausible;
 mod template;

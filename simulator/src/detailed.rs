@@ -15,10 +15,10 @@
 //! ([`pacing`]); `LoadPolicy::Greedy` sends them as fast as HBM and links allow.
 
 pub mod fair;
-pub mod network;
 pub mod pacing;
 pub mod traffic;
 
+pub use elk_model::chip::network;
 pub use network::{controller_cores, HbmLayout, Network};
 pub use pacing::LoadPolicy;
 
@@ -226,7 +226,6 @@ pub fn simulate_detailed_with(
     let net = Network::new(chip, controllers, port).compress(&sources);
     let hop_latency = chip.noc.hop_latency_cycles;
     let (shift_usage, shift_hops) = (net.shift.clone(), net.shift_hops);
-    let unit = &net.unit;
     let option = |i: usize| &inst.ops[i].options[s.options[i]];
     let mut start_stage = vec![usize::MAX; n];
     for w in &s.load_work {
@@ -477,14 +476,15 @@ pub fn simulate_detailed_with(
                     });
                     if let Some((j, start, left)) = active_load {
                         if left <= 1 {
-                            let latency = unit.first().map_or(0.0, |u| u.1) * hop_latency;
+                            // The slice ends when the operator may use the data (its last
+                            // flow's departure), so loads on the HBM track never overlap.
                             loaded[j] = true;
                             active_load = None;
                             sink.event(&TraceEvent {
                                 track: Track::Hbm,
                                 name: inst.ops[j].name.clone(),
                                 start_cycles: start,
-                                cycles: t + latency - start,
+                                cycles: t - start,
                                 stage: start_stage[j],
                                 option: Some(s.options[j]),
                             });

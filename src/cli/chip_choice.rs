@@ -39,9 +39,7 @@ impl Chip {
     /// controller links): HBM data cannot reach the cores as fast as the HBM delivers it, so
     /// Elk's Ideal (loads never contend) is out of reach. `(distribution, HBM)` in bytes/s.
     pub fn distribution_below_hbm(&self) -> Option<(f64, f64)> {
-        let dist = noc_distribution_bytes_per_s(&self.spec);
-        let hbm = self.spec.hbm.bandwidth_bytes_per_s;
-        (dist < hbm).then_some((dist, hbm))
+        distribution_below_hbm(&self.spec)
     }
 
     /// The spec named by its label, so instance names and headers show the override.
@@ -149,4 +147,27 @@ pub fn for_replay(
             load(DEFAULT_CHIP, hbm_tbps)
         }
     }
+}
+
+/// [`Chip::distribution_below_hbm`] of a spec.
+pub fn distribution_below_hbm(spec: &ChipSpec) -> Option<(f64, f64)> {
+    let dist = noc_distribution_bytes_per_s(spec);
+    let hbm = spec.hbm.bandwidth_bytes_per_s;
+    (dist < hbm).then_some((dist, hbm))
+}
+
+/// The warning `chips show` and `instance` print for a chip whose NoC cannot distribute HBM
+/// data as fast as the HBM delivers it (a mesh or torus whose links are too slow for its HBM).
+pub fn slow_distribution_warning(spec: &ChipSpec) -> Option<String> {
+    use elk_stage::units::si;
+    let (dist, hbm) = distribution_below_hbm(spec)?;
+    Some(format!(
+        "{}: the NoC distributes HBM data at most at {} (B_NoC,dist), {:.0} % of the HBM's {}: \
+         every load is NoC-bound, so the HBM's bandwidth cannot be used (`elk-opt chips show {}`)",
+        spec.name,
+        si(dist, "B/s"),
+        100.0 * dist / hbm,
+        si(hbm, "B/s"),
+        spec.name
+    ))
 }

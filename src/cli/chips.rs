@@ -92,6 +92,9 @@ pub fn run(cmd: ChipsCmd) -> anyhow::Result<()> {
                 "# HBM distribution over the NoC (B_NoC,dist): {}",
                 noc_distribution_explained(c)
             );
+            if let Some(w) = super::chip_choice::slow_distribution_warning(c) {
+                eprintln!("warning: {w}");
+            }
             if let CostModelSpec::IpuMk2 {
                 cores_per_chip,
                 inter_chip_comm_factor,

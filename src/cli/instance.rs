@@ -62,6 +62,9 @@ struct Written<'a> {
 
 pub fn run(a: InstanceArgs) -> anyhow::Result<()> {
     let chip = super::chip_choice::load(&a.chip, a.hbm_tbps)?;
+    if let Some(w) = super::chip_choice::slow_distribution_warning(&chip.spec) {
+        eprintln!("warning: {w}");
+    }
     let range = op_range(a.layers.as_deref(), a.ops.as_deref())?;
     let graph = a.graph.load()?;
     let file = build(&graph, &chip, range, a.load_order, a.window)?;

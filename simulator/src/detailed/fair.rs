@@ -2,7 +2,7 @@
 //! some resource is full, freeze the flows on it, repeat. Flows use resources with weights
 //! (bytes on the resource per byte of the flow), so one flow may cross many links.
 
-use super::network::Usage;
+use elk_model::chip::network::Usage;
 
 /// Rates (bytes per cycle) for `flows` on resources of `capacity`; `demand` caps a flow's
 /// rate on its own (None: no cap).

@@ -10,8 +10,8 @@
 //! largest λ every node sustains: 1 / (the largest channel load per unit of λ).
 
 use super::fair::max_min_rates;
-use super::network::{Network, Usage};
 use super::DetailedError;
+use elk_model::chip::network::{Network, Usage};
 
 /// Where each node's injected bytes go (node (x, y) is core `y·width + x`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

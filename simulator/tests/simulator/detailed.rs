@@ -4,7 +4,9 @@
 use super::by_hand::{inst, w};
 use elk_model::chip::ChipSpec;
 use elk_sim::detailed::fair::max_min_rates;
-use elk_sim::detailed::{simulate_detailed, DetailedConfig, HbmLayout, LoadPolicy, Network};
+use elk_sim::detailed::{
+    simulate_detailed, simulate_detailed_with, DetailedConfig, HbmLayout, LoadPolicy, Network,
+};
 use elk_stage::instance::{Instance, LoadOrder, NamedOrder};
 use elk_stage::schedule::{fill_load_work, Schedule, Work};
 use elk_stage::units::{Cycles, Stage};
@@ -121,6 +123,18 @@ fn controller_broadcast_on_a_4x4_mesh() {
     };
     assert_eq!(bcast(1.0), 0.75);
     assert_eq!(bcast(16.0), 1.0);
+}
+
+/// A valid schedule with these options that loads each operator's data in the stage before
+/// it runs (operator j runs in stage j + 1: its load starts in stage j).
+fn one_stage_ahead(inst: &Instance, options: Vec<usize>) -> Schedule {
+    let loads = inst.loads();
+    let starts: Vec<Stage> = loads.iter().map(|&j| Stage(j.index())).collect();
+    let work = fill_load_work(inst, &options, &loads, &starts).unwrap();
+    let mut s = schedule(inst, work);
+    s.options = options;
+    assert_eq!(elk_sim::validate(inst, &s), vec![]);
+    s
 }
 
 fn schedule(inst: &Instance, work: Vec<Work>) -> Schedule {
@@ -282,13 +296,7 @@ fn agrees_on_a_real_layer_with_ample_links_and_is_deterministic() {
                 .unwrap()
         })
         .collect();
-    let loads = inst.loads();
-    // Operator j runs in stage j + 1: its load starts in stage j.
-    let starts: Vec<Stage> = loads.iter().map(|&j| Stage(j.index())).collect();
-    let work = fill_load_work(&inst, &options, &loads, &starts).unwrap();
-    let mut s = schedule(&inst, work);
-    s.options = options;
-    assert_eq!(elk_sim::validate(&inst, &s), vec![]);
+    let s = one_stage_ahead(&inst, options);
     let cfg = DetailedConfig::from_chip(&pod);
     let analytic = elk_sim::evaluate(&inst, &s).makespan_cycles;
     let r = simulate_detailed(&inst, &s, &pod, &cfg).unwrap();
@@ -305,4 +313,102 @@ fn agrees_on_a_real_layer_with_ample_links_and_is_deterministic() {
         ..cfg.clone()
     };
     assert!(simulate_detailed(&inst, &s, &pod, &single).is_ok());
+}
+
+#[test]
+fn mesh_distribution_bandwidth_is_the_hottest_links_share() {
+    // One controller at (0,0) of a 4 × 4 mesh: x-first routes put 12/16 of its bytes on
+    // (0,0)+x, the hottest link, so B_NoC,dist = link rate / 0.75 — not "3 links".
+    let c = chip("mesh", 16, "width = 4\nheight = 4", 1, 0.0);
+    let b = elk_model::chip::network::distribution_bytes_per_s(&c).unwrap();
+    assert!((b - 1e9 / 0.75).abs() < 1e-3, "{b}");
+    assert_eq!(elk_model::build::noc_distribution_bytes_per_s(&c), b);
+    // All-to-all has no such bound.
+    let a = chip("all-to-all", 16, "", 1, 0.0);
+    assert_eq!(elk_model::chip::network::distribution_bytes_per_s(&a), None);
+}
+
+#[test]
+fn analytic_and_paced_replay_agree_on_a_mesh_chip() {
+    // sn40l-like (40 × 26 mesh, 8 controllers at the edges), two Llama2-7B layers, loads
+    // one stage ahead: HBM data is NoC-bound, and the stage model's B_NoC,dist must be the
+    // one the replay's links deliver (within 5 %; measured +0.01 %).
+    use elk_model::build::{build_instance, InstanceOptions};
+    use elk_model::graph::Mode;
+    let mesh = ChipSpec::preset("sn40l-like").unwrap();
+    let mut params = elk_model::zoo::ZooParams::new(Mode::Decode, 8, 512);
+    params.layers = Some(2);
+    let graph = elk_model::zoo::build("llama2-7b", &params).unwrap();
+    let opts = InstanceOptions {
+        load_order: LoadOrder::Named(NamedOrder::Fixed),
+        ..InstanceOptions::default()
+    };
+    let inst = build_instance(&graph, &mesh, &opts).unwrap();
+    let options: Vec<usize> = inst
+        .ops
+        .iter()
+        .map(|o| {
+            (0..o.options.len())
+                .min_by(|&a, &b| o.options[a].cold.cmp(&o.options[b].cold))
+                .unwrap()
+        })
+        .collect();
+    let s = one_stage_ahead(&inst, options);
+    let analytic = elk_sim::evaluate(&inst, &s).makespan_cycles;
+    let mut trace = Slices::default();
+    let r = simulate_detailed_with(
+        &inst,
+        &s,
+        &mesh,
+        &DetailedConfig::from_chip(&mesh),
+        &mut trace,
+    )
+    .unwrap();
+    trace.assert_no_partial_overlaps();
+    let off = (r.makespan_cycles - analytic) / analytic;
+    assert!(
+        off.abs() <= 0.05,
+        "paced {} vs analytic {analytic}: {:+.2} %",
+        r.makespan_cycles,
+        100.0 * off
+    );
+}
+
+/// A trace sink that keeps every slice, to check the tracks.
+#[derive(Default)]
+struct Slices(Vec<elk_sim::trace::TraceEvent>);
+
+impl elk_sim::trace::TraceSink for Slices {
+    fn event(&mut self, e: &elk_sim::trace::TraceEvent) {
+        self.0.push(e.clone());
+    }
+}
+
+impl Slices {
+    /// On every track, each slice ends before the next one starts (a trace viewer draws
+    /// partially overlapping slices on one track wrongly).
+    fn assert_no_partial_overlaps(&self) {
+        let mut tracks: Vec<_> = self.0.iter().map(|e| format!("{:?}", e.track)).collect();
+        tracks.sort();
+        tracks.dedup();
+        assert!(tracks.len() >= 4, "tracks {tracks:?}");
+        for track in tracks {
+            let mut slices: Vec<_> = self
+                .0
+                .iter()
+                .filter(|e| format!("{:?}", e.track) == track)
+                .collect();
+            slices.sort_by(|a, b| a.start_cycles.total_cmp(&b.start_cycles));
+            for w in slices.windows(2) {
+                let end = w[0].start_cycles + w[0].cycles;
+                assert!(
+                    end <= w[1].start_cycles + 1e-6 * end.max(1.0),
+                    "{track}: {} ends at {end}, after {} starts at {}",
+                    w[0].name,
+                    w[1].name,
+                    w[1].start_cycles
+                );
+            }
+        }
+    }
 }

@@ -1,9 +1,11 @@
 //! The network as resources with capacities (bytes per cycle) and traffic classes as sparse
 //! usage vectors (resource, bytes on it per byte delivered). Links of a 2-D mesh or torus
 //! (dimension-order routing), per-core ports of an all-to-all exchange, and the HBM
-//! controllers' ports are all resources; max-min fairness ([`super::fair`]) shares them.
+//! controllers' ports are all resources; the detailed simulator shares them max-min fairly
+//! (`elk_sim::detailed::fair`), and [`distribution_bytes_per_s`] derives the stage model's
+//! B_NoC,dist of a mesh or torus from them.
 
-use elk_model::chip::{ChipSpec, Placement, Topology};
+use super::{ChipSpec, Placement, Topology};
 
 /// A resource index.
 pub type Res = usize;
@@ -145,7 +147,7 @@ impl Network {
     /// Adds `weight` on every link from core `s` to core `d` (dimension order: x, then y;
     /// on a torus the shorter way round, half each way when both are as short). Returns the
     /// number of hops.
-    pub(super) fn route(&self, s: usize, d: usize, weight: f64, acc: &mut [f64]) -> usize {
+    pub fn route(&self, s: usize, d: usize, weight: f64, acc: &mut [f64]) -> usize {
         if self.topology == Topology::AllToAll {
             if s != d {
                 acc[s] += weight;
@@ -201,7 +203,8 @@ impl Network {
         (Self::sparse(&acc), hops)
     }
 
-    pub(super) fn sparse(acc: &[f64]) -> Usage {
+    /// The non-zero entries of a dense usage.
+    pub fn sparse(acc: &[f64]) -> Usage {
         acc.iter()
             .enumerate()
             .filter(|(_, &v)| v > 0.0)
@@ -373,4 +376,40 @@ pub fn controller_cores(chip: &ChipSpec, controllers: usize) -> Vec<usize> {
                 .collect()
         }
     }
+}
+
+/// The stage model's B_NoC,dist of a mesh or torus chip (None on all-to-all, where it is
+/// cores × injection), bytes/s: the throughput of its controllers' distribution traffic on
+/// its own links and routes.
+///
+/// Every load is split evenly over the C controllers, each sending its share to every core
+/// (1/cores of each byte per core, ρ = 1), along the dimension-order routes the detailed
+/// simulator uses. With all controllers at a common rate r the hottest link carries
+/// r · u_max bytes per second, u_max = max over links of Σ_c (bytes on the link per byte of
+/// controller c), so the largest common rate is link rate / u_max and
+///
+/// ```text
+///     B_NoC,dist = C · link rate / u_max.
+/// ```
+///
+/// This replaces "3 links out of each controller's router" (4 on a torus), which assumed the
+/// routes leave a controller evenly over its links: with x-first routing nearly all of an
+/// edge controller's bytes leave on one link, so the old bound was about 2–3× optimistic
+/// (docs/detailed.md, "Mesh distribution bandwidth"). Cost: one route per controller and
+/// core, about 1 ms for a 40 × 26 mesh with 16 controllers.
+pub fn distribution_bytes_per_s(chip: &ChipSpec) -> Option<f64> {
+    if chip.noc.topology == Topology::AllToAll {
+        return None;
+    }
+    let controllers = chip.hbm.controllers.max(1) as usize;
+    let net = Network::new(chip, controllers, 0.0);
+    let mut load = vec![0.0; net.noc_resources];
+    for core in controller_cores(chip, controllers) {
+        let (acc, _) = net.distribution_dense(core, 1.0);
+        for (l, a) in load.iter_mut().zip(acc) {
+            *l += a;
+        }
+    }
+    let hottest = load.iter().copied().fold(0.0, f64::max);
+    (hottest > 0.0).then(|| controllers as f64 * chip.noc.link_bytes_per_s / hottest)
 }
