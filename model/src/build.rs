@@ -215,6 +215,7 @@ pub fn build_instance_with_stats(
         clock_hz: chip.clock_hz,
         load_order: opts.load_order,
         preload_window: opts.preload_window,
+        noc_row: elk_stage::instance::NocRow::Spec,
         ops,
     };
     Ok((inst, plans.cache))

@@ -3,7 +3,7 @@
 //! stage in (operator, cycles) order.
 
 use crate::trace::{NoTrace, TraceEvent, TraceSink, Track};
-use elk_stage::instance::Instance;
+use elk_stage::instance::{Instance, NocRow};
 use elk_stage::schedule::Schedule;
 use elk_stage::units::{Cycles, OpId, Stage};
 use serde::Serialize;
@@ -98,11 +98,19 @@ pub fn evaluate_with(inst: &Instance, s: &Schedule, sink: &mut dyn TraceSink) ->
             (option(i).exec_cycles.get(), option(i).comm_cycles.get())
         });
         let hbm: f64 = work.iter().map(|&(_, c)| c).sum();
-        let noc = comm
+        let mut noc = comm
             + work
                 .iter()
                 .map(|&(j, c)| c * option(j).noc_per_hbm)
                 .sum::<f64>();
+        if inst.noc_row == NocRow::Phased {
+            // The stage's NoC time with the loads the compute phase cannot absorb.
+            let mut loads: Vec<(f64, f64)> = work
+                .iter()
+                .map(|&(j, c)| (c, option(j).noc_per_hbm))
+                .collect();
+            noc = noc.max(crate::phased::phased_row(exec, comm, &mut loads));
+        }
         let d = exec.max(noc).max(hbm);
         let binding = if d == 0.0 {
             Binding::Idle

@@ -26,9 +26,10 @@
 //!
 //! Measured on Llama2-13B decode B32 KV2048 (ipu-pod4, 16 TB/s): the phased makespan of
 //! Elk-Full is +7.60 % over the stage model's, and the paced replay is within 0.05 % of it
-//! (docs/detailed.md, "Is the stage model achievable?"). The judge stays SPEC §4's model:
-//! the reference artifact's schedules and claims are stated in it; this evaluation says how
-//! far a schedule's makespan is from what the chip achieves.
+//! (docs/detailed.md, "Is the stage model achievable?"). The judge uses this row for
+//! instances that record `"noc_row": "phased"` (`elk-opt instance --noc-row phased`); by
+//! default it stays SPEC §4's model, in which the reference artifact states its schedules
+//! and claims, and this evaluation says how far a makespan is from what the chip achieves.
 
 use elk_stage::instance::Instance;
 use elk_stage::schedule::Schedule;
@@ -66,6 +67,14 @@ pub fn phased_makespan(inst: &Instance, s: &Schedule) -> Cycles {
 fn stage_cycles(exec: f64, comm: f64, loads: &mut [(f64, f64)]) -> f64 {
     let hbm: f64 = loads.iter().map(|l| l.0).sum();
     let noc: f64 = loads.iter().map(|l| l.0 * l.1).sum();
+    exec.max(comm + noc)
+        .max(hbm)
+        .max(phased_row(exec, comm, loads))
+}
+
+/// The phased row's right-hand side, `exec + Σ_j ν_j·w_j − X` (the loads are reordered).
+pub(crate) fn phased_row(exec: f64, comm: f64, loads: &mut [(f64, f64)]) -> f64 {
+    let noc: f64 = loads.iter().map(|l| l.0 * l.1).sum();
     let comp = (exec - comm).max(0.0);
     // X: the most NoC time the compute phase can absorb.
     loads.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.0.total_cmp(&a.0)));
@@ -75,8 +84,7 @@ fn stage_cycles(exec: f64, comm: f64, loads: &mut [(f64, f64)]) -> f64 {
         room -= x;
         absorbed += nu * x;
     }
-    let absorbed = absorbed.min(comp);
-    exec.max(comm + noc).max(hbm).max(exec + noc - absorbed)
+    exec + noc - absorbed.min(comp)
 }
 
 #[cfg(test)]

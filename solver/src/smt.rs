@@ -9,7 +9,7 @@ mod rational;
 
 use crate::error::{Result, SolverError};
 use crate::extract::{OrderHint, RawSolution};
-use elk_stage::instance::{Instance, LoadOrder, NamedOrder};
+use elk_stage::instance::{Instance, LoadOrder, NamedOrder, NocRow};
 use elk_stage::units::OpId;
 use rational::{exact_fraction, parse_numeral};
 use serde::Serialize;
@@ -148,6 +148,11 @@ fn encode<'ctx>(inst: &Instance, b: &mut Builder<'ctx>) -> Decisions<'ctx> {
     let mut start: Vec<Option<Int>> = vec![None; n];
     let mut work: Vec<Vec<(usize, Real)>> = vec![Vec::new(); n];
     let mut noc_work: Vec<Vec<(usize, Real)>> = vec![Vec::new(); n];
+    // The phased NoC row (elk_sim::phased): y ≤ w is the work done beside stage k's compute
+    // phase, ν·y its NoC time.
+    let phased = inst.noc_row == NocRow::Phased;
+    let mut beside: Vec<Vec<(usize, Real)>> = vec![Vec::new(); n];
+    let mut beside_noc: Vec<Vec<(usize, Real)>> = vec![Vec::new(); n];
     for &j in &loads {
         let st = b.new_int(format!("start_{j}"));
         let range = Bool::and(b.ctx, &[&st.ge(&b.int(lo(j))), &st.le(&b.int(j))]);
@@ -166,6 +171,19 @@ fn encode<'ctx>(inst: &Instance, b: &mut Builder<'ctx>) -> Decisions<'ctx> {
                 let chosen = option[j]._eq(&b.int(o));
                 let scaled = Real::mul(b.ctx, &[&b.real(v), &w]);
                 b.assert(&chosen.implies(&nw._eq(&scaled)));
+            }
+            if phased && k >= 1 {
+                let y = b.new_real(format!("y_{j}_{k}"));
+                b.assert(&y.ge(&b.real(0.0)));
+                b.assert(&y.le(&w));
+                let ny = b.new_real(format!("nocy_{j}_{k}"));
+                for (o, &v) in nu.iter().enumerate() {
+                    let chosen = option[j]._eq(&b.int(o));
+                    let scaled = Real::mul(b.ctx, &[&b.real(v), &y]);
+                    b.assert(&chosen.implies(&ny._eq(&scaled)));
+                }
+                beside[j].push((k, y));
+                beside_noc[j].push((k, ny));
             }
             work[j].push((k, w));
             noc_work[j].push((k, nw));
@@ -270,6 +288,21 @@ fn encode<'ctx>(inst: &Instance, b: &mut Builder<'ctx>) -> Decisions<'ctx> {
             let exec = b.select(&option[k - 1], &column(k - 1, &|o| o.exec_cycles.get()));
             b.assert(&d.ge(&exec));
             noc_terms.push(b.select(&option[k - 1], &column(k - 1, &|o| o.comm_cycles.get())));
+            if phased {
+                let comp = b.select(
+                    &option[k - 1],
+                    &column(k - 1, &|o| (o.exec_cycles - o.comm_cycles).get().max(0.0)),
+                );
+                let y = b.sum(&in_stage(&beside));
+                let ny = b.sum(&in_stage(&beside_noc));
+                b.assert(&y.le(&comp));
+                b.assert(&ny.le(&comp));
+                // d ≥ exec + Σ ν·w − Σ ν·y.
+                let left = b.sum(&in_stage(&noc_work));
+                let row = Real::add(b.ctx, &[&exec, &left]);
+                let row = Real::sub(b.ctx, &[&row, &ny]);
+                b.assert(&d.ge(&row));
+            }
         }
         let noc = b.sum(&noc_terms);
         b.assert(&d.ge(&noc));

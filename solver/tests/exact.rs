@@ -10,6 +10,8 @@ mod brute;
 mod cross_check;
 #[path = "exact/meets_bound.rs"]
 mod meets_bound;
+#[path = "exact/phased.rs"]
+mod phased;
 #[path = "exact/real_ops.rs"]
 mod real_ops;
 #[path = "exact/retime.rs"]

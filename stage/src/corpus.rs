@@ -150,6 +150,7 @@ pub fn random_instance(seed: u64, spec: &RandomSpec) -> Instance {
         clock_hz: 1e9,
         load_order,
         preload_window,
+        noc_row: crate::instance::NocRow::Spec,
         ops,
     }
 }

@@ -5,9 +5,11 @@
 
 mod builder;
 mod file;
+mod noc_row;
 
 pub use builder::InstanceBuilder;
 pub use file::{label, ChipRef, InstanceFile};
+pub use noc_row::NocRow;
 
 use crate::error::{Result, StageError};
 use crate::period::{detect_period, LayerStructure};
@@ -105,6 +107,9 @@ pub struct Instance {
     pub load_order: LoadOrder,
     /// W: every load starts at stage ≥ (its stage) − W, when set.
     pub preload_window: Option<u32>,
+    /// The NoC row of its stage durations (absent: SPEC §4's).
+    #[serde(default, skip_serializing_if = "NocRow::is_spec")]
+    pub noc_row: NocRow,
     /// Operators in execution order; [`Stage::of_op`] is the stage each executes in.
     pub ops: Vec<InstanceOp>,
 }
@@ -143,6 +148,8 @@ impl Instance {
             clock_hz: f64,
             load_order: LoadOrder,
             preload_window: Option<u32>,
+            #[serde(skip_serializing_if = "NocRow::is_spec")]
+            noc_row: NocRow,
             ops: &'a [InstanceOp],
         }
         let Instance {
@@ -152,6 +159,7 @@ impl Instance {
             clock_hz,
             load_order,
             preload_window,
+            noc_row,
             ops,
         } = self;
         crate::hash::of_json(&Content {
@@ -160,6 +168,7 @@ impl Instance {
             clock_hz: *clock_hz,
             load_order: *load_order,
             preload_window: *preload_window,
+            noc_row: *noc_row,
             ops,
         })
     }

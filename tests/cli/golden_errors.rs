@@ -53,7 +53,7 @@ fn each_bad_input_gets_its_one_line() {
         (&["simulate", "--instance", "fmt.json", "--schedule", "short.json"],
          "error: fmt.json: malformed JSON: format 'elk-instance/2': expected 'elk-instance/1'"),
         (&["simulate", "--instance", "extra.json", "--schedule", "short.json"],
-         "error: extra.json: malformed JSON: unknown field `extra`, expected one of `format`, `name`, `sram_bytes`, `clock_hz`, `load_order`, `preload_window`, `chip`, `ops` at line 1 column 120"),
+         "error: extra.json: malformed JSON: unknown field `extra`, expected one of `format`, `name`, `sram_bytes`, `clock_hz`, `load_order`, `preload_window`, `noc_row`, `chip`, `ops` at line 1 column 120"),
         (&["simulate", "--instance", "neg.json", "--schedule", "short.json"],
          "error: neg.json: malformed JSON: ops[0] (a): hbm_cycles must be ≥ 0"),
         (&["simulate", "--instance", "ok.json", "--schedule", "typed.json"],

@@ -100,6 +100,7 @@ fn small_pair() -> (String, String) {
         clock_hz: 1e9,
         load_order: LoadOrder::Named(NamedOrder::Free),
         preload_window: Some(2),
+        noc_row: elk_stage::instance::NocRow::Spec,
         ops: (0..4)
             .map(|i| InstanceOp {
                 name: format!("op{i}"),

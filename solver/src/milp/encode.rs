@@ -12,7 +12,7 @@
 //! The columns are numbered in creation order; [`Encoding`] keeps the numbers so a warm
 //! start can be written and a solution read back.
 
-use elk_stage::instance::{Instance, LoadOrder, NamedOrder};
+use elk_stage::instance::{Instance, LoadOrder, NamedOrder, NocRow};
 use elk_stage::units::OpId;
 use good_lp::{variable, Expression, ProblemVariables, Variable};
 use serde::Serialize;
@@ -95,6 +95,8 @@ pub(crate) struct Encoding {
     pub d: Vec<Col>,
     /// Later work absorbed per stage (empty without [`Boundary::absorb`]).
     pub absorbed: Vec<Col>,
+    /// The phased NoC row's in-compute work, shaped as `w` (empty with SPEC §4's row).
+    pub y: Vec<Vec<Vec<Col>>>,
     pub linearisation: Linearisation,
 }
 
@@ -216,6 +218,11 @@ pub(crate) fn encode_segment(
         .collect();
     let mut s: Vec<Vec<Col>> = vec![Vec::new(); n];
     let mut w: Vec<Vec<Vec<Col>>> = vec![Vec::new(); n];
+    // The phased NoC row (docs/detailed.md): y[j][k - lo[j]][g] ≤ w, the HBM work done beside
+    // stage k's compute phase, for k ≥ 1. A segment keeps SPEC §4's rows, a relaxation (the
+    // phased row only adds), so its bound stays valid.
+    let phased = inst.noc_row == NocRow::Phased && boundary == Boundary::default();
+    let mut y: Vec<Vec<Vec<Col>>> = vec![Vec::new(); n];
     let mut mem: Vec<Vec<Vec<Col>>> = vec![Vec::new(); n];
     for &j in &loads {
         let h = inst.ops[j].hbm_cycles.get();
@@ -223,6 +230,11 @@ pub(crate) fn encode_segment(
         w[j] = (lo[j]..=j)
             .map(|_| groups[j].iter().map(|_| cols.continuous(h)).collect())
             .collect();
+        if phased {
+            y[j] = (lo[j]..=j)
+                .map(|_| groups[j].iter().map(|_| cols.continuous(h)).collect())
+                .collect();
+        }
         let per_stage = match linearisation {
             Linearisation::BigM => 1,
             Linearisation::PerOption => pruned.kept[j].len(),
@@ -420,6 +432,33 @@ pub(crate) fn encode_segment(
             add(Expression::from(d[k].var).geq(noc));
         }
         add(Expression::from(d[k].var).geq(hbm));
+        if phased && k >= 1 {
+            let i = k - 1;
+            let per_option = |f: &dyn Fn(&elk_stage::instance::OpOption) -> f64| -> Expression {
+                x[i].iter()
+                    .enumerate()
+                    .map(|(pos, c)| f(opt(i, pos)) * c.var)
+                    .sum()
+            };
+            let comp = per_option(&|o| (o.exec_cycles - o.comm_cycles).get().max(0.0));
+            let (mut beside, mut beside_noc, mut left_noc) = (
+                Expression::from(0.0),
+                Expression::from(0.0),
+                Expression::from(0.0),
+            );
+            for &j in &working {
+                let at = k - lo[j];
+                for ((g, wc), yc) in groups[j].iter().zip(&w[j][at]).zip(&y[j][at]) {
+                    add(Expression::from(yc.var).leq(wc.var));
+                    beside += yc.var;
+                    beside_noc += g.nu * yc.var;
+                    left_noc += g.nu * (wc.var - yc.var);
+                }
+            }
+            add(beside.leq(comp.clone()));
+            add(beside_noc.leq(comp));
+            add(Expression::from(d[k].var).geq(per_option(&|o| o.exec_cycles.get()) + left_noc));
+        }
     }
     if let Some(absorb) = boundary.absorb {
         add(absorbed
@@ -516,6 +555,7 @@ pub(crate) fn encode_segment(
         p,
         d,
         absorbed,
+        y,
         linearisation,
     }
 }

@@ -74,7 +74,64 @@ pub(crate) fn warm_values(
         } else {
             (opt(k - 1).exec_cycles.get(), opt(k - 1).comm_cycles.get())
         };
-        v[enc.d[k].index] = exec.max(comm + stage_noc[k]).max(stage_hbm[k]);
+        let absorbed = phased_beside(enc, sched, &kept, k, (exec - comm).max(0.0), &mut v);
+        let phased = match absorbed {
+            Some(x) => exec + stage_noc[k] - x,
+            None => 0.0,
+        };
+        v[enc.d[k].index] = exec.max(comm + stage_noc[k]).max(stage_hbm[k]).max(phased);
     }
     v
+}
+
+/// The phased row's in-compute work of stage k ≥ 1 (`elk_sim::phased`): fill y in decreasing
+/// ν up to `comp` cycles of HBM work, scaled down when its NoC time exceeds `comp`. Writes the
+/// y columns and returns Σ ν·y; None with SPEC §4's row (or in the prologue).
+fn phased_beside(
+    enc: &Encoding,
+    sched: &Schedule,
+    kept: &[usize],
+    k: usize,
+    comp: f64,
+    v: &mut [f64],
+) -> Option<f64> {
+    if k == 0 || enc.y.iter().all(Vec::is_empty) {
+        return None;
+    }
+    // (ν, column, work) of the stage's loads.
+    let mut loads: Vec<(f64, usize, f64)> = sched
+        .load_work
+        .iter()
+        .filter(|w| w.stage.index() == k && w.cycles.get() > 0.0)
+        .map(|w| {
+            let j = w.op.index();
+            let g = enc.groups[j]
+                .iter()
+                .position(|g| g.members.contains(&kept[j]))
+                .unwrap_or(0);
+            (
+                enc.groups[j][g].nu,
+                enc.y[j][k - enc.lo[j]][g].index,
+                w.cycles.get(),
+            )
+        })
+        .collect();
+    loads.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.2.total_cmp(&a.2)));
+    let mut room = comp;
+    let mut fill: Vec<(f64, usize, f64)> = Vec::new();
+    for (nu, col, w) in loads {
+        let y = w.min(room);
+        room -= y;
+        fill.push((nu, col, y));
+    }
+    let noc: f64 = fill.iter().map(|f| f.0 * f.2).sum();
+    let scale = if noc > comp && noc > 0.0 {
+        comp / noc
+    } else {
+        1.0
+    };
+    for &(_, col, y) in &fill {
+        v[col] += y * scale;
+    }
+    Some(noc * scale)
 }

@@ -71,6 +71,7 @@ pub(crate) fn layered(seed: u64) -> Instance {
             LoadOrder::Named(NamedOrder::Free)
         },
         preload_window: None,
+        noc_row: elk_stage::instance::NocRow::Spec,
         ops,
     }
 }

@@ -1,7 +1,7 @@
 //! [`InstanceBuilder`]: the one way to make an [`Instance`] in code that is checked like a
 //! file is (`build()` runs [`Instance::check`]), so no literal skips the rules.
 
-use super::{Instance, InstanceOp, LoadOrder, NamedOrder, OpOption, INSTANCE_FORMAT};
+use super::{Instance, InstanceOp, LoadOrder, NamedOrder, NocRow, OpOption, INSTANCE_FORMAT};
 use crate::error::Result;
 use crate::units::{Bytes, Cycles};
 
@@ -21,6 +21,7 @@ impl InstanceBuilder {
                 clock_hz,
                 load_order: LoadOrder::Named(NamedOrder::Fixed),
                 preload_window: None,
+                noc_row: NocRow::Spec,
                 ops: Vec::new(),
             },
         }

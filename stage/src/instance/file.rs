@@ -3,7 +3,7 @@
 //! valid for the stage model whatever chip it came from, so [`Instance::content_hash`] leaves
 //! it out; the detailed replay reads it to pick its chip.
 
-use super::{Instance, InstanceOp, LoadOrder};
+use super::{Instance, InstanceOp, LoadOrder, NocRow};
 use crate::error::{Result, StageError};
 use crate::units::Bytes;
 use serde::{Deserialize, Serialize};
@@ -46,6 +46,8 @@ struct Repr {
     load_order: LoadOrder,
     preload_window: Option<u32>,
     #[serde(default)]
+    noc_row: NocRow,
+    #[serde(default)]
     chip: Option<ChipRef>,
     ops: Vec<InstanceOp>,
 }
@@ -58,6 +60,8 @@ struct ReprRef<'a> {
     clock_hz: f64,
     load_order: LoadOrder,
     preload_window: Option<u32>,
+    #[serde(skip_serializing_if = "NocRow::is_spec")]
+    noc_row: NocRow,
     #[serde(skip_serializing_if = "Option::is_none")]
     chip: Option<&'a ChipRef>,
     ops: &'a [InstanceOp],
@@ -77,6 +81,7 @@ impl InstanceFile {
             clock_hz: r.clock_hz,
             load_order: r.load_order,
             preload_window: r.preload_window,
+            noc_row: r.noc_row,
             ops: r.ops,
         };
         instance.check(file)?;
@@ -106,6 +111,7 @@ impl InstanceFile {
             clock_hz,
             load_order,
             preload_window,
+            noc_row,
             ops,
         } = &self.instance;
         let r = ReprRef {
@@ -115,6 +121,7 @@ impl InstanceFile {
             clock_hz: *clock_hz,
             load_order: *load_order,
             preload_window: *preload_window,
+            noc_row: *noc_row,
             chip: self.chip.as_ref(),
             ops,
         };
