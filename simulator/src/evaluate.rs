@@ -98,25 +98,28 @@ pub fn evaluate_with(inst: &Instance, s: &Schedule, sink: &mut dyn TraceSink) ->
             (option(i).exec_cycles.get(), option(i).comm_cycles.get())
         });
         let hbm: f64 = work.iter().map(|&(_, c)| c).sum();
-        let mut noc = comm
+        let noc = comm
             + work
                 .iter()
                 .map(|&(j, c)| c * option(j).noc_per_hbm)
                 .sum::<f64>();
-        if inst.noc_row == NocRow::Phased {
-            // The stage's NoC time with the loads the compute phase cannot absorb.
-            let mut loads: Vec<(f64, f64)> = work
+        // The phased row: the operator and, after its compute phase, the loads' NoC time
+        // that phase could not absorb (a duration, not NoC busy time: `noc` stays that).
+        let phased = if inst.noc_row == NocRow::Phased {
+            let loads: Vec<(f64, f64)> = work
                 .iter()
                 .map(|&(j, c)| (c, option(j).noc_per_hbm))
                 .collect();
-            noc = noc.max(crate::phased::phased_row(exec, comm, &mut loads));
-        }
-        let d = exec.max(noc).max(hbm);
+            crate::phased::phased_row(exec, comm, &loads)
+        } else {
+            0.0
+        };
+        let d = exec.max(noc).max(hbm).max(phased);
         let binding = if d == 0.0 {
             Binding::Idle
         } else if d == exec {
             Binding::Compute
-        } else if d == noc {
+        } else if d == noc || d == phased {
             Binding::Noc
         } else {
             Binding::Hbm

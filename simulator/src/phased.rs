@@ -46,7 +46,7 @@ pub fn phased_stage_cycles(inst: &Instance, s: &Schedule) -> Vec<Cycles> {
             work[w.stage.index()].push((w.cycles.get(), option(w.op.index()).noc_per_hbm));
         }
     }
-    work.iter_mut()
+    work.iter()
         .enumerate()
         .map(|(k, loads)| {
             let (exec, comm) = Stage(k).executing().map_or((0.0, 0.0), |o| {
@@ -64,7 +64,7 @@ pub fn phased_makespan(inst: &Instance, s: &Schedule) -> Cycles {
 }
 
 /// One stage: the executing operator's exec and comm cycles and its loads' (work, ν).
-fn stage_cycles(exec: f64, comm: f64, loads: &mut [(f64, f64)]) -> f64 {
+fn stage_cycles(exec: f64, comm: f64, loads: &[(f64, f64)]) -> f64 {
     let hbm: f64 = loads.iter().map(|l| l.0).sum();
     let noc: f64 = loads.iter().map(|l| l.0 * l.1).sum();
     exec.max(comm + noc)
@@ -72,19 +72,40 @@ fn stage_cycles(exec: f64, comm: f64, loads: &mut [(f64, f64)]) -> f64 {
         .max(phased_row(exec, comm, loads))
 }
 
-/// The phased row's right-hand side, `exec + Σ_j ν_j·w_j − X` (the loads are reordered).
-pub(crate) fn phased_row(exec: f64, comm: f64, loads: &mut [(f64, f64)]) -> f64 {
+/// The phased row's right-hand side for a stage whose operator takes `exec` cycles (`comm` of
+/// them shifting) and whose loads are (HBM work, ν): `exec + Σ_j ν_j·w_j − X`.
+pub fn phased_row(exec: f64, comm: f64, loads: &[(f64, f64)]) -> f64 {
+    let y = beside_compute((exec - comm).max(0.0), loads);
     let noc: f64 = loads.iter().map(|l| l.0 * l.1).sum();
-    let comp = (exec - comm).max(0.0);
-    // X: the most NoC time the compute phase can absorb.
-    loads.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.0.total_cmp(&a.0)));
-    let (mut room, mut absorbed) = (comp, 0.0);
-    for &(w, nu) in loads.iter() {
-        let x = w.min(room);
-        room -= x;
-        absorbed += nu * x;
+    let absorbed: f64 = y.iter().zip(loads).map(|(y, l)| y * l.1).sum();
+    exec + noc - absorbed
+}
+
+/// The HBM work of each load (same order as `loads`, (work, ν)) done beside a compute phase
+/// of `comp` cycles so that it absorbs the most NoC time, X: filled in decreasing ν up to
+/// Σ y = comp, then scaled down if its NoC time Σ ν·y exceeds comp. (The exact encodings' y
+/// columns take these values in a starting solution.)
+pub fn beside_compute(comp: f64, loads: &[(f64, f64)]) -> Vec<f64> {
+    let mut order: Vec<usize> = (0..loads.len()).collect();
+    order.sort_by(|&a, &b| {
+        loads[b]
+            .1
+            .total_cmp(&loads[a].1)
+            .then(loads[b].0.total_cmp(&loads[a].0))
+            .then(a.cmp(&b))
+    });
+    let mut y = vec![0.0; loads.len()];
+    let mut room = comp;
+    for i in order {
+        y[i] = loads[i].0.min(room).max(0.0);
+        room -= y[i];
     }
-    exec + noc - absorbed.min(comp)
+    let noc: f64 = y.iter().zip(loads).map(|(y, l)| y * l.1).sum();
+    if noc > comp && noc > 0.0 {
+        let scale = comp / noc;
+        y.iter_mut().for_each(|v| *v *= scale);
+    }
+    y
 }
 
 #[cfg(test)]
@@ -96,15 +117,15 @@ mod tests {
         // Llama2-13B's l0.attn.norm.var stage: exec 348 (comm 147.5), one load of 348 HBM
         // cycles at ν = 0.463. SPEC's rows give 348; the compute phase absorbs 200.5·0.463
         // of NoC time, the remaining 68.3 extends the shift.
-        let d = stage_cycles(348.0, 147.5, &mut [(348.0, 0.463)]);
+        let d = stage_cycles(348.0, 147.5, &[(348.0, 0.463)]);
         assert!((d - (348.0 + 0.463 * (348.0 - 200.5))).abs() < 1e-9, "{d}");
     }
 
     #[test]
     fn loads_that_fit_beside_the_compute_phase_cost_nothing() {
-        assert_eq!(stage_cycles(1000.0, 100.0, &mut [(500.0, 0.5)]), 1000.0);
+        assert_eq!(stage_cycles(1000.0, 100.0, &[(500.0, 0.5)]), 1000.0);
         // …and a NoC-bound stage keeps SPEC's row (ν > 1: the compute phase's NoC binds).
-        let d = stage_cycles(100.0, 50.0, &mut [(80.0, 2.0)]);
+        let d = stage_cycles(100.0, 50.0, &[(80.0, 2.0)]);
         assert_eq!(d, 50.0 + 160.0);
     }
 
@@ -112,7 +133,7 @@ mod tests {
     fn higher_nu_loads_go_into_the_compute_phase_first() {
         // comp = 100: all of the ν = 0.9 load (100) fits, absorbing 90; the ν = 0.1 load's
         // 10 remains: d = 200 + (90 + 10) − 90 = 210 > SPEC's max(200, 100 + 100, 200).
-        let d = stage_cycles(200.0, 100.0, &mut [(100.0, 0.1), (100.0, 0.9)]);
+        let d = stage_cycles(200.0, 100.0, &[(100.0, 0.1), (100.0, 0.9)]);
         assert!((d - 210.0).abs() < 1e-9, "{d}");
     }
 }

@@ -18,7 +18,7 @@
 //! The input's own work is a feasible point, so the optimum is never worse than the input.
 
 use crate::error::{Result, SolverError};
-use elk_stage::instance::Instance;
+use elk_stage::instance::{Instance, NocRow};
 use elk_stage::method::{Budget, Method, MethodError, Outcome, Solved, StopReason};
 use elk_stage::schedule::{Schedule, Work};
 use elk_stage::units::{Cycles, OpId, Stage};
@@ -91,6 +91,8 @@ fn backend(detail: impl std::fmt::Display) -> SolverError {
 /// `n + 1` stage durations.
 struct Columns {
     w: Vec<(usize, usize)>,
+    /// Columns after the work: the phased row's y (none with SPEC §4's row).
+    aux: usize,
     rows: usize,
 }
 
@@ -157,6 +159,7 @@ fn build(inst: &Instance, s: &Schedule) -> Result<(RowProblem, Columns)> {
     let mut per_stage: Vec<Vec<(highs::Col, f64)>> = vec![Vec::new(); n + 1];
     let mut cols = Columns {
         w: Vec::new(),
+        aux: 0,
         rows: 0,
     };
     for j in inst.load_indices() {
@@ -190,8 +193,44 @@ fn build(inst: &Instance, s: &Schedule) -> Result<(RowProblem, Columns)> {
         let hbm = here.iter().map(|&(c, _)| (c, -1.0));
         pb.add_row(0.0.., std::iter::once((d[k], 1.0)).chain(hbm));
         cols.rows += 1;
+        if let Some(i) = Stage(k)
+            .executing()
+            .filter(|_| inst.noc_row == NocRow::Phased)
+        {
+            phased_rows(&mut pb, &mut cols, d[k], option(i.index()), here);
+        }
     }
     Ok((pb, cols))
+}
+
+/// The phased NoC row of one stage (`elk_sim::phased`): y ≤ w, the work beside the compute
+/// phase, Σ y ≤ comp, Σ ν·y ≤ comp and d − Σ ν·(w − y) ≥ exec.
+fn phased_rows(
+    pb: &mut RowProblem,
+    cols: &mut Columns,
+    d: highs::Col,
+    executing: &elk_stage::instance::OpOption,
+    here: &[(highs::Col, f64)],
+) {
+    let comp = (executing.exec_cycles - executing.comm_cycles)
+        .get()
+        .max(0.0);
+    let y: Vec<highs::Col> = here.iter().map(|_| pb.add_column(0.0, 0.0..)).collect();
+    for (&(w, _), &yc) in here.iter().zip(&y) {
+        pb.add_row(0.0.., [(w, 1.0), (yc, -1.0)]);
+    }
+    pb.add_row(..=comp, y.iter().map(|&c| (c, 1.0)));
+    pb.add_row(..=comp, y.iter().zip(here).map(|(&c, &(_, nu))| (c, nu)));
+    let left = here
+        .iter()
+        .zip(&y)
+        .flat_map(|(&(w, nu), &yc)| [(w, -nu), (yc, nu)]);
+    pb.add_row(
+        executing.exec_cycles.get()..,
+        std::iter::once((d, 1.0)).chain(left),
+    );
+    cols.rows += here.len() + 3;
+    cols.aux += y.len();
 }
 
 /// The solved work, cleaned: no negatives or dust, and every load adding up to H exactly
@@ -270,7 +309,7 @@ pub fn retime(
         return Ok(report);
     }
     let (pb, cols) = build(inst, s)?;
-    report.variables = inst.ops.len() + 1 + cols.w.len();
+    report.variables = inst.ops.len() + 1 + cols.w.len() + cols.aux;
     report.constraints = cols.rows;
     let mut model = pb
         .try_optimise(Sense::Minimise)

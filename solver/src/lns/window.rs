@@ -23,7 +23,7 @@ use crate::error::{Result, SolverError};
 use crate::milp::reports_its_columns;
 use crate::prune::Pruned;
 use crate::retime::{clean_work, LoadSpans};
-use elk_stage::instance::Instance;
+use elk_stage::instance::{Instance, NocRow};
 use elk_stage::schedule::Schedule;
 use elk_stage::units::{Cycles, OpId, Stage};
 use highs::{Col, HighsModelStatus, RowProblem, Sense};
@@ -121,11 +121,16 @@ pub(crate) fn build(
     let mut hbm = vec![0.0; n + 1];
     let mut noc = vec![0.0; n + 1];
     let mut input_work = vec![Vec::new(); n];
+    // The phased row (elk_sim::phased) of instances that record it: per stage, the input's
+    // (work, ν) for the starting duration.
+    let phased = inst.noc_row == NocRow::Phased;
+    let mut stage_loads: Vec<Vec<(f64, f64)>> = vec![Vec::new(); n + 1];
     for w in &s.load_work {
         let (j, k, c) = (w.op.index(), w.stage.index(), w.cycles.get());
         hbm[k] += c;
         noc[k] += c * option(j).noc_per_hbm;
         input_work[j].push((k, c));
+        stage_loads[k].push((c, option(j).noc_per_hbm));
     }
     let d: Vec<Col> = (0..=n)
         .map(|k| {
@@ -137,7 +142,12 @@ pub(crate) fn build(
                 Some(i) if !in_window(i.index()) => exec.max(comm),
                 _ => 0.0,
             };
-            b.column(1.0, floor, exec.max(comm + noc[k]).max(hbm[k]))
+            let row = if phased {
+                elk_sim::phased::phased_row(exec, comm, &stage_loads[k])
+            } else {
+                0.0
+            };
+            b.column(1.0, floor, exec.max(comm + noc[k]).max(hbm[k]).max(row))
         })
         .collect();
     let x: Vec<(usize, Vec<(usize, Col)>)> = window
@@ -154,6 +164,8 @@ pub(crate) fn build(
     let x_of = |i: usize| &x[i - window.start].1;
     // Load work: one column per stage, or per (stage, ν) for window loads.
     let mut per_stage: Vec<Vec<(Col, f64)>> = vec![Vec::new(); n + 1];
+    // The starting value of each `per_stage` column.
+    let mut per_stage_warm: Vec<Vec<f64>> = vec![Vec::new(); n + 1];
     let mut w = Vec::new();
     // Per load: (stage, column) of its work, every ν group.
     let mut work_of: Vec<Vec<(usize, Col)>> = vec![Vec::new(); n];
@@ -196,6 +208,7 @@ pub(crate) fn build(
                 w.push((j, k, c));
                 work_of[j].push((k, c));
                 stage.push((c, *nu));
+                per_stage_warm[k].push(value);
                 all.push((c, 1.0));
                 by_group[g].push((c, 1.0));
             }
@@ -238,6 +251,22 @@ pub(crate) fn build(
             let terms = std::iter::once((d[k], 1.0)).chain(here.iter().map(|&(c, _)| (c, -1.0)));
             b.row(0.0.., terms.collect());
         }
+        if let Some(i) = exec_op.filter(|_| phased && !here.is_empty()) {
+            let per_option = match windowed {
+                Some(_) => x_of(i).clone(),
+                None => Vec::new(),
+            };
+            phased_rows(
+                inst,
+                s,
+                &mut b,
+                d[k],
+                i,
+                &per_option,
+                here,
+                &per_stage_warm[k],
+            );
+        }
     }
     let early_memory = earlier_starts(inst, s, &spans, &first, &x, &window, &work_of, &mut b);
     memory_rows(inst, s, &spans, &window, &x, &early_memory, &mut b);
@@ -252,6 +281,59 @@ pub(crate) fn build(
         binaries: b.binaries,
         rows: b.rows,
     })
+}
+
+/// The phased NoC row of stage `i + 1` (`elk_sim::phased`): y ≤ w for the work beside the
+/// compute phase, Σ y ≤ comp, Σ ν·y ≤ comp, d − Σ ν·(w − y) ≥ exec, with exec and comp of the
+/// operator's option columns `per_option` when it is in the window (else of its option in
+/// `s`); `warm` holds the work columns' starting values.
+#[allow(clippy::too_many_arguments)]
+fn phased_rows(
+    inst: &Instance,
+    s: &Schedule,
+    b: &mut Builder,
+    d: Col,
+    i: usize,
+    per_option: &[(usize, Col)],
+    here: &[(Col, f64)],
+    warm: &[f64],
+) {
+    let opt = |o: usize| &inst.ops[i].options[o];
+    let comp_of = |o: usize| (opt(o).exec_cycles - opt(o).comm_cycles).get().max(0.0);
+    let current = s.options[i];
+    let loads: Vec<(f64, f64)> = warm
+        .iter()
+        .zip(here)
+        .map(|(&v, &(_, nu))| (v, nu))
+        .collect();
+    let y: Vec<Col> = elk_sim::phased::beside_compute(comp_of(current), &loads)
+        .into_iter()
+        .map(|v| b.column(0.0, 0.0, v))
+        .collect();
+    for (&(w, _), &yc) in here.iter().zip(&y) {
+        b.row(..=0.0, vec![(yc, 1.0), (w, -1.0)]);
+    }
+    // (constant, terms) of exec and comp: the option columns' inside the window.
+    let (exec0, comp0) = if per_option.is_empty() {
+        (opt(current).exec_cycles.get(), comp_of(current))
+    } else {
+        (0.0, 0.0)
+    };
+    let minus = |f: &dyn Fn(usize) -> f64| -> Vec<(Col, f64)> {
+        per_option.iter().map(|&(o, c)| (c, -f(o))).collect()
+    };
+    let mut beside: Vec<(Col, f64)> = y.iter().map(|&c| (c, 1.0)).collect();
+    beside.extend(minus(&comp_of));
+    b.row(..=comp0, beside);
+    let mut beside_noc: Vec<(Col, f64)> =
+        y.iter().zip(here).map(|(&c, &(_, nu))| (c, nu)).collect();
+    beside_noc.extend(minus(&comp_of));
+    b.row(..=comp0, beside_noc);
+    let mut row = vec![(d, 1.0)];
+    row.extend(here.iter().map(|&(c, nu)| (c, -nu)));
+    row.extend(y.iter().zip(here).map(|(&c, &(_, nu))| (c, nu)));
+    row.extend(minus(&|o| opt(o).exec_cycles.get()));
+    b.row(exec0.., row);
 }
 
 /// The rows that let a window load start before its input start (module docs): for each

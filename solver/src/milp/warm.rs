@@ -84,9 +84,8 @@ pub(crate) fn warm_values(
     v
 }
 
-/// The phased row's in-compute work of stage k ≥ 1 (`elk_sim::phased`): fill y in decreasing
-/// ν up to `comp` cycles of HBM work, scaled down when its NoC time exceeds `comp`. Writes the
-/// y columns and returns Σ ν·y; None with SPEC §4's row (or in the prologue).
+/// The phased row's in-compute work of stage k ≥ 1 (`elk_sim::phased::beside_compute`).
+/// Writes the y columns and returns Σ ν·y; None with SPEC §4's row (or in the prologue).
 fn phased_beside(
     enc: &Encoding,
     sched: &Schedule,
@@ -99,7 +98,7 @@ fn phased_beside(
         return None;
     }
     // (ν, column, work) of the stage's loads.
-    let mut loads: Vec<(f64, usize, f64)> = sched
+    let loads: Vec<(f64, usize, f64)> = sched
         .load_work
         .iter()
         .filter(|w| w.stage.index() == k && w.cycles.get() > 0.0)
@@ -116,22 +115,12 @@ fn phased_beside(
             )
         })
         .collect();
-    loads.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.2.total_cmp(&a.2)));
-    let mut room = comp;
-    let mut fill: Vec<(f64, usize, f64)> = Vec::new();
-    for (nu, col, w) in loads {
-        let y = w.min(room);
-        room -= y;
-        fill.push((nu, col, y));
+    let y = elk_sim::phased::beside_compute(
+        comp,
+        &loads.iter().map(|&(nu, _, w)| (w, nu)).collect::<Vec<_>>(),
+    );
+    for (&(_, col, _), &yv) in loads.iter().zip(&y) {
+        v[col] += yv;
     }
-    let noc: f64 = fill.iter().map(|f| f.0 * f.2).sum();
-    let scale = if noc > comp && noc > 0.0 {
-        comp / noc
-    } else {
-        1.0
-    };
-    for &(_, col, y) in &fill {
-        v[col] += y * scale;
-    }
-    Some(noc * scale)
+    Some(loads.iter().zip(&y).map(|(l, yv)| l.0 * yv).sum())
 }
