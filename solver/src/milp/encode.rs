@@ -219,9 +219,10 @@ pub(crate) fn encode_segment(
     let mut s: Vec<Vec<Col>> = vec![Vec::new(); n];
     let mut w: Vec<Vec<Vec<Col>>> = vec![Vec::new(); n];
     // The phased NoC row (docs/detailed.md): y[j][k - lo[j]][g] ≤ w, the HBM work done beside
-    // stage k's compute phase, for k ≥ 1. A segment keeps SPEC §4's rows, a relaxation (the
-    // phased row only adds), so its bound stays valid.
-    let phased = inst.noc_row == NocRow::Phased && boundary == Boundary::default();
+    // stage k's compute phase, for k ≥ 1. In a segment, absorbed later work is one more load
+    // at the least ν of the later loads (docs/exact.md, "Whole models": the row's right-hand
+    // side does not decrease in any ν, so this relaxes the real stage's row).
+    let phased = inst.noc_row == NocRow::Phased;
     let mut y: Vec<Vec<Vec<Col>>> = vec![Vec::new(); n];
     let mut mem: Vec<Vec<Vec<Col>>> = vec![Vec::new(); n];
     for &j in &loads {
@@ -254,6 +255,13 @@ pub(crate) fn encode_segment(
     let absorbed: Vec<Col> = match boundary.absorb {
         Some(Absorb { cap, .. }) => (first_real..=n).map(|_| cols.continuous(cap)).collect(),
         None => Vec::new(),
+    };
+    // The absorbed work beside each stage's compute phase (phased row only).
+    let absorbed_beside: Vec<Col> = match boundary.absorb {
+        Some(Absorb { cap, .. }) if phased => {
+            (first_real..=n).map(|_| cols.continuous(cap)).collect()
+        }
+        _ => Vec::new(),
     };
 
     let mut objective: Expression = d
@@ -454,6 +462,15 @@ pub(crate) fn encode_segment(
                     beside_noc += g.nu * yc.var;
                     left_noc += g.nu * (wc.var - yc.var);
                 }
+            }
+            let at = k.wrapping_sub(first_real);
+            if let (Some(absorb), Some(a), Some(ya)) =
+                (boundary.absorb, absorbed.get(at), absorbed_beside.get(at))
+            {
+                add(Expression::from(ya.var).leq(a.var));
+                beside += ya.var;
+                beside_noc += absorb.nu * ya.var;
+                left_noc += absorb.nu * (a.var - ya.var);
             }
             add(beside.leq(comp.clone()));
             add(beside_noc.leq(comp));

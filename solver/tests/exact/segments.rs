@@ -180,3 +180,51 @@ fn segment_bounds_stay_below_proven_optima_and_beat_the_roofline() {
         "{checked} layered instances: segment bound above the roofline on {above_roofline}, naive sum above the optimum on {naive_above}"
     );
 }
+
+#[test]
+fn phased_segment_bounds_stay_below_phased_optima() {
+    // The same chains with the phased NoC row: every price's bound (the segments encode the
+    // row, absorbed work at the least later ν) stays below the phased optimum, and the
+    // phased bound is at least SPEC §4's on the same chain (the row only adds) and above it
+    // on some, so segments that dropped the row would fail the last count.
+    let (mut checked, mut tighter) = (0, 0);
+    for seed in 0..40 {
+        let spec = layered(seed);
+        let phased = Instance {
+            noc_row: elk_stage::instance::NocRow::Phased,
+            ..spec.clone()
+        };
+        let name = &phased.name;
+        let Some(t) = optimum(&phased) else { continue };
+        checked += 1;
+        let opts = SegmentOptions {
+            prices: PRICES.to_vec(),
+            lp_only: true,
+            time_limit: Duration::from_secs(60),
+            ..SegmentOptions::default()
+        };
+        let b = segment_bound(&phased, &opts).unwrap().unwrap();
+        for p in &b.prices {
+            assert!(
+                p.bound_cycles <= t.get() * (1.0 + 1e-9),
+                "{name}: μ = {} bound {} above the phased optimum {t}",
+                p.price,
+                p.bound_cycles
+            );
+        }
+        let s = segment_bound(&spec, &opts).unwrap().unwrap();
+        assert!(
+            b.bound_cycles >= s.bound_cycles * (1.0 - 1e-9),
+            "{name}: phased {} < SPEC {}",
+            b.bound_cycles,
+            s.bound_cycles
+        );
+        tighter += usize::from(b.bound_cycles > s.bound_cycles * (1.0 + 1e-6));
+    }
+    eprintln!("phased segment bounds: {checked} chains, tighter than SPEC's on {tighter}");
+    assert!(checked >= 30, "only {checked} chains");
+    assert!(
+        tighter >= 1,
+        "the phased row never tightened a segment bound"
+    );
+}
