@@ -174,8 +174,9 @@ pub fn build_instance_with_stats(
         ops: graph.ops[range.clone()].to_vec(),
         layers: graph.layers,
         plan_rules: graph.plan_rules,
+        dtypes: graph.dtypes,
     };
-    let model = cost::for_chip(chip);
+    let model = cost::for_chip_with(chip, &graph.dtypes)?;
     let plans = plan_graph_cached(&sub, chip, model.as_ref(), opts.plan_cache.as_ref())?;
     let b_hbm = chip.hbm.bandwidth_bytes_per_s;
     let b_noc = noc_distribution_bytes_per_s(chip);

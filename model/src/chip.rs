@@ -135,7 +135,24 @@ pub enum CostModelSpec {
         noc_bytes_per_s_per_core: f64,
         /// Cycles of one synchronisation.
         sync_latency_cycles: f64,
+        /// Compute throughput with fp32 activations relative to fp16 (`peak_flops…` is
+        /// fp16's); 1: fp16's rate.
+        #[serde(default = "one")]
+        fp32_speedup_x: f64,
+        /// The same for bf16.
+        #[serde(default = "one")]
+        bf16_speedup_x: f64,
+        /// The same for fp8.
+        #[serde(default = "one")]
+        fp8_speedup_x: f64,
+        /// The same for int8.
+        #[serde(default = "one")]
+        int8_speedup_x: f64,
     },
+}
+
+fn one() -> f64 {
+    1.0
 }
 
 fn default_cores_per_chip() -> u64 {
@@ -152,6 +169,31 @@ impl CostModelSpec {
         match self {
             CostModelSpec::IpuMk2 { .. } => "ipu-mk2",
             CostModelSpec::Roofline { .. } => "roofline",
+        }
+    }
+
+    /// The roofline's compute throughput with activations of dtype `d` relative to fp16's
+    /// (its `<dtype>_speedup_x` key); 1 for fp16 and for the IPU model.
+    pub fn speedup(&self, d: crate::dtype::Dtype) -> f64 {
+        use crate::dtype::Dtype;
+        match (self, d) {
+            (
+                CostModelSpec::Roofline {
+                    fp32_speedup_x,
+                    bf16_speedup_x,
+                    fp8_speedup_x,
+                    int8_speedup_x,
+                    ..
+                },
+                d,
+            ) => match d {
+                Dtype::Fp16 => 1.0,
+                Dtype::Fp32 => *fp32_speedup_x,
+                Dtype::Bf16 => *bf16_speedup_x,
+                Dtype::Fp8 => *fp8_speedup_x,
+                Dtype::Int8 => *int8_speedup_x,
+            },
+            (CostModelSpec::IpuMk2 { .. }, _) => 1.0,
         }
     }
 
@@ -346,8 +388,17 @@ impl ChipSpec {
             peak_flops_per_s_per_core,
             noc_bytes_per_s_per_core,
             sync_latency_cycles,
+            ..
         } = &self.cost_model
         {
+            for d in crate::dtype::Dtype::ALL {
+                let s = self.cost_model.speedup(d);
+                if !(s.is_finite() && s > 0.0) {
+                    return Err(format!(
+                        "key 'cost_model.{d}_speedup_x': must be a positive number, got {s}"
+                    ));
+                }
+            }
             if [*peak_flops_per_s_per_core, *noc_bytes_per_s_per_core]
                 .iter()
                 .any(|v| v.is_nan() || *v <= 0.0)

@@ -27,6 +27,7 @@ pub fn link_producers(ops: &mut [Operator]) {
     }
 }
 
+use crate::dtype::Dtypes;
 use crate::plan::PlanRules;
 use elk_stage::units::{Bytes, Flops};
 use serde::{Deserialize, Serialize};
@@ -270,6 +271,10 @@ pub struct Graph {
     /// (set by the importer's `--compat reference`).
     #[serde(default, skip_serializing_if = "PlanRules::is_spec")]
     pub plan_rules: PlanRules,
+    /// The element types its tensors were made with (their `dtype_bytes` follow them); the
+    /// cost model is chosen for them ([`crate::cost::for_chip_with`]).
+    #[serde(default, skip_serializing_if = "Dtypes::is_default")]
+    pub dtypes: Dtypes,
 }
 
 /// Totals of a graph, the numbers researchers check a model by.

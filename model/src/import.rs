@@ -171,6 +171,13 @@ pub fn import_str(file: &str, text: &str, opts: &ImportOptions) -> Result<Graph>
         ops,
         layers,
         plan_rules,
+        // Every tensor has `dtype_bytes`; the importer knows no names, so 4 bytes is taken
+        // for fp32, 1 for int8 and anything else for fp16 (the reference's fp16).
+        dtypes: crate::dtype::Dtypes::all(match opts.dtype_bytes {
+            4 => crate::dtype::Dtype::Fp32,
+            1 => crate::dtype::Dtype::Int8,
+            _ => crate::dtype::Dtype::Fp16,
+        }),
     })
 }
 

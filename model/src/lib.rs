@@ -14,6 +14,7 @@
 pub mod build;
 pub mod chip;
 pub mod cost;
+pub mod dtype;
 pub mod error;
 pub mod graph;
 pub mod import;

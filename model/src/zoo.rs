@@ -9,6 +9,7 @@ mod builder;
 mod file;
 mod transformer;
 
+use crate::dtype::Dtypes;
 use crate::error::{ModelError, Result};
 use crate::graph::{classify_residency, link_producers, Graph, LayerStructure, Mode};
 use crate::plan::PlanRules;
@@ -27,8 +28,8 @@ pub struct ZooParams {
     pub seq: u64,
     /// Override the number of layers (for small experiments).
     pub layers: Option<usize>,
-    /// Bytes per element (fp16: 2).
-    pub dtype_bytes: u64,
+    /// Element types of the weights, the KV cache and the activations (fp16 by default).
+    pub dtypes: Dtypes,
 }
 
 impl ZooParams {
@@ -39,7 +40,7 @@ impl ZooParams {
             batch,
             seq,
             layers: None,
-            dtype_bytes: 2,
+            dtypes: Dtypes::default(),
         }
     }
 }
@@ -201,7 +202,7 @@ impl ZooModel {
             kv: seq,
             decode,
         };
-        let (builder, prologue, per_layer) = config.build(&run, params.dtype_bytes);
+        let (builder, prologue, per_layer) = config.build(&run, params.dtypes);
         let mut ops = builder.ops;
         classify_residency(&mut ops);
         link_producers(&mut ops);
@@ -212,15 +213,21 @@ impl ZooModel {
             epilogue: ops.len() - prologue - per_layer * config.layers,
         };
         let label = if decode { "kv" } else { "s" };
+        let dtype = if params.dtypes.is_default() {
+            String::new()
+        } else {
+            format!(" {}", params.dtypes)
+        };
         Ok(Graph {
             name: format!(
-                "{name} {} b{} {label}{seq}",
+                "{name} {} b{} {label}{seq}{dtype}",
                 params.mode.as_str(),
                 params.batch
             ),
             ops,
             layers,
             plan_rules: PlanRules::SPEC,
+            dtypes: params.dtypes,
         })
     }
 }

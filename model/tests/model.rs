@@ -4,6 +4,8 @@
 
 #[path = "model/common.rs"]
 mod common;
+#[path = "model/dtypes.rs"]
+mod dtypes;
 #[path = "model/import_errors.rs"]
 mod import_errors;
 #[path = "model/import_reference.rs"]

@@ -18,7 +18,7 @@ pub struct InstanceSource {
     /// one (graph, shape, chip, cut, load order) are refused with it, as it fixes them.
     #[arg(
         long,
-        conflicts_with_all = ["model", "import", "mode", "batch", "kv", "num_layers", "compat"]
+        conflicts_with_all = ["model", "import", "mode", "batch", "kv", "num_layers", "compat", "dtype"]
     )]
     instance: Option<PathBuf>,
     #[command(flatten)]
@@ -75,7 +75,7 @@ pub enum SourceConfig {
     /// `--instance FILE`.
     File { instance: PathBuf },
     /// Built from a graph and a chip.
-    Built(BuildConfig),
+    Built(Box<BuildConfig>),
 }
 
 /// What an instance is built from, as `--json` prints it.
@@ -124,14 +124,14 @@ impl InstanceSource {
             Some(path) => SourceConfig::File {
                 instance: path.clone(),
             },
-            None => SourceConfig::Built(BuildConfig::new(
+            None => SourceConfig::Built(Box::new(BuildConfig::new(
                 &self.graph_source(),
                 &self.chip,
                 self.hbm_tbps,
                 (self.layers.as_ref(), self.ops.as_ref()),
                 self.load_order,
                 self.window,
-            )),
+            ))),
         }
     }
 

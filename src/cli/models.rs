@@ -33,6 +33,9 @@ pub struct ShowArgs {
     /// KV length (decode) or sequence length (prefill/training).
     #[arg(long, alias = "seq", default_value_t = 2048)]
     pub kv: u64,
+    /// Element types, as `--dtype` in every command (fp16, bf16, fp8, int8, fp32, w8a16, …).
+    #[arg(long, value_parser = super::flags::dtype)]
+    pub dtype: Option<elk_model::dtype::Dtypes>,
     /// Build the model with N layers (as `--num-layers` in every command).
     #[arg(long, value_name = "N")]
     pub num_layers: Option<usize>,
@@ -98,10 +101,12 @@ pub fn run(cmd: ModelsCmd) -> anyhow::Result<()> {
             }
             let mut params = ZooParams::new(a.mode, a.batch, a.kv);
             params.layers = a.num_layers;
+            params.dtypes = a.dtype.unwrap_or_default();
             let g = zoo::build(&a.name, &params)?;
             if a.json {
                 let config =
-                    GraphConfig::new(Some(&a.name), None, a.mode, a.batch, a.kv, a.num_layers);
+                    GraphConfig::new(Some(&a.name), None, a.mode, a.batch, a.kv, a.num_layers)
+                        .with_dtypes(a.dtype);
                 return crate::cli::print_json(
                     "models-show",
                     &config,

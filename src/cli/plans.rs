@@ -115,7 +115,7 @@ pub fn run(a: PlansArgs) -> anyhow::Result<()> {
     let graph = a.graph.load()?;
     let graph_s = start.elapsed().as_secs_f64();
     let cache = super::plan_cache::get();
-    let model = elk_model::cost::for_chip(&chip);
+    let model = elk_model::cost::for_chip_with(&chip, &graph.dtypes)?;
     let plans = plan_graph_cached(&graph, &chip, model.as_ref(), cache.as_ref())?;
     super::plan_cache::warn_on_write_error(&plans.cache);
     let plans_s = start.elapsed().as_secs_f64() - graph_s;

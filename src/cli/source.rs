@@ -1,6 +1,7 @@
 //! Choosing a graph on the command line: a zoo model by name or an imported file.
 
 use clap::Args;
+use elk_model::dtype::Dtypes;
 use elk_model::graph::{Graph, Mode};
 use elk_model::import::{import_file, Compat, ImportOptions};
 use elk_model::zoo::{self, ZooParams};
@@ -32,6 +33,11 @@ pub struct GraphSource {
     /// Importer flavour of `--import`: `clean` (the default) or `reference`.
     #[arg(long, value_parser = super::flags::compat)]
     pub compat: Option<Compat>,
+    /// Element types of a zoo model: fp16 (the default), bf16, fp8, int8, fp32 for every
+    /// tensor, or weights/KV/activations apart as wXaY or wXkvYaZ (bits 32, 16 or 8; e.g.
+    /// w8a16: int8 weights, fp16 KV cache and activations).
+    #[arg(long, value_parser = super::flags::dtype)]
+    pub dtype: Option<Dtypes>,
 }
 
 /// The graph inputs as `--json` prints them in `config`.
@@ -50,6 +56,9 @@ pub struct GraphConfig {
     /// The importer flavour (imports only).
     #[serde(skip_serializing_if = "Option::is_none")]
     compat: Option<&'static str>,
+    /// `--dtype` as given (`w8a16`), left out for fp16 everywhere, the default.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dtype: Option<String>,
 }
 
 impl GraphConfig {
@@ -73,6 +82,15 @@ impl GraphConfig {
                 Compat::Clean => "clean",
                 Compat::Reference => "reference",
             }),
+            dtype: None,
+        }
+    }
+
+    /// The same with the element types (recorded unless they are the default).
+    pub fn with_dtypes(self, dtypes: Option<Dtypes>) -> GraphConfig {
+        GraphConfig {
+            dtype: dtypes.filter(|d| !d.is_default()).map(|d| d.to_string()),
+            ..self
         }
     }
 }
@@ -90,6 +108,7 @@ impl GraphSource {
             self.kv,
             self.num_layers,
         )
+        .with_dtypes(self.dtype)
     }
 
     /// Builds or imports the graph.
@@ -99,6 +118,12 @@ impl GraphSource {
             let mut opts = ImportOptions::new(mode, self.batch, self.kv);
             opts.compat = self.compat.unwrap_or_default();
             opts.num_layers = self.num_layers;
+            if self.dtype.is_some() {
+                return super::flags::Usage::err(
+                    "--dtype applies to a zoo model (--model); an imported graph keeps the \
+                     importer's fp16",
+                );
+            }
             return import_graph(file, &opts);
         }
         let Some(name) = self.model.as_deref() else {
@@ -112,6 +137,7 @@ impl GraphSource {
         }
         let mut params = ZooParams::new(mode, self.batch, self.kv);
         params.layers = self.num_layers;
+        params.dtypes = self.dtype.unwrap_or_default();
         Ok(zoo::build(name, &params)?)
     }
 }

@@ -47,7 +47,7 @@ const fn key(
 }
 
 /// Every key, in file order.
-pub const KEYS: [ChipKey; 21] = [
+pub const KEYS: [ChipKey; 25] = [
     key(
         "name",
         "text",
@@ -187,6 +187,43 @@ pub const KEYS: [ChipKey; 21] = [
         Applies::Kind("roofline"),
         "cost of one synchronisation between cores",
     ),
+    ChipKey {
+        default: Some("1.0"),
+        ..key(
+            "cost_model.fp32_speedup_x",
+            "factor",
+            Applies::Kind("roofline"),
+            "compute throughput with fp32 activations relative to fp16 (peak_flops_per_s_per_core \
+             is fp16's); 1.0: fp16's rate",
+        )
+    },
+    ChipKey {
+        default: Some("1.0"),
+        ..key(
+            "cost_model.bf16_speedup_x",
+            "factor",
+            Applies::Kind("roofline"),
+            "the same for bf16 activations",
+        )
+    },
+    ChipKey {
+        default: Some("1.0"),
+        ..key(
+            "cost_model.fp8_speedup_x",
+            "factor",
+            Applies::Kind("roofline"),
+            "the same for fp8 activations",
+        )
+    },
+    ChipKey {
+        default: Some("1.0"),
+        ..key(
+            "cost_model.int8_speedup_x",
+            "factor",
+            Applies::Kind("roofline"),
+            "the same for int8 activations",
+        )
+    },
 ];
 
 /// The key at `path`.

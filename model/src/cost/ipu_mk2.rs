@@ -11,7 +11,8 @@ pub struct Constants {
     pub sync: f64,
     /// Synchronisation cost charged per shift.
     pub shift_sync: f64,
-    /// Cycles per 2-byte element moved between cores.
+    /// Cycles per 2-byte element moved between cores (exchange is priced by bytes: an fp32
+    /// element costs two of these).
     pub per_elem: f64,
     /// Fixed part of an output shuffle (236 + 472).
     pub shuffle_base: f64,
@@ -138,10 +139,25 @@ pub fn matmul(b: f64, m: f64, k: f64, n: f64, small_order: bool) -> f64 {
     b * (K.mm_m * m6 * k16 * n16 + K.mm_k * k16 * n16 + K.mm_n * n16 + K.mm_fixed)
 }
 
-/// Sync + shift cycles of the rotation rounds (SPEC §3).
+/// Sync + shift cycles of the rotation rounds (SPEC §3), each tensor moved at its own bytes
+/// per element (fp16: the elements of [`Geometry::shift_totals`]).
 pub fn sync_shift(g: &Geometry) -> f64 {
-    let (shifts, elems) = g.shift_totals();
-    K.shift_sync * shifts + K.per_elem * elems
+    let (shifts, _) = g.shift_totals();
+    K.shift_sync * shifts + K.per_elem * (g.shifted_bytes() / 2.0)
+}
+
+/// Factor on compute cycles for the operator's dtype (its output's, the activations'): 1 for
+/// fp16 (the reference constants, measured with fp16 AMP); for fp32 (4 bytes) 4 on
+/// contractions — the Mk2's published 62.5 TFLOPS fp32 against 250 TFLOPS fp16 AMP per
+/// IPU (Graphcore IPU-M2000 datasheet) — and 2 on every other kind, an assumption (the
+/// vector path holds half as many fp32 values as fp16). Other dtypes are refused before a
+/// plan is priced ([`crate::cost::for_chip_with`]).
+pub fn dtype_factor(shape: &OpShape) -> f64 {
+    match (shape.dtype_bytes, shape.kind.is_contraction()) {
+        (4, true) => 4.0,
+        (4, false) => 2.0,
+        _ => 1.0,
+    }
 }
 
 /// Output shuffle: gather the k output replicas and reduce them (SPEC §3). O is the output
@@ -157,15 +173,14 @@ pub fn shuffle(shape: &OpShape, g: &Geometry) -> f64 {
     let k = g.output_replicas as f64;
     let o = g.output_step_elems(shape) as f64;
     let r = o / k;
+    // Cycles per output element moved (the constant is per 2-byte element).
+    let per_elem = K.per_elem * (shape.dtype_bytes as f64 / 2.0);
     let (gather, reduce) = match g.output_replicas {
         1 => (0.0, 0.0),
-        2 => (
-            K.shift_sync + K.per_elem * (o / 2.0).floor(),
-            elementwise(r),
-        ),
-        _ => (K.sync * k + K.per_elem * o, reduction(align(r) * k)),
+        2 => (K.shift_sync + per_elem * (o / 2.0).floor(), elementwise(r)),
+        _ => (K.sync * k + per_elem * o, reduction(align(r) * k)),
     };
-    K.per_elem * g.z[0] as f64 + K.shuffle_base + gather + reduce
+    per_elem * g.z[0] as f64 + K.shuffle_base + gather + reduce
 }
 
 /// Per-iteration compute cycles. Elementwise, softmax and unary steps are priced on all loop
@@ -217,12 +232,12 @@ impl CostModel for IpuMk2 {
 
     fn cost(&self, shape: &OpShape, g: &Geometry) -> PlanCost {
         PlanCost {
-            comp: g.iterations as f64 * per_iteration(shape, g),
+            comp: g.iterations as f64 * per_iteration(shape, g) * dtype_factor(shape),
             comm: self.comm_factor * (sync_shift(g) + shuffle(shape, g)),
         }
     }
 
-    fn warm_up(&self, _shape: &OpShape, factors: &[u64], cold_z: &[u64]) -> f64 {
+    fn warm_up(&self, shape: &OpShape, factors: &[u64], cold_z: &[u64]) -> f64 {
         let pieces = |v: usize| {
             if factors[v] > 1 {
                 factors[v] as f64
@@ -231,7 +246,7 @@ impl CostModel for IpuMk2 {
             }
         };
         let moved: f64 = (1..factors.len())
-            .map(|v| pieces(v) * cold_z[v] as f64)
+            .map(|v| pieces(v) * cold_z[v] as f64 * (shape.tensors[v].dtype_bytes as f64 / 2.0))
             .sum();
         let syncs: f64 = (0..factors.len()).map(pieces).sum();
         K.per_elem * moved + K.sync * syncs

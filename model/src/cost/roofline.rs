@@ -28,10 +28,11 @@ impl CostModel for Roofline {
             1.0
         };
         let comp = g.iterations as f64 * points * per_point / self.flops_per_cycle;
-        let (shifts, shifted) = g.shift_totals();
-        // Reducing k output replicas moves (k − 1) output tiles.
+        let (shifts, _) = g.shift_totals();
+        // Reducing k output replicas moves (k − 1) output tiles; every tensor moves at its own
+        // bytes per element.
         let shuffled = (g.output_replicas - 1) as f64 * g.z[0] as f64;
-        let bytes = (shifted + shuffled) * shape.dtype_bytes as f64;
+        let bytes = g.shifted_bytes() + shuffled * shape.dtype_bytes as f64;
         let syncs = 1.0 + shifts + f64::from(u8::from(g.output_replicas > 1));
         PlanCost {
             comp,
@@ -43,10 +44,11 @@ impl CostModel for Roofline {
         let moved: f64 = factors
             .iter()
             .zip(cold_z)
-            .filter(|(&m, _)| m > 1)
-            .map(|(&m, &z)| (m as f64) * z as f64)
+            .zip(&shape.tensors)
+            .filter(|((&m, _), _)| m > 1)
+            .map(|((&m, &z), t)| (m as f64) * z as f64 * t.dtype_bytes as f64)
             .sum();
         let syncs = factors.iter().filter(|&&m| m > 1).count() as f64;
-        syncs * self.sync_cycles + moved * shape.dtype_bytes as f64 / self.noc_bytes_per_cycle
+        syncs * self.sync_cycles + moved / self.noc_bytes_per_cycle
     }
 }

@@ -13,6 +13,8 @@ pub struct Round {
     pub tensors: usize,
     /// Elements moved per shift (Σ tiles of the participating tensors).
     pub elems: u64,
+    /// Bytes moved per shift (Σ tile × bytes per element of the participating tensors).
+    pub bytes: u64,
 }
 
 /// The per-core consequences of a plan.
@@ -36,7 +38,7 @@ pub struct Geometry {
     pub rounds: Vec<Round>,
     /// Output replicas k = R_0 / Π_d `t[d][0]`.
     pub output_replicas: u64,
-    /// Execution footprint in bytes per core.
+    /// Execution footprint in bytes per core (each tensor at its own bytes per element).
     pub hot_bytes: u64,
     /// Footprint of the HBM-sourced tensors while they wait, bytes per core.
     pub cold_bytes: u64,
@@ -92,7 +94,7 @@ impl Geometry {
     /// Recomputes everything that depends on the temporal partition `t`.
     pub fn set_temporal(&mut self, shape: &OpShape, t: &[Vec<u64>]) {
         self.set_footprint(shape, t);
-        self.set_steps(t);
+        self.set_steps(shape, t);
     }
 
     /// The footprint part of [`Geometry::set_temporal`]: tiles `z`, `rotates`, `hot_bytes`
@@ -107,20 +109,21 @@ impl Geometry {
             let tile = &self.tile;
             let z = tile_elems(&ts.axes, |d| tile[d].div_ceil(t[d][v]));
             let rotates = (0..nd).any(|d| t[d][v] > 1);
-            hot += if rotates { 2 * z } else { z };
+            let bytes = z * ts.dtype_bytes;
+            hot += if rotates { 2 * bytes } else { bytes };
             if ts.from_hbm {
-                cold += z;
+                cold += bytes;
             }
             self.z.push(z);
             self.rotates.push(rotates);
         }
-        self.hot_bytes = hot * shape.dtype_bytes;
-        self.cold_bytes = cold * shape.dtype_bytes;
+        self.hot_bytes = hot;
+        self.cold_bytes = cold;
     }
 
     /// The rest of [`Geometry::set_temporal`] (after [`Geometry::set_footprint`] with the
     /// same `t`): per-step extents, iterations, output replicas and rotation rounds.
-    pub fn set_steps(&mut self, t: &[Vec<u64>]) {
+    pub fn set_steps(&mut self, shape: &OpShape, t: &[Vec<u64>]) {
         self.step.clear();
         self.iterations = 1;
         for (d, row) in t.iter().enumerate() {
@@ -130,14 +133,14 @@ impl Geometry {
         }
         let out_split: u64 = t.iter().map(|row| row[0]).product();
         self.output_replicas = (self.replicas[0] / out_split).max(1);
-        self.set_rounds(t);
+        self.set_rounds(shape, t);
     }
 
     /// Rotation rounds of every dimension (SPEC §3): with row r = t[d][·], repeatedly take
     /// g = gcd of the entries > 1; a round shifts g − 1 times the tensors with r_v > 1
     /// (moving Σ z_v elements per shift); divide those entries by g. Sorted by elements,
     /// descending (stable).
-    fn set_rounds(&mut self, t: &[Vec<u64>]) {
+    fn set_rounds(&mut self, shape: &OpShape, t: &[Vec<u64>]) {
         self.rounds.clear();
         for row in t {
             self.row.clear();
@@ -151,11 +154,12 @@ impl Geometry {
                 if g < 2 {
                     break; // done (or not a divisor chain; enumeration never produces that)
                 }
-                let (mut tensors, mut elems) = (0, 0);
+                let (mut tensors, mut elems, mut bytes) = (0, 0, 0);
                 for (v, x) in self.row.iter_mut().enumerate() {
                     if *x > 1 {
                         tensors += 1;
                         elems += self.z[v];
+                        bytes += self.z[v] * shape.tensors[v].dtype_bytes;
                         *x /= g;
                     }
                 }
@@ -163,6 +167,7 @@ impl Geometry {
                     iters: g - 1,
                     tensors,
                     elems,
+                    bytes,
                 });
             }
         }
@@ -181,6 +186,18 @@ impl Geometry {
             before *= iters + 1.0;
         }
         (shifts, elems)
+    }
+
+    /// Bytes shifted over all rounds (as the elements of [`Geometry::shift_totals`]).
+    pub fn shifted_bytes(&self) -> f64 {
+        let mut before = 1.0;
+        let mut bytes = 0.0;
+        for r in &self.rounds {
+            let iters = r.iters as f64;
+            bytes += before * r.bytes as f64 * iters;
+            before *= iters + 1.0;
+        }
+        bytes
     }
 
     /// Output elements of one compute step.

@@ -10,6 +10,8 @@ pub struct TensorShape {
     pub axes: Vec<Vec<usize>>,
     /// Whether the tensor is preloaded from HBM (counts toward the cold footprint).
     pub from_hbm: bool,
+    /// Bytes per element: its own, so int8 weights beside fp16 activations count 1 and 2.
+    pub dtype_bytes: u64,
 }
 
 impl TensorShape {
@@ -28,7 +30,8 @@ pub struct OpShape {
     pub dims: Vec<u64>,
     /// Output first, then inputs.
     pub tensors: Vec<TensorShape>,
-    /// Bytes per element.
+    /// Bytes per element of the output (the activations' dtype, which the compute runs in);
+    /// each tensor's own is in [`TensorShape::dtype_bytes`].
     pub dtype_bytes: u64,
     /// Where planning follows the reference artifact instead of SPEC §3.
     pub rules: PlanRules,
@@ -47,6 +50,7 @@ impl OpShape {
                 .map(|(i, t)| TensorShape {
                     axes: t.axes.clone(),
                     from_hbm: i > 0 && t.residency == Residency::Hbm,
+                    dtype_bytes: t.dtype_bytes,
                 })
                 .collect(),
             dtype_bytes: op.output().dtype_bytes,

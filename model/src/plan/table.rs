@@ -124,7 +124,7 @@ pub fn build(shape: &OpShape, cores: u64, sram: u64, cost: &dyn CostModel) -> Op
                     return;
                 }
                 local.colds.insert(g.cold_bytes);
-                g.set_steps(t);
+                g.set_steps(shape, t);
                 let c = cost.cost(shape, &g);
                 let exec = c.exec();
                 if best.get(&g.hot_bytes).is_none_or(|e| exec < *e) {

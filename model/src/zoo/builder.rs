@@ -1,6 +1,7 @@
 //! Small helpers that append operators to a chain; the zoo's model builders are written with
 //! them so that every model uses the same operator shapes and roles.
 
+use crate::dtype::Dtypes;
 use crate::graph::{OpKind, Operator, Residency, Role, Tensor};
 
 /// A value in the chain: its source name and shape.
@@ -73,7 +74,7 @@ impl In {
 pub struct Builder {
     /// The operators so far.
     pub ops: Vec<Operator>,
-    dtype_bytes: u64,
+    dtypes: Dtypes,
 }
 
 fn identity(rank: usize) -> Vec<usize> {
@@ -81,12 +82,22 @@ fn identity(rank: usize) -> Vec<usize> {
 }
 
 impl Builder {
-    /// An empty chain whose tensors have `dtype_bytes` bytes per element.
-    pub fn new(dtype_bytes: u64) -> Builder {
+    /// An empty chain whose weights, KV cache and activations have `dtypes`.
+    pub fn new(dtypes: Dtypes) -> Builder {
         Builder {
             ops: Vec::new(),
-            dtype_bytes,
+            dtypes,
         }
+    }
+
+    /// Bytes per element of a tensor with `role`.
+    fn bytes(&self, role: Role) -> u64 {
+        match role {
+            Role::Weight => self.dtypes.weights,
+            Role::KvCache => self.dtypes.kv,
+            Role::Activation => self.dtypes.activations,
+        }
+        .bytes()
     }
 
     /// Appends an operator with loop `dims`; its output is indexed by `out_axes`.
@@ -104,7 +115,7 @@ impl Builder {
             source,
             axes: axes.iter().map(|&d| vec![d]).collect(),
             shape,
-            dtype_bytes: self.dtype_bytes,
+            dtype_bytes: self.bytes(role),
             role,
             producer: None,
             residency: Residency::OnChip,

@@ -3,6 +3,7 @@
 //! norms as their elementwise/reduce steps, softmax as four steps, biases as separate Adds.
 
 use super::builder::{Act, Builder, In};
+use crate::dtype::Dtypes;
 use crate::graph::{OpKind, Role};
 
 /// How a normalisation is computed.
@@ -424,8 +425,8 @@ impl Transformer {
 
     /// The whole chain; returns the operators and (prologue, ops per layer) for the layer
     /// structure.
-    pub fn build(&self, run: &Run, dtype_bytes: u64) -> (Builder, usize, usize) {
-        let mut b = Builder::new(dtype_bytes);
+    pub fn build(&self, run: &Run, dtypes: Dtypes) -> (Builder, usize, usize) {
+        let mut b = Builder::new(dtypes);
         let m = run.batch * run.q;
         let h = self.hidden;
         let mut cond = None;

@@ -11,6 +11,7 @@ fn tensor(dims: &[usize], from_hbm: bool) -> TensorShape {
     TensorShape {
         axes: dims.iter().map(|&d| vec![d]).collect(),
         from_hbm,
+        dtype_bytes: 2,
     }
 }
 

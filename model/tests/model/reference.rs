@@ -84,6 +84,7 @@ impl Run {
             layers: detect_layers(&ops),
             ops,
             plan_rules: rules,
+            dtypes: Default::default(),
         }
     }
 }
