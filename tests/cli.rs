@@ -9,6 +9,8 @@ mod chip_files;
 mod common;
 #[path = "cli/determinism.rs"]
 mod determinism;
+#[path = "cli/dtypes.rs"]
+mod dtypes;
 #[path = "cli/errors_and_exit_codes.rs"]
 mod errors_and_exit_codes;
 #[path = "cli/exact.rs"]
