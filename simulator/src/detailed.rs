@@ -262,15 +262,8 @@ pub fn simulate_detailed_with(
     // Paced: the load bytes moved so far, and whether the DMA has sent the current stage's
     // budget and waits for the next stage (pacing.rs).
     let mut delivered = 0.0f64;
-    let allowance = |stage: usize, delivered: f64| {
-        pacer.as_ref().map(|p| {
-            let budget = p.budget_through(stage);
-            (budget - delivered, 1e-9 * budget.max(1.0))
-        })
-    };
-    let spent = |stage: usize, delivered: f64| {
-        allowance(stage, delivered).is_some_and(|(left, tol)| left <= tol)
-    };
+    let spent =
+        |stage: usize, delivered: f64| pacer.as_ref().is_some_and(|p| p.spent(stage, delivered));
     let mut paused = spent(0, 0.0);
     // Paced, a stage ends only when its planned loads are done (the stage model's barrier),
     // unless the DMA has nothing left it may send in it.
@@ -406,7 +399,11 @@ pub fn simulate_detailed_with(
                 dt = dt.min(flow.remaining / rates[f]);
             }
         }
-        if let Some((left, _)) = allowance(stage_begun, delivered).filter(|_| budgeted && !paused) {
+        if let Some(left) = pacer
+            .as_ref()
+            .filter(|_| budgeted && !paused)
+            .map(|p| p.left(stage_begun, delivered))
+        {
             let loading: f64 = flows
                 .iter()
                 .zip(&rates)

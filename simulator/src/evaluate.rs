@@ -79,6 +79,17 @@ pub fn evaluate(inst: &Instance, s: &Schedule) -> Evaluation {
 /// Evaluates and emits one execution event per stage, one HBM event per load segment and one
 /// NoC event per stage with NoC activity.
 pub fn evaluate_with(inst: &Instance, s: &Schedule, sink: &mut dyn TraceSink) -> Evaluation {
+    evaluate_in(inst, s, inst.noc_row, sink)
+}
+
+/// [`evaluate_with`] with the stage durations' NoC row given instead of the instance's (the
+/// phased makespan of a SPEC §4 instance: `crate::phased::phased_makespan`).
+pub fn evaluate_in(
+    inst: &Instance,
+    s: &Schedule,
+    row: NocRow,
+    sink: &mut dyn TraceSink,
+) -> Evaluation {
     let n = inst.ops.len();
     let mut per_stage: Vec<Vec<(usize, f64)>> = vec![Vec::new(); n + 1];
     for w in &s.load_work {
@@ -105,7 +116,7 @@ pub fn evaluate_with(inst: &Instance, s: &Schedule, sink: &mut dyn TraceSink) ->
                 .sum::<f64>();
         // The phased row: the operator and, after its compute phase, the loads' NoC time
         // that phase could not absorb (a duration, not NoC busy time: `noc` stays that).
-        let phased = if inst.noc_row == NocRow::Phased {
+        let phased = if row == NocRow::Phased {
             let loads: Vec<(f64, f64)> = work
                 .iter()
                 .map(|&(j, c)| (c, option(j).noc_per_hbm))

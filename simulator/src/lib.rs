@@ -33,7 +33,9 @@ pub mod phased;
 pub mod trace;
 mod validate;
 
-pub use evaluate::{evaluate, evaluate_with, Binding, Breakdown, Evaluation, StageEval};
+pub use evaluate::{
+    evaluate, evaluate_in, evaluate_with, Binding, Breakdown, Evaluation, StageEval,
+};
 pub use judge::{run_judged, Judged, CLAIM_TOLERANCE};
 pub use validate::{validate, Violation};
 

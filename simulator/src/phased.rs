@@ -31,45 +31,14 @@
 //! default it stays SPEC §4's model, in which the reference artifact states its schedules
 //! and claims, and this evaluation says how far a makespan is from what the chip achieves.
 
-use elk_stage::instance::Instance;
+use elk_stage::instance::{Instance, NocRow};
 use elk_stage::schedule::Schedule;
-use elk_stage::units::{Cycles, Stage};
+use elk_stage::units::Cycles;
 
-/// Each stage's duration with the phased NoC row (stage 0 = the prologue), cycles.
-pub fn phased_stage_cycles(inst: &Instance, s: &Schedule) -> Vec<Cycles> {
-    let n = inst.ops.len();
-    let option = |i: usize| &inst.ops[i].options[s.options[i]];
-    // (HBM work, ν) of the loads in each stage.
-    let mut work: Vec<Vec<(f64, f64)>> = vec![Vec::new(); n + 1];
-    for w in &s.load_work {
-        if w.stage.index() <= n && w.op.index() < n {
-            work[w.stage.index()].push((w.cycles.get(), option(w.op.index()).noc_per_hbm));
-        }
-    }
-    work.iter()
-        .enumerate()
-        .map(|(k, loads)| {
-            let (exec, comm) = Stage(k).executing().map_or((0.0, 0.0), |o| {
-                let o = option(o.index());
-                (o.exec_cycles.get(), o.comm_cycles.get())
-            });
-            Cycles(stage_cycles(exec, comm, loads))
-        })
-        .collect()
-}
-
-/// [`phased_stage_cycles`] summed: the phased makespan.
+/// The makespan of `s` with the phased NoC row, whatever row `inst` records (the judge's own
+/// evaluation, [`crate::evaluate_in`]).
 pub fn phased_makespan(inst: &Instance, s: &Schedule) -> Cycles {
-    Cycles(phased_stage_cycles(inst, s).iter().map(|c| c.get()).sum())
-}
-
-/// One stage: the executing operator's exec and comm cycles and its loads' (work, ν).
-fn stage_cycles(exec: f64, comm: f64, loads: &[(f64, f64)]) -> f64 {
-    let hbm: f64 = loads.iter().map(|l| l.0).sum();
-    let noc: f64 = loads.iter().map(|l| l.0 * l.1).sum();
-    exec.max(comm + noc)
-        .max(hbm)
-        .max(phased_row(exec, comm, loads))
+    crate::evaluate_in(inst, s, NocRow::Phased, &mut crate::trace::NoTrace).makespan_cycles
 }
 
 /// The phased row's right-hand side for a stage whose operator takes `exec` cycles (`comm` of
@@ -110,30 +79,30 @@ pub fn beside_compute(comp: f64, loads: &[(f64, f64)]) -> Vec<f64> {
 
 #[cfg(test)]
 mod tests {
-    use super::stage_cycles;
+    use super::phased_row;
 
     #[test]
     fn an_hbm_bound_stage_pushes_its_distribution_into_the_shift() {
         // Llama2-13B's l0.attn.norm.var stage: exec 348 (comm 147.5), one load of 348 HBM
         // cycles at ν = 0.463. SPEC's rows give 348; the compute phase absorbs 200.5·0.463
         // of NoC time, the remaining 68.3 extends the shift.
-        let d = stage_cycles(348.0, 147.5, &[(348.0, 0.463)]);
+        let d = phased_row(348.0, 147.5, &[(348.0, 0.463)]);
         assert!((d - (348.0 + 0.463 * (348.0 - 200.5))).abs() < 1e-9, "{d}");
     }
 
     #[test]
     fn loads_that_fit_beside_the_compute_phase_cost_nothing() {
-        assert_eq!(stage_cycles(1000.0, 100.0, &[(500.0, 0.5)]), 1000.0);
-        // …and a NoC-bound stage keeps SPEC's row (ν > 1: the compute phase's NoC binds).
-        let d = stage_cycles(100.0, 50.0, &[(80.0, 2.0)]);
+        assert_eq!(phased_row(1000.0, 100.0, &[(500.0, 0.5)]), 1000.0);
+        // …and a NoC-bound stage gives SPEC's row (ν > 1: the compute phase's NoC binds).
+        let d = phased_row(100.0, 50.0, &[(80.0, 2.0)]);
         assert_eq!(d, 50.0 + 160.0);
     }
 
     #[test]
     fn higher_nu_loads_go_into_the_compute_phase_first() {
         // comp = 100: all of the ν = 0.9 load (100) fits, absorbing 90; the ν = 0.1 load's
-        // 10 remains: d = 200 + (90 + 10) − 90 = 210 > SPEC's max(200, 100 + 100, 200).
-        let d = stage_cycles(200.0, 100.0, &[(100.0, 0.1), (100.0, 0.9)]);
+        // 10 remains: 200 + (90 + 10) − 90 = 210 > SPEC's max(200, 100 + 100, 200).
+        let d = phased_row(200.0, 100.0, &[(100.0, 0.1), (100.0, 0.9)]);
         assert!((d - 210.0).abs() < 1e-9, "{d}");
     }
 }

@@ -140,10 +140,10 @@ pub fn matmul(b: f64, m: f64, k: f64, n: f64, small_order: bool) -> f64 {
 }
 
 /// Sync + shift cycles of the rotation rounds (SPEC §3), each tensor moved at its own bytes
-/// per element (fp16: the elements of [`Geometry::shift_totals`]).
+/// per element (fp16: half the bytes of [`Geometry::shift_totals`]).
 pub fn sync_shift(g: &Geometry) -> f64 {
-    let (shifts, _) = g.shift_totals();
-    K.shift_sync * shifts + K.per_elem * (g.shifted_bytes() / 2.0)
+    let (shifts, bytes) = g.shift_totals();
+    K.shift_sync * shifts + K.per_elem * (bytes / 2.0)
 }
 
 /// Factor on compute cycles for the operator's dtype (its output's, the activations'): 1 for

@@ -28,11 +28,11 @@ impl CostModel for Roofline {
             1.0
         };
         let comp = g.iterations as f64 * points * per_point / self.flops_per_cycle;
-        let (shifts, _) = g.shift_totals();
+        let (shifts, shifted) = g.shift_totals();
         // Reducing k output replicas moves (k − 1) output tiles; every tensor moves at its own
         // bytes per element.
         let shuffled = (g.output_replicas - 1) as f64 * g.z[0] as f64;
-        let bytes = g.shifted_bytes() + shuffled * shape.dtype_bytes as f64;
+        let bytes = shifted + shuffled * shape.dtype_bytes as f64;
         let syncs = 1.0 + shifts + f64::from(u8::from(g.output_replicas > 1));
         PlanCost {
             comp,

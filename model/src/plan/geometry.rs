@@ -174,30 +174,18 @@ impl Geometry {
         self.rounds.sort_by_key(|r| std::cmp::Reverse(r.elems));
     }
 
-    /// (number of shifts, elements shifted) over all rounds: round i repeats once per
+    /// (number of shifts, bytes shifted) over all rounds: round i repeats once per
     /// combination of the earlier rounds, G_i = Π_{i'<i} (iters + 1).
     pub fn shift_totals(&self) -> (f64, f64) {
         let mut before = 1.0;
-        let (mut shifts, mut elems) = (0.0, 0.0);
-        for r in &self.rounds {
-            let iters = r.iters as f64;
-            elems += before * r.elems as f64 * iters;
-            shifts += before * iters * r.tensors as f64;
-            before *= iters + 1.0;
-        }
-        (shifts, elems)
-    }
-
-    /// Bytes shifted over all rounds (as the elements of [`Geometry::shift_totals`]).
-    pub fn shifted_bytes(&self) -> f64 {
-        let mut before = 1.0;
-        let mut bytes = 0.0;
+        let (mut shifts, mut bytes) = (0.0, 0.0);
         for r in &self.rounds {
             let iters = r.iters as f64;
             bytes += before * r.bytes as f64 * iters;
+            shifts += before * iters * r.tensors as f64;
             before *= iters + 1.0;
         }
-        bytes
+        (shifts, bytes)
     }
 
     /// Output elements of one compute step.

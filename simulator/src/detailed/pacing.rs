@@ -41,7 +41,7 @@ use serde::Serialize;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum LoadPolicy {
-    /// Each stage's loads are rate-limited to the schedule's planned work in that stage.
+    /// In each stage the loads send the schedule's planned work through that stage, no more.
     #[default]
     Paced,
     /// Loads run as fast as HBM and the NoC allow.
@@ -86,11 +86,22 @@ impl Pacer {
     }
 
     /// P_k, bytes (the whole plan beyond the last stage).
-    pub(crate) fn budget_through(&self, k: usize) -> f64 {
+    fn budget_through(&self, k: usize) -> f64 {
         let last = self.planned_through.len().saturating_sub(1);
         self.planned_through
             .get(k.min(last))
             .copied()
             .unwrap_or(0.0)
+    }
+
+    /// Bytes stage `k` may still send when `delivered` have been sent (may be negative).
+    pub(crate) fn left(&self, k: usize, delivered: f64) -> f64 {
+        self.budget_through(k) - delivered
+    }
+
+    /// Stage `k`'s budget is sent (to a relative 1e-9).
+    pub(crate) fn spent(&self, k: usize, delivered: f64) -> bool {
+        let budget = self.budget_through(k);
+        budget - delivered <= 1e-9 * budget.max(1.0)
     }
 }

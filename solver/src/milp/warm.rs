@@ -30,6 +30,9 @@ pub(crate) fn warm_values(
     let opt = |i: usize| &inst.ops[i].options[pruned.kept[i][kept[i]]];
     let mut stage_hbm = vec![0.0; n + 1];
     let mut stage_noc = vec![0.0; n + 1];
+    // The phased row's y columns: per stage k ≥ 1, (column, work, ν) of its loads.
+    let phased = enc.y.iter().any(|y| !y.is_empty());
+    let mut stage_y: Vec<Vec<(usize, f64, f64)>> = vec![Vec::new(); n + 1];
     for w in &sched.load_work {
         let (j, k, c) = (w.op.index(), w.stage.index(), w.cycles.get());
         let g = enc.groups[j]
@@ -39,6 +42,9 @@ pub(crate) fn warm_values(
         v[enc.w[j][k - enc.lo[j]][g].index] += c;
         stage_hbm[k] += c;
         stage_noc[k] += c * enc.groups[j][g].nu;
+        if phased && k >= 1 && c > 0.0 {
+            stage_y[k].push((enc.y[j][k - enc.lo[j]][g].index, c, enc.groups[j][g].nu));
+        }
     }
     for j in inst.load_indices() {
         for k in enc.lo[j]..j {
@@ -74,53 +80,24 @@ pub(crate) fn warm_values(
         } else {
             (opt(k - 1).exec_cycles.get(), opt(k - 1).comm_cycles.get())
         };
-        let absorbed = phased_beside(enc, sched, &kept, k, (exec - comm).max(0.0), &mut v);
-        let phased = match absorbed {
-            Some(x) => exec + stage_noc[k] - x,
-            None => 0.0,
+        let row = if phased && k >= 1 {
+            exec + stage_noc[k] - beside_compute((exec - comm).max(0.0), &stage_y[k], &mut v)
+        } else {
+            0.0
         };
-        v[enc.d[k].index] = exec.max(comm + stage_noc[k]).max(stage_hbm[k]).max(phased);
+        v[enc.d[k].index] = exec.max(comm + stage_noc[k]).max(stage_hbm[k]).max(row);
     }
     v
 }
 
-/// The phased row's in-compute work of stage k ≥ 1 (`elk_sim::phased::beside_compute`).
-/// Writes the y columns and returns Σ ν·y; None with SPEC §4's row (or in the prologue).
-fn phased_beside(
-    enc: &Encoding,
-    sched: &Schedule,
-    kept: &[usize],
-    k: usize,
-    comp: f64,
-    v: &mut [f64],
-) -> Option<f64> {
-    if k == 0 || enc.y.iter().all(Vec::is_empty) {
-        return None;
-    }
-    // (ν, column, work) of the stage's loads.
-    let loads: Vec<(f64, usize, f64)> = sched
-        .load_work
-        .iter()
-        .filter(|w| w.stage.index() == k && w.cycles.get() > 0.0)
-        .map(|w| {
-            let j = w.op.index();
-            let g = enc.groups[j]
-                .iter()
-                .position(|g| g.members.contains(&kept[j]))
-                .unwrap_or(0);
-            (
-                enc.groups[j][g].nu,
-                enc.y[j][k - enc.lo[j]][g].index,
-                w.cycles.get(),
-            )
-        })
-        .collect();
-    let y = elk_sim::phased::beside_compute(
-        comp,
-        &loads.iter().map(|&(nu, _, w)| (w, nu)).collect::<Vec<_>>(),
-    );
-    for (&(_, col, _), &yv) in loads.iter().zip(&y) {
+/// The phased row's work beside a compute phase of `comp` cycles
+/// (`elk_sim::phased::beside_compute`) for loads (y column, work, ν): writes the y columns
+/// and returns Σ ν·y.
+fn beside_compute(comp: f64, loads: &[(usize, f64, f64)], v: &mut [f64]) -> f64 {
+    let work: Vec<(f64, f64)> = loads.iter().map(|&(_, w, nu)| (w, nu)).collect();
+    let y = elk_sim::phased::beside_compute(comp, &work);
+    for (&(col, _, _), &yv) in loads.iter().zip(&y) {
         v[col] += yv;
     }
-    Some(loads.iter().zip(&y).map(|(l, yv)| l.0 * yv).sum())
+    loads.iter().zip(&y).map(|(l, yv)| l.2 * yv).sum()
 }
