@@ -252,6 +252,17 @@ pub enum ExactEvent {
         /// Wall-clock seconds since the solve started.
         elapsed_s: f64,
     },
+    /// A better schedule than any told before (the warm start is not told): what a worker
+    /// killed at its hard limit still reports (`crate::worker`). Valid and judged: its
+    /// makespan is the simulator's.
+    Incumbent {
+        /// The schedule.
+        schedule: Box<Schedule>,
+        /// The best proven lower bound so far.
+        bound: Cycles,
+        /// Wall-clock seconds since the solve started.
+        elapsed_s: f64,
+    },
     /// The segment relaxation is about to solve a segment problem.
     Segment {
         /// Where its price search is.
@@ -275,6 +286,15 @@ impl ExactEvent {
                 bound,
                 ..
             } => (what.clone(), *incumbent, *bound),
+            ExactEvent::Incumbent {
+                schedule,
+                bound,
+                elapsed_s,
+            } => (
+                format!("new incumbent at {elapsed_s:.0} s"),
+                Some(schedule.makespan_cycles),
+                *bound,
+            ),
             ExactEvent::Segment {
                 step,
                 incumbent,
@@ -450,9 +470,42 @@ struct Progress<'a> {
     warm: Option<(Schedule, f64)>,
     notes: Vec<String>,
     phases: Vec<Phase>,
+    /// The makespan of the last [`ExactEvent::Incumbent`] told (the warm start's at first).
+    told: std::cell::Cell<f64>,
 }
 
-impl Progress<'_> {
+impl<'a> Progress<'a> {
+    fn new(
+        on: &'a dyn Fn(&ExactEvent),
+        started: Instant,
+        limit: Option<Duration>,
+        bounds: Bounds,
+        warm: Option<(Schedule, f64)>,
+    ) -> Progress<'a> {
+        Progress {
+            on,
+            started,
+            limit,
+            bounds,
+            told: std::cell::Cell::new(warm.as_ref().map_or(f64::INFINITY, |w| w.1)),
+            warm,
+            notes: Vec::new(),
+            phases: Vec::new(),
+        }
+    }
+
+    /// Tells the callback of `s` (makespan `t`, judged) when it beats every schedule told.
+    fn offer(&self, s: &Schedule, t: Cycles) {
+        if t.get() < self.told.get() {
+            self.told.set(t.get());
+            (self.on)(&ExactEvent::Incumbent {
+                schedule: Box::new(s.clone()),
+                bound: self.bound(),
+                elapsed_s: self.started.elapsed().as_secs_f64(),
+            });
+        }
+    }
+
     fn remaining(&self) -> Option<Duration> {
         self.limit.map(|l| l.saturating_sub(self.started.elapsed()))
     }
@@ -471,8 +524,11 @@ impl Progress<'_> {
             .fold(b.roofline_best(), Cycles::max)
     }
 
-    /// Tells the callback that `what` starts.
+    /// Tells the callback that `what` starts (and of the incumbent, when it is new).
     fn phase(&self, what: &str) {
+        if let Some((s, t)) = &self.warm {
+            self.offer(s, Cycles(*t));
+        }
         (self.on)(&ExactEvent::Phase {
             what: what.into(),
             incumbent: self.incumbent(),
@@ -507,15 +563,7 @@ pub fn solve_exact_with(
     };
     let bounds = Bounds::roofline(inst);
     let roof_best = bounds.roofline_best().get();
-    let mut run = Progress {
-        on: progress,
-        started,
-        limit,
-        bounds,
-        warm,
-        notes: Vec::new(),
-        phases: Vec::new(),
-    };
+    let mut run = Progress::new(progress, started, limit, bounds, warm);
     let size = crate::milp::estimated_size(inst);
     // z3 is far slower per constraint than HiGHS: it gets a tenth of the size.
     let max = match opts.backend {
@@ -688,6 +736,7 @@ fn window_search(inst: &Instance, run: &mut Progress<'_>) -> Result<Option<LnsSu
     run.phase("window search");
     let (on, bound, started) = (run.on, run.bound(), run.started);
     let on_step = |step: &LnsStep| {
+        run.offer(step.schedule, step.incumbent);
         on(&ExactEvent::Phase {
             what: format!(
                 "window search: sweep {}, window {}/{} (operators {}..{}, loads may start {} stages earlier)",
@@ -1021,6 +1070,52 @@ impl ExactReport {
         }
     }
 
+    /// The report of a worker killed at its hard limit: the better of the warm start and the
+    /// last incumbent its progress told (each judged again here; one the simulator rejects
+    /// is not used), and the best of the roofline and the bounds it told.
+    pub fn after_kill(
+        inst: &Instance,
+        backend: Backend,
+        warm: Option<Schedule>,
+        told: crate::worker::Told,
+        seconds: f64,
+    ) -> ExactReport {
+        let judged = |s: &Schedule| elk_sim::judged_makespan(inst, s).ok();
+        let warm_t = warm.as_ref().and_then(judged);
+        let found = told
+            .incumbent
+            .and_then(|s| judged(&s).map(|t| (s, t)))
+            .filter(|(_, t)| warm_t.is_none_or(|w| *t < w));
+        let from_progress = found.is_some();
+        let start = found.map(|(s, _)| *s).or(warm);
+        let mut report =
+            ExactReport::without_solving(inst, backend, start, ExactStop::Killed, seconds);
+        if from_progress {
+            report.from_warm_start = false;
+            report
+                .notes
+                .push("the schedule is the last incumbent the worker told before the kill".into());
+        }
+        if let Some(b) = told.bound.filter(|b| *b > report.lower_bound_cycles) {
+            report.lower_bound_cycles = b;
+            report.bound_source = "the best bound the worker told before the kill".into();
+            report.gap_pct = report.makespan_cycles.and_then(|t| gap_pct(t, b));
+            if report.makespan_cycles.is_some_and(|t| meets_bound(t, b)) {
+                report.status = ExactStatus::Optimal;
+            }
+            let status = report.status;
+            if let Some(s) = report.schedule.as_mut() {
+                s.lower_bound_cycles = Some(b);
+                s.status = if status == ExactStatus::Optimal {
+                    Status::Optimal
+                } else {
+                    Status::Feasible
+                };
+            }
+        }
+        report
+    }
+
     /// As a method result.
     pub fn solved(&self) -> Solved {
         let outcome = match (&self.status, &self.schedule) {
@@ -1106,15 +1201,7 @@ mod tests {
     }
 
     fn progress(warm: Option<(Schedule, f64)>) -> Progress<'static> {
-        Progress {
-            on: &quiet,
-            started: Instant::now(),
-            limit: None,
-            bounds: Bounds::default(),
-            warm,
-            notes: Vec::new(),
-            phases: Vec::new(),
-        }
+        Progress::new(&quiet, Instant::now(), None, Bounds::default(), warm)
     }
 
     fn optimum(inst: &Instance) -> (Schedule, f64) {

@@ -65,7 +65,7 @@ pub const LNS_METHOD: &str = "window-search";
 
 /// A step of the search, as it starts (for a progress display; nothing depends on it).
 #[derive(Clone, Debug, Serialize)]
-pub struct LnsStep {
+pub struct LnsStep<'a> {
     /// Sweep number, from 1.
     pub sweep: usize,
     /// Window number in the sweep, from 1.
@@ -78,6 +78,8 @@ pub struct LnsStep {
     pub earlier_stages: usize,
     /// The incumbent's makespan.
     pub incumbent: Cycles,
+    /// The incumbent (valid, judged: its makespan is `incumbent`).
+    pub schedule: &'a Schedule,
     /// Seconds since the search started.
     pub elapsed_s: f64,
 }
@@ -307,6 +309,7 @@ pub fn improve(
                 ops: ops.clone(),
                 earlier_stages: earlier,
                 incumbent: report.makespan_cycles,
+                schedule: &schedule,
                 elapsed_s: started.elapsed().as_secs_f64(),
             });
             let model = window::build(inst, &schedule, &pruned, ops.clone(), earlier)?;

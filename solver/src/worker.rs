@@ -8,8 +8,10 @@
 //! as a line `PROGRESS` + JSON, which [`solve_supervised_with`] hands to its callback.
 
 use crate::error::{Result, SolverError};
-use crate::exact::{solve_exact_with, ExactEvent, ExactOptions, ExactReport, ExactStop};
+use crate::exact::{solve_exact_with, ExactEvent, ExactOptions, ExactReport};
 use elk_stage::instance::Instance;
+use elk_stage::schedule::Schedule;
+use elk_stage::units::Cycles;
 use serde::{Deserialize, Serialize};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Command, Stdio};
@@ -73,20 +75,50 @@ pub enum Supervised {
     Killed {
         /// Wall-clock seconds until the kill.
         after_s: f64,
+        /// What its progress told before the kill: the last incumbent and the best bound.
+        told: Told,
     },
 }
 
+/// What a worker's progress lines told: the last [`ExactEvent::Incumbent`] and the best
+/// proven bound of any event. A killed worker's report is made of it, so a solve stopped at
+/// its hard limit keeps what it had found (re-judged: the schedule is validated again).
+#[derive(Debug, Default)]
+pub struct Told {
+    /// The last incumbent.
+    pub incumbent: Option<Box<Schedule>>,
+    /// The best lower bound any event carried.
+    pub bound: Option<Cycles>,
+}
+
+impl Told {
+    /// Takes in one event.
+    pub fn hear(&mut self, e: &ExactEvent) {
+        let bound = match e {
+            ExactEvent::Phase { bound, .. } | ExactEvent::Segment { bound, .. } => *bound,
+            ExactEvent::Incumbent {
+                schedule, bound, ..
+            } => {
+                self.incumbent = Some(schedule.clone());
+                *bound
+            }
+        };
+        self.bound = Some(self.bound.map_or(bound, |b| b.max(bound)));
+    }
+}
+
 impl Supervised {
-    /// The report either way: a killed worker leaves the warm start (judged) and the
-    /// roofline bound.
+    /// The report either way: a killed worker leaves the better of the warm start and the
+    /// last incumbent it told (judged again), and the best of the roofline and the bounds
+    /// it told.
     pub fn into_report(self, instance: &Instance, options: &ExactOptions) -> ExactReport {
         match self {
             Supervised::Finished(report) => *report,
-            Supervised::Killed { after_s } => ExactReport::without_solving(
+            Supervised::Killed { after_s, told } => ExactReport::after_kill(
                 instance,
                 options.backend,
                 options.warm_start.clone(),
-                ExactStop::Killed,
+                told,
                 after_s,
             ),
         }
@@ -167,13 +199,17 @@ pub fn solve_supervised_with(
         let _ = tx.send(Message::Answer(written.and(read).map(|_| text)));
     });
     let deadline = options.time_limit.map(|limit| limit + grace);
+    let mut told = Told::default();
     let received = loop {
         let message = match deadline {
             Some(d) => rx.recv_timeout(d.saturating_sub(started.elapsed())),
             None => rx.recv().map_err(|_| mpsc::RecvTimeoutError::Disconnected),
         };
         match message {
-            Ok(Message::Event(e)) => progress(&e),
+            Ok(Message::Event(e)) => {
+                told.hear(&e);
+                progress(&e);
+            }
             Ok(Message::Answer(answer)) => break Ok(answer),
             Err(e) => break Err(e),
         }
@@ -199,6 +235,7 @@ pub fn solve_supervised_with(
             let _ = child.wait();
             Ok(Supervised::Killed {
                 after_s: started.elapsed().as_secs_f64(),
+                told,
             })
         }
     }

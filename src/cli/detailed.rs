@@ -8,7 +8,7 @@ use elk_sim::detailed::{
 };
 use elk_sim::trace::{ChromeTrace, NoTrace, TraceSink};
 use elk_sim::Evaluation;
-use elk_stage::instance::{ChipRef, Instance};
+use elk_stage::instance::{ChipRef, Instance, NocRow};
 use elk_stage::schedule::Schedule;
 use serde::Serialize;
 use std::path::PathBuf;
@@ -250,6 +250,9 @@ struct DetailedOutput<'a> {
     /// With `--compare`: the stage model with the phased NoC row (elk_sim::phased).
     #[serde(skip_serializing_if = "Option::is_none")]
     phased_makespan_cycles: Option<elk_stage::units::Cycles>,
+    /// With `--compare`: the stage model with SPEC §4's NoC row.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    spec_makespan_cycles: Option<elk_stage::units::Cycles>,
     /// With `--compare`: the same replay with the other DMA policy.
     #[serde(skip_serializing_if = "Option::is_none")]
     other_loads: Option<OtherPolicy>,
@@ -343,7 +346,12 @@ impl DetailedFlags {
             None
         };
         let phased = elk_sim::phased::phased_makespan(inst, sched);
-        if let Some(w) = disagreement(&report, analytic, phased, self.loads) {
+        let spec = elk_sim::evaluate_in(inst, sched, NocRow::Spec, &mut NoTrace).makespan_cycles;
+        let other_row = match inst.noc_row {
+            NocRow::Phased => (NocRow::Spec, spec),
+            NocRow::Spec => (NocRow::Phased, phased),
+        };
+        if let Some(w) = disagreement(&report, analytic, other_row, self.loads) {
             eprintln!("warning: {w}");
         }
         let out = DetailedOutput {
@@ -371,6 +379,7 @@ impl DetailedFlags {
             loads: self.loads,
             analytic_makespan_cycles: self.compare.then_some(analytic.makespan_cycles),
             phased_makespan_cycles: self.compare.then_some(phased),
+            spec_makespan_cycles: self.compare.then_some(spec),
             other_loads,
             report_json: ReportJson::from(&report),
             report,
@@ -393,7 +402,7 @@ const DISAGREEMENT: f64 = 0.05;
 fn disagreement(
     r: &DetailedReport,
     analytic: &Evaluation,
-    phased: elk_stage::units::Cycles,
+    (other_row, other): (NocRow, elk_stage::units::Cycles),
     loads: LoadsName,
 ) -> Option<String> {
     let a = analytic.makespan_cycles.get();
@@ -416,16 +425,25 @@ fn disagreement(
         .join(", ");
     Some(format!(
         "the detailed replay ({} loads) takes {:+.2} % against the stage model's makespan \
-         ({:+.2} % against the phased NoC row's, elk_sim::phased); dominant: {dominant} \
+         ({:+.2} % against the {} NoC row's); dominant: {dominant} \
          (compute {:.1} %, shifts {:.1} %, waiting for loads {:.1} % of the replay); hottest \
          links: {hottest}",
         loads_name(loads),
         100.0 * (d / a - 1.0),
-        100.0 * (d / phased.get().max(f64::MIN_POSITIVE) - 1.0),
+        100.0 * (d / other.get().max(f64::MIN_POSITIVE) - 1.0),
+        row_label(other_row),
         100.0 * b.compute / d,
         100.0 * b.shift / d,
         100.0 * b.load_wait / d,
     ))
+}
+
+/// A NoC row as the output names it.
+fn row_label(row: NocRow) -> &'static str {
+    match row {
+        NocRow::Phased => "phased",
+        NocRow::Spec => "SPEC §4",
+    }
 }
 
 fn loads_name(l: LoadsName) -> &'static str {
@@ -447,13 +465,19 @@ fn print_human(inst: &Instance, out: &DetailedOutput) {
     );
     if let Some(a) = out.analytic_makespan_cycles {
         println!(
-            "analytic:        {a} = {:.6} ms ({:+.2}% detailed vs analytic)",
+            "analytic:        {a} = {:.6} ms ({:+.2}% detailed vs analytic; the {} NoC row)",
             inst.ms(a),
-            100.0 * ((r.makespan_cycles - a) / a)
+            100.0 * ((r.makespan_cycles - a) / a),
+            row_label(inst.noc_row)
         );
-        if let Some(p) = out.phased_makespan_cycles {
+        let other = match inst.noc_row {
+            NocRow::Phased => out.spec_makespan_cycles.map(|c| (NocRow::Spec, c)),
+            NocRow::Spec => out.phased_makespan_cycles.map(|c| (NocRow::Phased, c)),
+        };
+        if let Some((row, p)) = other {
             println!(
-                "phased NoC row:  {p} = {:.6} ms ({:+.2}% vs analytic; detailed {:+.2}% vs it)",
+                "{:<17}{p} = {:.6} ms ({:+.2}% vs analytic; detailed {:+.2}% vs it)",
+                format!("{} row:", row_label(row)),
                 inst.ms(p),
                 100.0 * ((p - a) / a),
                 100.0 * ((r.makespan_cycles - p) / p)

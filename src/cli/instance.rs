@@ -1,10 +1,11 @@
 //! `elk-opt instance`: build a stage-model instance (SPEC §4.1) from a graph and a chip.
 
 use super::chip_choice::DEFAULT_CHIP;
+use super::flags::NocRowName;
 use super::instance_source::{build, op_range, BuildConfig};
 use super::source::GraphSource;
 use clap::Args;
-use elk_stage::instance::{LoadOrder, NocRow};
+use elk_stage::instance::LoadOrder;
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -34,11 +35,11 @@ pub struct InstanceArgs {
     /// Preload window W (loads start at most W stages before their operator).
     #[arg(long)]
     window: Option<u32>,
-    /// The stage model's NoC row: `spec` (SPEC §4, the reference artifact's) or `phased`
-    /// (loads beside an operator's compute phase move at most its length of HBM work; what
-    /// the paced detailed replay measures: docs/detailed.md). Every method, the exact ones
-    /// and the simulator then use it.
-    #[arg(long, value_enum, default_value = "spec")]
+    /// The stage model's NoC row: `phased` (the default: loads beside an operator's compute
+    /// phase move at most its length of HBM work; what the paced detailed replay measures:
+    /// docs/detailed.md) or `spec` (SPEC §4's, the reference artifact's). Every method, the
+    /// exact ones and the simulator then use it.
+    #[arg(long, value_enum, default_value = "phased")]
     noc_row: NocRowName,
     /// Output file (elk-instance/1 JSON).
     #[arg(short = 'o', long)]
@@ -48,31 +49,11 @@ pub struct InstanceArgs {
     json: bool,
 }
 
-/// `--noc-row`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum NocRowName {
-    /// SPEC §4's capacity row.
-    Spec,
-    /// The phased row.
-    Phased,
-}
-
-impl NocRowName {
-    fn row(self) -> NocRow {
-        match self {
-            NocRowName::Spec => NocRow::Spec,
-            NocRowName::Phased => NocRow::Phased,
-        }
-    }
-}
-
 /// `instance --json`: the inputs.
 #[derive(Serialize)]
 struct Config<'a> {
     #[serde(flatten)]
     build: BuildConfig,
-    noc_row: NocRowName,
     output: &'a std::path::Path,
 }
 
@@ -93,11 +74,14 @@ pub fn run(a: InstanceArgs) -> anyhow::Result<()> {
     }
     let range = op_range(a.layers.as_deref(), a.ops.as_deref())?;
     let graph = a.graph.load()?;
-    let mut file = build(&graph, &chip, range, a.load_order, a.window)?;
-    file.instance.noc_row = a.noc_row.row();
-    if a.noc_row != NocRowName::Spec {
-        file.instance.name.push_str(", phased NoC row");
-    }
+    let file = build(
+        &graph,
+        &chip,
+        range,
+        a.load_order,
+        a.window,
+        a.noc_row.row(),
+    )?;
     super::output::write_atomic(&a.output, &file.to_json()?)?;
     let inst = &file.instance;
     let options: usize = inst.ops.iter().map(|o| o.options.len()).sum();
@@ -110,8 +94,8 @@ pub fn run(a: InstanceArgs) -> anyhow::Result<()> {
                 (a.layers.as_ref(), a.ops.as_ref()),
                 a.load_order,
                 a.window,
+                a.noc_row,
             ),
-            noc_row: a.noc_row,
             output: &a.output,
         };
         let written = Written {

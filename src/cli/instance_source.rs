@@ -2,11 +2,12 @@
 //! (zoo model or import), a chip and the instance options; and the build `instance` shares.
 
 use super::chip_choice::{Chip, DEFAULT_CHIP};
+use super::flags::NocRowName;
 use super::source::{GraphConfig, GraphSource};
 use clap::Args;
 use elk_model::build::{build_instance_with_stats, InstanceOptions, OpRange};
 use elk_model::graph::Graph;
-use elk_stage::instance::{Instance, InstanceFile, LoadOrder};
+use elk_stage::instance::{Instance, InstanceFile, LoadOrder, NocRow};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -49,6 +50,15 @@ pub struct InstanceSource {
     /// Preload window W: every load starts at most W stages before its operator.
     #[arg(long, conflicts_with = "instance")]
     window: Option<u32>,
+    /// The built instance's NoC row: `phased` (the default; what the paced detailed replay
+    /// measures, docs/detailed.md) or `spec` (SPEC §4's, the reference artifact's).
+    #[arg(
+        long,
+        value_enum,
+        default_value = "phased",
+        conflicts_with = "instance"
+    )]
+    noc_row: NocRowName,
     /// Also write the instance used (elk-instance/1, with the chip it was built for), to
     /// `simulate` the schedule of `-o` against.
     #[arg(long, value_name = "FILE")]
@@ -93,6 +103,8 @@ pub struct BuildConfig {
     ops: Option<String>,
     /// `--window W`.
     preload_window_stages: Option<u32>,
+    /// `--noc-row`.
+    noc_row: NocRowName,
 }
 
 impl BuildConfig {
@@ -104,6 +116,7 @@ impl BuildConfig {
         cut: (Option<&String>, Option<&String>),
         load_order: LoadOrder,
         window: Option<u32>,
+        noc_row: NocRowName,
     ) -> BuildConfig {
         BuildConfig {
             graph: graph.config(),
@@ -113,6 +126,7 @@ impl BuildConfig {
             layers: cut.0.cloned(),
             ops: cut.1.cloned(),
             preload_window_stages: window,
+            noc_row,
         }
     }
 }
@@ -131,6 +145,7 @@ impl InstanceSource {
                 (self.layers.as_ref(), self.ops.as_ref()),
                 self.load_order,
                 self.window,
+                self.noc_row,
             ))),
         }
     }
@@ -191,7 +206,14 @@ impl InstanceSource {
             graph.name,
             chip.label()
         ));
-        let file = build(&graph, &chip, range, self.load_order, self.window)?;
+        let file = build(
+            &graph,
+            &chip,
+            range,
+            self.load_order,
+            self.window,
+            self.noc_row.row(),
+        )?;
         spinner.finish_and_clear();
         Ok((file, chip, graph))
     }
@@ -214,12 +236,14 @@ pub fn build(
     range: OpRange,
     load_order: LoadOrder,
     preload_window: Option<u32>,
+    noc_row: NocRow,
 ) -> anyhow::Result<InstanceFile> {
     let opts = InstanceOptions {
         range,
         load_order,
         preload_window,
         plan_cache: super::plan_cache::get(),
+        noc_row,
     };
     let (instance, cache) = build_instance_with_stats(graph, &chip.named(), &opts)?;
     super::plan_cache::warn_on_write_error(&cache);

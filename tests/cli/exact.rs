@@ -258,9 +258,13 @@ fn a_whole_model_is_improved_by_the_window_search_and_the_simulator_agrees() {
     text.extend(model);
     let out = elk_ok(&text);
     let stdout = String::from_utf8_lossy(&out.stdout);
+    // (On a loaded machine the worker may overrun its hard limit and be killed; it then
+    // reports the last incumbent the search told, and says so.)
     assert!(
         stdout.contains("status: time limit in the window search")
-            || stdout.contains("status: window search converged"),
+            || stdout.contains("status: window search converged")
+            || (stdout.contains("worker killed")
+                && stdout.contains("the last incumbent the worker told")),
         "{stdout}"
     );
 }

@@ -41,8 +41,7 @@ fn main() {
             let opts = InstanceOptions {
                 range: OpRange::Ops(0..m),
                 load_order: LoadOrder::Named(order),
-                preload_window: None,
-                plan_cache: None,
+                ..InstanceOptions::default()
             };
             let inst = build_instance(&graph, &chip, &opts).unwrap();
             let options: usize = inst.ops.iter().map(|o| o.options.len()).sum();

@@ -38,8 +38,8 @@ pub fn real() -> elk_model::Result<Vec<Instance>> {
                 let opts = InstanceOptions {
                     range: OpRange::Ops(start..end),
                     load_order: LoadOrder::Named(NamedOrder::Free),
-                    preload_window: None,
                     plan_cache: crate::cell::plan_cache(),
+                    ..InstanceOptions::default()
                 };
                 let mut inst = build_instance(&graph, &chip, &opts)?;
                 inst.name = format!("{model} B{batch} KV{kv} {tbps} TB/s ops {start}..{end}");
@@ -63,8 +63,8 @@ pub fn layers() -> elk_model::Result<Vec<Instance>> {
             let opts = InstanceOptions {
                 range: OpRange::Layers(0..1),
                 load_order: LoadOrder::Named(NamedOrder::Free),
-                preload_window: None,
                 plan_cache: crate::cell::plan_cache(),
+                ..InstanceOptions::default()
             };
             let mut inst = build_instance(&graph, &chip, &opts)?;
             inst.name = format!("{model} B{batch} KV{kv} {tbps} TB/s layer 0");

@@ -277,8 +277,7 @@ fn agrees_on_a_real_layer_with_ample_links_and_is_deterministic() {
     let opts = InstanceOptions {
         range: OpRange::Ops(0..20),
         load_order: LoadOrder::Named(NamedOrder::Fixed),
-        preload_window: None,
-        plan_cache: None,
+        ..InstanceOptions::default()
     };
     let inst = build_instance(&graph, &pod, &opts).unwrap();
     // The option with the least NoC traffic per operator, loads one stage ahead.

@@ -105,7 +105,11 @@ fn an_smt_schedule_that_meets_its_bound_is_optimal() {
     let opts = smt(Some(warm));
     assert_optimal(&solve_exact(&inst, &opts).unwrap(), t, "SMT, warm-started");
     // A killed worker leaves the warm start; it meets the roofline bound, so it is optimal.
-    let killed = Supervised::Killed { after_s: 1.0 }.into_report(&inst, &opts);
+    let killed = Supervised::Killed {
+        after_s: 1.0,
+        told: Default::default(),
+    }
+    .into_report(&inst, &opts);
     assert_eq!(killed.stop, ExactStop::Killed);
     assert!(killed.from_warm_start);
     // The schedule handed back says so too (status optimal, the bound attached).

@@ -22,8 +22,7 @@ fn milp_and_smt_agree_on_real_operator_ranges() {
         let opts = InstanceOptions {
             range: OpRange::Ops(range.clone()),
             load_order: LoadOrder::Named(order),
-            preload_window: None,
-            plan_cache: None,
+            ..InstanceOptions::default()
         };
         let inst = build_instance(&graph, &chip, &opts).unwrap();
         let solve = |backend| {

@@ -4,8 +4,10 @@
 //! schedule the supervisor): they only have to tell "killed near the deadline" from "waited
 //! for the worker to exit by itself", which takes [`SLEEP_S`] seconds.
 
-use elk_solver::worker::{solve_supervised, Supervised};
-use elk_solver::{Exact, ExactOptions, ExactStatus, ExactStop, WorkerCommand};
+use elk_solver::worker::{solve_supervised, Supervised, PROGRESS};
+use elk_solver::{
+    solve_exact, Exact, ExactEvent, ExactOptions, ExactStatus, ExactStop, WorkerCommand,
+};
 use elk_stage::corpus::{random_instance, RandomSpec};
 use elk_stage::method::{Budget, Method, Outcome, StopReason};
 use std::process::Command;
@@ -39,7 +41,7 @@ fn a_worker_that_overruns_is_killed() {
     let took = started.elapsed().as_secs_f64();
     let deadline = (LIMIT + GRACE).as_secs_f64();
     let after = match &outcome {
-        Supervised::Killed { after_s } => *after_s,
+        Supervised::Killed { after_s, .. } => *after_s,
         other => panic!("expected a kill, got {other:?}"),
     };
     assert!(
@@ -87,4 +89,77 @@ fn exact_with_a_worker_that_overruns_reports_the_time_limit() {
         "{:?}",
         solved.outcome
     );
+}
+
+/// A stand-in worker that tells `events` as progress lines, then hangs past its limit.
+fn telling_worker(events: &[ExactEvent]) -> Command {
+    let lines: String = events
+        .iter()
+        .map(|e| format!("{PROGRESS}{}\n", serde_json::to_string(e).unwrap()))
+        .collect();
+    let mut worker = Command::new("sh");
+    worker
+        .args([
+            "-c",
+            "printf '%s' \"$EVENTS\" >&2; sleep \"$1\"",
+            "sh",
+            SLEEP_S,
+        ])
+        .env("EVENTS", lines);
+    worker
+}
+
+#[test]
+fn a_killed_worker_keeps_the_incumbent_and_bound_it_told() {
+    let inst = random_instance(3, &RandomSpec::tiny(5, 2));
+    let optimum = solve_exact(&inst, &ExactOptions::default()).unwrap();
+    assert_eq!(optimum.status, ExactStatus::Optimal);
+    let opt = optimum.makespan_cycles.unwrap();
+    // A valid schedule worse than the optimum stands for the search's incumbent, and the
+    // optimum for a proven bound (a valid one: no schedule is faster).
+    let basic = elk_heuristics::by_name("basic").unwrap();
+    let (incumbent, t) = elk_heuristics::judged(&inst, basic.as_ref())
+        .unwrap()
+        .unwrap();
+    assert!(t > opt, "basic is not optimal here: {t} vs {opt}");
+    let mut broken = incumbent.clone();
+    broken.options[0] = 999;
+    let tell = |s: &elk_stage::schedule::Schedule| ExactEvent::Incumbent {
+        schedule: Box::new(s.clone()),
+        bound: opt,
+        elapsed_s: 0.1,
+    };
+    let opts = ExactOptions {
+        time_limit: Some(LIMIT),
+        ..ExactOptions::default()
+    };
+    let outcome = solve_supervised(
+        &mut telling_worker(&[tell(&incumbent)]),
+        &inst,
+        &opts,
+        GRACE,
+    )
+    .unwrap();
+    assert!(matches!(outcome, Supervised::Killed { .. }), "{outcome:?}");
+    let report = outcome.into_report(&inst, &opts);
+    assert_eq!(report.stop, ExactStop::Killed);
+    assert_eq!(report.status, ExactStatus::Feasible);
+    assert!(!report.from_warm_start);
+    assert_eq!(
+        report.makespan_cycles,
+        Some(t),
+        "the incumbent told, judged again"
+    );
+    assert_eq!(report.lower_bound_cycles, opt, "the bound told");
+    let gap = report.gap_pct.unwrap();
+    assert!(
+        (gap - 100.0 * (t.get() / opt.get() - 1.0)).abs() < 1e-9,
+        "{gap}"
+    );
+    // An incumbent the simulator rejects is not used: nothing else is known, so no schedule.
+    let outcome =
+        solve_supervised(&mut telling_worker(&[tell(&broken)]), &inst, &opts, GRACE).unwrap();
+    let report = outcome.into_report(&inst, &opts);
+    assert!(report.schedule.is_none(), "{:?}", report.schedule);
+    assert_eq!(report.status, ExactStatus::Unknown);
 }
