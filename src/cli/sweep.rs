@@ -91,8 +91,10 @@ a report from them). Basic, Static, Elk-Dyn and Elk-Full are the reference artif
 Caveats: exact results use a 20–40 s limit per instance (unproven instances are listed, not used \
 in gap statistics); which instances get proven can vary with machine load. The detailed simulator \
 paces loads to each schedule's plan by default (`--loads greedy`: as fast as HBM and links \
-allow); every makespan here is the stage model's (SPEC §4), whose NoC row the replay-fidelity \
-study finds optimistic where loads need the links during shifts; see docs/detailed.md.";
+allow); every makespan here is the stage model's with the phased NoC row, which the paced \
+replay matches within 1 % (replay-fidelity), not SPEC §4's, which that study finds up to 8.7 % \
+optimistic where loads need the links during shifts; Elk's paper states its 94 % in SPEC §4's \
+model; see docs/detailed.md.";
 
 /// How `sweep --report`, `report` and `study` draw their figures, and whether they also write
 /// the report as one HTML page. Every figure gets a CSV beside it (same stem) with exactly the
