@@ -7,6 +7,9 @@ use elk_reports::report::{report, Header};
 use elk_reports::sweep::{merge, read_results, run_sweep, Shard};
 use std::path::PathBuf;
 
+#[path = "reports/figures.rs"]
+mod figures;
+
 /// Cheap cells: BERT-base (12 layers) at two HBM bandwidths and two batches, Basic only.
 const TINY: &str = r#"figure = "vs-hbm"
 models = ["bert-base"]
