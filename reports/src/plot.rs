@@ -26,7 +26,7 @@ mod lines;
 
 pub use bars::{bars, bars_marked};
 pub use figure::{relink, Figure, Format, Style};
-pub use lines::{lines, lines_marked};
+pub use lines::{cdf, lines, lines_marked};
 
 use crate::error::{ReportError, Result};
 use plotters::coord::types::RangedCoordf64;
@@ -89,6 +89,24 @@ pub struct Marks {
     /// configurations), as (label, number of categories); drawn with a separator between
     /// runs and the label below their category labels. Empty: no groups.
     pub groups: Vec<(String, usize)>,
+    /// Bars: the spread of the samples behind a bar (a median's min and max), drawn as a
+    /// whisker with caps.
+    pub spread: Vec<Spread>,
+    /// Lines: each series is a distribution function, drawn as steps (a CDF).
+    pub steps: bool,
+}
+
+/// The spread of the samples behind one bar.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Spread {
+    /// The series (index into the chart's series).
+    pub series: usize,
+    /// The point (index into that series' points).
+    pub point: usize,
+    /// The smallest sample.
+    pub lo: f64,
+    /// The largest sample.
+    pub hi: f64,
 }
 
 impl Marks {
@@ -123,18 +141,32 @@ const METHOD_COLOURS: [(&str, usize); 4] =
 /// The reference (Ideal).
 const REFERENCE: RGBColor = RGBColor(0, 0, 0);
 
+/// Whether series `name` is about `method`: the method's name as a word of it ("elk-full",
+/// "elk-full, C distributed", "llama2-13b elk-full"), not as part of a longer name
+/// ("elk-full-greedy" is another method, with a colour of its own).
+fn names_method(name: &str, method: &str) -> bool {
+    let part = |c: Option<char>| c.is_some_and(|c| c == '-' || c.is_alphanumeric());
+    name.match_indices(method).any(|(at, _)| {
+        !part(name[..at].chars().next_back()) && !part(name[at + method.len()..].chars().next())
+    })
+}
+
 /// Every series' colour: the reference black, a method its own, any other series the
-/// palette's next colour no method of this chart uses.
+/// palette's next colour that no method of this chart uses (the non-method colours first).
 fn palette(series: &[Series], marks: &Marks) -> Vec<RGBColor> {
     let method = |name: &str| {
         let name = name.to_lowercase();
         METHOD_COLOURS
             .iter()
-            .find(|(m, _)| name.contains(m))
+            .find(|(m, _)| names_method(&name, m))
             .map(|m| m.1)
     };
     let taken: Vec<usize> = series.iter().filter_map(|s| method(&s.name)).collect();
-    let mut free = (0..COLOURS.len()).filter(|c| !taken.contains(c)).cycle();
+    // Other series take the colours no method owns first, so they are not read as one.
+    let mut free = [4, 5, 0, 1, 2, 3]
+        .into_iter()
+        .filter(|c| !taken.contains(c))
+        .cycle();
     series
         .iter()
         .enumerate()
@@ -597,6 +629,31 @@ mod tests {
              ideal,x,0.1,reference\n\
              ideal,\"y, z\",0.0000002,reference\n"
         );
+    }
+
+    #[test]
+    fn a_method_has_one_colour_in_every_figure_and_variants_their_own() {
+        let named = |names: &[&str]| -> Vec<RGBColor> {
+            let series: Vec<Series> = names
+                .iter()
+                .map(|n| Series {
+                    name: n.to_string(),
+                    points: Vec::new(),
+                })
+                .collect();
+            palette(&series, &Marks::default())
+        };
+        let a = named(&["basic", "elk-full"]);
+        let b = named(&[
+            "elk-full, single broadcast",
+            "llama2-13b elk-full",
+            "elk-full-greedy",
+        ]);
+        assert_eq!(a[1], COLOURS[3]);
+        assert_eq!(b[0], COLOURS[3]);
+        assert_eq!(b[1], COLOURS[3]);
+        assert_ne!(b[2], COLOURS[3]);
+        assert_eq!(a[0], named(&["static", "basic"])[1]);
     }
 
     #[test]

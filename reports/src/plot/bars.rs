@@ -60,6 +60,7 @@ pub fn bars_marked(
         series
             .iter()
             .flat_map(|s| s.points.iter().filter_map(|p| p.1))
+            .chain(marks.spread.iter().flat_map(|s| [s.lo, s.hi]))
     };
     let scale = Scale::for_values(values());
     let ymax = values().fold(f64::NEG_INFINITY, f64::max);
@@ -194,6 +195,22 @@ fn draw_bars<DB: DrawingBackend>(
                 })
             }))
             .map_err(|e| e.to_string())?;
+    }
+    for sp in &b.marks.spread {
+        let x = left(sp.series, sp.point) + w * 0.45;
+        let (lo, hi) = (b.scale.at(sp.lo), b.scale.at(sp.hi));
+        let ink = INK.stroke_width(style.stroke(1));
+        let cap = w * 0.2;
+        for path in [
+            vec![(x, lo), (x, hi)],
+            vec![(x - cap, lo), (x + cap, lo)],
+            vec![(x - cap, hi), (x + cap, hi)],
+        ] {
+            chart
+                .plotting_area()
+                .draw(&PathElement::new(path, ink))
+                .map_err(e)?;
+        }
     }
     // An "×" on the axis where a bar is absent, in its series' colour; why is in the
     // footnote, not in the plot, where a label would run over the neighbouring bars.

@@ -68,7 +68,12 @@ pub fn lines_marked(
     } else {
         (0.0, 1.0)
     };
-    let scale = Scale::for_values(ys());
+    // A distribution function's fractions stay on a linear axis.
+    let scale = if marks.steps {
+        Scale::Linear
+    } else {
+        Scale::for_values(ys())
+    };
     let ymax = ys().fold(0.0f64, f64::max);
     let ymin = ys().fold(f64::INFINITY, f64::min);
     let ymin = if ymin.is_finite() { ymin } else { 0.0 };
@@ -149,13 +154,13 @@ fn draw_lines<DB: DrawingBackend>(
         .iter()
         .flat_map(|s| s.points.iter().map(|p| p.0))
         .collect();
-    draw_ticks(
-        root,
-        &chart,
-        &x_ticks(&xs, l.x_range),
-        &l.scale.ticks(l.y_range),
-        style,
-    )?;
+    // Sample values are no swept quantity: a distribution's x axis gets round numbers.
+    let x_ticks = if l.marks.steps {
+        Scale::Linear.ticks(l.x_range)
+    } else {
+        x_ticks(&xs, l.x_range)
+    };
+    draw_ticks(root, &chart, &x_ticks, &l.scale.ticks(l.y_range), style)?;
     let colours = palette(l.series, l.marks);
     let wide = style.stroke(2);
     // The reference first, so the methods' lines and markers stay on top of it.
@@ -175,6 +180,20 @@ fn draw_lines<DB: DrawingBackend>(
             .filter_map(|p| p.1.map(|y| (p.0, l.scale.at(y))))
             .collect();
         let reference = l.marks.reference == Some(s);
+        // A CDF rises at each sample: flat to it, then up.
+        let path: Vec<(f64, f64)> = if l.marks.steps {
+            let mut at = (l.x_range.0, 0.0);
+            let mut out = vec![at];
+            for p in &data {
+                out.push((p.0, at.1));
+                out.push(*p);
+                at = *p;
+            }
+            out.push((l.x_range.1, at.1));
+            out
+        } else {
+            data.clone()
+        };
         let dash = if reference {
             Some(REFERENCE_DASH)
         } else {
@@ -182,7 +201,7 @@ fn draw_lines<DB: DrawingBackend>(
         };
         draw_path(
             chart.plotting_area(),
-            data.clone(),
+            path,
             dash,
             c.stroke_width(wide),
             style,
@@ -216,4 +235,43 @@ fn draw_lines<DB: DrawingBackend>(
     draw_legend(&legend_area, (0, style.z(12)), &l.rows, style)?;
     root.present().map_err(e)?;
     Ok(())
+}
+
+/// The distribution of each named sample as a CDF (steps up at each value, fraction of the
+/// sample on y), one series per sample; a method's name in a sample's name gives it that
+/// method's colour.
+pub fn cdf(
+    title: &str,
+    x_desc: &str,
+    samples: &[(String, Vec<f64>)],
+    style: &Style,
+) -> Result<Figure> {
+    let series: Vec<Series> = samples
+        .iter()
+        .map(|(name, values)| {
+            let mut v: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+            v.sort_by(f64::total_cmp);
+            let n = v.len() as f64;
+            Series {
+                name: format!("{name} ({} instances)", v.len()),
+                points: v
+                    .iter()
+                    .enumerate()
+                    .map(|(i, x)| (*x, Some((i + 1) as f64 / n)))
+                    .collect(),
+            }
+        })
+        .collect();
+    let marks = Marks {
+        steps: true,
+        ..Marks::default()
+    };
+    lines_marked(
+        title,
+        x_desc,
+        "fraction of instances (≤ x)",
+        &series,
+        &marks,
+        style,
+    )
 }

@@ -351,3 +351,71 @@ fn results_that_cannot_be_drawn_honestly_are_refused() {
         "{e}"
     );
 }
+
+#[test]
+fn distributions_are_cdfs_and_spreads_are_whiskers_outside_the_legend() {
+    use elk_reports::plot::{bars_marked, cdf, Marks, Series, Spread, Style};
+    let style = Style::default();
+    let samples = vec![
+        (
+            "elk-full, real layer windows".to_string(),
+            vec![0.0, 0.0, 0.4, 1.2, 3.0],
+        ),
+        ("basic, real layer windows".to_string(), vec![2.0, 5.0, 9.5]),
+    ];
+    let fig = cdf("Gap", "gap to optimum (%)", &samples, &style).unwrap();
+    let svg = fig.svg();
+    // Each sample a step curve ending at fraction 1, its size in the legend.
+    assert!(
+        fig.csv()
+            .contains("\"elk-full, real layer windows (5 instances)\",3,1,"),
+        "{}",
+        fig.csv()
+    );
+    let labels: Vec<String> = text_boxes(svg).into_iter().map(|t| t.0).collect();
+    assert!(labels.contains(&"basic, real layer windows (3 instances)".to_string()));
+    let legend = legend(svg);
+    let curve: Vec<(f64, f64)> = line_points(svg);
+    assert!(curve.iter().all(|p| !inside((p.0, p.1, p.0, p.1), legend)));
+    std::fs::write(super::dir("cdf").join("cdf.svg"), svg).unwrap();
+
+    let series = vec![Series {
+        name: "±10 % noise: median, min–max".into(),
+        points: vec![(0.0, Some(1.0)), (1.0, Some(0.5))],
+    }];
+    let marks = Marks {
+        spread: vec![
+            Spread {
+                series: 0,
+                point: 0,
+                lo: -0.5,
+                hi: 4.0,
+            },
+            Spread {
+                series: 0,
+                point: 1,
+                lo: 0.0,
+                hi: 2.0,
+            },
+        ],
+        ..Marks::default()
+    };
+    let cats = ["basic".to_string(), "elk-full".into()];
+    let fig = bars_marked("Noise", &cats, &series, "degradation (%)", &marks, &style).unwrap();
+    let svg = fig.svg();
+    std::fs::write(super::dir("spread").join("spread.svg"), svg).unwrap();
+    // Three strokes per whisker (the bar and two caps), in ink, reaching the largest sample
+    // (4 %), above the bar's top (1 %).
+    let whiskers = svg
+        .matches("stroke=\"#333333\" stroke-width=\"1\" points=")
+        .count();
+    assert!(whiskers >= 6, "{svg}");
+    assert!(fig.csv().contains("min -0.5 max 4"), "{}", fig.csv());
+    let bars = data_bars(svg);
+    assert_eq!(bars.len(), 2);
+    assert!(!overlaps(legend_of(svg), union(&bars)));
+}
+
+fn legend_of(svg: &str) -> Bbox {
+    legend(svg)
+}
