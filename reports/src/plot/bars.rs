@@ -196,6 +196,26 @@ fn draw_bars<DB: DrawingBackend>(
             }))
             .map_err(|e| e.to_string())?;
     }
+    // A bar too short to see (under 3 % of the axis) has its value printed above it, in its
+    // own column, so it never reads as a missing value.
+    let span = b.y_range.1 - b.y_range.0;
+    let small = TextStyle::from(("sans-serif", style.px(10)).into_font())
+        .color(&INK)
+        .transform(FontTransform::Rotate270)
+        .pos(Pos::new(HPos::Left, VPos::Center));
+    for (s, ser) in b.series.iter().enumerate() {
+        for (i, p) in ser.points.iter().enumerate() {
+            let Some(v) = p.1 else { continue };
+            let top = b.scale.at(v);
+            if (top - base).abs() >= 0.03 * span || b.scale == Scale::Log {
+                continue;
+            }
+            let x = left(s, i) + w * 0.45;
+            let (px, py) = chart.backend_coord(&(x, top.max(base)));
+            root.draw_text(&short_number(v), &small, (px, py - style.z(3)))
+                .map_err(e)?;
+        }
+    }
     for sp in &b.marks.spread {
         let x = left(sp.series, sp.point) + w * 0.45;
         let (lo, hi) = (b.scale.at(sp.lo), b.scale.at(sp.hi));
@@ -288,4 +308,13 @@ fn draw_groups<DB: DrawingBackend>(
         first += count;
     }
     Ok(())
+}
+
+/// A value printed beside a bar: two significant digits (0.043, 1.2, -0.0071).
+fn short_number(v: f64) -> String {
+    if v == 0.0 {
+        return "0".into();
+    }
+    let digits = (1 - v.abs().log10().floor() as i32).max(0) as usize;
+    format!("{v:.digits$}")
 }

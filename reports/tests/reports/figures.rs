@@ -419,3 +419,42 @@ fn distributions_are_cdfs_and_spreads_are_whiskers_outside_the_legend() {
 fn legend_of(svg: &str) -> Bbox {
     legend(svg)
 }
+
+#[test]
+fn a_bar_too_short_to_see_has_its_value_printed_clear_of_the_other_bars() {
+    use elk_reports::plot::{bars, Series, Style};
+    // Replay fidelity: greedy and paced replays several % off the model, the phased model
+    // within a few hundredths of a % (some exactly: no log axis for them).
+    let n = 24;
+    let series: Vec<Series> = [(8.0, 0.5), (5.0, 0.3), (0.0, 0.01)]
+        .iter()
+        .enumerate()
+        .map(|(s, (base, step))| Series {
+            name: ["greedy replay", "paced replay", "paced vs phased"][s].into(),
+            points: (0..n)
+                .map(|i| (i as f64, Some(base + step * (i % 5) as f64)))
+                .collect(),
+        })
+        .collect();
+    let cats: Vec<String> = (0..n).map(|i| format!("llama2-13b B{i} KV2048")).collect();
+    let fig = bars(
+        "Fidelity",
+        &cats,
+        &series,
+        "replay − model (%)",
+        &Style::default(),
+    )
+    .unwrap();
+    let svg = fig.svg();
+    std::fs::write(super::dir("short").join("short.svg"), svg).unwrap();
+    let texts = text_boxes(svg);
+    assert_eq!(texts.iter().filter(|t| t.0 == "0.040").count(), 4, "{svg}");
+    assert_eq!(texts.iter().filter(|t| t.0 == "0.020").count(), 5, "{svg}");
+    let bars = data_bars(svg);
+    assert_eq!(bars.len(), 3 * n);
+    for (text, tb) in &texts {
+        for b in &bars {
+            assert!(!overlaps(*tb, *b), "text '{text}' {tb:?} over bar {b:?}");
+        }
+    }
+}
