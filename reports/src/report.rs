@@ -537,7 +537,7 @@ fn latency_bars(
         style,
     )?;
     files.extend(svg.files("pct_of_ideal"));
-    md.push_str("![latency](latency.svg)\n\n![% of Ideal](pct_of_ideal.svg)\n\nIn the figures, \"×\" at 0 marks a method without a schedule (its label says why: \"no schedule\" when the heuristic finds none, \"infeasible\" when none exists, \"does not fit\" when no plan of an operator fits the chip's SRAM); in the latency figure Ideal is the black outlined bar.\n");
+    md.push_str("![latency](latency.svg)\n\n![% of Ideal](pct_of_ideal.svg)\n\nIn the figures, \"×\" on the axis marks a method without a schedule (the footnote under the plot says where and why: \"no schedule\" when the heuristic finds none, \"infeasible\" when none exists, \"does not fit\" when no plan of an operator fits the chip's SRAM); in the latency figure Ideal is the black outlined bar.\n");
     Ok(finding)
 }
 
