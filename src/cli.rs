@@ -112,7 +112,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 pub fn exit_code(err: &anyhow::Error) -> u8 {
     let bad_report_input = matches!(
         err.downcast_ref::<elk_reports::ReportError>(),
-        Some(elk_reports::ReportError::Grid { .. } | elk_reports::ReportError::Results { .. })
+        Some(
+            elk_reports::ReportError::Grid { .. }
+                | elk_reports::ReportError::Results { .. }
+                | elk_reports::ReportError::Refused { .. }
+        )
     );
     if err.downcast_ref::<elk_model::ModelError>().is_some()
         || err.downcast_ref::<simulate::Invalid>().is_some()

@@ -53,6 +53,15 @@ pub enum ReportError {
         /// What failed.
         detail: String,
     },
+    /// A report that cannot show its grid honestly (two cells under one label, a swept
+    /// quantity the grid does not sweep) is refused rather than drawn wrongly.
+    #[error("report ({figure}): cannot draw these results honestly: {detail}")]
+    Refused {
+        /// The figure type.
+        figure: String,
+        /// Why, and what to do instead.
+        detail: String,
+    },
 }
 
 /// Results of this crate.

@@ -1,17 +1,35 @@
 //! Figures with plotters: SVG by default, PNG on request ([`Format`]), each with a CSV of
 //! exactly the numbers it plots ([`Figure::files`]). The DejaVu Sans font ships in
 //! `reports/assets/` and is registered here, so no system font is needed, and SVG and PNG
-//! share one layout. Every axis has a description with its unit; values are plotted as
-//! measured. A value a series lacks (a method without a schedule) is drawn as an "×" at zero
-//! with a short label ([`Absent`]), never as a missing bar or point, which a reader would take
-//! for 0 or for a plotting failure; the legend says what "×" means.
+//! share one layout.
+//!
+//! Every report and study draws through this module, so every figure follows one set of
+//! conventions:
+//! - one colour per method in every figure (Okabe and Ito's colour-blind-safe palette, its
+//!   yellow left out), Elk's Ideal in black as a reference: an outlined bar, a dashed line;
+//! - lines differ in dash pattern and point shape too, so series that coincide stay visible,
+//!   and the legend says which series coincide;
+//! - the legend stands in its own column beside the plot, never over data;
+//! - category labels read upwards and end below the axis; categories that belong together
+//!   (a model's configurations) are grouped, with separators and a group label;
+//! - a value a series lacks (a method without a schedule) is an "×" on the axis in the
+//!   series' colour, never a missing bar or point, which a reader would take for 0 or for a
+//!   plotting failure; the legend and a footnote under the plot say why;
+//! - ticks at round numbers without a spurious ".0", at the swept values on a swept axis,
+//!   and a log axis where positive values span decades ([`axis`]);
+//! - every axis has a description with its unit; values are plotted as measured.
 
+mod axis;
+mod bars;
 mod figure;
+mod lines;
 
+pub use bars::{bars, bars_marked};
 pub use figure::{relink, Figure, Format, Style};
+pub use lines::{cdf, lines, lines_marked};
 
 use crate::error::{ReportError, Result};
-use figure::{data_csv, LABEL_FONT};
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::CoordTranslate;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -40,13 +58,15 @@ fn err(name: &str, e: impl std::fmt::Display) -> ReportError {
 
 /// One series of a chart.
 pub struct Series {
-    /// Legend label.
+    /// Legend label. A method's name in it (`elk-full`, `static`, …) gives the series that
+    /// method's colour in every figure.
     pub name: String,
     /// Values (bars: one per category, None = missing; lines: (x, y) points).
     pub points: Vec<(f64, Option<f64>)>,
 }
 
-/// A point a series has no value for, and why: drawn as an "×" at zero with `label`.
+/// A point a series has no value for, and why: drawn as an "×" on the axis, the reason in
+/// the legend and in a footnote.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Absent {
     /// The series (index into the chart's series).
@@ -60,11 +80,33 @@ pub struct Absent {
 /// What a chart draws besides its series.
 #[derive(Clone, Debug, Default)]
 pub struct Marks {
-    /// Values the series lack, each drawn as a labelled "×".
+    /// Values the series lack, each drawn as an "×".
     pub absent: Vec<Absent>,
     /// A series that is a reference figure, not a method (Elk's Ideal): an outlined bar, a
     /// dashed line.
     pub reference: Option<usize>,
+    /// Bars: runs of consecutive categories that belong together (a model's
+    /// configurations), as (label, number of categories); drawn with a separator between
+    /// runs and the label below their category labels. Empty: no groups.
+    pub groups: Vec<(String, usize)>,
+    /// Bars: the spread of the samples behind a bar (a median's min and max), drawn as a
+    /// whisker with caps.
+    pub spread: Vec<Spread>,
+    /// Lines: each series is a distribution function, drawn as steps (a CDF).
+    pub steps: bool,
+}
+
+/// The spread of the samples behind one bar.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Spread {
+    /// The series (index into the chart's series).
+    pub series: usize,
+    /// The point (index into that series' points).
+    pub point: usize,
+    /// The smallest sample.
+    pub lo: f64,
+    /// The largest sample.
+    pub hi: f64,
 }
 
 impl Marks {
@@ -76,39 +118,75 @@ impl Marks {
                 labels.push(&a.label);
             }
         }
-        (!labels.is_empty()).then(|| format!("× at 0: {}", labels.join(" / ")))
+        (!labels.is_empty()).then(|| format!("× no value: {}", labels.join(" / ")))
     }
 }
 
 /// Colours a reader can tell apart, printed or colour-blind (Okabe and Ito's palette, with
-/// its yellow left out: it vanishes on white).
-const COLOURS: [RGBColor; 7] = [
+/// its yellow left out: it vanishes on white). The first four are the methods'.
+const COLOURS: [RGBColor; 6] = [
     RGBColor(0, 114, 178),
     RGBColor(213, 94, 0),
     RGBColor(0, 158, 115),
     RGBColor(204, 121, 167),
     RGBColor(230, 159, 0),
     RGBColor(86, 180, 233),
-    RGBColor(0, 0, 0),
 ];
 
-fn colour(s: usize) -> RGBColor {
-    COLOURS[s % COLOURS.len()]
+/// Each method's colour, the same in every figure (longest names first, so "elk-full" is
+/// not taken for another method's name inside it).
+const METHOD_COLOURS: [(&str, usize); 4] =
+    [("elk-full", 3), ("elk-dyn", 2), ("static", 1), ("basic", 0)];
+
+/// The reference (Ideal).
+const REFERENCE: RGBColor = RGBColor(0, 0, 0);
+
+/// Whether series `name` is about `method`: the method's name as a word of it ("elk-full",
+/// "elk-full, C distributed", "llama2-13b elk-full"), not as part of a longer name
+/// ("elk-full-greedy" is another method, with a colour of its own).
+fn names_method(name: &str, method: &str) -> bool {
+    let part = |c: Option<char>| c.is_some_and(|c| c == '-' || c.is_alphanumeric());
+    name.match_indices(method).any(|(at, _)| {
+        !part(name[..at].chars().next_back()) && !part(name[at + method.len()..].chars().next())
+    })
+}
+
+/// Every series' colour: the reference black, a method its own, any other series the
+/// palette's next colour that no method of this chart uses (the non-method colours first).
+fn palette(series: &[Series], marks: &Marks) -> Vec<RGBColor> {
+    let method = |name: &str| {
+        let name = name.to_lowercase();
+        METHOD_COLOURS
+            .iter()
+            .find(|(m, _)| names_method(&name, m))
+            .map(|m| m.1)
+    };
+    let taken: Vec<usize> = series.iter().filter_map(|s| method(&s.name)).collect();
+    // Other series take the colours no method owns first, so they are not read as one.
+    let mut free = [4, 5, 0, 1, 2, 3]
+        .into_iter()
+        .filter(|c| !taken.contains(c))
+        .cycle();
+    series
+        .iter()
+        .enumerate()
+        .map(|(s, ser)| {
+            if marks.reference == Some(s) {
+                REFERENCE
+            } else if let Some(c) = method(&ser.name) {
+                COLOURS[c]
+            } else {
+                COLOURS[free.next().unwrap_or(s % COLOURS.len())]
+            }
+        })
+        .collect()
 }
 
 /// The text colour of marker labels.
 const INK: RGBColor = RGBColor(51, 51, 51);
 
-/// Grouped bars: one group per category, one bar per series.
-pub fn bars(
-    title: &str,
-    categories: &[String],
-    series: &[Series],
-    y_desc: &str,
-    style: &Style,
-) -> Result<Figure> {
-    bars_marked(title, categories, series, y_desc, &Marks::default(), style)
-}
+/// Light grid lines.
+const GRID: RGBColor = RGBColor(222, 222, 222);
 
 /// How a legend row shows its series.
 #[derive(Clone, Copy, PartialEq)]
@@ -117,7 +195,7 @@ enum Swatch {
     Bar,
     /// An outlined bar (the reference).
     Outline,
-    /// A line with the series' point shape.
+    /// A line with the series' dash pattern and point shape.
     Line,
     /// A dashed line (the reference).
     Dashed,
@@ -125,9 +203,14 @@ enum Swatch {
     Cross,
 }
 
-/// Legend rows: label, series index and swatch; the "×" line last when anything is absent.
-fn legend_rows(series: &[Series], marks: &Marks, lines: bool) -> Vec<(String, usize, Swatch)> {
-    let mut rows: Vec<(String, usize, Swatch)> = series
+/// A legend row: label, series index (its marker and dashes), swatch, colour.
+type Row = (String, usize, Swatch, RGBColor);
+
+/// Legend rows: one per series; the "×" line last when anything is absent. A line that
+/// coincides with an earlier series says so, as it hides it.
+fn legend_rows(series: &[Series], marks: &Marks, lines: bool) -> Vec<Row> {
+    let colours = palette(series, marks);
+    let mut rows: Vec<Row> = series
         .iter()
         .enumerate()
         .map(|(s, ser)| {
@@ -137,17 +220,28 @@ fn legend_rows(series: &[Series], marks: &Marks, lines: bool) -> Vec<(String, us
                 (true, false) => Swatch::Line,
                 (true, true) => Swatch::Dashed,
             };
-            (ser.name.clone(), s, swatch)
+            let mut name = ser.name.clone();
+            let same = series[..s]
+                .iter()
+                .find(|o| o.points == ser.points && ser.points.iter().any(|p| p.1.is_some()));
+            if let (true, Some(o)) = (lines, same) {
+                name.push_str(&format!(" (= {})", o.name));
+            }
+            (name, s, swatch, colours[s])
         })
         .collect();
     if let Some(l) = marks.legend() {
-        rows.push((l, 0, Swatch::Cross));
+        rows.push((l, 0, Swatch::Cross, INK));
     }
     rows
 }
 
 const LEGEND_FONT: u32 = 14;
 const TITLE_FONT: u32 = 20;
+const TICK_FONT: u32 = 14;
+const NOTE_FONT: u32 = 12;
+/// Height of a footnote line, px at the default text size.
+const NOTE_ROW: u32 = 17;
 
 /// The width of `text` in device pixels at `size`.
 fn text_width(text: &str, size: u32) -> u32 {
@@ -159,7 +253,7 @@ fn text_width(text: &str, size: u32) -> u32 {
 const LEGEND_ROW: i32 = 22;
 
 /// The legend box's size in device pixels.
-fn legend_size(rows: &[(String, usize, Swatch)], style: &Style) -> (i32, i32) {
+fn legend_size(rows: &[Row], style: &Style) -> (i32, i32) {
     let width = rows
         .iter()
         .map(|r| text_width(&r.0, style.px(LEGEND_FONT)) as i32)
@@ -172,12 +266,42 @@ fn legend_size(rows: &[(String, usize, Swatch)], style: &Style) -> (i32, i32) {
     )
 }
 
+/// Line `s`'s dash pattern (dash, gap) in px; None: solid.
+fn dashes(s: usize) -> Option<(u32, u32)> {
+    [None, Some((9, 5)), Some((3, 4)), Some((16, 5))][s % 4]
+}
+
+/// The reference line's dash pattern.
+const REFERENCE_DASH: (u32, u32) = (6, 6);
+
+/// Draws `points` as a line of series `s`: solid, or its dash pattern.
+fn draw_path<DB: DrawingBackend, CT: CoordTranslate>(
+    area: &DrawingArea<DB, CT>,
+    points: Vec<CT::From>,
+    dash: Option<(u32, u32)>,
+    paint: ShapeStyle,
+    style: &Style,
+) -> std::result::Result<(), DrawingAreaErrorKind<DB::ErrorType>>
+where
+    CT::From: Clone,
+{
+    match dash {
+        None => area.draw(&PathElement::new(points, paint)),
+        Some((d, g)) => area.draw(&plotters::element::DashedPathElement::new(
+            points,
+            style.zu(d),
+            style.zu(g),
+            paint,
+        )),
+    }
+}
+
 /// Draws the legend box with its top left corner at `at` in `area`: a swatch and a label per
 /// row, on white, so it reads over grid lines.
 fn draw_legend<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     at: (i32, i32),
-    rows: &[(String, usize, Swatch)],
+    rows: &[Row],
     style: &Style,
 ) -> std::result::Result<(), String> {
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
@@ -194,33 +318,28 @@ fn draw_legend<DB: DrawingBackend>(
         WHITE.filled(),
     ))
     .map_err(e)?;
-    let frame: ShapeStyle = if style.stroke(1) > 1 {
-        BLACK.stroke_width(style.stroke(1))
-    } else {
-        BLACK.into()
-    };
+    // The frame in grey ink, apart from the black of the reference's outlined bars.
+    let frame: ShapeStyle = INK.stroke_width(style.stroke(1));
     area.draw(&Rectangle::new([(x0, y0), (x0 + w, y0 + h)], frame))
         .map_err(e)?;
-    for (k, (label, s, swatch)) in rows.iter().enumerate() {
+    for (k, (label, s, swatch, c)) in rows.iter().enumerate() {
         let (x, y) = (x0 + z(10), y0 + z(6) + row * k as i32 + row / 2);
-        let c = colour(*s);
+        let c = *c;
         let box_at = [(x, y - z(6)), (x + z(20), y + z(6))];
         let wide = style.stroke(2);
+        let stroke = vec![(x - z(2), y), (x + z(22), y)];
         match swatch {
             Swatch::Bar => area.draw(&Rectangle::new(box_at, c.filled())),
             Swatch::Outline => area.draw(&Rectangle::new(box_at, c.stroke_width(wide))),
-            Swatch::Line => area
-                .draw(&PathElement::new(
-                    vec![(x, y), (x + z(20), y)],
-                    c.stroke_width(wide),
-                ))
+            Swatch::Line => draw_path(area, stroke, dashes(*s), c.stroke_width(wide), style)
                 .and_then(|()| draw_marker(area, *s, (x + z(10), y), c, style)),
-            Swatch::Dashed => area.draw(&plotters::element::DashedPathElement::new(
-                vec![(x, y), (x + z(20), y)],
-                style.zu(6),
-                style.zu(3),
+            Swatch::Dashed => draw_path(
+                area,
+                stroke,
+                Some(REFERENCE_DASH),
                 c.stroke_width(wide),
-            )),
+                style,
+            ),
             Swatch::Cross => area.draw(&Cross::new(
                 (x + z(10), y),
                 style.zu(5),
@@ -273,78 +392,6 @@ enum Canvas<'a> {
     Png(DrawingArea<BitMapBackend<'a>, Shift>),
 }
 
-/// A bar chart's contents and layout, drawn the same on every backend.
-struct Bars<'a> {
-    title: &'a str,
-    categories: &'a [String],
-    series: &'a [Series],
-    y_desc: &'a str,
-    marks: &'a Marks,
-    style: &'a Style,
-    rows: Vec<(String, usize, Swatch)>,
-    label_h: u32,
-    legend_w: u32,
-    y_range: (f64, f64),
-}
-
-/// Grouped bars with [`Marks`]: absent values as labelled "×" at zero, the reference series
-/// as outlined bars. The legend sits beside the plot, never over a bar.
-pub fn bars_marked(
-    title: &str,
-    categories: &[String],
-    series: &[Series],
-    y_desc: &str,
-    marks: &Marks,
-    style: &Style,
-) -> Result<Figure> {
-    font();
-    let values = || {
-        series
-            .iter()
-            .flat_map(|s| s.points.iter().filter_map(|p| p.1))
-    };
-    let ymax = values().fold(0.0f64, f64::max).max(1e-9);
-    let ymin = values().fold(0.0f64, f64::min);
-    let rows = legend_rows(series, marks, false);
-    // The legend column is as wide as its longest label; labels stand below the axis, as
-    // deep as the longest one.
-    let label_h = categories
-        .iter()
-        .map(|c| text_width(c, style.px(LABEL_FONT)))
-        .max()
-        .unwrap_or(0)
-        + style.zu(20);
-    let legend_w = legend_size(&rows, style).0 as u32 + style.zu(24);
-    // The title spans the whole figure, which is at least as wide as the title (unless the
-    // style fixes the width).
-    let title_w = text_width(title, style.px(TITLE_FONT)) + style.zu(40);
-    let layout_w = (style.zu(120 + 60 * categories.len().max(4) as u32) + legend_w).max(title_w);
-    let (width, height) = style.size(layout_w, style.zu(440) + label_h);
-    let (width, legend_w) = fit(width, legend_w, style);
-    let bars = Bars {
-        title,
-        categories,
-        series,
-        y_desc,
-        marks,
-        style,
-        rows,
-        label_h,
-        legend_w,
-        y_range: (ymin * 1.15, ymax * 1.15),
-    };
-    let image = render(title, (width, height), style, |canvas| match canvas {
-        Canvas::Svg(root) => draw_bars(&root, &bars),
-        Canvas::Png(root) => draw_bars(&root, &bars),
-    })?;
-    let csv = data_csv(Some(categories), "category", y_desc, series, marks);
-    Ok(Figure {
-        image,
-        format: style.format,
-        csv,
-    })
-}
-
 /// A white figure with its title on top: the areas of the plot and of the legend column
 /// (`legend_w` wide) below the title.
 type Areas<DB> = (DrawingArea<DB, Shift>, DrawingArea<DB, Shift>);
@@ -366,104 +413,85 @@ fn frame<DB: DrawingBackend>(
     Ok(body.split_horizontally(width - legend_w))
 }
 
-fn draw_bars<DB: DrawingBackend>(
+/// A chart on linear axis coordinates (a log axis is drawn as log10 of the values).
+type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// The mesh without plotters' own ticks (ours are drawn by [`draw_ticks`]): axes, their
+/// descriptions, nothing else.
+fn draw_axes<DB: DrawingBackend>(
+    chart: &mut Chart<'_, DB>,
+    x_desc: &str,
+    y_desc: &str,
+    style: &Style,
+) -> std::result::Result<(), String> {
+    let mut mesh = chart.configure_mesh();
+    mesh.disable_mesh()
+        .x_labels(0)
+        .y_labels(0)
+        .y_desc(y_desc)
+        .axis_desc_style(("sans-serif", style.px(15)));
+    if !x_desc.is_empty() {
+        mesh.x_desc(x_desc);
+    }
+    if style.stroke(1) > 1 {
+        mesh.axis_style(BLACK.stroke_width(style.stroke(1)));
+    }
+    mesh.draw().map_err(|e| e.to_string())
+}
+
+/// Grid lines and labelled tick marks at `y_ticks` (and `x_ticks`, when given), in axis
+/// coordinates; labels beside the axes, outside the plot.
+fn draw_ticks<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
-    b: &Bars<'_>,
+    chart: &Chart<'_, DB>,
+    x_ticks: &[(f64, String)],
+    y_ticks: &[(f64, String)],
+    style: &Style,
 ) -> std::result::Result<(), String> {
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-    let style = b.style;
-    let (plot_area, legend_area) = frame(root, b.title, b.legend_w, style)?;
-    let n = b.categories.len() as f64;
-    let mut chart = ChartBuilder::on(&plot_area)
-        .margin(style.zu(12))
-        .x_label_area_size(b.label_h)
-        .y_label_area_size(style.px(90))
-        .build_cartesian_2d(-0.5f64..n - 0.5, b.y_range.0..b.y_range.1)
-        .map_err(|e| e.to_string())?;
-    let mut mesh = chart.configure_mesh();
-    mesh.disable_x_mesh()
-        .max_light_lines(0)
-        .x_labels(0)
-        .y_desc(b.y_desc)
-        .axis_desc_style(("sans-serif", style.px(15)))
-        .y_label_style(("sans-serif", style.px(14)));
-    zoom_lines(&mut mesh, style);
-    mesh.draw().map_err(|e| e.to_string())?;
-    // Category labels read upwards and end at their tick, so none runs into the plot.
-    let upward = TextStyle::from(("sans-serif", style.px(LABEL_FONT)).into_font())
-        .transform(FontTransform::Rotate270)
-        .pos(Pos::new(HPos::Right, VPos::Center));
-    for (i, c) in b.categories.iter().enumerate() {
-        let (x, y) = chart.backend_coord(&(i as f64, b.y_range.0));
-        root.draw_text(c, &upward, (x, y + style.z(8))).map_err(e)?;
-    }
-    let k = b.series.len().max(1) as f64;
-    let w = 0.8 / k;
-    let left = |s: usize, i: usize| i as f64 - 0.4 + w * s as f64;
-    for (s, ser) in b.series.iter().enumerate() {
-        let paint = if b.marks.reference == Some(s) {
-            colour(s).stroke_width(style.stroke(2))
-        } else {
-            colour(s).filled()
-        };
+    let (xr, yr) = (chart.x_range(), chart.y_range());
+    let grid = GRID.stroke_width(style.stroke(1));
+    let tick = BLACK.stroke_width(style.stroke(1));
+    let font = |h, v| {
+        ("sans-serif", style.px(TICK_FONT))
+            .into_font()
+            .color(&BLACK)
+            .pos(Pos::new(h, v))
+    };
+    for (y, label) in y_ticks {
         chart
-            .draw_series(ser.points.iter().enumerate().filter_map(|(i, p)| {
-                p.1.map(|v| Rectangle::new([(left(s, i), 0.0), (left(s, i) + w * 0.9, v)], paint))
-            }))
-            .map_err(|e| e.to_string())?;
+            .plotting_area()
+            .draw(&PathElement::new(vec![(xr.start, *y), (xr.end, *y)], grid))
+            .map_err(e)?;
+        let (px, py) = chart.backend_coord(&(xr.start, *y));
+        root.draw(&PathElement::new(
+            vec![(px - style.z(5), py), (px, py)],
+            tick,
+        ))
+        .map_err(e)?;
+        root.draw_text(
+            label,
+            &font(HPos::Right, VPos::Center),
+            (px - style.z(8), py),
+        )
+        .map_err(e)?;
     }
-    let marker_font = ("sans-serif", style.px(12))
-        .into_font()
-        .color(&INK)
-        .transform(FontTransform::Rotate270)
-        .pos(Pos::new(HPos::Left, VPos::Center));
-    for a in &b.marks.absent {
-        let x = left(a.series, a.point) + w * 0.45;
-        let marker = EmptyElement::at((x, 0.0))
-            + Cross::new(
-                (0, -style.z(6)),
-                style.zu(4),
-                colour(a.series).stroke_width(style.stroke(2)),
-            )
-            + Text::new(a.label.clone(), (0, -style.z(14)), marker_font.clone());
-        chart.plotting_area().draw(&marker).map_err(e)?;
+    for (x, label) in x_ticks {
+        let (px, py) = chart.backend_coord(&(*x, yr.start));
+        root.draw(&PathElement::new(
+            vec![(px, py), (px, py + style.z(5))],
+            tick,
+        ))
+        .map_err(e)?;
+        root.draw_text(label, &font(HPos::Center, VPos::Top), (px, py + style.z(8)))
+            .map_err(e)?;
     }
-    draw_legend(&legend_area, (style.z(4), style.z(12)), &b.rows, style)?;
-    root.present().map_err(e)?;
     Ok(())
 }
 
-/// Axis and grid lines as wide as the zoom (a PNG above 96 dpi): plotters' defaults, one
-/// pixel, would vanish.
-fn zoom_lines<DB: DrawingBackend>(
-    mesh: &mut plotters::chart::MeshStyle<
-        '_,
-        '_,
-        plotters::coord::types::RangedCoordf64,
-        plotters::coord::types::RangedCoordf64,
-        DB,
-    >,
-    style: &Style,
-) {
-    if style.stroke(1) > 1 {
-        mesh.axis_style(BLACK.stroke_width(style.stroke(1)))
-            .bold_line_style(BLACK.mix(0.2).stroke_width(style.stroke(1)));
-    }
-}
-
-/// Lines with points: y against x for each series.
-pub fn lines(
-    title: &str,
-    x_desc: &str,
-    y_desc: &str,
-    series: &[Series],
-    style: &Style,
-) -> Result<Figure> {
-    lines_marked(title, x_desc, y_desc, series, &Marks::default(), style)
-}
-
 /// Draws the point marker of series `s` at `at` on `area`: each series its own shape (disc,
-/// triangle, square, diamond, ring), so overlapping lines stay apart.
+/// triangle, square, diamond, ring), filled for even series and open for odd ones, so a
+/// marker drawn over another's still shows it.
 fn draw_marker<DB: DrawingBackend, CT: CoordTranslate>(
     area: &DrawingArea<DB, CT>,
     s: usize,
@@ -472,194 +500,93 @@ fn draw_marker<DB: DrawingBackend, CT: CoordTranslate>(
     style: &Style,
 ) -> std::result::Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let e = EmptyElement::at(at);
-    let fill = c.filled();
+    let paint = if s % 2 == 0 {
+        c.filled()
+    } else {
+        c.stroke_width(style.stroke(2))
+    };
     let (r4, r5) = (style.z(4), style.z(5));
     match s % 5 {
-        0 => area.draw(&(e + Circle::new((0, 0), r4 as u32, fill))),
-        1 => area.draw(&(e + TriangleMarker::new((0, 0), r5 as u32, fill))),
-        2 => area.draw(&(e + Rectangle::new([(-r4, -r4), (r4, r4)], fill))),
-        3 => area.draw(&(e + Polygon::new(vec![(0, -r5), (r5, 0), (0, r5), (-r5, 0)], fill))),
-        _ => area.draw(&(e + Circle::new((0, 0), r4 as u32, c.stroke_width(style.stroke(2))))),
+        0 => area.draw(&(e + Circle::new((0, 0), r4 as u32, paint))),
+        1 => area.draw(&(e + TriangleMarker::new((0, 0), r5 as u32, paint))),
+        2 => area.draw(&(e + Rectangle::new([(-r4, -r4), (r4, r4)], paint))),
+        3 => area.draw(&(e + Polygon::new(vec![(0, -r5), (r5, 0), (0, r5), (-r5, 0)], paint))),
+        _ => area.draw(&(e + Circle::new((0, 0), r5 as u32, c.stroke_width(style.stroke(2))))),
     }
 }
 
-/// A line chart's contents and layout, drawn the same on every backend.
-struct Lines<'a> {
-    title: &'a str,
-    x_desc: &'a str,
-    y_desc: &'a str,
-    series: &'a [Series],
-    marks: &'a Marks,
-    style: &'a Style,
-    rows: Vec<(String, usize, Swatch)>,
-    legend_w: u32,
-    x_range: (f64, f64),
-    y_max: f64,
-}
-
-/// Lines with [`Marks`]: absent values as labelled "×" at zero (the label names the series),
-/// the reference series dashed without point markers; each series its own point shape.
-pub fn lines_marked(
-    title: &str,
-    x_desc: &str,
-    y_desc: &str,
+/// Footnote lines for absent values: per reason and places, the series that lack a value
+/// there ("× basic, static: no schedule at a, b"); at most `max` lines, the last saying how
+/// many more there are.
+fn absent_notes(
     series: &[Series],
     marks: &Marks,
-    style: &Style,
-) -> Result<Figure> {
-    font();
-    let pts = || {
-        series
-            .iter()
-            .flat_map(|s| s.points.iter().filter_map(|p| p.1.map(|y| (p.0, y))))
-    };
-    let xs = || series.iter().flat_map(|s| s.points.iter().map(|p| p.0));
-    let (xmin, xmax) = xs().fold((f64::INFINITY, f64::NEG_INFINITY), |a, x| {
-        (a.0.min(x), a.1.max(x))
-    });
-    let ymax = pts().fold(0.0f64, |a, p| a.max(p.1)).max(1e-9);
-    let (xmin, xmax) = if xmin.is_finite() && xmax > xmin {
-        (xmin, xmax)
-    } else {
-        (0.0, 1.0)
-    };
-    let pad = (xmax - xmin) * 0.05;
-    // The legend stands beside the plot, never over a curve.
-    let rows = legend_rows(series, marks, true);
-    let legend_w = legend_size(&rows, style).0 as u32 + style.zu(16);
-    let title_w = text_width(title, style.px(TITLE_FONT)) + style.zu(40);
-    let layout_w = (style.zu(760) + legend_w).max(title_w);
-    let (width, height) = style.size(layout_w, style.zu(520));
-    let (width, legend_w) = fit(width, legend_w, style);
-    let chart = Lines {
-        title,
-        x_desc,
-        y_desc,
-        series,
-        marks,
-        style,
-        rows,
-        legend_w,
-        x_range: (xmin - pad, xmax + pad),
-        y_max: ymax * 1.15,
-    };
-    let image = render(title, (width, height), style, |canvas| match canvas {
-        Canvas::Svg(root) => draw_lines(&root, &chart),
-        Canvas::Png(root) => draw_lines(&root, &chart),
-    })?;
-    let csv = data_csv(None, x_desc, y_desc, series, marks);
-    Ok(Figure {
-        image,
-        format: style.format,
-        csv,
-    })
-}
-
-fn draw_lines<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    l: &Lines<'_>,
-) -> std::result::Result<(), String> {
-    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-    let style = l.style;
-    let (plot_area, legend_area) = frame(root, l.title, l.legend_w, style)?;
-    let mut chart = ChartBuilder::on(&plot_area)
-        .margin(style.zu(12))
-        .x_label_area_size(style.px(55))
-        .y_label_area_size(style.px(85))
-        .build_cartesian_2d(l.x_range.0..l.x_range.1, 0f64..l.y_max)
-        .map_err(|e| e.to_string())?;
-    let mut mesh = chart.configure_mesh();
-    mesh.max_light_lines(0)
-        .x_desc(l.x_desc)
-        .y_desc(l.y_desc)
-        .axis_desc_style(("sans-serif", style.px(15)))
-        .label_style(("sans-serif", style.px(14)));
-    zoom_lines(&mut mesh, style);
-    mesh.draw().map_err(|e| e.to_string())?;
-    let wide = style.stroke(2);
-    for (s, ser) in l.series.iter().enumerate() {
-        let c = colour(s);
-        let data: Vec<(f64, f64)> = ser
-            .points
-            .iter()
-            .filter_map(|p| p.1.map(|y| (p.0, y)))
-            .collect();
-        if l.marks.reference == Some(s) {
-            chart
-                .draw_series(DashedLineSeries::new(
-                    data,
-                    style.zu(8),
-                    style.zu(5),
-                    c.stroke_width(wide),
-                ))
-                .map_err(|e| e.to_string())?;
-            continue;
-        }
-        chart
-            .draw_series(LineSeries::new(data.clone(), c.stroke_width(wide)))
-            .map_err(|e| e.to_string())?;
-        for at in data {
-            draw_marker(chart.plotting_area(), s, at, c, style).map_err(e)?;
-        }
-    }
-    draw_absent_on_lines(&mut chart, l.series, l.marks, style)?;
-    draw_legend(&legend_area, (0, style.z(12)), &l.rows, style)?;
-    root.present().map_err(e)?;
-    Ok(())
-}
-
-type LineChart<'a, 'b, DB> = ChartContext<
-    'a,
-    DB,
-    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
->;
-
-/// Absent points of a line chart: an "×" at (x, 0) in the series' colour and "name: why"
-/// beside it; several at one x stack upwards. Labels in the right half of the chart read
-/// leftwards, so none runs off the plot.
-fn draw_absent_on_lines<DB: DrawingBackend>(
-    chart: &mut LineChart<'_, '_, DB>,
-    series: &[Series],
-    marks: &Marks,
-    style: &Style,
-) -> std::result::Result<(), String> {
-    let x_mid = {
-        let r = chart.x_range();
-        (r.start + r.end) / 2.0
-    };
-    let mut stacked: Vec<(f64, i32)> = Vec::new();
+    at: impl Fn(&Absent) -> String,
+    max: usize,
+) -> Vec<String> {
+    // (series, reason) → places.
+    let mut by_series: Vec<(usize, &str, Vec<String>)> = Vec::new();
     for a in &marks.absent {
-        let Some(&(x, _)) = series.get(a.series).and_then(|s| s.points.get(a.point)) else {
-            continue;
-        };
-        let k = stacked.iter().filter(|(sx, _)| *sx == x).count() as i32;
-        stacked.push((x, k));
-        let dy = -style.len(8) - style.len(16) * k;
-        let (h, dx) = if x > x_mid {
-            (HPos::Right, -style.z(9))
-        } else {
-            (HPos::Left, style.z(9))
-        };
-        let text = ("sans-serif", style.px(12))
-            .into_font()
-            .color(&INK)
-            .pos(Pos::new(h, VPos::Center));
-        let name = series.get(a.series).map_or("", |s| s.name.as_str());
-        let marker = EmptyElement::at((x, 0.0))
-            + Cross::new(
-                (0, dy),
-                style.zu(4),
-                colour(a.series).stroke_width(style.stroke(2)),
-            )
-            + Text::new(format!("{name}: {}", a.label), (dx, dy), text);
-        chart
-            .plotting_area()
-            .draw(&marker)
+        match by_series
+            .iter_mut()
+            .find(|n| n.0 == a.series && n.1 == a.label)
+        {
+            Some(n) => n.2.push(at(a)),
+            None => by_series.push((a.series, &a.label, vec![at(a)])),
+        }
+    }
+    // (reason, places) → series.
+    let mut notes: Vec<(&str, Vec<String>, Vec<&str>)> = Vec::new();
+    for (s, reason, places) in by_series {
+        let name = series.get(s).map_or("", |s| s.name.as_str());
+        match notes.iter_mut().find(|n| n.0 == reason && n.1 == places) {
+            Some(n) => n.2.push(name),
+            None => notes.push((reason, places, vec![name])),
+        }
+    }
+    let mut lines: Vec<String> = notes
+        .into_iter()
+        .map(|(reason, places, names)| {
+            let shown = places
+                .iter()
+                .take(6)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ");
+            let more = if places.len() > 6 {
+                format!(" and {} more", places.len() - 6)
+            } else {
+                String::new()
+            };
+            format!("× {}: {reason} at {shown}{more}", names.join(", "))
+        })
+        .collect();
+    if lines.len() > max {
+        let rest = lines.len() - (max - 1);
+        lines.truncate(max - 1);
+        lines.push(format!("… {rest} more (every value is in the CSV)"));
+    }
+    lines
+}
+
+/// Draws footnote `lines` from `at` (left, top) downwards.
+fn draw_notes<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    at: (i32, i32),
+    lines: &[String],
+    style: &Style,
+) -> std::result::Result<(), String> {
+    let font = ("sans-serif", style.px(NOTE_FONT))
+        .into_font()
+        .color(&INK)
+        .pos(Pos::new(HPos::Left, VPos::Top));
+    for (k, line) in lines.iter().enumerate() {
+        let y = at.1 + style.len(NOTE_ROW as i32) * k as i32;
+        root.draw_text(line, &font, (at.0, y))
             .map_err(|e| e.to_string())?;
     }
     Ok(())
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -683,6 +610,7 @@ mod tests {
                 label: "no schedule".into(),
             }],
             reference: Some(1),
+            ..Marks::default()
         };
         let cats = ["x".to_string(), "y, z".to_string()];
         let figure = bars_marked(
@@ -701,6 +629,31 @@ mod tests {
              ideal,x,0.1,reference\n\
              ideal,\"y, z\",0.0000002,reference\n"
         );
+    }
+
+    #[test]
+    fn a_method_has_one_colour_in_every_figure_and_variants_their_own() {
+        let named = |names: &[&str]| -> Vec<RGBColor> {
+            let series: Vec<Series> = names
+                .iter()
+                .map(|n| Series {
+                    name: n.to_string(),
+                    points: Vec::new(),
+                })
+                .collect();
+            palette(&series, &Marks::default())
+        };
+        let a = named(&["basic", "elk-full"]);
+        let b = named(&[
+            "elk-full, single broadcast",
+            "llama2-13b elk-full",
+            "elk-full-greedy",
+        ]);
+        assert_eq!(a[1], COLOURS[3]);
+        assert_eq!(b[0], COLOURS[3]);
+        assert_eq!(b[1], COLOURS[3]);
+        assert_ne!(b[2], COLOURS[3]);
+        assert_eq!(a[0], named(&["static", "basic"])[1]);
     }
 
     #[test]

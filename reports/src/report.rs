@@ -3,13 +3,21 @@
 //! time goes, utilisation, TFLOP/s), `vs-hbm` / `vs-noc` / `vs-cores` (Fig 19/21/22/23:
 //! latency against the swept quantity) and `training` (Fig 24: TFLOP/s against compute speed).
 //! Numbers are printed and plotted exactly as measured.
+//!
+//! Every grid dimension that varies is shown ([`dims`]): in row and category labels, as
+//! groups of bars (one per model), as one line figure per combination of everything but the
+//! swept quantity (one panel per chip), and what does not vary is in the titles. Results the
+//! report cannot show so (two cells under one label, a swept quantity the grid does not
+//! sweep) are refused with the reason.
+
+mod dims;
 
 use crate::cell::{CellResult, MethodResult, MethodStatus};
-use crate::error::Result;
+use crate::error::{ReportError, Result};
 use crate::finding::Finding;
 use crate::grid::Cell;
 use crate::plot::{bars_marked, lines_marked, Absent, Marks, Series, Style};
-use std::collections::BTreeMap;
+use dims::{coupled, Dim, Dims};
 
 /// Where a report came from (printed at its top), and how its figures are drawn.
 #[derive(Clone, Debug)]
@@ -56,26 +64,15 @@ pub fn today() -> String {
 /// A report: its files (name → contents: text, or a PNG figure), `README.md` first.
 pub type Files = Vec<(String, Vec<u8>)>;
 
-fn label(c: &Cell) -> String {
-    let mut s = format!("{} B{} S{}", c.model, c.batch, c.kv);
-    if let Some(t) = &c.topology {
-        s.push_str(&format!(" {t}"));
-    }
-    s
+/// Row and category labels of `rows`: every dimension that varies among them.
+fn labels(rows: &[&CellResult]) -> Vec<String> {
+    let dims = Dims::of(rows);
+    rows.iter().map(|r| dims.label(&r.cell, &[])).collect()
 }
 
-/// Row and category labels of `rows`: with the chip when the rows are on more than one.
-fn labels(rows: &[&CellResult]) -> Vec<String> {
-    let many = rows.windows(2).any(|w| w[0].cell.chip != w[1].cell.chip);
-    rows.iter()
-        .map(|r| {
-            if many {
-                format!("{} on {}", label(&r.cell), r.cell.chip)
-            } else {
-                label(&r.cell)
-            }
-        })
-        .collect()
+/// A cell's full name (every dimension but the defaults), for lists of failed cells.
+fn label(c: &Cell) -> String {
+    Dims::of(&[]).constant(c, &[])
 }
 
 fn fmt(v: Option<f64>, digits: usize) -> String {
@@ -190,24 +187,47 @@ fn method_series(
     (series, marks)
 }
 
-/// The chips of `rows`, for a figure's title: " on ipu-pod4" (several: joined).
-fn on_chips(rows: &[&CellResult]) -> String {
-    let mut chips: Vec<&str> = Vec::new();
-    for r in rows {
-        if !chips.contains(&r.cell.chip.as_str()) {
-            chips.push(&r.cell.chip);
-        }
-    }
-    if chips.is_empty() {
+/// What every row shares, for a figure's title: " (decode KV4096 on ipu-pod4, HBM 16 TB/s)".
+fn shared(rows: &[&CellResult], skip: &[Dim]) -> String {
+    let c = rows
+        .first()
+        .map(|r| Dims::of(rows).constant(&r.cell, skip))
+        .unwrap_or_default();
+    if c.is_empty() {
         String::new()
     } else {
-        format!(" on {}", chips.join(", "))
+        format!(": {c}")
     }
+}
+
+/// Whether `results` are exactly the cells of preset `name` (the paper's grid), so the
+/// paper's figures may be quoted beside them.
+fn is_preset(results: &[CellResult], name: &str) -> bool {
+    let Some(grid) =
+        crate::grid::preset(name).and_then(|t| crate::grid::Grid::from_toml(name, t).ok())
+    else {
+        return false;
+    };
+    let mut want: Vec<String> = grid.cells().iter().map(Cell::key).collect();
+    let mut have: Vec<String> = results.iter().map(|r| r.cell.key()).collect();
+    want.sort();
+    have.sort();
+    want == have
 }
 
 /// Builds the report for results of one grid.
 pub fn report(results: &[CellResult], title: &str, header: &Header) -> Result<Files> {
     let figure = results.first().map_or("bars", |r| r.figure.as_str());
+    if let Some(other) = results.iter().find(|r| r.figure != figure) {
+        return Err(ReportError::Refused {
+            figure: figure.into(),
+            detail: format!(
+                "the results mix figure types '{figure}' and '{}' (results of different grids); \
+                 report each grid's results apart",
+                other.figure
+            ),
+        });
+    }
     let mut md = header.markdown(title);
     let mut files: Files = Vec::new();
     let errors: Vec<&CellResult> = results.iter().filter(|r| r.error.is_some()).collect();
@@ -232,7 +252,13 @@ pub fn report(results: &[CellResult], title: &str, header: &Header) -> Result<Fi
         "vs-hbm" | "vs-noc" | "vs-cores" | "training" => {
             sweep_lines(figure, &shown, &mut md, &mut files, &header.style)?
         }
-        _ => latency_bars(&shown, &mut md, &mut files, &header.style)?,
+        _ => latency_bars(
+            &shown,
+            is_preset(results, "fig17"),
+            &mut md,
+            &mut files,
+            &header.style,
+        )?,
     };
     finding.question = format!("{title}: {}", finding.question);
     if !errors.is_empty() {
@@ -288,8 +314,35 @@ fn headline_method(methods: &[String]) -> Option<&String> {
         .or(methods.last())
 }
 
+/// Results in groups of one model each (in order of first appearance) when models vary:
+/// the rows, and the groups as (model, count). One model: the rows as they are, no groups.
+fn by_model<'a>(results: &[&'a CellResult]) -> (Vec<&'a CellResult>, Vec<(String, usize)>) {
+    if !Dims::of(results).varies(Dim::Model) {
+        return (results.to_vec(), Vec::new());
+    }
+    let mut models: Vec<&str> = Vec::new();
+    for r in results {
+        if !models.contains(&r.cell.model.as_str()) {
+            models.push(&r.cell.model);
+        }
+    }
+    let mut rows = Vec::new();
+    let mut groups = Vec::new();
+    for m in models {
+        let of: Vec<&CellResult> = results
+            .iter()
+            .filter(|r| r.cell.model == m)
+            .copied()
+            .collect();
+        groups.push((m.to_string(), of.len()));
+        rows.extend(of);
+    }
+    (rows, groups)
+}
+
 fn latency_bars(
     results: &[&CellResult],
+    paper: bool,
     md: &mut String,
     files: &mut Files,
     style: &Style,
@@ -308,7 +361,10 @@ fn latency_bars(
     md.push('\n');
     // % of Ideal is each method's own: Ideal over its makespan, whatever the other methods did.
     let pct = |r: &CellResult, m: &str| ms(r, m).zip(r.ideal_ms).map(|(t, i)| 100.0 * i / t);
+    let (grouped, groups) = by_model(results);
+    let results = &grouped[..];
     let names = labels(results);
+    Dims::refuse_duplicates("bars", &names)?;
     for (r, name) in results.iter().zip(&names) {
         md.push_str(&format!("| {name} |"));
         for m in &methods {
@@ -374,7 +430,11 @@ fn latency_bars(
     } else {
         md.push_str(&common_means.join(", "));
     }
-    md.push_str(" (Elk's paper: Elk reaches 94% of its Ideal on average).");
+    if paper {
+        md.push_str(" (Elk's paper: Elk reaches 94% of its Ideal on average).");
+    } else {
+        md.push('.');
+    }
     if !why_out.is_empty() {
         md.push_str(&format!(" Excluded: {}.", why_out.join("; ")));
     }
@@ -391,11 +451,16 @@ fn latency_bars(
     let finding = Finding {
         question: "how close is each method to Elk's Ideal?".into(),
         finding: format!(
-            "Mean % of Ideal over {subset}: {} (Elk's paper: 94 % for Elk).{}",
+            "Mean % of Ideal over {subset}: {}{}.{}",
             if common_means.is_empty() {
                 "none".to_string()
             } else {
                 common_means.join(", ")
+            },
+            if paper {
+                " (Elk's paper: 94 % for Elk)"
+            } else {
+                ""
             },
             if excluded.is_empty() {
                 String::new()
@@ -410,11 +475,22 @@ fn latency_bars(
             format!("{p:.1} % ({m}, {} configurations)", common.len())
         }),
     };
-    let (series, marks) =
+    // In the figures, a model's configurations are one group, labelled by the model.
+    let dims = Dims::of(results);
+    let short: Vec<String> = if groups.is_empty() {
+        names.clone()
+    } else {
+        results
+            .iter()
+            .map(|r| dims.label(&r.cell, &[Dim::Model]))
+            .collect()
+    };
+    let (series, mut marks) =
         method_series(&methods, results, |i, _| i as f64, |m| m.makespan_ms, true);
+    marks.groups = groups.clone();
     let svg = bars_marked(
-        &format!("Latency per configuration{}", on_chips(results)),
-        &names,
+        &format!("Latency per configuration{}", shared(results, &[])),
+        &short,
         &series,
         "latency (ms)",
         &marks,
@@ -422,7 +498,10 @@ fn latency_bars(
     )?;
     files.extend(svg.files("latency"));
     // The same cells as % of Ideal: the figure's question, on one scale for every model.
-    let mut pct_marks = Marks::default();
+    let mut pct_marks = Marks {
+        groups,
+        ..Marks::default()
+    };
     let pct_series: Vec<Series> = methods
         .iter()
         .enumerate()
@@ -450,15 +529,15 @@ fn latency_bars(
         })
         .collect();
     let svg = bars_marked(
-        &format!("% of Ideal per configuration{}", on_chips(results)),
-        &names,
+        &format!("% of Ideal per configuration{}", shared(results, &[])),
+        &short,
         &pct_series,
         "% of Ideal (Ideal's latency / the method's)",
         &pct_marks,
         style,
     )?;
     files.extend(svg.files("pct_of_ideal"));
-    md.push_str("![latency](latency.svg)\n\n![% of Ideal](pct_of_ideal.svg)\n\nIn the figures, \"×\" at 0 marks a method without a schedule (its label says why: \"no schedule\" when the heuristic finds none, \"infeasible\" when none exists, \"does not fit\" when no plan of an operator fits the chip's SRAM); in the latency figure Ideal is the outlined bar.\n");
+    md.push_str("![latency](latency.svg)\n\n![% of Ideal](pct_of_ideal.svg)\n\nIn the figures, \"×\" on the axis marks a method without a schedule (the footnote under the plot says where and why: \"no schedule\" when the heuristic finds none, \"infeasible\" when none exists, \"does not fit\" when no plan of an operator fits the chip's SRAM); in the latency figure Ideal is the black outlined bar.\n");
     Ok(finding)
 }
 
@@ -469,7 +548,11 @@ fn breakdown(
     style: &Style,
 ) -> Result<Finding> {
     md.push_str("## Breakdown, utilisation, throughput\n\n| configuration | HBM TB/s | method | latency ms | preload-only % | overlapped % | execute-only % | NoC-bound % | HBM util % | NoC util % | TFLOP/s |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
-    let names = labels(results);
+    let dims = Dims::of(results);
+    let names: Vec<String> = results
+        .iter()
+        .map(|r| dims.label(&r.cell, &[Dim::Hbm]))
+        .collect();
     for (r, name) in results.iter().zip(&names) {
         for m in &r.methods {
             let b = m.breakdown;
@@ -494,14 +577,8 @@ fn breakdown(
         }
     }
     let methods = methods_of(results);
-    let categories: Vec<String> = results
-        .iter()
-        .zip(&names)
-        .map(|(r, name)| match r.cell.hbm_tbps {
-            Some(h) => format!("{name} {h} TB/s"),
-            None => name.clone(),
-        })
-        .collect();
+    let categories = labels(results);
+    Dims::refuse_duplicates("breakdown", &categories)?;
     for (what, stem, f) in [
         (
             "HBM utilisation (%)",
@@ -514,7 +591,7 @@ fn breakdown(
         }),
     ] {
         let (series, marks) = method_series(&methods, results, |i, _| i as f64, f, false);
-        let title = format!("{what}{}", on_chips(results));
+        let title = format!("{what}{}", shared(results, &[]));
         let figure = bars_marked(&title, &categories, &series, what, &marks, style)?;
         files.extend(figure.files(stem));
         md.push_str(&format!("\n![{what}]({stem}.svg)\n"));
@@ -546,22 +623,87 @@ fn breakdown(
 fn x_of(figure: &str, c: &Cell) -> (f64, &'static str) {
     match figure {
         "vs-noc" => (c.noc_scale, "NoC bandwidth (× the chip's)"),
-        "vs-cores" => (c.cores.unwrap_or(0) as f64, "cores"),
+        "vs-cores" => (c.cores.map_or(f64::NAN, |n| n as f64), "cores"),
         "training" => (c.compute_scale, "compute speed (× the chip's)"),
         _ => (c.hbm_tbps.unwrap_or(f64::NAN), "HBM bandwidth (TB/s)"),
     }
 }
 
-/// Everything but the swept quantity: one chart per group. The chip is part of it, so a grid
-/// of two chips draws two charts, never one line through both chips' points.
-fn group_of(figure: &str, c: &Cell) -> String {
-    let mut g = label(c);
+/// The grid dimension a line figure sweeps.
+fn x_dim(figure: &str) -> Dim {
     match figure {
-        "vs-noc" | "training" => g.push_str(&format!(" at HBM {} TB/s", fmt(c.hbm_tbps, 1))),
-        _ => {}
+        "vs-noc" => Dim::Noc,
+        "vs-cores" => Dim::Cores,
+        "training" => Dim::Compute,
+        _ => Dim::Hbm,
     }
-    g.push_str(&format!(" on {}", c.chip));
-    g
+}
+
+/// One line figure per combination of everything but the swept quantity (and what moves
+/// with it, as HBM with the core count in Fig 23): (title, rows), in the grid's order. A
+/// grid of two chips draws two panels, never one line through both chips' points. Refused:
+/// a cell without the swept quantity, or two cells at one x in one panel.
+fn panels<'a>(
+    figure: &str,
+    results: &[&'a CellResult],
+) -> Result<Vec<(String, Vec<&'a CellResult>)>> {
+    let x = x_dim(figure);
+    if let Some(r) = results.iter().find(|r| x_of(figure, &r.cell).0.is_nan()) {
+        return Err(ReportError::Refused {
+            figure: figure.into(),
+            detail: format!(
+                "'{figure}' plots against {}, which cell {} ({}) does not set; \
+                 give the grid a list for it, or use figure = \"bars\"",
+                x_of(figure, &r.cell).1,
+                r.cell.index,
+                label(&r.cell)
+            ),
+        });
+    }
+    let dims = Dims::of(results);
+    let mut skip = vec![x];
+    let mut moves = Vec::new();
+    for d in [Dim::Hbm, Dim::Noc, Dim::Compute, Dim::Cores] {
+        if d != x && dims.varies(d) && dims.varies(x) && coupled(results, x, d) {
+            skip.push(d);
+            moves.push(d);
+        }
+    }
+    let mut out: Vec<(String, Vec<&CellResult>)> = Vec::new();
+    for r in results {
+        let key = dims.label(&r.cell, &skip);
+        match out.iter_mut().find(|g| g.0 == key) {
+            Some(g) => g.1.push(*r),
+            None => out.push((key, vec![*r])),
+        }
+    }
+    let mut titled = Vec::new();
+    for (key, rows) in out {
+        let xs: Vec<String> = rows
+            .iter()
+            .map(|r| x_of(figure, &r.cell).0.to_string())
+            .collect();
+        Dims::refuse_duplicates(&format!("{figure}, panel {key}"), &xs)?;
+        let mut skip_title = skip.clone();
+        skip_title.push(Dim::Model);
+        let mut title = key;
+        let rest = rows
+            .first()
+            .map(|r| dims.constant(&r.cell, &skip_title))
+            .unwrap_or_default();
+        if !rest.is_empty() {
+            title.push_str(&format!(" ({rest})"));
+        }
+        for d in &moves {
+            title.push_str(
+                &format!(", {d:?} moves with {x:?}")
+                    .to_lowercase()
+                    .replace("hbm", "HBM"),
+            );
+        }
+        titled.push((title, rows));
+    }
+    Ok(titled)
 }
 
 fn sweep_lines(
@@ -572,13 +714,7 @@ fn sweep_lines(
     style: &Style,
 ) -> Result<Finding> {
     let methods = methods_of(results);
-    let mut groups: BTreeMap<String, Vec<&CellResult>> = BTreeMap::new();
-    for r in results {
-        groups
-            .entry(group_of(figure, &r.cell))
-            .or_default()
-            .push(*r);
-    }
+    let groups = panels(figure, results)?;
     let training = figure == "training";
     let y_desc = if training {
         "throughput (TFLOP/s)"

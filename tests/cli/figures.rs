@@ -1,6 +1,7 @@
 //! Figures: `--format`, `--width`, `--height`, `--dpi` and `--font-size` on `report`, `study`
 //! and `sweep --report`; every figure has its CSV; an unknown format is one line, exit 2,
-//! before any work runs.
+//! before any work runs; a two-chip sweep reports one panel per chip, and results a figure
+//! cannot show honestly are refused.
 
 use super::common::{elk_in, envelope, scratch};
 
@@ -119,4 +120,49 @@ fn an_unknown_format_is_one_line_and_exit_2_before_any_work() {
             "{args:?}"
         );
     }
+}
+
+#[test]
+fn a_two_chip_sweep_reports_one_panel_per_chip_and_a_grid_it_cannot_draw_is_refused() {
+    let d = scratch("figures-chips");
+    let grid = "figure = \"vs-hbm\"\nmodels = [\"bert-base\"]\nbatches = [8]\nkvs = [128]\nchips = [\"ipu-mk2\", \"ipu-pod4\"]\nhbm_tbps = [4.0, 16.0]\nmethods = [\"basic\"]\n";
+    std::fs::write(d.join("g.toml"), grid).unwrap();
+    let out = elk_in(&d, &["sweep", "g.toml", "-o", "r.jsonl", "--report", "rep"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // One figure per chip, titled by it, with that chip's two points per series only.
+    for (n, chip) in ["ipu-mk2", "ipu-pod4"].iter().enumerate() {
+        let svg = std::fs::read_to_string(d.join(format!("rep/vs-hbm-{n}.svg"))).unwrap();
+        assert!(
+            svg.contains(&format!("bert-base on {chip} (decode B8 KV128)")),
+            "{svg}"
+        );
+        let csv = std::fs::read_to_string(d.join(format!("rep/vs-hbm-{n}.csv"))).unwrap();
+        assert_eq!(
+            csv.lines().filter(|l| l.starts_with("basic,")).count(),
+            2,
+            "{csv}"
+        );
+    }
+    assert!(!d.join("rep/vs-hbm-2.svg").exists());
+    // The same cells as a vs-cores figure: the grid sets no core counts, so there is
+    // nothing to plot them against. Refused: one line, exit 2, no report.
+    let text = std::fs::read_to_string(d.join("r.jsonl")).unwrap();
+    std::fs::write(
+        d.join("cores.jsonl"),
+        text.replace("\"figure\":\"vs-hbm\"", "\"figure\":\"vs-cores\""),
+    )
+    .unwrap();
+    let out = elk_in(&d, &["report", "cores.jsonl", "-o", "refused"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("error: report (vs-cores): cannot draw these results honestly: 'vs-cores' plots against cores"),
+        "{err}"
+    );
+    assert!(!d.join("refused").exists());
 }

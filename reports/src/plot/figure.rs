@@ -209,6 +209,9 @@ pub(super) fn data_csv(
             if let Some(a) = marks.absent.iter().find(|a| a.series == s && a.point == i) {
                 notes.push(format!("absent: {}", a.label));
             }
+            if let Some(sp) = marks.spread.iter().find(|p| p.series == s && p.point == i) {
+                notes.push(format!("min {} max {}", sp.lo, sp.hi));
+            }
             out.push_str(&format!(
                 "{},{x},{y},{}\n",
                 csv_field(&ser.name),

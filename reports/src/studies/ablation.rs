@@ -98,7 +98,7 @@ pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
     }
     let categories: Vec<String> = models.iter().map(|s| s.to_string()).collect();
     let [svg, csv] = bars(
-        "Ablation of Elk",
+        "Ablation of Elk (decode B32 KV2048 on ipu-pod4, HBM 16 TB/s)",
         &categories,
         &series,
         "latency (ms)",

@@ -8,7 +8,7 @@ use crate::cell::cell_instance;
 use crate::error::Result;
 use crate::finding::Finding;
 use crate::grid::Cell;
-use crate::plot::{bars, Series};
+use crate::plot::{bars_marked, Absent, Marks, Series, Spread};
 use crate::report::{Files, Header};
 use elk_heuristics::by_name;
 use elk_stage::corpus::Rng;
@@ -98,19 +98,43 @@ pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
         .iter()
         .enumerate()
         .map(|(li, p)| Series {
-            name: format!("±{:.0} % median", 100.0 * p),
+            name: format!("±{:.0} % noise: median, min–max", 100.0 * p),
             points: by_level[li]
                 .iter()
                 .enumerate()
-                .map(|(i, d)| (i as f64, Some(summary(d).0)))
+                .map(|(i, d)| (i as f64, (!d.is_empty()).then(|| summary(d).0)))
                 .collect(),
         })
         .collect();
-    let [svg, csv] = bars(
-        "Degradation from cost noise",
+    // The spread over seeds and models behind each median: a noise study shows it. A
+    // method without a schedule has no samples: an "×".
+    let mut marks = Marks::default();
+    for (li, per_method) in by_level.iter().enumerate() {
+        for (mi, d) in per_method.iter().enumerate() {
+            if d.is_empty() {
+                marks.absent.push(Absent {
+                    series: li,
+                    point: mi,
+                    label: "no schedule".into(),
+                });
+            } else {
+                marks.spread.push(Spread {
+                    series: li,
+                    point: mi,
+                    lo: d.iter().copied().fold(f64::INFINITY, f64::min),
+                    hi: d.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+                });
+            }
+        }
+    }
+    let [svg, csv] = bars_marked(
+        &format!(
+            "Degradation from cost noise ({SEEDS} seeds per level; llama2-7b B8 KV512 and llama2-13b B32 KV2048 decode on ipu-pod4)"
+        ),
         &categories,
         &series,
         "degradation (% of true-cost plan)",
+        &marks,
         &header.style,
     )?
     .files("noise");

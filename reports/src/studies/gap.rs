@@ -5,7 +5,7 @@
 use super::{corpus, summary, OnStep, Steps};
 use crate::error::Result;
 use crate::finding::Finding;
-use crate::plot::{bars, Series};
+use crate::plot::cdf;
 use crate::report::{Files, Header};
 use elk_solver::{solve_exact, ExactOptions, ExactStatus};
 use elk_stage::instance::Instance;
@@ -215,37 +215,42 @@ pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
         .map(|m| summary(&gaps_over(&common, m)))
         .collect();
     md.push_str(&format!(
-        "\nOver the {} proven instances where every method has a schedule (the figure):\n\n| method | median gap % | p90 % | max % |\n|---|---|---|---|\n",
+        "\nOver the {} proven instances where every method has a schedule (the figures, real layer windows apart from random instances):\n\n| method | median gap % | p90 % | max % |\n|---|---|---|---|\n",
         common.len()
     ));
     for (name, (med, p90, max)) in METHODS.iter().zip(&common_stats) {
         md.push_str(&format!("| {name} | {med:.2} | {p90:.2} | {max:.2} |\n"));
     }
-    let categories: Vec<String> = METHODS.iter().map(|s| s.to_string()).collect();
-    let series: Vec<Series> = ["median", "p90", "max"]
-        .iter()
-        .enumerate()
-        .map(|(k, name)| Series {
-            name: name.to_string(),
-            points: common_stats
-                .iter()
-                .enumerate()
-                .map(|(i, s)| (i as f64, Some([s.0, s.1, s.2][k])))
-                .collect(),
-        })
-        .collect();
-    let [svg, csv] = bars(
-        &format!(
-            "Gap to the optimum on the {} instances every method schedules",
-            common.len()
-        ),
-        &categories,
-        &series,
-        "gap to optimum (%)",
-        &header.style,
-    )?
-    .files("gaps");
-    md.push_str("\n![gaps](gaps.svg)\n\n## Worst cases (Elk-Full)\n\n| instance | Elk-Full cycles | optimum cycles | gap % | what differs |\n|---|---|---|---|---|\n");
+    // The distributions, real layers apart from random instances (whose worst cases are
+    // of another kind), over the instances every method schedules, so the curves compare.
+    let mut figures = Vec::new();
+    for (stem, group, real) in [
+        ("gaps-real", "real layer windows", true),
+        ("gaps-random", "random instances", false),
+    ] {
+        let rows: Vec<&Row> = common
+            .iter()
+            .copied()
+            .filter(|r| is_random(&r.name) != real)
+            .collect();
+        let samples: Vec<(String, Vec<f64>)> = METHODS
+            .iter()
+            .enumerate()
+            .map(|(m, name)| (name.to_string(), gaps_over(&rows, m)))
+            .collect();
+        let figure = cdf(
+            &format!(
+                "Gap to the optimum, {group}: {} instances every method schedules",
+                rows.len()
+            ),
+            "gap to optimum (%)",
+            &samples,
+            &header.style,
+        )?;
+        figures.extend(figure.files(stem));
+        md.push_str(&format!("\n![gaps, {group}]({stem}.svg)\n"));
+    }
+    md.push_str("\n## Worst cases (Elk-Full)\n\n| instance | Elk-Full cycles | optimum cycles | gap % | what differs |\n|---|---|---|---|---|\n");
     let full = FULL;
     let mut worst: Vec<&&Row> = proven
         .iter()
@@ -310,10 +315,13 @@ pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
         ),
         number: format!("median {med:.1} %, max {max:.1} %"),
     };
-    Ok(vec![
-        ("README.md".into(), md.into_bytes()),
-        svg,
-        csv,
-        finding.file(),
-    ])
+    let mut files = vec![("README.md".into(), md.into_bytes())];
+    files.extend(figures);
+    files.push(finding.file());
+    Ok(files)
+}
+
+/// Whether an instance is one of the corpus' random ones (named `random seed N`).
+pub(crate) fn is_random(name: &str) -> bool {
+    name.starts_with("random seed ")
 }

@@ -125,7 +125,10 @@ pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
         let stem = format!("emulation-{n}");
         let file = format!("{stem}.svg");
         let figure = lines(
-            &format!("{model} on {chip_name}"),
+            &format!(
+                "{model} (2 layers) decode B{batch} KV{kv} on {chip_name}, HBM {} TB/s",
+                chip.hbm.bandwidth_bytes_per_s / 1e12
+            ),
             "HBM controllers C",
             "latency (ms, detailed simulator)",
             &series,

@@ -6,7 +6,7 @@ use super::gap::corpus_rows;
 use super::{summary, OnStep};
 use crate::error::Result;
 use crate::finding::Finding;
-use crate::plot::{bars, Series};
+use crate::plot::cdf;
 use crate::report::{Files, Header};
 
 /// Runs the study.
@@ -50,35 +50,31 @@ pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
             ));
         }
     }
-    let categories = vec![
-        "min".to_string(),
-        "median".into(),
-        "p90".into(),
-        "max".into(),
-    ];
-    let series = vec![
-        Series {
-            name: "Ideal vs optimum".into(),
-            points: [min(&vs_opt), m1, p1, x1]
-                .iter()
-                .enumerate()
-                .map(|(i, v)| (i as f64, Some(*v)))
-                .collect(),
-        },
-        Series {
-            name: "Ideal vs LP bound".into(),
-            points: [min(&vs_lp), m2, p2, x2]
-                .iter()
-                .enumerate()
-                .map(|(i, v)| (i as f64, Some(*v)))
-                .collect(),
-        },
-    ];
-    let [svg, csv] = bars(
-        "Ideal relative to the optimum and the LP bound",
-        &categories,
-        &series,
+    // The distributions, real layer windows apart from random instances.
+    let delta = |real: bool, f: &dyn Fn(&super::gap::Row) -> Option<f64>| -> Vec<f64> {
+        proven
+            .iter()
+            .filter(|r| super::gap::is_random(&r.name) != real)
+            .filter_map(|r| f(r).map(|x| 100.0 * (r.ideal - x) / x))
+            .collect()
+    };
+    let samples: Vec<(String, Vec<f64>)> = [
+        ("vs optimum, real layer windows", true, false),
+        ("vs optimum, random instances", false, false),
+        ("vs LP bound, real layer windows", true, true),
+        ("vs LP bound, random instances", false, true),
+    ]
+    .iter()
+    .map(|(name, real, lp)| {
+        let f: &dyn Fn(&super::gap::Row) -> Option<f64> =
+            if *lp { &|r| r.lp } else { &|r| r.exact };
+        (name.to_string(), delta(*real, f))
+    })
+    .collect();
+    let [svg, csv] = cdf(
+        "Ideal relative to the optimum and to the LP bound (proven instances)",
         "Ideal − reference (% of reference)",
+        &samples,
         &header.style,
     )?
     .files("ideal");

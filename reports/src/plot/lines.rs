@@ -1,0 +1,277 @@
+//! Line charts: y against x for each series.
+
+use super::axis::{x_ticks, Scale};
+use super::figure::data_csv;
+use super::{
+    absent_notes, dashes, draw_axes, draw_legend, draw_marker, draw_notes, draw_path, draw_ticks,
+    fit, font, frame, legend_rows, legend_size, palette, render, text_width, Canvas, Figure, Marks,
+    Row, Series, Style, NOTE_ROW, REFERENCE_DASH, TITLE_FONT,
+};
+use crate::error::Result;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+/// Lines with points: y against x for each series.
+pub fn lines(
+    title: &str,
+    x_desc: &str,
+    y_desc: &str,
+    series: &[Series],
+    style: &Style,
+) -> Result<Figure> {
+    lines_marked(title, x_desc, y_desc, series, &Marks::default(), style)
+}
+
+/// At most this many footnote lines under a line chart.
+const MAX_NOTES: usize = 6;
+
+/// A line chart's contents and layout, drawn the same on every backend.
+struct Lines<'a> {
+    title: &'a str,
+    x_desc: &'a str,
+    y_desc: &'a str,
+    series: &'a [Series],
+    marks: &'a Marks,
+    style: &'a Style,
+    rows: Vec<Row>,
+    notes: Vec<String>,
+    legend_w: u32,
+    x_range: (f64, f64),
+    scale: Scale,
+    y_range: (f64, f64),
+}
+
+/// Lines with [`Marks`]: absent values as "×" on the x axis with a footnote saying why, the
+/// reference series dashed black without point markers; each other series its own dash
+/// pattern and point shape; ticks at the swept x values; a log y axis when the values span
+/// decades.
+pub fn lines_marked(
+    title: &str,
+    x_desc: &str,
+    y_desc: &str,
+    series: &[Series],
+    marks: &Marks,
+    style: &Style,
+) -> Result<Figure> {
+    font();
+    let ys = || {
+        series
+            .iter()
+            .flat_map(|s| s.points.iter().filter_map(|p| p.1))
+    };
+    let xs = || series.iter().flat_map(|s| s.points.iter().map(|p| p.0));
+    let (xmin, xmax) = xs().fold((f64::INFINITY, f64::NEG_INFINITY), |a, x| {
+        (a.0.min(x), a.1.max(x))
+    });
+    let (xmin, xmax) = if xmin.is_finite() && xmax > xmin {
+        (xmin, xmax)
+    } else {
+        (0.0, 1.0)
+    };
+    // A distribution function's fractions stay on a linear axis.
+    let scale = if marks.steps {
+        Scale::Linear
+    } else {
+        Scale::for_values(ys())
+    };
+    let ymax = ys().fold(0.0f64, f64::max);
+    let ymin = ys().fold(f64::INFINITY, f64::min);
+    let ymin = if ymin.is_finite() { ymin } else { 0.0 };
+    let y_range = match scale {
+        // From zero, as before: a latency axis that starts elsewhere exaggerates.
+        Scale::Linear => scale.range(ymin.min(0.0), ymax),
+        Scale::Log => scale.range(ymin, ymax),
+    };
+    let pad = (xmax - xmin) * 0.05;
+    // The legend stands beside the plot, never over a curve.
+    let rows = legend_rows(series, marks, true);
+    let notes = absent_notes(
+        series,
+        marks,
+        |a| {
+            series
+                .get(a.series)
+                .and_then(|s| s.points.get(a.point))
+                .map_or(String::new(), |p| {
+                    format!("{} = {}", x_desc, super::axis::number(p.0))
+                })
+        },
+        MAX_NOTES,
+    );
+    let legend_w = legend_size(&rows, style).0 as u32 + style.zu(16);
+    let title_w = text_width(title, style.px(TITLE_FONT)) + style.zu(40);
+    let layout_w = (style.zu(760) + legend_w).max(title_w);
+    let notes_h = style.px(NOTE_ROW) * notes.len() as u32;
+    let (width, height) = style.size(layout_w, style.zu(520) + notes_h);
+    let (width, legend_w) = fit(width, legend_w, style);
+    let chart = Lines {
+        title,
+        x_desc,
+        y_desc,
+        series,
+        marks,
+        style,
+        rows,
+        notes,
+        legend_w,
+        x_range: (xmin - pad, xmax + pad),
+        scale,
+        y_range,
+    };
+    let image = render(title, (width, height), style, |canvas| match canvas {
+        Canvas::Svg(root) => draw_lines(&root, &chart),
+        Canvas::Png(root) => draw_lines(&root, &chart),
+    })?;
+    let csv = data_csv(None, x_desc, y_desc, series, marks);
+    Ok(Figure {
+        image,
+        format: style.format,
+        csv,
+    })
+}
+
+fn draw_lines<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    l: &Lines<'_>,
+) -> std::result::Result<(), String> {
+    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let style = l.style;
+    let (plot_area, legend_area) = frame(root, l.title, l.legend_w, style)?;
+    let notes_h = style.px(NOTE_ROW) * l.notes.len() as u32;
+    let mut chart = ChartBuilder::on(&plot_area)
+        .margin(style.zu(12))
+        .x_label_area_size(style.px(55) + notes_h)
+        .y_label_area_size(style.px(85))
+        .build_cartesian_2d(l.x_range.0..l.x_range.1, l.y_range.0..l.y_range.1)
+        .map_err(|e| e.to_string())?;
+    let y_desc = match l.scale {
+        Scale::Log => format!("{} (log scale)", l.y_desc),
+        Scale::Linear => l.y_desc.to_string(),
+    };
+    draw_axes(&mut chart, l.x_desc, &y_desc, style)?;
+    let xs: Vec<f64> = l
+        .series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.0))
+        .collect();
+    // Sample values are no swept quantity: a distribution's x axis gets round numbers.
+    let x_ticks = if l.marks.steps {
+        Scale::Linear.ticks(l.x_range)
+    } else {
+        x_ticks(&xs, l.x_range)
+    };
+    draw_ticks(root, &chart, &x_ticks, &l.scale.ticks(l.y_range), style)?;
+    let colours = palette(l.series, l.marks);
+    let wide = style.stroke(2);
+    // The reference first, so the methods' lines and markers stay on top of it.
+    let order = l
+        .marks
+        .reference
+        .into_iter()
+        .chain((0..l.series.len()).filter(|s| l.marks.reference != Some(*s)));
+    for s in order {
+        let Some(ser) = l.series.get(s) else {
+            continue;
+        };
+        let c = colours[s];
+        let data: Vec<(f64, f64)> = ser
+            .points
+            .iter()
+            .filter_map(|p| p.1.map(|y| (p.0, l.scale.at(y))))
+            .collect();
+        let reference = l.marks.reference == Some(s);
+        // A CDF rises at each sample: flat to it, then up.
+        let path: Vec<(f64, f64)> = if l.marks.steps {
+            let mut at = (l.x_range.0, 0.0);
+            let mut out = vec![at];
+            for p in &data {
+                out.push((p.0, at.1));
+                out.push(*p);
+                at = *p;
+            }
+            out.push((l.x_range.1, at.1));
+            out
+        } else {
+            data.clone()
+        };
+        let dash = if reference {
+            Some(REFERENCE_DASH)
+        } else {
+            dashes(s)
+        };
+        draw_path(
+            chart.plotting_area(),
+            path,
+            dash,
+            c.stroke_width(wide),
+            style,
+        )
+        .map_err(e)?;
+        if !reference {
+            for at in data {
+                draw_marker(chart.plotting_area(), s, at, c, style).map_err(e)?;
+            }
+        }
+    }
+    // An "×" on the x axis where a point is absent, in the series' colour; several at one x
+    // stack upwards. Why is in the footnote.
+    let mut stacked: Vec<f64> = Vec::new();
+    for a in &l.marks.absent {
+        let Some(&(x, _)) = l.series.get(a.series).and_then(|s| s.points.get(a.point)) else {
+            continue;
+        };
+        let k = stacked.iter().filter(|sx| **sx == x).count() as i32;
+        stacked.push(x);
+        let marker = EmptyElement::at((x, l.y_range.0))
+            + Cross::new(
+                (0, -style.z(8) - style.z(12) * k),
+                style.zu(4),
+                colours[a.series].stroke_width(wide),
+            );
+        chart.plotting_area().draw(&marker).map_err(e)?;
+    }
+    let (left_x, axis_y) = chart.backend_coord(&(l.x_range.0, l.y_range.0));
+    draw_notes(root, (left_x, axis_y + style.len(55)), &l.notes, style)?;
+    draw_legend(&legend_area, (0, style.z(12)), &l.rows, style)?;
+    root.present().map_err(e)?;
+    Ok(())
+}
+
+/// The distribution of each named sample as a CDF (steps up at each value, fraction of the
+/// sample on y), one series per sample; a method's name in a sample's name gives it that
+/// method's colour.
+pub fn cdf(
+    title: &str,
+    x_desc: &str,
+    samples: &[(String, Vec<f64>)],
+    style: &Style,
+) -> Result<Figure> {
+    let series: Vec<Series> = samples
+        .iter()
+        .map(|(name, values)| {
+            let mut v: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+            v.sort_by(f64::total_cmp);
+            let n = v.len() as f64;
+            Series {
+                name: format!("{name} ({} instances)", v.len()),
+                points: v
+                    .iter()
+                    .enumerate()
+                    .map(|(i, x)| (*x, Some((i + 1) as f64 / n)))
+                    .collect(),
+            }
+        })
+        .collect();
+    let marks = Marks {
+        steps: true,
+        ..Marks::default()
+    };
+    lines_marked(
+        title,
+        x_desc,
+        "fraction of instances (≤ x)",
+        &series,
+        &marks,
+        style,
+    )
+}
