@@ -190,6 +190,29 @@ fn method_series(
     (series, marks)
 }
 
+/// What the modes of a training figure's cells compute, one sentence each.
+fn training_modes(rows: &[&CellResult]) -> String {
+    let mut modes: Vec<&str> = rows.iter().map(|r| r.cell.mode.as_str()).collect();
+    modes.sort_unstable();
+    modes.dedup();
+    let mut s = String::new();
+    for m in modes {
+        s.push_str(match m {
+            "forward-batch" => {
+                "Mode forward-batch: the forward pass of a training batch alone (no backward \
+                 pass, no optimizer update), which is what the reference artifact's Fig 24 \
+                 calls training.\n\n"
+            }
+            "training" => {
+                "Mode training: the whole step (forward, backward with two gradient MatMuls \
+                 per MatMul, Adam update with its state in HBM; docs/training.md).\n\n"
+            }
+            _ => "",
+        });
+    }
+    s
+}
+
 /// The chips of `rows`, for a figure's title: " on ipu-pod4" (several: joined).
 fn on_chips(rows: &[&CellResult]) -> String {
     let mut chips: Vec<&str> = Vec::new();
@@ -227,6 +250,9 @@ pub fn report(results: &[CellResult], title: &str, header: &Header) -> Result<Fi
         results.len(),
         ok.len()
     ));
+    if figure == "training" {
+        md.push_str(&training_modes(&shown));
+    }
     let mut finding = match figure {
         "breakdown" => breakdown(&shown, &mut md, &mut files, &header.style)?,
         "vs-hbm" | "vs-noc" | "vs-cores" | "training" => {
@@ -557,7 +583,9 @@ fn x_of(figure: &str, c: &Cell) -> (f64, &'static str) {
 fn group_of(figure: &str, c: &Cell) -> String {
     let mut g = label(c);
     match figure {
-        "vs-noc" | "training" => g.push_str(&format!(" at HBM {} TB/s", fmt(c.hbm_tbps, 1))),
+        "vs-noc" => g.push_str(&format!(" at HBM {} TB/s", fmt(c.hbm_tbps, 1))),
+        // Which graph a throughput is of: the forward pass alone or the whole step.
+        "training" => g.push_str(&format!(" {} at HBM {} TB/s", c.mode, fmt(c.hbm_tbps, 1))),
         _ => {}
     }
     g.push_str(&format!(" on {}", c.chip));

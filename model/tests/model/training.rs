@@ -235,3 +235,36 @@ fn modes_parse_by_name_and_a_bad_one_lists_them() {
     );
     assert!(!e.contains('\n'), "{e}");
 }
+
+#[test]
+fn an_imported_forward_pass_gets_the_same_step_and_convolutions_are_refused() {
+    use elk_model::import::{import_file, ImportOptions};
+    let models = super::common::shared().join("models");
+    let opts = |mode| ImportOptions::new(mode, 2, 64);
+    let imported = import_file(&models.join("llama2-7.json"), &opts(Mode::Training)).unwrap();
+    let forward = import_file(&models.join("llama2-7.json"), &opts(Mode::ForwardBatch)).unwrap();
+    let zoo = build("llama2-7b", Mode::Training, 2, 64);
+    let (a, b) = (
+        imported.totals().flops.0 as f64,
+        zoo.totals().flops.0 as f64,
+    );
+    assert!((a / b - 1.0).abs() < 0.01, "imported {a} vs zoo {b} FLOPs");
+    assert_eq!(imported.layers.total(), imported.ops.len());
+    assert_eq!(imported.layers.layers, forward.layers.layers);
+    assert_eq!(&imported.ops[..forward.ops.len()], &forward.ops[..]);
+    // Every input's producer precedes it, through the backward pass too.
+    for g in [&imported, &zoo] {
+        for (i, op) in g.ops.iter().enumerate() {
+            for t in op.inputs() {
+                assert!(t.producer.is_none_or(|p| p < i), "{}: {}", g.name, op.name);
+            }
+        }
+    }
+    let e = import_file(&models.join("resnet.json"), &opts(Mode::Training)).unwrap_err();
+    let e = e.to_string();
+    assert!(
+        e.contains("convolutions") && e.contains("--mode forward-batch"),
+        "{e}"
+    );
+    assert!(!e.contains('\n'), "{e}");
+}
