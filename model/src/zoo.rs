@@ -10,7 +10,7 @@ mod file;
 mod training;
 mod transformer;
 
-pub use training::{training_step, AdamState, ACCEPTED as OPTIMIZER_DTYPES_ACCEPTED};
+pub use training::{training_step, AdamState, UPDATE_CHUNK};
 
 use crate::dtype::Dtypes;
 use crate::error::{ModelError, Result};

@@ -22,9 +22,9 @@
 //!   which the residency rule (`graph/residency.rs`) loads from HBM like any spilled value.
 //!   Recompute is not built.
 //! - Each parameter is updated as soon as its gradient is complete (when the sweep reaches its
-//!   first reader), by one `Adam` operator over its elements that reads the gradient and the
-//!   optimizer state (two moments and the master copy, [`AdamState`]) and writes the state and
-//!   the parameter back. The stage model only loads from HBM; the write-back is charged as
+//!   first reader), by `Adam` operators over its elements (in chunks of rows, at most
+//!   [`UPDATE_CHUNK`] elements each) that read the gradient and the optimizer state (two
+//!   moments and the master copy, [`AdamState`]) and write the state and the parameter back. The stage model only loads from HBM; the write-back is charged as
 //!   second HBM inputs of the update (the state again and the parameter), because reads and
 //!   writes share the HBM bandwidth. The IR counts 1 FLOP per updated element (AdamW takes
 //!   about 12; at ≥ 1,000 tokens per step that is < 0.1 % of the step's FLOPs).
@@ -337,26 +337,50 @@ impl<'a> Sweep<'a> {
         }
     }
 
-    /// The Adam update of parameter `w` from its gradient `dw`: reads the state, writes it
-    /// and the parameter back (the writes charged as HBM transfers).
+    /// The Adam update of parameter `w` from its gradient `dw`, in chunks of rows of at most
+    /// [`UPDATE_CHUNK`] elements: each reads its rows of the gradient and of the state, and
+    /// writes the state and the parameter back (the writes charged as HBM transfers).
     fn update(&mut self, w: &Tensor, dw: &str) {
         let r = identity(w.shape.len());
-        let state = format!("{}.adam_state", w.source);
-        let ins = vec![
-            In::on(dw, &r),
-            In::named(&state, Role::OptimizerState, &r, &w.shape),
-            In::named(&state, Role::OptimizerState, &r, &w.shape),
-            In::named(&w.source, Role::Weight, &r, &w.shape),
-        ];
-        let name = format!("{}.adam", w.source);
-        self.b
-            .op(&name, OpKind::Elementwise, "Adam", &w.shape, &r, ins);
-        // The output is the new parameter, in the parameters' type.
-        if let Some(op) = self.b.ops.last_mut() {
-            op.tensors[0].dtype_bytes = self.weights.bytes();
+        let rows = w.shape.first().copied().unwrap_or(1).max(1);
+        let per_row: u64 = w.shape.iter().skip(1).product();
+        // As few chunks as keep each within the size, their rows as even as can be.
+        let most_rows = (UPDATE_CHUNK / per_row.max(1)).max(1);
+        let rows_per = rows.div_ceil(rows.div_ceil(most_rows));
+        let chunks = rows.div_ceil(rows_per);
+        for c in 0..chunks {
+            let suffix = if chunks == 1 {
+                String::new()
+            } else {
+                format!(".{c}")
+            };
+            let mut shape = w.shape.clone();
+            if let Some(first) = shape.first_mut() {
+                *first = rows_per.min(rows - c * rows_per);
+            }
+            let state = format!("{}.adam_state{suffix}", w.source);
+            let ins = vec![
+                In::on(dw, &r),
+                In::named(&state, Role::OptimizerState, &r, &shape),
+                In::named(&state, Role::OptimizerState, &r, &shape),
+                In::named(&w.source, Role::Weight, &r, &shape),
+            ];
+            let name = format!("{}.adam{suffix}", w.source);
+            self.b
+                .op(&name, OpKind::Elementwise, "Adam", &shape, &r, ins);
+            // The output is the new parameter, in the parameters' type.
+            if let Some(op) = self.b.ops.last_mut() {
+                op.tensors[0].dtype_bytes = self.weights.bytes();
+            }
         }
     }
 }
+
+/// Elements of one update operator at most: an operator runs on all cores at once, and a
+/// table-sized update (Llama2-7B's LM head, 131 M parameters at 30 bytes each with fp32 state)
+/// fits no core's SRAM. 4 Mi elements are 126 MB with fp32 state: under half of the smallest
+/// preset's SRAM (tt-blackhole-like, 140 × 1.5 MiB). Optimizers chunk their updates the same way.
+pub const UPDATE_CHUNK: u64 = 1 << 22;
 
 /// Adds and Subtracts (and adding a constant) pass the output's gradient through unchanged.
 fn passes_through(op: &Operator) -> bool {

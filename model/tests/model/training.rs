@@ -126,7 +126,32 @@ fn every_matmul_gets_its_two_gradient_matmuls_and_every_parameter_one_adam_updat
         .filter(|t| t.role == Role::Weight)
         .map(|t| t.source.as_str())
         .collect();
-    assert_eq!(updates.len(), weights.len());
+    // Each parameter's chunks cover it once, none above the chunk size.
+    for w in &weights {
+        let chunks: Vec<_> = updates
+            .iter()
+            .filter(|u| u.inputs()[3].source == *w)
+            .collect();
+        let covered: u64 = chunks.iter().map(|u| u.output().elements()).sum();
+        let elements = forward
+            .ops
+            .iter()
+            .flat_map(|o| o.inputs())
+            .find(|t| t.source == *w)
+            .unwrap()
+            .elements();
+        assert_eq!(covered, elements, "{w}");
+        assert!(chunks
+            .iter()
+            .all(|u| u.output().elements() <= zoo::UPDATE_CHUNK));
+    }
+    // Llama2-7B's LM head, 32,000 × 4,096: 32 chunks of 1,000 rows.
+    let head: Vec<_> = updates
+        .iter()
+        .filter(|u| u.name.starts_with("lm_head.w.adam"))
+        .collect();
+    assert_eq!(head.len(), 32);
+    assert_eq!(head[31].output().shape, [1000, 4096]);
     for u in &updates {
         // Read the state, write it back, write the parameter: 12 + 12 + 2 bytes per element
         // from HBM, plus the gradient when it was not just computed.
