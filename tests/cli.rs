@@ -43,3 +43,5 @@ mod solve_compare;
 mod stage_model;
 #[path = "cli/sweeps.rs"]
 mod sweeps;
+#[path = "cli/training.rs"]
+mod training;

@@ -110,6 +110,9 @@ pub enum Role {
     Weight,
     /// The attention key/value cache of a decode step: lives in HBM.
     KvCache,
+    /// Optimizer state of a training step (Adam's two moments and the master weights): lives
+    /// in HBM, read and written by the parameter update (`zoo/training.rs`).
+    OptimizerState,
     /// Values computed by the model (or fed to it).
     Activation,
 }
@@ -229,23 +232,35 @@ pub enum Mode {
     Decode,
     /// A whole prompt of S tokens.
     Prefill,
-    /// A training forward pass (the prefill graph for now).
+    /// The forward pass of a training batch of S-token sequences, and nothing else: the
+    /// prefill graph under another name. This is what the reference artifact calls training
+    /// (its Fig 24), kept so that figure can be reproduced.
+    #[serde(rename = "forward-batch")]
+    ForwardBatch,
+    /// A training step: the forward pass, the loss gradient, the backward pass and the Adam
+    /// update of every parameter (docs/training.md).
     Training,
 }
 
 impl Mode {
-    /// Parses `decode`, `prefill` or `training`.
+    /// Every mode, in the order error messages list them.
+    pub const ALL: [Mode; 4] = [
+        Mode::Decode,
+        Mode::Prefill,
+        Mode::ForwardBatch,
+        Mode::Training,
+    ];
+
+    /// Parses `decode`, `prefill`, `forward-batch` or `training`.
     pub fn parse(s: &str) -> crate::Result<Mode> {
-        match s {
-            "decode" => Ok(Mode::Decode),
-            "prefill" => Ok(Mode::Prefill),
-            "training" => Ok(Mode::Training),
-            _ => Err(crate::ModelError::Unknown {
+        Mode::ALL
+            .into_iter()
+            .find(|m| m.as_str() == s)
+            .ok_or_else(|| crate::ModelError::Unknown {
                 what: "mode",
                 name: s.to_string(),
-                known: "decode, prefill, training".into(),
-            }),
-        }
+                known: Mode::ALL.map(Mode::as_str).join(", "),
+            })
     }
 
     /// The lower-case name.
@@ -253,8 +268,14 @@ impl Mode {
         match self {
             Mode::Decode => "decode",
             Mode::Prefill => "prefill",
+            Mode::ForwardBatch => "forward-batch",
             Mode::Training => "training",
         }
+    }
+
+    /// Whether the graph processes whole sequences of S tokens (all but decode).
+    pub fn whole_sequences(self) -> bool {
+        self != Mode::Decode
     }
 }
 
@@ -277,6 +298,10 @@ pub struct Graph {
     pub dtypes: Dtypes,
 }
 
+fn is_zero(b: &Bytes) -> bool {
+    b.0 == 0
+}
+
 /// Totals of a graph, the numbers researchers check a model by.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct GraphTotals {
@@ -286,6 +311,10 @@ pub struct GraphTotals {
     pub weight_bytes: Bytes,
     /// Bytes of distinct KV-cache tensors.
     pub kv_bytes: Bytes,
+    /// Bytes of distinct optimizer-state tensors (training only: Adam's moments and master
+    /// weights).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub optimizer_bytes: Bytes,
     /// Bytes preloaded from HBM summed over operators (a tensor read twice counts twice).
     pub hbm_bytes: Bytes,
     /// Floating-point operations of the whole chain.
@@ -304,11 +333,14 @@ impl Graph {
                 if matches!(t.role, Role::Activation) || !seen.insert(t.source.as_str()) {
                     continue;
                 }
-                if t.role == Role::Weight {
-                    totals.parameters += t.elements();
-                    totals.weight_bytes += t.bytes();
-                } else {
-                    totals.kv_bytes += t.bytes();
+                match t.role {
+                    Role::Weight => {
+                        totals.parameters += t.elements();
+                        totals.weight_bytes += t.bytes();
+                    }
+                    Role::KvCache => totals.kv_bytes += t.bytes(),
+                    Role::OptimizerState => totals.optimizer_bytes += t.bytes(),
+                    Role::Activation => {}
                 }
             }
         }

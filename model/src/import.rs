@@ -156,6 +156,24 @@ pub fn import_str(file: &str, text: &str, opts: &ImportOptions) -> Result<Graph>
             detected: detect_layers(&ops),
         })?,
     };
+    // Every tensor has `dtype_bytes`; the importer knows no names, so 4 bytes is taken
+    // for fp32, 1 for int8 and anything else for fp16 (the reference's fp16).
+    let dtypes = crate::dtype::Dtypes::all(match opts.dtype_bytes {
+        4 => crate::dtype::Dtype::Fp32,
+        1 => crate::dtype::Dtype::Int8,
+        _ => crate::dtype::Dtype::Fp16,
+    });
+    let mut layers = layers;
+    if opts.mode == Mode::Training {
+        // The file holds a forward pass; the step is built from it as for a zoo model, its
+        // layers the forward's and the backward pass and updates in the epilogue.
+        let forward = ops.len();
+        ops = crate::zoo::training_step(&ops, dtypes, crate::zoo::AdamState::default())
+            .map_err(|e| ModelError::Invalid(format!("{file}: {e}")))?;
+        classify_residency(&mut ops);
+        link_producers(&mut ops);
+        layers.epilogue += ops.len() - forward;
+    }
     let (plan_rules, flavour) = match opts.compat {
         Compat::Clean => (PlanRules::SPEC, ""),
         Compat::Reference => (PlanRules::REFERENCE, " compat reference"),
@@ -171,20 +189,14 @@ pub fn import_str(file: &str, text: &str, opts: &ImportOptions) -> Result<Graph>
         ops,
         layers,
         plan_rules,
-        // Every tensor has `dtype_bytes`; the importer knows no names, so 4 bytes is taken
-        // for fp32, 1 for int8 and anything else for fp16 (the reference's fp16).
-        dtypes: crate::dtype::Dtypes::all(match opts.dtype_bytes {
-            4 => crate::dtype::Dtype::Fp32,
-            1 => crate::dtype::Dtype::Int8,
-            _ => crate::dtype::Dtype::Fp16,
-        }),
+        dtypes,
     })
 }
 
 fn seq_label(mode: Mode) -> &'static str {
     match mode {
         Mode::Decode => "kv",
-        Mode::Prefill | Mode::Training => "s",
+        Mode::Prefill | Mode::ForwardBatch | Mode::Training => "s",
     }
 }
 

@@ -7,7 +7,10 @@
 
 mod builder;
 mod file;
+mod training;
 mod transformer;
+
+pub use training::{training_step, AdamState, UPDATE_CHUNK};
 
 use crate::dtype::Dtypes;
 use crate::error::{ModelError, Result};
@@ -20,7 +23,7 @@ use transformer::{Run, Transformer};
 /// Parameters of one generated graph.
 #[derive(Clone, Copy, Debug)]
 pub struct ZooParams {
-    /// Decode, prefill or training.
+    /// Decode, prefill, forward-batch or training.
     pub mode: Mode,
     /// Batch size.
     pub batch: u64,
@@ -30,6 +33,8 @@ pub struct ZooParams {
     pub layers: Option<usize>,
     /// Element types of the weights, the KV cache and the activations (fp16 by default).
     pub dtypes: Dtypes,
+    /// Element types of the optimizer state (training only; fp32 by default).
+    pub adam: AdamState,
 }
 
 impl ZooParams {
@@ -41,6 +46,7 @@ impl ZooParams {
             seq,
             layers: None,
             dtypes: Dtypes::default(),
+            adam: AdamState::default(),
         }
     }
 }
@@ -170,7 +176,15 @@ impl ZooModel {
         let decode = params.mode == Mode::Decode;
         if decode && !model.supports_decode() {
             return Err(ModelError::Invalid(format!(
-                "{name} is a vision model: decode does not apply (use --mode prefill or training)"
+                "{name} is a vision model: decode does not apply (use --mode prefill, \
+                 forward-batch or training)"
+            )));
+        }
+        if params.mode != Mode::Training && !params.adam.is_default() {
+            return Err(ModelError::Invalid(format!(
+                "--optimizer-dtype {} applies to --mode training, not {}",
+                params.adam,
+                params.mode.as_str()
             )));
         }
         let mut config = model.config.clone();
@@ -204,20 +218,31 @@ impl ZooModel {
         };
         let (builder, prologue, per_layer) = config.build(&run, params.dtypes);
         let mut ops = builder.ops;
+        let forward_ops = ops.len();
+        if params.mode == Mode::Training {
+            ops = training_step(&ops, params.dtypes, params.adam)?;
+        }
         classify_residency(&mut ops);
         link_producers(&mut ops);
         let layers = LayerStructure {
             prologue,
             ops_per_layer: per_layer,
             layers: config.layers,
+            // In training the backward pass and the updates follow the forward epilogue: the
+            // repeated layers are the forward's (a backward layer is not contiguous with its
+            // forward layer, and the structure has one repeated block).
             epilogue: ops.len() - prologue - per_layer * config.layers,
         };
+        debug_assert!(forward_ops >= prologue + per_layer * config.layers);
         let label = if decode { "kv" } else { "s" };
-        let dtype = if params.dtypes.is_default() {
+        let mut dtype = if params.dtypes.is_default() {
             String::new()
         } else {
             format!(" {}", params.dtypes)
         };
+        if !params.adam.is_default() {
+            dtype.push_str(&format!(" adam {}", params.adam));
+        }
         Ok(Graph {
             name: format!(
                 "{name} {} b{} {label}{seq}{dtype}",

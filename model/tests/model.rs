@@ -20,6 +20,8 @@ mod plans_properties;
 mod plans_reference;
 #[path = "model/reference.rs"]
 mod reference;
+#[path = "model/training.rs"]
+mod training;
 #[path = "model/zoo_counts.rs"]
 mod zoo_counts;
 #[path = "model/zoo_files.rs"]

@@ -187,6 +187,29 @@ fn method_series(
     (series, marks)
 }
 
+/// What the modes of a training figure's cells compute, one sentence each.
+fn training_modes(rows: &[&CellResult]) -> String {
+    let mut modes: Vec<&str> = rows.iter().map(|r| r.cell.mode.as_str()).collect();
+    modes.sort_unstable();
+    modes.dedup();
+    let mut s = String::new();
+    for m in modes {
+        s.push_str(match m {
+            "forward-batch" => {
+                "Mode forward-batch: the forward pass of a training batch alone (no backward \
+                 pass, no optimizer update), which is what the reference artifact's Fig 24 \
+                 calls training.\n\n"
+            }
+            "training" => {
+                "Mode training: the whole step (forward, backward with two gradient MatMuls \
+                 per MatMul, Adam update with its state in HBM; docs/training.md).\n\n"
+            }
+            _ => "",
+        });
+    }
+    s
+}
+
 /// What every row shares, for a figure's title: " (decode KV4096 on ipu-pod4, HBM 16 TB/s)".
 fn shared(rows: &[&CellResult], skip: &[Dim]) -> String {
     let c = rows
@@ -247,6 +270,9 @@ pub fn report(results: &[CellResult], title: &str, header: &Header) -> Result<Fi
         results.len(),
         ok.len()
     ));
+    if figure == "training" {
+        md.push_str(&training_modes(&shown));
+    }
     let mut finding = match figure {
         "breakdown" => breakdown(&shown, &mut md, &mut files, &header.style)?,
         "vs-hbm" | "vs-noc" | "vs-cores" | "training" => {

@@ -111,6 +111,9 @@ fn grids_are_validated_with_the_key_named() {
         let g = Grid::from_toml(name, preset(name).unwrap()).unwrap();
         assert!(!g.cells().is_empty(), "{name}");
     }
+    // Fig 24 reproduces the reference artifact, whose "training" is the forward pass alone.
+    let g = Grid::from_toml("fig24", preset("fig24").unwrap()).unwrap();
+    assert!(g.cells().iter().all(|c| c.mode == "forward-batch"));
     // Fig 23: HBM scales with the cores.
     let g = Grid::from_toml("fig23", preset("fig23").unwrap()).unwrap();
     assert_eq!(g.cells()[0].hbm_tbps, Some(4.0 * 2208.0 / 1472.0));
@@ -545,4 +548,39 @@ fn line_figures_have_a_csv_with_the_swept_quantity_and_units() {
             assert_eq!(r[2].parse::<f64>().ok(), want, "{name}: {r:?}");
         }
     }
+}
+
+#[test]
+fn a_training_figure_says_which_mode_its_throughput_is_of() {
+    let text = r#"figure = "training"
+models = ["bert-base"]
+modes = ["forward-batch", "training"]
+batches = [1]
+kvs = [32]
+compute_scale = [1.0]
+methods = ["basic"]
+"#;
+    let grid = Grid::from_toml("training", text).unwrap();
+    let out = dir("training-modes").join("r.jsonl");
+    run_sweep(&grid, &out, None, &|_, _| {}).unwrap();
+    let results: Vec<_> = read_results(&out).unwrap().into_values().collect();
+    assert!(results.iter().all(|r| r.error.is_none()), "{results:?}");
+    let makespan_ms = |mode: &str| {
+        let r = results.iter().find(|r| r.cell.mode == mode).unwrap();
+        r.methods[0].makespan_ms.unwrap()
+    };
+    // The step takes longer than its forward pass.
+    assert!(makespan_ms("training") > 2.0 * makespan_ms("forward-batch"));
+    let files = texts(report(&results, "training", &header()).unwrap());
+    let md = &files[0].1;
+    assert!(
+        md.contains("Mode forward-batch: the forward pass of a training batch alone"),
+        "{md}"
+    );
+    assert!(md.contains("Mode training: the whole step"), "{md}");
+    assert!(
+        md.contains("## bert-base B1 S32 forward-batch at HBM"),
+        "{md}"
+    );
+    assert!(md.contains("## bert-base B1 S32 training at HBM"), "{md}");
 }

@@ -19,7 +19,7 @@ impl Usage {
     }
 }
 
-/// `--mode`: decode, prefill or training.
+/// `--mode`: decode, prefill, forward-batch or training.
 pub fn mode(s: &str) -> Result<Mode, String> {
     Mode::parse(s).map_err(|e| e.to_string())
 }
@@ -27,6 +27,11 @@ pub fn mode(s: &str) -> Result<Mode, String> {
 /// `--dtype`: fp16, bf16, fp8, int8, fp32, or mixed (`w8a16`, `w8kv8a16`).
 pub fn dtype(s: &str) -> Result<elk_model::dtype::Dtypes, String> {
     elk_model::dtype::Dtypes::parse(s)
+}
+
+/// `--optimizer-dtype`: the Adam state's element types (`fp32`, `m=bf16,master=fp32`, …).
+pub fn optimizer_dtype(s: &str) -> Result<elk_model::zoo::AdamState, String> {
+    elk_model::zoo::AdamState::parse(s)
 }
 
 /// `--compat`: clean or reference.

@@ -139,6 +139,12 @@ pub fn print(g: &Graph, all: bool) {
     println!("parameters:        {}", si(t.parameters as f64, ""));
     println!("weight bytes:      {}", t.weight_bytes);
     println!("KV-cache bytes:    {}", t.kv_bytes);
+    if t.optimizer_bytes.0 > 0 {
+        println!(
+            "optimizer bytes:   {} (Adam moments and master weights)",
+            t.optimizer_bytes
+        );
+    }
     println!("HBM bytes loaded:  {} (summed over operators)", t.hbm_bytes);
     println!("FLOPs:             {}", t.flops);
     println!("HBM rule:          {HBM_RULE}");

@@ -10,7 +10,9 @@ use std::path::PathBuf;
 pub struct ImportArgs {
     /// The graph file (a JSON list of [id, expr, op_type, inputs]).
     pub file: PathBuf,
-    /// decode, prefill or training.
+    /// decode, prefill, forward-batch (a training batch's forward pass alone: what the
+    /// reference artifact calls training) or training (forward, backward and the Adam update;
+    /// docs/training.md).
     #[arg(long, default_value = "decode", value_parser = super::flags::mode)]
     pub mode: Mode,
     /// Batch size (placeholder 99); the same default as every other command.

@@ -19,7 +19,10 @@ pub struct InstanceSource {
     /// one (graph, shape, chip, cut, load order) are refused with it, as it fixes them.
     #[arg(
         long,
-        conflicts_with_all = ["model", "import", "mode", "batch", "kv", "num_layers", "compat", "dtype"]
+        conflicts_with_all = [
+            "model", "import", "mode", "batch", "kv", "num_layers", "compat", "dtype",
+            "optimizer_dtype"
+        ]
     )]
     instance: Option<PathBuf>,
     #[command(flatten)]

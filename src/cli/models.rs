@@ -24,18 +24,24 @@ pub enum ModelsCmd {
 pub struct ShowArgs {
     /// Model name (see `models list`) or a model file FILE.toml (docs/model-files.md).
     pub name: String,
-    /// decode, prefill or training.
+    /// decode, prefill, forward-batch (a training batch's forward pass alone: what the
+    /// reference artifact calls training) or training (forward, backward and the Adam update;
+    /// docs/training.md).
     #[arg(long, default_value = "decode", value_parser = super::flags::mode)]
     pub mode: Mode,
     /// Batch size.
     #[arg(long, default_value_t = 32)]
     pub batch: u64,
-    /// KV length (decode) or sequence length (prefill/training).
+    /// KV length (decode) or sequence length (every other mode).
     #[arg(long, alias = "seq", default_value_t = 2048)]
     pub kv: u64,
     /// Element types, as `--dtype` in every command (fp16, bf16, fp8, int8, fp32, w8a16, …).
     #[arg(long, value_parser = super::flags::dtype)]
     pub dtype: Option<elk_model::dtype::Dtypes>,
+    /// Element types of the Adam state in `--mode training`: fp32 (the default: fp32
+    /// moments and master weights), another dtype for both, or m=DTYPE,master=DTYPE|none.
+    #[arg(long, value_name = "DTYPE", value_parser = super::flags::optimizer_dtype)]
+    pub optimizer_dtype: Option<elk_model::zoo::AdamState>,
     /// Build the model with N layers (as `--num-layers` in every command).
     #[arg(long, value_name = "N")]
     pub num_layers: Option<usize>,
@@ -102,11 +108,13 @@ pub fn run(cmd: ModelsCmd) -> anyhow::Result<()> {
             let mut params = ZooParams::new(a.mode, a.batch, a.kv);
             params.layers = a.num_layers;
             params.dtypes = a.dtype.unwrap_or_default();
+            params.adam = a.optimizer_dtype.unwrap_or_default();
             let g = zoo::build(&a.name, &params)?;
             if a.json {
                 let config =
                     GraphConfig::new(Some(&a.name), None, a.mode, a.batch, a.kv, a.num_layers)
-                        .with_dtypes(a.dtype);
+                        .with_dtypes(a.dtype)
+                        .with_optimizer(a.optimizer_dtype);
                 return crate::cli::print_json(
                     "models-show",
                     &config,

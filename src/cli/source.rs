@@ -17,13 +17,15 @@ pub struct GraphSource {
     /// A graph in the reference JSON format.
     #[arg(long)]
     pub import: Option<PathBuf>,
-    /// decode, prefill or training.
+    /// decode, prefill, forward-batch (a training batch's forward pass alone: what the
+    /// reference artifact calls training) or training (forward, backward and the Adam update;
+    /// docs/training.md).
     #[arg(long, default_value = "decode", value_parser = super::flags::mode)]
     pub mode: Mode,
     /// Batch size.
     #[arg(long, default_value_t = 32)]
     pub batch: u64,
-    /// KV length (decode) or sequence length (prefill/training).
+    /// KV length (decode) or sequence length (every other mode).
     #[arg(long, alias = "seq", default_value_t = 2048)]
     pub kv: u64,
     /// The number of layers: a zoo model is built with N layers; an imported graph must
@@ -38,6 +40,10 @@ pub struct GraphSource {
     /// w8a16: int8 weights, fp16 KV cache and activations).
     #[arg(long, value_parser = super::flags::dtype)]
     pub dtype: Option<Dtypes>,
+    /// Element types of the Adam state in `--mode training`: fp32 (the default: fp32
+    /// moments and master weights), another dtype for both, or m=DTYPE,master=DTYPE|none.
+    #[arg(long, value_name = "DTYPE", value_parser = super::flags::optimizer_dtype)]
+    pub optimizer_dtype: Option<elk_model::zoo::AdamState>,
 }
 
 /// The graph inputs as `--json` prints them in `config`.
@@ -59,6 +65,9 @@ pub struct GraphConfig {
     /// `--dtype` as given (`w8a16`), left out for fp16 everywhere, the default.
     #[serde(skip_serializing_if = "Option::is_none")]
     dtype: Option<String>,
+    /// `--optimizer-dtype` as given (`m=bf16,master=fp32`), left out for the default.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    optimizer_dtype: Option<String>,
 }
 
 impl GraphConfig {
@@ -83,6 +92,7 @@ impl GraphConfig {
                 Compat::Reference => "reference",
             }),
             dtype: None,
+            optimizer_dtype: None,
         }
     }
 
@@ -90,6 +100,14 @@ impl GraphConfig {
     pub fn with_dtypes(self, dtypes: Option<Dtypes>) -> GraphConfig {
         GraphConfig {
             dtype: dtypes.filter(|d| !d.is_default()).map(|d| d.to_string()),
+            ..self
+        }
+    }
+
+    /// The same with the Adam state's element types (recorded unless they are the default).
+    pub fn with_optimizer(self, adam: Option<elk_model::zoo::AdamState>) -> GraphConfig {
+        GraphConfig {
+            optimizer_dtype: adam.filter(|a| !a.is_default()).map(|a| a.to_string()),
             ..self
         }
     }
@@ -109,6 +127,7 @@ impl GraphSource {
             self.num_layers,
         )
         .with_dtypes(self.dtype)
+        .with_optimizer(self.optimizer_dtype)
     }
 
     /// Builds or imports the graph.
@@ -122,6 +141,12 @@ impl GraphSource {
                 return super::flags::Usage::err(
                     "--dtype applies to a zoo model (--model); an imported graph keeps the \
                      importer's fp16",
+                );
+            }
+            if self.optimizer_dtype.is_some() {
+                return super::flags::Usage::err(
+                    "--optimizer-dtype applies to a zoo model (--model); an imported graph's \
+                     training step keeps fp32 Adam state",
                 );
             }
             return import_graph(file, &opts);
@@ -138,6 +163,7 @@ impl GraphSource {
         let mut params = ZooParams::new(mode, self.batch, self.kv);
         params.layers = self.num_layers;
         params.dtypes = self.dtype.unwrap_or_default();
+        params.adam = self.optimizer_dtype.unwrap_or_default();
         Ok(zoo::build(name, &params)?)
     }
 }

@@ -54,6 +54,29 @@ pub fn test_plan_cache() -> &'static Path {
     })
 }
 
+/// The sum of number `key` over the operators of the instance file at `path` (`hbm_cycles`,
+/// `flops`).
+pub fn ops_sum(path: &Path, key: &str) -> f64 {
+    let inst: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    inst["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o[key].as_f64().unwrap())
+        .sum()
+}
+
+/// Runs `elk-opt` with `args`, which must be refused: exit 2, a first line of stderr that
+/// says `says`, and no file at `out`.
+pub fn assert_refused(args: &[&str], says: &str, out: &Path) {
+    let r = elk(args);
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(2), "{err}");
+    assert!(err.lines().next().unwrap().contains(says), "{err}");
+    assert!(!out.exists(), "no file after a refusal");
+}
+
 /// Runs `elk-opt` with `args` and panics, quoting stderr, unless it exits 0.
 pub fn elk_ok(args: &[&str]) -> Output {
     let out = elk(args);

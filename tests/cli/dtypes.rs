@@ -2,17 +2,10 @@
 //! a dtype the chip's cost model does not price, or a form the parser does not know, is one
 //! line and exit 2 with no file written.
 
-use super::common::{elk, elk_ok, scratch};
+use super::common::{assert_refused, elk_ok, ops_sum, scratch};
 
 fn hbm_cycles(path: &std::path::Path) -> f64 {
-    let inst: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    inst["ops"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|o| o["hbm_cycles"].as_f64().unwrap())
-        .sum()
+    ops_sum(path, "hbm_cycles")
 }
 
 #[test]
@@ -63,10 +56,6 @@ fn weights_at_one_byte_halve_the_weight_traffic_and_unpriced_dtypes_are_refused(
         let o = p(&out);
         all.push(&o);
         all.extend(args.iter().copied());
-        let r = elk(&all);
-        let err = String::from_utf8_lossy(&r.stderr);
-        assert_eq!(r.status.code(), Some(2), "{err}");
-        assert!(err.lines().next().unwrap().contains(says), "{err}");
-        assert!(!out.exists(), "no file after a refusal");
+        assert_refused(&all, says, &out);
     }
 }

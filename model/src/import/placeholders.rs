@@ -25,7 +25,7 @@ pub struct Placeholders {
     pub batch: u64,
     /// S: the KV length in decode, the sequence length in prefill.
     pub seq: u64,
-    /// Decode, prefill or training.
+    /// Decode, prefill, forward-batch or training.
     pub mode: Mode,
 }
 
@@ -43,7 +43,7 @@ impl Placeholders {
     fn query_len(&self) -> u64 {
         match self.mode {
             Mode::Decode => 1,
-            Mode::Prefill | Mode::Training => self.seq,
+            Mode::Prefill | Mode::ForwardBatch | Mode::Training => self.seq,
         }
     }
 

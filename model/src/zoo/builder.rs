@@ -58,6 +58,18 @@ impl In {
         }
     }
 
+    /// The activation `source` read on `axes`, its extents those of the loop dimensions
+    /// indexing it.
+    pub fn on(source: &str, axes: &[usize]) -> In {
+        In {
+            source: source.into(),
+            role: Role::Activation,
+            axes: axes.to_vec(),
+            shape: vec![0; axes.len()],
+            declared: false,
+        }
+    }
+
     /// A tensor with an explicit role (weight, KV cache, graph input).
     pub fn named(source: &str, role: Role, axes: &[usize], shape: &[u64]) -> In {
         In {
@@ -75,6 +87,8 @@ pub struct Builder {
     /// The operators so far.
     pub ops: Vec<Operator>,
     dtypes: Dtypes,
+    /// Bytes per element of optimizer state (a training step's Adam state).
+    state_bytes: u64,
 }
 
 fn identity(rank: usize) -> Vec<usize> {
@@ -84,9 +98,15 @@ fn identity(rank: usize) -> Vec<usize> {
 impl Builder {
     /// An empty chain whose weights, KV cache and activations have `dtypes`.
     pub fn new(dtypes: Dtypes) -> Builder {
+        Builder::continuing(Vec::new(), dtypes, dtypes.activations.bytes())
+    }
+
+    /// A chain that continues `ops`, its optimizer state `state_bytes` per element.
+    pub fn continuing(ops: Vec<Operator>, dtypes: Dtypes, state_bytes: u64) -> Builder {
         Builder {
-            ops: Vec::new(),
+            ops,
             dtypes,
+            state_bytes,
         }
     }
 
@@ -96,6 +116,7 @@ impl Builder {
             Role::Weight => self.dtypes.weights,
             Role::KvCache => self.dtypes.kv,
             Role::Activation => self.dtypes.activations,
+            Role::OptimizerState => return self.state_bytes,
         }
         .bytes()
     }
