@@ -8,7 +8,7 @@ use std::path::PathBuf;
 /// A reference-format graph and its placeholder values.
 #[derive(Args, Debug)]
 pub struct ImportArgs {
-    /// The graph file (a JSON list of [id, expr, op_type, inputs]).
+    /// The graph file: a JSON list of [id, expr, op_type, inputs], or FILE.onnx.
     pub file: PathBuf,
     /// decode, prefill or training.
     #[arg(long, default_value = "decode", value_parser = super::flags::mode)]
