@@ -97,6 +97,27 @@ def decoder(model, heads, head_dim, out, name):
            os.path.join(out, f"{name}-decode.onnx"))
 
 
+def bad_fixtures(out):
+    """Two small invalid models for the error tests, written with onnx.helper (not exported
+    by torch): an operator elk-opt cannot map, and an input dimension without a shape."""
+    from onnx import TensorProto, helper
+
+    def save(name, dims, node):
+        x = helper.make_tensor_value_info("x", TensorProto.FLOAT, dims)
+        y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+        graph = helper.make_graph([node], name, [x], [y])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
+        path = os.path.join(out, f"{name}.onnx")
+        onnx.save(model, path)
+        print(f"{path}: {os.path.getsize(path)} bytes")
+
+    save("unsupported-op", ["batch", "sequence", 8],
+         helper.make_node("Hardmax", ["x"], ["y"], name="/head/Hardmax"))
+    # The middle dimension has neither a number nor a name.
+    save("missing-shape", ["batch", None, 8],
+         helper.make_node("Relu", ["x"], ["y"], name="/act/Relu"))
+
+
 def main(out):
     os.makedirs(out, exist_ok=True)
     torch.manual_seed(SEED)
@@ -130,6 +151,7 @@ def main(out):
     export(Vit(vit), (torch.randn(2, 3, 32, 32),), (["pixel_values"], ["logits"]),
            {"pixel_values": {0: "batch"}, "logits": {0: "batch"}},
            os.path.join(out, "tiny-vit.onnx"))
+    bad_fixtures(out)
     print(f"torch {torch.__version__}, transformers {transformers.__version__}, "
           f"onnx {onnx.__version__}")
 

@@ -39,7 +39,7 @@ pub fn run(a: ImportArgs) -> anyhow::Result<()> {
     let mut opts = ImportOptions::new(a.mode, a.batch, a.kv);
     opts.compat = a.compat;
     opts.num_layers = a.num_layers;
-    let g = super::source::import_graph(&a.file, &opts)?;
+    let g = super::source::import_graph(&a.file, &opts, false)?;
     if a.json {
         let config = super::source::GraphConfig::new(
             None,

@@ -122,12 +122,13 @@ pub fn import_onnx_bytes(file: &str, bytes: &[u8], opts: &ImportOptions) -> Resu
         };
         vals.insert(t.name.clone(), v);
     }
-    let mut kv_inputs = 0;
+    let (mut kv_inputs, mut has_seq) = (0, false);
     for input in &g.inputs {
         if vals.contains_key(&input.name) {
             continue; // an initializer listed as an input (IR version < 4)
         }
-        let shape = bind(input, opts).map_err(fail)?;
+        let (shape, seq) = bind(input, opts).map_err(fail)?;
+        has_seq |= seq;
         let role = if is_kv_name(&input.name) {
             kv_inputs += 1;
             Role::KvCache
@@ -242,14 +243,14 @@ pub fn import_onnx_bytes(file: &str, bytes: &[u8], opts: &ImportOptions) -> Resu
     link_producers(&mut ops);
     let layers = super::layers_of(file, &ops, opts.num_layers)?;
     let stem = super::file_stem(file);
+    // A graph with no sequence dimension (ViT's fixed patches) is not named by `--kv`.
+    let seq = if has_seq {
+        format!(" {}{}", super::seq_label(opts.mode), opts.seq)
+    } else {
+        String::new()
+    };
     Ok(Graph {
-        name: format!(
-            "{stem} {} b{} {}{}",
-            opts.mode.as_str(),
-            opts.batch,
-            super::seq_label(opts.mode),
-            opts.seq
-        ),
+        name: format!("{stem} {} b{}{seq}", opts.mode.as_str(), opts.batch),
         ops,
         layers,
         plan_rules: PlanRules::SPEC,
@@ -263,18 +264,24 @@ fn is_kv_name(name: &str) -> bool {
     n.contains("past") || n.contains("cache")
 }
 
-/// The concrete shape of a graph input: numbers stay, symbolic names are bound.
+/// The concrete shape of a graph input, and whether a sequence dimension was bound:
+/// numbers stay, symbolic names are bound.
 ///
 /// `batch*` → B; `past*` → S − 1 (the cached tokens: with the new one, attention spans
 /// `--kv` S tokens, as in the zoo's decode); `total*` → S; `seq*` → S in prefill, 1 in decode.
-fn bind(input: &proto::ValueInfo, opts: &ImportOptions) -> std::result::Result<Vec<u64>, String> {
+fn bind(
+    input: &proto::ValueInfo,
+    opts: &ImportOptions,
+) -> std::result::Result<(Vec<u64>, bool), String> {
     let name = &input.name;
     let dims = input
         .shape
         .as_ref()
         .ok_or_else(|| format!("input '{name}' has no shape"))?;
     let decode = opts.mode == Mode::Decode;
-    dims.iter()
+    let mut seq = false;
+    let shape = dims
+        .iter()
         .enumerate()
         .map(|(i, d)| match d {
             Dim::Value(v) if *v >= 0 => Ok(*v as u64),
@@ -284,6 +291,8 @@ fn bind(input: &proto::ValueInfo, opts: &ImportOptions) -> std::result::Result<V
             )),
             Dim::Param(p) => {
                 let l = p.to_ascii_lowercase();
+                let is_seq = ["past", "total", "seq"].iter().any(|w| l.contains(w));
+                seq |= is_seq && !l.contains("batch");
                 if l.contains("batch") {
                     Ok(opts.batch)
                 } else if l.contains("past") {
@@ -301,5 +310,6 @@ fn bind(input: &proto::ValueInfo, opts: &ImportOptions) -> std::result::Result<V
                 }
             }
         })
-        .collect()
+        .collect::<std::result::Result<Vec<u64>, String>>()?;
+    Ok((shape, seq))
 }
