@@ -71,6 +71,10 @@ pub(crate) enum Val {
     Tensor(Tv),
 }
 
+/// Integer values the walk keeps data for, over all nodes (32 MiB of `i64`); shape plumbing
+/// needs a few thousand.
+const DATA_BUDGET: u64 = 1 << 22;
+
 /// Imports an ONNX file.
 pub fn import_onnx_file(path: &Path, opts: &ImportOptions) -> Result<Graph> {
     let bytes = std::fs::read(path).map_err(|error| ModelError::Io {
@@ -110,7 +114,7 @@ pub fn import_onnx_bytes(file: &str, bytes: &[u8], opts: &ImportOptions) -> Resu
                 },
                 t.name.clone(),
             )
-        } else if shape.iter().product::<u64>() <= 1 {
+        } else if shape::count(&shape) <= 1 {
             Val::Static(Known::shaped(shape), t.name.clone())
         } else {
             Val::Tensor(Tv {
@@ -164,6 +168,7 @@ pub fn import_onnx_bytes(file: &str, bytes: &[u8], opts: &ImportOptions) -> Resu
     };
     let mut b = Builder::new(Dtypes::all(dtype));
     let mut names = HashSet::new();
+    let mut data_budget = DATA_BUDGET;
     for (i, node) in g.nodes.iter().enumerate() {
         let label = if node.name.is_empty() {
             format!("{}#{i}", node.op_type)
@@ -202,7 +207,17 @@ pub fn import_onnx_bytes(file: &str, bytes: &[u8], opts: &ImportOptions) -> Resu
                 })
             })
             .collect();
-        let outs = shape::infer(node, &known, model.opset).map_err(node_err)?;
+        let mut outs = shape::infer(node, &known, model.opset).map_err(node_err)?;
+        for k in &mut outs {
+            // Past the budget, values keep their shapes only: a hostile file of many large
+            // constants cannot make the walk hold much memory.
+            let n = k.data.as_ref().map_or(0, |d| d.len() as u64);
+            if n > data_budget {
+                k.data = None;
+            } else {
+                data_budget -= n;
+            }
+        }
         let folded = matches!(node.op_type.as_str(), "Shape" | "Size")
             || ins.iter().flatten().all(|v| matches!(v, Val::Static(..)));
         let produced: Vec<Val> = if folded {

@@ -143,7 +143,7 @@ fn view(op: &str, ins: &[Option<Val>], outk: &Known) -> R<Val> {
     let out = &outk.shape;
     match ins.first().cloned().flatten() {
         Some(Val::Tensor(t)) => {
-            let grows = out.iter().product::<u64>() > t.shape.iter().product::<u64>();
+            let grows = shape::count(out) > shape::count(&t.shape);
             if op == "Expand" && grows && t.role == Role::KvCache {
                 return Err(
                     "an expanded KV cache (grouped-query attention's repeat_kv) is not \
@@ -208,7 +208,7 @@ fn matmul(b: &mut Builder, name: &str, x: &Tv, w: &Tv, out: &[u64]) -> Val {
     let (m, k, n) = (x.shape[ra - 2], x.shape[ra - 1], w.shape[rb - 1]);
     if w.shape[..rb - 2].iter().all(|&d| d == 1) {
         // A linear layer: leading dimensions merged, as the zoo's `linear`.
-        let rows: u64 = x.shape[..ra - 1].iter().product();
+        let rows = shape::count(&x.shape[..ra - 1]);
         let ins = vec![input_of(x, &[0, 2]), input_of(w, &[2, 1])];
         b.op(name, OpKind::MatMul, "MatMul", &[rows, n, k], &[0, 1], ins);
     } else {
@@ -293,6 +293,9 @@ fn layer_norm(
 ) -> R<Val> {
     let x = required(&ins[0], "input")?;
     let r = x.shape.len();
+    if r == 0 {
+        return Err("it normalises a scalar".into());
+    }
     let a = attr_i(node, "axis").unwrap_or(-1);
     if a != -1 && a != r as i64 - 1 {
         return Err(format!(
@@ -341,8 +344,8 @@ fn gather(
     let a = if a < 0 { a + r } else { a };
     match table.role {
         Role::Weight if a == 0 => {
-            let h: u64 = table.shape[1..].iter().product();
-            let rows: u64 = out.iter().product::<u64>() / h.max(1);
+            let h = shape::count(&table.shape[1..]);
+            let rows = shape::count(out) / h.max(1);
             let mut inputs = vec![In::named(&table.source, Role::Weight, &[2, 1], &table.decl)];
             if let Some(ids) = ins.get(1).and_then(operand) {
                 inputs.push(In::named(&ids.source, Role::Activation, &[0], &[rows]));

@@ -31,13 +31,18 @@ impl Known {
         }
     }
 
-    /// Number of elements.
+    /// Number of elements (saturating: a hostile shape cannot overflow it).
     pub fn elements(&self) -> u64 {
-        self.shape.iter().product()
+        count(&self.shape)
     }
 }
 
 type R<T> = Result<T, String>;
+
+/// The product of extents, saturating at `u64::MAX` (the importer refuses such sizes later).
+pub fn count(shape: &[u64]) -> u64 {
+    shape.iter().fold(1u64, |a, &d| a.saturating_mul(d))
+}
 
 /// Attribute lookups.
 pub fn attr_i(n: &Node, name: &str) -> Option<i64> {
@@ -58,7 +63,7 @@ pub fn attr_ints(n: &Node, name: &str) -> Option<Vec<i64>> {
 fn axis(a: i64, rank: usize) -> R<usize> {
     let r = rank as i64;
     let v = if a < 0 { a + r } else { a };
-    if v < 0 || v >= r.max(1) {
+    if v < 0 || v >= r {
         return Err(format!("axis {a} out of range for rank {rank}"));
     }
     Ok(v as usize)
@@ -127,7 +132,7 @@ fn elementwise(ins: &[Option<Known>], f: Option<fn(&[i64]) -> i64>) -> R<Known> 
     for k in &present {
         shape = broadcast(&shape, &k.shape)?;
     }
-    let n: u64 = shape.iter().product();
+    let n = count(&shape);
     let values = match f {
         Some(f) if n <= MAX_INT_DATA && present.iter().all(|k| k.data.is_some()) => {
             let mut out = Vec::with_capacity(n as usize);
@@ -250,6 +255,10 @@ pub fn infer(node: &Node, ins: &[Option<Known>], opset: i64) -> R<Vec<Known>> {
         }]);
     }
     if BROADCAST.contains(&op) {
+        let arity = if op == "Where" { 3 } else { 2 };
+        if ins.len() != arity || ins.iter().any(Option::is_none) {
+            return Err(format!("expects {arity} inputs"));
+        }
         return Ok(vec![elementwise(ins, int_op(op))?]);
     }
     let one = |k: Known| Ok(vec![k]);
@@ -280,8 +289,7 @@ pub fn infer(node: &Node, ins: &[Option<Known>], opset: i64) -> R<Vec<Known>> {
         "Flatten" => {
             let x = input(ins, 0)?;
             let a = axis(attr_i(node, "axis").unwrap_or(1), x.shape.len() + 1)?;
-            let lead: u64 = x.shape[..a].iter().product();
-            let rest: u64 = x.shape[a..].iter().product();
+            let (lead, rest) = (count(&x.shape[..a]), count(&x.shape[a..]));
             one(Known {
                 shape: vec![lead, rest],
                 data: x.data.clone(),
@@ -352,7 +360,7 @@ pub fn infer(node: &Node, ins: &[Option<Known>], opset: i64) -> R<Vec<Known>> {
                         first.shape, p.shape
                     ));
                 }
-                shape[a] += p.shape[a];
+                shape[a] = shape[a].saturating_add(p.shape[a]);
             }
             let data = (r == 1)
                 .then(|| {
@@ -430,11 +438,15 @@ pub fn infer(node: &Node, ins: &[Option<Known>], opset: i64) -> R<Vec<Known>> {
             if delta == 0 {
                 return Err("delta 0".into());
             }
-            let n = ((limit - start) as f64 / delta as f64).ceil().max(0.0) as u64;
+            let n = ((limit as f64 - start as f64) / delta as f64)
+                .ceil()
+                .max(0.0) as u64;
             if n > MAX_INT_DATA {
                 return Err(format!("a range of {n} values"));
             }
-            let d: Vec<i64> = (0..n as i64).map(|k| start + k * delta).collect();
+            let d: Vec<i64> = (0..n as i64)
+                .map(|k| start.wrapping_add(k.wrapping_mul(delta)))
+                .collect();
             one(Known::with(vec![n], d))
         }
         "ReduceMean" | "ReduceSum" | "ReduceMax" | "ReduceMin" | "ReduceProd" => {
@@ -494,7 +506,7 @@ fn checked_elements(shape: &[u64]) -> R<u64> {
 }
 
 fn reshape(from: &[u64], target: &[i64]) -> R<Vec<u64>> {
-    let total: u64 = from.iter().product();
+    let total = count(from);
     let mut shape = Vec::with_capacity(target.len());
     let mut infer = None;
     for (i, &t) in target.iter().enumerate() {
@@ -562,7 +574,7 @@ fn slice(ins: &[Option<Known>]) -> R<Known> {
         }
         let clamp = |v: i64| (if v < 0 { v.saturating_add(dim) } else { v }).clamp(0, dim);
         let (s, e) = (clamp(starts[k]), clamp(ends[k]));
-        let n = if e > s { (e - s + step - 1) / step } else { 0 };
+        let n = if e > s { (e - s - 1) / step + 1 } else { 0 };
         shape[a] = n as u64;
         range1 = Some((s, step, n));
     }
@@ -652,6 +664,9 @@ pub fn window(node: &Node, ins: &[Option<Known>]) -> R<Window> {
     }
     if strides.len() != 2 || dil.len() != 2 || pads.len() != 4 {
         return Err("strides, dilations and pads must be 2-D".into());
+    }
+    if kernel.contains(&0) {
+        return Err("an empty kernel".into());
     }
     let mut out = vec![x[0], c_out];
     for i in 0..2 {
