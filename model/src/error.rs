@@ -38,6 +38,15 @@ pub enum ModelError {
         /// What is wrong with it.
         detail: String,
     },
+    /// An ONNX file cannot be imported: malformed, or a node that cannot be mapped (the
+    /// detail names it: `node 'NAME' (OpType): …`).
+    #[error("{file}: {}", one_line(.detail))]
+    Onnx {
+        /// The file.
+        file: String,
+        /// What is wrong, naming the node or input.
+        detail: String,
+    },
     /// A chip specification (TOML) is invalid.
     #[error("{file}: {}", one_line(.detail))]
     Chip {

@@ -15,8 +15,10 @@
 mod einsum;
 mod entry;
 mod fold;
+mod onnx;
 mod placeholders;
 
+pub use onnx::{import_onnx_bytes, import_onnx_file};
 pub use placeholders::{Placeholders, SeqRole};
 
 use crate::error::{ModelError, Result};
@@ -92,10 +94,20 @@ impl ImportOptions {
     }
 }
 
-/// Imports a reference-format graph file.
+/// Imports a graph file: ONNX when its name ends in `.onnx` ([`import_onnx_file`]), the
+/// reference JSON format otherwise.
 pub fn import_file(path: &Path, opts: &ImportOptions) -> Result<Graph> {
+    if is_onnx(path) {
+        return import_onnx_file(path, opts);
+    }
     let text = crate::error::read_file(path)?;
     import_str(&path.display().to_string(), &text, opts)
+}
+
+/// Whether a file is read as ONNX: its extension is `.onnx` (any case).
+pub fn is_onnx(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("onnx"))
 }
 
 /// Imports a reference-format graph from text; `file` names it in errors.
@@ -143,19 +155,8 @@ pub fn import_str(file: &str, text: &str, opts: &ImportOptions) -> Result<Graph>
             detail: "no operators left after folding".into(),
         });
     }
-    let stem = Path::new(file)
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| file.to_string());
-    let layers = match opts.num_layers {
-        None => detect_layers(&ops),
-        Some(n) => detect_layers_with_count(&ops, n).ok_or_else(|| ModelError::LayerCount {
-            file: file.into(),
-            layers: n,
-            ops: ops.len(),
-            detected: detect_layers(&ops),
-        })?,
-    };
+    let stem = file_stem(file);
+    let layers = layers_of(file, &ops, opts.num_layers)?;
     // Every tensor has `dtype_bytes`; the importer knows no names, so 4 bytes is taken
     // for fp32, 1 for int8 and anything else for fp16 (the reference's fp16).
     let dtypes = crate::dtype::Dtypes::all(match opts.dtype_bytes {
@@ -165,14 +166,7 @@ pub fn import_str(file: &str, text: &str, opts: &ImportOptions) -> Result<Graph>
     });
     let mut layers = layers;
     if opts.mode == Mode::Training {
-        // The file holds a forward pass; the step is built from it as for a zoo model, its
-        // layers the forward's and the backward pass and updates in the epilogue.
-        let forward = ops.len();
-        ops = crate::zoo::training_step(&ops, dtypes, crate::zoo::AdamState::default())
-            .map_err(|e| ModelError::Invalid(format!("{file}: {e}")))?;
-        classify_residency(&mut ops);
-        link_producers(&mut ops);
-        layers.epilogue += ops.len() - forward;
+        training_step_of(file, &mut ops, &mut layers, dtypes)?;
     }
     let (plan_rules, flavour) = match opts.compat {
         Compat::Clean => (PlanRules::SPEC, ""),
@@ -191,6 +185,50 @@ pub fn import_str(file: &str, text: &str, opts: &ImportOptions) -> Result<Graph>
         plan_rules,
         dtypes,
     })
+}
+
+/// Replaces an imported forward pass by its training step (`--mode training`), built as for
+/// a zoo model: the layers stay the forward's, the backward pass and the updates go in the
+/// epilogue.
+fn training_step_of(
+    file: &str,
+    ops: &mut Vec<Operator>,
+    layers: &mut crate::graph::LayerStructure,
+    dtypes: crate::dtype::Dtypes,
+) -> Result<()> {
+    let forward = ops.len();
+    *ops = crate::zoo::training_step(ops, dtypes, crate::zoo::AdamState::default())
+        .map_err(|e| ModelError::Invalid(format!("{file}: {e}")))?;
+    classify_residency(ops);
+    link_producers(ops);
+    layers.epilogue += ops.len() - forward;
+    Ok(())
+}
+
+/// A graph file's name without directory and extension, the start of the graph's name.
+fn file_stem(file: &str) -> String {
+    Path::new(file)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| file.to_string())
+}
+
+/// The layer structure of an imported chain: detected, or exactly `num_layers` identical
+/// layers when the user gives the count ([`ModelError::LayerCount`] if there are not).
+fn layers_of(
+    file: &str,
+    ops: &[Operator],
+    num_layers: Option<usize>,
+) -> Result<crate::graph::LayerStructure> {
+    match num_layers {
+        None => Ok(detect_layers(ops)),
+        Some(n) => detect_layers_with_count(ops, n).ok_or_else(|| ModelError::LayerCount {
+            file: file.into(),
+            layers: n,
+            ops: ops.len(),
+            detected: detect_layers(ops),
+        }),
+    }
 }
 
 fn seq_label(mode: Mode) -> &'static str {

@@ -5,7 +5,7 @@
 //! Each file states its published parameter count and where it comes from; a test checks
 //! every generated graph against it (within 1%).
 
-mod builder;
+pub(crate) mod builder;
 mod file;
 mod training;
 mod transformer;

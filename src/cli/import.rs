@@ -8,7 +8,7 @@ use std::path::PathBuf;
 /// A reference-format graph and its placeholder values.
 #[derive(Args, Debug)]
 pub struct ImportArgs {
-    /// The graph file (a JSON list of [id, expr, op_type, inputs]).
+    /// The graph file: a JSON list of [id, expr, op_type, inputs], or FILE.onnx.
     pub file: PathBuf,
     /// decode, prefill, forward-batch (a training batch's forward pass alone: what the
     /// reference artifact calls training) or training (forward, backward and the Adam update;
@@ -41,7 +41,7 @@ pub fn run(a: ImportArgs) -> anyhow::Result<()> {
     let mut opts = ImportOptions::new(a.mode, a.batch, a.kv);
     opts.compat = a.compat;
     opts.num_layers = a.num_layers;
-    let g = super::source::import_graph(&a.file, &opts)?;
+    let g = super::source::import_graph(&a.file, &opts, false)?;
     if a.json {
         let config = super::source::GraphConfig::new(
             None,

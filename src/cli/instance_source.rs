@@ -20,7 +20,7 @@ pub struct InstanceSource {
     #[arg(
         long,
         conflicts_with_all = [
-            "model", "import", "mode", "batch", "kv", "num_layers", "compat", "dtype",
+            "model", "import", "onnx", "mode", "batch", "kv", "num_layers", "compat", "dtype",
             "optimizer_dtype"
         ]
     )]
@@ -153,11 +153,14 @@ impl InstanceSource {
         }
     }
 
-    /// The graph flags, with the built-in default model when neither `--model` nor
-    /// `--import` is given.
+    /// The graph flags, with the built-in default model when none of `--model`, `--import`
+    /// and `--onnx` is given.
     fn graph_source(&self) -> GraphSource {
         let mut graph_source = self.graph.clone();
-        if graph_source.model.is_none() && graph_source.import.is_none() {
+        if graph_source.model.is_none()
+            && graph_source.import.is_none()
+            && graph_source.onnx.is_none()
+        {
             graph_source.model = Some("llama2-13b".into());
         }
         graph_source

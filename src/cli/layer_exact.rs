@@ -41,8 +41,8 @@ pub(super) fn solve(
 ) -> anyhow::Result<(Instance, LayerSection)> {
     let Some(graph) = &loaded.graph else {
         return super::flags::Usage::err(
-            "--layer-exact cuts a layer from the model's graph: give --model or --import, not \
-             --instance (or run `gap` on a cut instance)",
+            "--layer-exact cuts a layer from the model's graph: give --model, --import or \
+             --onnx, not --instance (or run `gap` on a cut instance)",
         );
     };
     let layer = cut_instance(&loaded.instance, graph, &OpRange::Layers(LAYER..LAYER + 1))?;

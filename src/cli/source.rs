@@ -3,20 +3,25 @@
 use clap::Args;
 use elk_model::dtype::Dtypes;
 use elk_model::graph::{Graph, Mode};
-use elk_model::import::{import_file, Compat, ImportOptions};
+use elk_model::import::{import_file, import_onnx_file, Compat, ImportOptions};
 use elk_model::zoo::{self, ZooParams};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
-/// `--model NAME|FILE.toml` or `--import FILE`, with mode, batch and sequence/KV length.
+/// `--model NAME|FILE.toml`, `--import FILE` or `--onnx FILE.onnx`, with mode, batch and
+/// sequence/KV length.
 #[derive(Args, Debug, Clone)]
 pub struct GraphSource {
     /// Zoo model name (see `models list`) or a model file FILE.toml (docs/model-files.md).
-    #[arg(long, conflicts_with = "import")]
+    #[arg(long, conflicts_with_all = ["import", "onnx"])]
     pub model: Option<String>,
-    /// A graph in the reference JSON format.
-    #[arg(long)]
+    /// A graph in the reference JSON format, or an ONNX model when its name ends in `.onnx`.
+    #[arg(long, conflicts_with = "onnx")]
     pub import: Option<PathBuf>,
+    /// An ONNX model (docs/onnx.md), whatever its file is called; symbolic batch and
+    /// sequence dimensions are bound by --batch and --kv.
+    #[arg(long, value_name = "FILE.onnx")]
+    pub onnx: Option<PathBuf>,
     /// decode, prefill, forward-batch (a training batch's forward pass alone: what the
     /// reference artifact calls training) or training (forward, backward and the Adam update;
     /// docs/training.md).
@@ -53,6 +58,9 @@ pub struct GraphConfig {
     model: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     import: Option<PathBuf>,
+    /// `--onnx FILE`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    onnx: Option<PathBuf>,
     mode: Mode,
     batch: u64,
     /// KV length (decode) or sequence length, tokens.
@@ -83,6 +91,7 @@ impl GraphConfig {
         GraphConfig {
             model: model.map(str::to_string),
             import: import.map(|(p, _)| p.to_path_buf()),
+            onnx: None,
             mode,
             batch,
             kv_tokens: kv,
@@ -93,6 +102,18 @@ impl GraphConfig {
             }),
             dtype: None,
             optimizer_dtype: None,
+        }
+    }
+
+    /// The same for `--onnx FILE` (which has no importer flavour).
+    pub fn with_onnx(self, onnx: Option<&Path>) -> GraphConfig {
+        match onnx {
+            Some(p) => GraphConfig {
+                onnx: Some(p.to_path_buf()),
+                compat: None,
+                ..self
+            },
+            None => self,
         }
     }
 
@@ -126,6 +147,7 @@ impl GraphSource {
             self.kv,
             self.num_layers,
         )
+        .with_onnx(self.onnx.as_deref())
         .with_dtypes(self.dtype)
         .with_optimizer(self.optimizer_dtype)
     }
@@ -133,7 +155,8 @@ impl GraphSource {
     /// Builds or imports the graph.
     pub fn load(&self) -> anyhow::Result<Graph> {
         let mode = self.mode;
-        if let Some(file) = &self.import {
+        let onnx = self.onnx.is_some();
+        if let Some(file) = self.import.as_ref().or(self.onnx.as_ref()) {
             let mut opts = ImportOptions::new(mode, self.batch, self.kv);
             opts.compat = self.compat.unwrap_or_default();
             opts.num_layers = self.num_layers;
@@ -149,10 +172,12 @@ impl GraphSource {
                      training step keeps fp32 Adam state",
                 );
             }
-            return import_graph(file, &opts);
+            return import_graph(file, &opts, onnx);
         }
         let Some(name) = self.model.as_deref() else {
-            return super::flags::Usage::err("give --model NAME|FILE.toml or --import FILE");
+            return super::flags::Usage::err(
+                "give --model NAME|FILE.toml, --import FILE or --onnx FILE.onnx",
+            );
         };
         if self.compat.is_some() {
             return super::flags::Usage::err(
@@ -168,11 +193,16 @@ impl GraphSource {
     }
 }
 
-/// Imports a reference-format graph; when no layer count was given and detection finds no
+/// Imports a reference-format graph, or an ONNX model (`onnx`, or a name ending in
+/// `.onnx`); when no layer count was given and detection finds no
 /// repeating layer, says so on stderr (every later step then treats the graph as one layer:
 /// `--layers 0..1` is the whole graph, Elk's preload depth spans every operator).
-pub fn import_graph(file: &Path, opts: &ImportOptions) -> anyhow::Result<Graph> {
-    let g = import_file(file, opts)?;
+pub fn import_graph(file: &Path, opts: &ImportOptions, onnx: bool) -> anyhow::Result<Graph> {
+    let g = if onnx {
+        import_onnx_file(file, opts)?
+    } else {
+        import_file(file, opts)?
+    };
     if opts.num_layers.is_none() && g.layers.layers <= 1 && g.ops.len() > 1 {
         eprintln!(
             "warning: {}: no repeating layer found ({}); pass --num-layers N if the model has \

@@ -34,7 +34,12 @@ pub fn edits() -> impl Strategy<Value = Vec<Edit>> {
 
 /// Applies the edits to `seed` (as bytes; invalid UTF-8 is replaced).
 pub fn apply(seed: &str, edits: &[Edit]) -> String {
-    let mut b = seed.as_bytes().to_vec();
+    String::from_utf8_lossy(&apply_bytes(seed.as_bytes(), edits)).into_owned()
+}
+
+/// Applies the edits to a binary `seed` (ONNX files).
+pub fn apply_bytes(seed: &[u8], edits: &[Edit]) -> Vec<u8> {
+    let mut b = seed.to_vec();
     for e in edits {
         let len = b.len().max(1);
         match *e {
@@ -62,5 +67,21 @@ pub fn apply(seed: &str, edits: &[Edit]) -> String {
             Edit::Truncate(p) => b.truncate(p % len),
         }
     }
-    String::from_utf8_lossy(&b).into_owned()
+    b
+}
+
+/// The same edits as byte replacements inside the first `window` bytes. In an exported
+/// ONNX file the nodes come first and the weights' data after, and a change of length
+/// anywhere breaks the enclosing messages' lengths at once; replacements keep them and so
+/// reach the node walk.
+pub fn focus(edits: &[Edit], window: usize) -> Vec<Edit> {
+    let w = window.max(1);
+    edits
+        .iter()
+        .map(|e| match *e {
+            Edit::Replace(p, x) | Edit::Insert(p, x) => Edit::Replace(p % w, x),
+            Edit::Delete(p, n) | Edit::Duplicate(p, n) => Edit::Replace(p % w, n as u8),
+            Edit::Truncate(p) => Edit::Replace(p % w, 0),
+        })
+        .collect()
 }

@@ -1,10 +1,10 @@
 //! The fuzz targets: each runs a parser (and what consumes its output) on mutated seeds.
 
 use super::common::shared;
-use super::mutate::{apply, edits};
+use super::mutate::{apply, apply_bytes, edits, focus};
 use elk_model::chip::ChipSpec;
 use elk_model::graph::Mode;
-use elk_model::import::{import_str, Compat, ImportOptions};
+use elk_model::import::{import_onnx_bytes, import_str, Compat, ImportOptions};
 use elk_stage::instance::Instance;
 use elk_stage::schedule::Schedule;
 use proptest::prelude::*;
@@ -59,6 +59,57 @@ fn importer_never_panics() {
             one_line(err)?;
         }
     });
+}
+
+/// The ONNX fixtures (tests/data/onnx/) and the mode each imports in.
+fn onnx_seeds() -> Vec<(Vec<u8>, Mode)> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/onnx");
+    [
+        ("tiny-llama-decode", Mode::Decode),
+        ("tiny-llama-prefill", Mode::Prefill),
+        ("tiny-gpt2-decode", Mode::Decode),
+        ("tiny-gpt2-prefill", Mode::Prefill),
+        ("tiny-vit", Mode::Prefill),
+        ("unsupported-op", Mode::Prefill),
+        ("missing-shape", Mode::Prefill),
+    ]
+    .iter()
+    .map(|(f, m)| (std::fs::read(dir.join(format!("{f}.onnx"))).unwrap(), *m))
+    .collect()
+}
+
+#[test]
+fn onnx_importer_never_panics() {
+    let seeds = onnx_seeds();
+    proptest!(config(), |(k in 0usize..7, e in edits(), near_nodes in any::<bool>())| {
+        let (seed, mode) = &seeds[k];
+        // Half the cases replace bytes in the first 64 KiB, where an exported file keeps
+        // its nodes.
+        let e = if near_nodes { focus(&e, 1 << 16) } else { e };
+        let bytes = apply_bytes(seed, &e);
+        if let Err(err) = import_onnx_bytes("fuzz.onnx", &bytes, &ImportOptions::new(*mode, 2, 64)) {
+            one_line(err)?;
+        }
+    });
+}
+
+/// Every prefix of the small files, and 2,000 spread over a large one, is an error of one
+/// line (or, for the empty prefix of nothing, a model without a graph).
+#[test]
+fn truncated_onnx_files_are_one_line_errors() {
+    let seeds = onnx_seeds();
+    for (seed, mode) in &seeds {
+        let opts = ImportOptions::new(*mode, 2, 64);
+        let step = (seed.len() / 2000).max(1);
+        for cut in (0..seed.len()).step_by(step) {
+            let err = import_onnx_bytes("cut.onnx", &seed[..cut], &opts).unwrap_err();
+            let s = err.to_string();
+            assert!(
+                !s.contains('\n') && s.starts_with("cut.onnx: "),
+                "{cut}: {s}"
+            );
+        }
+    }
 }
 
 #[test]

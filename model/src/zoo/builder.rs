@@ -111,7 +111,7 @@ impl Builder {
     }
 
     /// Bytes per element of a tensor with `role`.
-    fn bytes(&self, role: Role) -> u64 {
+    pub(crate) fn bytes(&self, role: Role) -> u64 {
         match role {
             Role::Weight => self.dtypes.weights,
             Role::KvCache => self.dtypes.kv,
