@@ -121,5 +121,5 @@ fn gpt2_prefill_and_decode_match_their_zoo_twin() {
 #[test]
 fn vit_matches_its_zoo_twin() {
     check("tiny-vit.onnx", "tiny-vit", Mode::Prefill, 2, 1);
-    check("tiny-vit.onnx", "tiny-vit", Mode::Training, 4, 1);
+    check("tiny-vit.onnx", "tiny-vit", Mode::ForwardBatch, 4, 1);
 }
