@@ -94,6 +94,8 @@ pub struct Marks {
     pub spread: Vec<Spread>,
     /// Lines: each series is a distribution function, drawn as steps (a CDF).
     pub steps: bool,
+    /// Lines: a log x axis (the x values are all positive).
+    pub log_x: bool,
 }
 
 /// The spread of the samples behind one bar.

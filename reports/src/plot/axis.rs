@@ -15,7 +15,7 @@ pub(super) enum Scale {
 /// Positive values whose largest is at least this many times the smallest are drawn on a
 /// log axis: on a linear one the small ones are flat lines at the bottom (Fig 17's Basic at
 /// 740 ms beside Elk's 20 ms).
-const DECADES: f64 = 30.0;
+pub(super) const DECADES: f64 = 30.0;
 
 impl Scale {
     /// The scale for `values`: log when every value is positive and they span [`DECADES`].

@@ -36,7 +36,9 @@ struct Lines<'a> {
     rows: Vec<Row>,
     notes: Vec<String>,
     legend_w: u32,
+    /// In axis coordinates (log10 of x on a log x axis).
     x_range: (f64, f64),
+    x_scale: Scale,
     scale: Scale,
     y_range: (f64, f64),
 }
@@ -59,7 +61,16 @@ pub fn lines_marked(
             .iter()
             .flat_map(|s| s.points.iter().filter_map(|p| p.1))
     };
-    let xs = || series.iter().flat_map(|s| s.points.iter().map(|p| p.0));
+    let x_scale = if marks.log_x {
+        Scale::Log
+    } else {
+        Scale::Linear
+    };
+    let xs = || {
+        series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| x_scale.at(p.0)))
+    };
     let (xmin, xmax) = xs().fold((f64::INFINITY, f64::NEG_INFINITY), |a, x| {
         (a.0.min(x), a.1.max(x))
     });
@@ -115,6 +126,7 @@ pub fn lines_marked(
         notes,
         legend_w,
         x_range: (xmin - pad, xmax + pad),
+        x_scale,
         scale,
         y_range,
     };
@@ -144,19 +156,20 @@ fn draw_lines<DB: DrawingBackend>(
         .y_label_area_size(style.px(85))
         .build_cartesian_2d(l.x_range.0..l.x_range.1, l.y_range.0..l.y_range.1)
         .map_err(|e| e.to_string())?;
-    let y_desc = match l.scale {
-        Scale::Log => format!("{} (log scale)", l.y_desc),
-        Scale::Linear => l.y_desc.to_string(),
+    let described = |desc: &str, scale: Scale| match scale {
+        Scale::Log => format!("{desc} (log scale)"),
+        Scale::Linear => desc.to_string(),
     };
-    draw_axes(&mut chart, l.x_desc, &y_desc, style)?;
+    let y_desc = described(l.y_desc, l.scale);
+    draw_axes(&mut chart, &described(l.x_desc, l.x_scale), &y_desc, style)?;
     let xs: Vec<f64> = l
         .series
         .iter()
         .flat_map(|s| s.points.iter().map(|p| p.0))
         .collect();
     // Sample values are no swept quantity: a distribution's x axis gets round numbers.
-    let x_ticks = if l.marks.steps {
-        Scale::Linear.ticks(l.x_range)
+    let x_ticks = if l.marks.steps || l.x_scale == Scale::Log {
+        l.x_scale.ticks(l.x_range)
     } else {
         x_ticks(&xs, l.x_range)
     };
@@ -177,7 +190,7 @@ fn draw_lines<DB: DrawingBackend>(
         let data: Vec<(f64, f64)> = ser
             .points
             .iter()
-            .filter_map(|p| p.1.map(|y| (p.0, l.scale.at(y))))
+            .filter_map(|p| p.1.map(|y| (l.x_scale.at(p.0), l.scale.at(y))))
             .collect();
         let reference = l.marks.reference == Some(s);
         // A CDF rises at each sample: flat to it, then up.
@@ -246,10 +259,32 @@ pub fn cdf(
     samples: &[(String, Vec<f64>)],
     style: &Style,
 ) -> Result<Figure> {
+    // Samples spanning decades (a gap of 1385 % beside gaps of 0.2 %) go on a log x axis,
+    // where the smallest are not squeezed into one line; zeros and values below the decade
+    // of the smallest positive sample are drawn at that decade, and the axis says so.
+    let finite = || {
+        samples
+            .iter()
+            .flat_map(|s| s.1.iter().copied())
+            .filter(|v| v.is_finite())
+    };
+    let lo = finite().filter(|v| *v > 0.0).fold(f64::INFINITY, f64::min);
+    let hi = finite().fold(0.0f64, f64::max);
+    let floor =
+        (lo.is_finite() && hi / lo >= super::axis::DECADES).then(|| 10f64.powf(lo.log10().floor()));
+    let x_desc = match floor {
+        Some(f) => format!("{x_desc}; below {} drawn at it", super::axis::number(f)),
+        None => x_desc.to_string(),
+    };
     let series: Vec<Series> = samples
         .iter()
         .map(|(name, values)| {
-            let mut v: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+            let mut v: Vec<f64> = values
+                .iter()
+                .copied()
+                .filter(|v| v.is_finite())
+                .map(|v| floor.map_or(v, |f| v.max(f)))
+                .collect();
             v.sort_by(f64::total_cmp);
             let n = v.len() as f64;
             Series {
@@ -264,11 +299,12 @@ pub fn cdf(
         .collect();
     let marks = Marks {
         steps: true,
+        log_x: floor.is_some(),
         ..Marks::default()
     };
     lines_marked(
         title,
-        x_desc,
+        &x_desc,
         "fraction of instances (≤ x)",
         &series,
         &marks,

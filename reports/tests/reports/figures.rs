@@ -458,3 +458,38 @@ fn a_bar_too_short_to_see_has_its_value_printed_clear_of_the_other_bars() {
         }
     }
 }
+
+#[test]
+fn a_distribution_spanning_decades_gets_a_log_x_axis_with_zeros_at_its_floor() {
+    use elk_reports::plot::{cdf, Style};
+    let style = Style::default();
+    // The gap study's shape: optimal instances (0 %), small gaps, and Basic's 1385 %.
+    let samples = vec![
+        ("elk-full".to_string(), vec![0.0, 0.04, 0.8, 3.0]),
+        ("basic".to_string(), vec![6.0, 90.0, 1385.5]),
+    ];
+    let fig = cdf("Gap", "gap to optimum (%)", &samples, &style).unwrap();
+    let labels: Vec<String> = text_boxes(fig.svg()).into_iter().map(|t| t.0).collect();
+    assert!(
+        labels
+            .iter()
+            .any(|l| l == "gap to optimum (%); below 0.01 drawn at it (log scale)"),
+        "{labels:?}"
+    );
+    // Decade ticks, from the floor's decade to Basic's.
+    for t in ["0.01", "1", "100", "1000"] {
+        assert!(labels.iter().any(|l| l == t), "tick {t}: {labels:?}");
+    }
+    // The plotted numbers: the zero at the floor, the rest as they are.
+    let csv = fig.csv();
+    assert!(csv.contains("\nelk-full (4 instances),0.01,0.25,"), "{csv}");
+    assert!(csv.contains("\nbasic (3 instances),1385.5,1,"), "{csv}");
+    // Samples within a decade keep a linear axis.
+    let narrow = vec![("elk-full".to_string(), vec![0.0, 0.4, 1.2, 3.0])];
+    let fig = cdf("Gap", "gap to optimum (%)", &narrow, &style).unwrap();
+    let labels: Vec<String> = text_boxes(fig.svg()).into_iter().map(|t| t.0).collect();
+    assert!(
+        labels.iter().any(|l| l == "gap to optimum (%)"),
+        "{labels:?}"
+    );
+}
