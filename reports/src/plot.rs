@@ -16,7 +16,7 @@
 //!   series' colour, never a missing bar or point, which a reader would take for 0 or for a
 //!   plotting failure; the legend and a footnote under the plot say why;
 //! - ticks at round numbers without a spurious ".0", at the swept values on a swept axis,
-//!   and a log axis where positive values span decades ([`axis`]);
+//!   and a log axis where positive values span decades (`plot::axis`);
 //! - every axis has a description with its unit; values are plotted as measured.
 
 mod axis;

@@ -4,7 +4,7 @@
 //! latency against the swept quantity) and `training` (Fig 24: TFLOP/s against compute speed).
 //! Numbers are printed and plotted exactly as measured.
 //!
-//! Every grid dimension that varies is shown ([`dims`]): in row and category labels, as
+//! Every grid dimension that varies is shown (`report::dims`): in row and category labels, as
 //! groups of bars (one per model), as one line figure per combination of everything but the
 //! swept quantity (one panel per chip), and what does not vary is in the titles. Results the
 //! report cannot show so (two cells under one label, a swept quantity the grid does not
@@ -457,7 +457,7 @@ fn latency_bars(
         md.push_str(&common_means.join(", "));
     }
     if paper {
-        md.push_str(" (Elk's paper: Elk reaches 94% of its Ideal on average).");
+        md.push_str(" (Elk's paper: Elk reaches 94 % of its Ideal on average, in SPEC §4's NoC row; these makespans are judged in the phased row, docs/detailed.md).");
     } else {
         md.push('.');
     }
@@ -484,7 +484,7 @@ fn latency_bars(
                 common_means.join(", ")
             },
             if paper {
-                " (Elk's paper: 94 % for Elk)"
+                " (Elk's paper: 94 % for Elk, in SPEC §4's NoC row; these are judged in the phased row, docs/detailed.md)"
             } else {
                 ""
             },

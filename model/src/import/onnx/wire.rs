@@ -1,5 +1,5 @@
 //! The protobuf wire format, read-only: varints, fixed 32/64-bit words and length-delimited
-//! fields (https://protobuf.dev/programming-guides/encoding/).
+//! fields (<https://protobuf.dev/programming-guides/encoding/>).
 //!
 //! Hand-written instead of a protobuf crate (docs/dependencies.md): ONNX needs a few messages
 //! and no encoder, and a decoder this small can be checked by reading it. Nothing read from
