@@ -42,7 +42,7 @@ pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
     let mut rows = Vec::new();
     let mut skipped = Vec::new();
     for cell in &cells {
-        let config = format!("{} B{} S{}", cell.model, cell.batch, cell.kv);
+        let config = format!("{} B{} KV{}", cell.model, cell.batch, cell.kv);
         steps.starting(&format!("{config}: plan tables"));
         let (inst, chip) = match cell_instance(cell).and_then(|i| Ok((i, cell_chip(cell)?))) {
             Ok(x) => x,
@@ -95,7 +95,17 @@ pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
     if !skipped.is_empty() {
         md.push_str(&format!("\nNot replayed: {}.\n", skipped.join("; ")));
     }
-    let figure = figure(&rows, header)?;
+    // Every Fig-17 cell is on the chip's own HBM: the title names it.
+    let hbm = cells
+        .first()
+        .and_then(|c| cell_chip(c).ok())
+        .map_or(String::new(), |c| {
+            format!(
+                "HBM {} TB/s, the chip's",
+                c.hbm.bandwidth_bytes_per_s / 1e12
+            )
+        });
+    let figure = figure(&rows, &hbm, header)?;
     files.extend(figure.files("fidelity"));
     md.push_str("\n![paced replay against the two analytic models](fidelity.svg)\n");
     files.insert(0, ("README.md".into(), md.into_bytes()));
@@ -167,7 +177,7 @@ fn full_table(rows: &[Row]) -> String {
 }
 
 /// Elk-Full's three deviations per configuration.
-fn figure(rows: &[Row], header: &Header) -> Result<crate::plot::Figure> {
+fn figure(rows: &[Row], hbm: &str, header: &Header) -> Result<crate::plot::Figure> {
     let full: Vec<&Row> = rows.iter().filter(|r| r.method == "elk-full").collect();
     let categories: Vec<String> = full.iter().map(|r| r.config.clone()).collect();
     let series = |name: &str, f: &dyn Fn(&Row) -> f64| Series {
@@ -179,7 +189,10 @@ fn figure(rows: &[Row], header: &Header) -> Result<crate::plot::Figure> {
             .collect(),
     };
     bars(
-        "Elk-Full on the Fig-17 grid (ipu-pod4): detailed replay vs analytic makespan",
+        &format!(
+            "Elk-Full on the Fig-17 grid (decode on ipu-pod4, {hbm}): detailed replay vs \
+             analytic makespan"
+        ),
         &categories,
         &[
             series("greedy replay vs SPEC §4 model", &|r| {
