@@ -20,7 +20,7 @@ pub use cost_model::{CostModel, PlanCost};
 pub use geometry::{Geometry, Round};
 pub use rules::PlanRules;
 pub use shape::{OpShape, TensorShape};
-pub use table::{FrontPoint, OptionEntry, PlanTable};
+pub use table::{Enumeration, FrontPoint, OptionEntry, PlanTable};
 
 use crate::chip::ChipSpec;
 use crate::error::{ModelError, Result};
@@ -37,12 +37,26 @@ pub struct GraphPlans {
     pub unique: Vec<(OpShape, usize, PlanTable)>,
     /// How many tables came from the plan cache.
     pub cache: CacheStats,
+    /// Plans enumerated, priced and skipped over the shapes enumerated in this call (zero
+    /// for shapes read from the cache).
+    pub enumeration: Enumeration,
 }
 
 impl GraphPlans {
     /// The table of operator `i`.
     pub fn table(&self, i: usize) -> &PlanTable {
         &self.unique[self.shape_of[i]].2
+    }
+
+    /// `fnv1a64:…` over the `Debug` text of every unique table in order (an f64's `Debug`
+    /// round-trips, so equal digests mean equal tables): what shows that a change to
+    /// enumeration leaves the tables as they were.
+    pub fn tables_digest(&self) -> String {
+        let mut h = elk_stage::hash::Fnv1a64::default();
+        for (_, _, table) in &self.unique {
+            h.update(format!("{table:?}\n").as_bytes());
+        }
+        h.finish()
     }
 }
 
@@ -79,7 +93,8 @@ pub fn plan_graph_cached(
         .par_iter()
         .map(|(s, _)| {
             let Some(cache) = cache else {
-                return (table::build(s, cores, sram, model), Source::Built);
+                let (t, counts) = table::build_counted(s, cores, sram, model);
+                return (t, Source::Built(counts));
             };
             let key = PlanCache::key(s, cores, sram, model);
             let rejected = match cache.load(&key) {
@@ -87,21 +102,37 @@ pub fn plan_graph_cached(
                 cache::Lookup::Miss => false,
                 cache::Lookup::Rejected => true,
             };
-            let t = table::build(s, cores, sram, model);
+            let (t, counts) = table::build_counted(s, cores, sram, model);
             let written = cache.store(&key, t.as_ref()).err();
-            (t, Source::Rebuilt { rejected, written })
+            (
+                t,
+                Source::Rebuilt {
+                    counts,
+                    rejected,
+                    written,
+                },
+            )
         })
         .collect();
     let mut stats = CacheStats::default();
+    let mut enumeration = Enumeration::default();
     let mut tables = Vec::with_capacity(found.len());
     for (t, source) in found {
         match source {
             Source::Cache => stats.hits += 1,
-            Source::Built => stats.built += 1,
-            Source::Rebuilt { rejected, written } => {
+            Source::Built(counts) => {
+                stats.built += 1;
+                enumeration = enumeration.plus(counts);
+            }
+            Source::Rebuilt {
+                counts,
+                rejected,
+                written,
+            } => {
                 stats.built += 1;
                 stats.rejected += usize::from(rejected);
                 stats.write_error = stats.write_error.or(written);
+                enumeration = enumeration.plus(counts);
             }
         }
         tables.push(t);
@@ -122,18 +153,20 @@ pub fn plan_graph_cached(
         shape_of,
         unique,
         cache: stats,
+        enumeration,
     })
 }
 
 /// Where one shape's table came from.
 enum Source {
     /// Enumerated, no cache in use.
-    Built,
+    Built(Enumeration),
     /// Read from the cache.
     Cache,
     /// Enumerated and written to the cache (`rejected`: over an entry that was not trusted;
     /// `written`: the write's error, if it failed).
     Rebuilt {
+        counts: Enumeration,
         rejected: bool,
         written: Option<String>,
     },

@@ -76,6 +76,19 @@ impl ZooModel {
         self.fixed_tokens.is_none()
     }
 
+    /// One layer at decode B32 KV2048 (prefill for a model without decode): the graph whose
+    /// plan tables `plan_digest` and the plan-digest test hash.
+    pub fn one_layer(&self) -> Result<Graph> {
+        let mode = if self.supports_decode() {
+            Mode::Decode
+        } else {
+            Mode::Prefill
+        };
+        let mut params = ZooParams::new(mode, 32, 2048);
+        params.layers = Some(1);
+        self.build(&params)
+    }
+
     /// Parses a model file's text; `file` names it in errors.
     pub fn from_toml_str(file: &str, text: &str) -> Result<ZooModel> {
         file::parse(file, text)

@@ -14,6 +14,8 @@ mod import_reference;
 mod onnx_fixtures;
 #[path = "model/plan_cache.rs"]
 mod plan_cache;
+#[path = "model/plan_digests.rs"]
+mod plan_digests;
 #[path = "model/plans_by_hand.rs"]
 mod plans_by_hand;
 #[path = "model/plans_properties.rs"]

@@ -95,6 +95,14 @@ struct Timings {
     enumerated_shapes: usize,
     /// Cache entries found corrupted or foreign and rebuilt.
     cache_rejected_shapes: usize,
+    /// Plans (spatial × temporal) enumerated for the enumerated shapes.
+    plans_enumerated: u64,
+    /// Of those, plans that fit in SRAM.
+    plans_fitting: u64,
+    /// Fitting plans priced in full.
+    plans_costed: u64,
+    /// Fitting plans skipped by their lower bound (docs/plans.md, "Skipping plans").
+    plans_skipped: u64,
 }
 
 #[derive(Serialize)]
@@ -163,6 +171,10 @@ pub fn run(a: PlansArgs) -> anyhow::Result<()> {
         from_cache_shapes: plans.cache.hits,
         enumerated_shapes: plans.cache.built,
         cache_rejected_shapes: plans.cache.rejected,
+        plans_enumerated: plans.enumeration.plans,
+        plans_fitting: plans.enumeration.fitting,
+        plans_costed: plans.enumeration.costed,
+        plans_skipped: plans.enumeration.skipped,
     });
     let out = Output {
         graph: &graph.name,
@@ -249,5 +261,15 @@ fn print_table(out: &Output) {
                 String::new()
             }
         );
+        if t.enumerated_shapes > 0 {
+            println!(
+                "enumeration: {} plans, {} fit in SRAM: {} costed, {} skipped by their bound ({:.1} % of the fitting)",
+                t.plans_enumerated,
+                t.plans_fitting,
+                t.plans_costed,
+                t.plans_skipped,
+                100.0 * t.plans_skipped as f64 / t.plans_fitting.max(1) as f64
+            );
+        }
     }
 }

@@ -6,30 +6,16 @@
 
 use elk_model::chip::ChipSpec;
 use elk_model::cost::for_chip;
-use elk_model::graph::Mode;
 use elk_model::plan::plan_graph;
-use elk_model::zoo::{build, models, ZooParams};
+use elk_model::zoo::models;
 use std::time::Instant;
-
-fn fnv(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-    })
-}
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut total = 0.0;
     for chip_name in ["ipu-pod4", "ipu-mk2"] {
         let chip = ChipSpec::preset(chip_name)?;
         for model in models() {
-            let mode = if model.supports_decode() {
-                Mode::Decode
-            } else {
-                Mode::Prefill
-            };
-            let mut params = ZooParams::new(mode, 32, 2048);
-            params.layers = Some(1);
-            let graph = build(&model.name, &params)?;
+            let graph = model.one_layer()?;
             let start = Instant::now();
             let plans = match plan_graph(&graph, &chip, for_chip(&chip).as_ref()) {
                 Ok(p) => p,
@@ -40,17 +26,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             };
             let seconds = start.elapsed().as_secs_f64();
             total += seconds;
-            let text: String = plans
-                .unique
-                .iter()
-                .map(|u| format!("{:?}\n", u.2))
-                .collect();
-            let costed: u64 = plans.unique.iter().map(|u| u.2.plans).sum();
+            let e = plans.enumeration;
             println!(
-                "{chip_name} {:<14} digest {:016x}  {:>3} shapes  {costed:>9} plans  {seconds:7.3} s",
+                "{chip_name} {:<14} digest {}  {:>3} shapes  {:>9} plans  {:>9} costed  {:>9} skipped  {seconds:7.3} s",
                 model.name,
-                fnv(text.as_bytes()),
-                plans.unique.len()
+                plans.tables_digest().trim_start_matches(elk_stage::hash::PREFIX),
+                plans.unique.len(),
+                e.plans,
+                e.costed,
+                e.skipped
             );
         }
     }

@@ -187,35 +187,40 @@ pub fn shuffle(shape: &OpShape, g: &Geometry) -> f64 {
 /// points of the step (the reference's sub-operator product), reductions and slices on
 /// their output.
 pub fn per_iteration(shape: &OpShape, g: &Geometry) -> f64 {
-    let all: f64 = g.step.iter().map(|&e| e as f64).product();
-    let out = g.output_step_elems(shape) as f64;
+    let all = || -> f64 { g.step.iter().map(|&e| e as f64).product() };
+    let out = || g.output_step_elems(shape) as f64;
     match shape.kind {
         OpKind::MatMul | OpKind::BatchMatMul => {
-            let (b, m, k, n) = matmul_extents(shape, g);
+            let (b, m, k, n) = matmul_extents(g);
             matmul(b, m, k, n, shape.rules.small_matmul_order)
         }
-        OpKind::Elementwise | OpKind::Softmax => elementwise(all),
-        OpKind::Unary => K.unary_slope * all + K.unary_fixed,
-        OpKind::Reduce => reduction(align(out) * (all / out)),
-        OpKind::Slice => K.per_elem * out + K.sync,
+        OpKind::Elementwise | OpKind::Softmax => elementwise(all()),
+        OpKind::Unary => K.unary_slope * all() + K.unary_fixed,
+        OpKind::Reduce => reduction(align(out()) * (all() / out())),
+        OpKind::Slice => K.per_elem * out() + K.sync,
         OpKind::Gather => {
-            let indices = out.max(1.0);
+            let indices = out().max(1.0);
             let table = g.z.get(1).copied().unwrap_or(1) as f64;
             K.gather_fixed + (table / indices / 2.0).ceil() * indices + indices
         }
-        OpKind::Conv => K.conv_per_flop * 2.0 * all + K.conv_fixed,
-        OpKind::Pool => K.conv_per_flop * all + K.conv_fixed,
+        OpKind::Conv => K.conv_per_flop * 2.0 * all() + K.conv_fixed,
+        OpKind::Pool => K.conv_per_flop * all() + K.conv_fixed,
     }
+}
+
+/// Compute cycles: I · per-iteration cost · the dtype factor.
+pub fn compute(shape: &OpShape, g: &Geometry) -> f64 {
+    g.iterations as f64 * per_iteration(shape, g) * dtype_factor(shape)
 }
 
 /// (batch, m, k, n) of a (batched) matmul's compute step: batch = output dimensions indexing
 /// both inputs, m = those indexing only input 0, n = only input 1, k = the rest.
-pub fn matmul_extents(shape: &OpShape, g: &Geometry) -> (f64, f64, f64, f64) {
+/// The roles come from [`Geometry::indexes`].
+pub fn matmul_extents(g: &Geometry) -> (f64, f64, f64, f64) {
     let (mut b, mut m, mut k, mut n) = (1.0, 1.0, 1.0, 1.0);
-    let input = |i: usize, d: usize| shape.tensors.get(i).is_some_and(|t| t.indexed_by(d));
-    for (d, &e) in g.step.iter().enumerate() {
+    for (&e, &ix) in g.step.iter().zip(&g.indexes) {
         let e = e as f64;
-        match (shape.tensors[0].indexed_by(d), input(1, d), input(2, d)) {
+        match (ix & 1 != 0, ix & 2 != 0, ix & 4 != 0) {
             (false, _, _) => k *= e,
             (true, true, true) => b *= e,
             (true, _, true) => n *= e,
@@ -232,9 +237,16 @@ impl CostModel for IpuMk2 {
 
     fn cost(&self, shape: &OpShape, g: &Geometry) -> PlanCost {
         PlanCost {
-            comp: g.iterations as f64 * per_iteration(shape, g) * dtype_factor(shape),
+            comp: compute(shape, g),
             comm: self.comm_factor * (sync_shift(g) + shuffle(shape, g)),
         }
+    }
+
+    /// The exec without the rotation rounds' sync and shift cycles (≥ 0): the same sums in
+    /// the same order with 0 in their place, and rounding is monotone, so it never exceeds
+    /// the exec.
+    fn exec_lower_bound(&self, shape: &OpShape, g: &Geometry) -> f64 {
+        compute(shape, g) + self.comm_factor * (0.0 + shuffle(shape, g))
     }
 
     fn warm_up(&self, shape: &OpShape, factors: &[u64], cold_z: &[u64]) -> f64 {

@@ -15,19 +15,27 @@ pub struct Roofline {
     pub sync_cycles: f64,
 }
 
-impl CostModel for Roofline {
-    fn name(&self) -> &'static str {
-        "roofline"
-    }
-
-    fn cost(&self, shape: &OpShape, g: &Geometry) -> PlanCost {
+impl Roofline {
+    /// Compute cycles: every loop point of every step at the peak rate (2 FLOP per point of a
+    /// contraction).
+    fn comp(&self, shape: &OpShape, g: &Geometry) -> f64 {
         let points: f64 = g.step.iter().map(|&e| e as f64).product();
         let per_point = if shape.kind.is_contraction() {
             2.0
         } else {
             1.0
         };
-        let comp = g.iterations as f64 * points * per_point / self.flops_per_cycle;
+        g.iterations as f64 * points * per_point / self.flops_per_cycle
+    }
+}
+
+impl CostModel for Roofline {
+    fn name(&self) -> &'static str {
+        "roofline"
+    }
+
+    fn cost(&self, shape: &OpShape, g: &Geometry) -> PlanCost {
+        let comp = self.comp(shape, g);
         let (shifts, shifted) = g.shift_totals();
         // Reducing k output replicas moves (k − 1) output tiles; every tensor moves at its own
         // bytes per element.
@@ -38,6 +46,16 @@ impl CostModel for Roofline {
             comp,
             comm: syncs * self.sync_cycles + bytes / self.noc_bytes_per_cycle,
         }
+    }
+
+    /// The exec without the rotation rounds' shifts and bytes (≥ 0), the same sums in the
+    /// same order with 0 in their place (rounding is monotone: never above the exec).
+    fn exec_lower_bound(&self, shape: &OpShape, g: &Geometry) -> f64 {
+        let comp = self.comp(shape, g);
+        let shuffled = (g.output_replicas - 1) as f64 * g.z[0] as f64;
+        let bytes = 0.0 + shuffled * shape.dtype_bytes as f64;
+        let syncs = 1.0 + 0.0 + f64::from(u8::from(g.output_replicas > 1));
+        comp + (syncs * self.sync_cycles + bytes / self.noc_bytes_per_cycle)
     }
 
     fn warm_up(&self, shape: &OpShape, factors: &[u64], cold_z: &[u64]) -> f64 {

@@ -27,6 +27,15 @@ pub trait CostModel: Send + Sync + std::fmt::Debug {
     fn name(&self) -> &'static str;
     /// Compute and communication cycles of a plan.
     fn cost(&self, shape: &OpShape, g: &Geometry) -> PlanCost;
+    /// A lower bound on `cost(shape, g).exec()` that reads everything of `g` but its rounds
+    /// (enumeration calls it after [`Geometry::set_steps`], before
+    /// [`Geometry::set_rounds`]). It must never exceed the exec, in floating point too:
+    /// plan tables skip the plans whose bound shows they cannot reach the hot front, and a
+    /// bound above a plan's exec would drop it wrongly. The default, 0, skips nothing.
+    fn exec_lower_bound(&self, shape: &OpShape, g: &Geometry) -> f64 {
+        let _ = (shape, g);
+        0.0
+    }
     /// Cycles to turn the cold layout into the hot one: `factors[v]` is how many cold pieces
     /// of tensor v make one hot piece (1 = no change), `cold_z[v]` its cold tile elements.
     fn warm_up(&self, shape: &OpShape, factors: &[u64], cold_z: &[u64]) -> f64;

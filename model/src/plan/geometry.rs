@@ -32,6 +32,10 @@ pub struct Geometry {
     pub rotates: Vec<bool>,
     /// Replica counts R_v.
     pub replicas: Vec<u64>,
+    /// Per dimension d, bit v set when d indexes tensor v (tensors past 63 are left out):
+    /// what [`TensorShape::indexed_by`](super::TensorShape::indexed_by) answers, read once
+    /// per partition for the cost models' inner loop.
+    pub indexes: Vec<u64>,
     /// Iterations I = Π_d max_v `t[d][v]`.
     pub iterations: u64,
     /// Rotation rounds ordered by elements moved, descending.
@@ -82,6 +86,13 @@ impl Geometry {
             z: Vec::with_capacity(shape.tensors.len()),
             rotates: Vec::with_capacity(shape.tensors.len()),
             replicas: replicas(shape, p),
+            indexes: (0..shape.dims.len())
+                .map(|d| {
+                    (shape.tensors.iter().take(64).enumerate())
+                        .filter(|(_, t)| t.indexed_by(d))
+                        .fold(0, |bits, (v, _)| bits | 1 << v)
+                })
+                .collect(),
             iterations: 1,
             rounds: Vec::new(),
             output_replicas: 1,
@@ -94,7 +105,8 @@ impl Geometry {
     /// Recomputes everything that depends on the temporal partition `t`.
     pub fn set_temporal(&mut self, shape: &OpShape, t: &[Vec<u64>]) {
         self.set_footprint(shape, t);
-        self.set_steps(shape, t);
+        self.set_steps(t);
+        self.set_rounds(shape, t);
     }
 
     /// The footprint part of [`Geometry::set_temporal`]: tiles `z`, `rotates`, `hot_bytes`
@@ -121,9 +133,11 @@ impl Geometry {
         self.cold_bytes = cold;
     }
 
-    /// The rest of [`Geometry::set_temporal`] (after [`Geometry::set_footprint`] with the
-    /// same `t`): per-step extents, iterations, output replicas and rotation rounds.
-    pub fn set_steps(&mut self, shape: &OpShape, t: &[Vec<u64>]) {
+    /// The next part of [`Geometry::set_temporal`] (after [`Geometry::set_footprint`] with
+    /// the same `t`): per-step extents, iterations and output replicas. Enumeration then asks
+    /// the cost model for a bound ([`CostModel::exec_lower_bound`](super::CostModel)) before
+    /// it pays for the rounds.
+    pub fn set_steps(&mut self, t: &[Vec<u64>]) {
         self.step.clear();
         self.iterations = 1;
         for (d, row) in t.iter().enumerate() {
@@ -133,14 +147,14 @@ impl Geometry {
         }
         let out_split: u64 = t.iter().map(|row| row[0]).product();
         self.output_replicas = (self.replicas[0] / out_split).max(1);
-        self.set_rounds(shape, t);
     }
 
     /// Rotation rounds of every dimension (SPEC §3): with row r = t[d][·], repeatedly take
     /// g = gcd of the entries > 1; a round shifts g − 1 times the tensors with r_v > 1
     /// (moving Σ z_v elements per shift); divide those entries by g. Sorted by elements,
-    /// descending (stable).
-    fn set_rounds(&mut self, shape: &OpShape, t: &[Vec<u64>]) {
+    /// descending (stable). The last part of [`Geometry::set_temporal`], after
+    /// [`Geometry::set_steps`] with the same `t`.
+    pub fn set_rounds(&mut self, shape: &OpShape, t: &[Vec<u64>]) {
         self.rounds.clear();
         for row in t {
             self.row.clear();

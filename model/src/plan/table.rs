@@ -87,16 +87,81 @@ impl PlanTable {
     }
 }
 
+/// How much of one enumeration was priced.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Enumeration {
+    /// Plans enumerated (spatial × temporal; [`PlanTable::plans`]).
+    pub plans: u64,
+    /// Plans that fit in SRAM.
+    pub fitting: u64,
+    /// Fitting plans priced in full (rotation rounds and cost model).
+    pub costed: u64,
+    /// Fitting plans not priced: their lower bound already reaches the exec of a plan of the
+    /// same spatial partition with a smaller hot footprint, so they cannot be on the front.
+    pub skipped: u64,
+}
+
+impl Enumeration {
+    /// The sum of two counts.
+    pub fn plus(self, o: Enumeration) -> Enumeration {
+        Enumeration {
+            plans: self.plans + o.plans,
+            fitting: self.fitting + o.fitting,
+            costed: self.costed + o.costed,
+            skipped: self.skipped + o.skipped,
+        }
+    }
+}
+
+/// The (hot, exec) Pareto staircase of the plans priced so far: increasing hot, strictly
+/// decreasing exec.
+#[derive(Default)]
+struct Staircase(BTreeMap<u64, f64>);
+
+impl Staircase {
+    /// The fastest exec among the priced plans with a hot footprint below `hot` (∞: none).
+    fn fastest_below(&self, hot: u64) -> f64 {
+        self.0
+            .range(..hot)
+            .next_back()
+            .map_or(f64::INFINITY, |(_, &e)| e)
+    }
+
+    /// Adds a priced plan; whether it is faster than every priced plan with a hot footprint
+    /// up to its own (and so now on the staircase).
+    fn insert(&mut self, hot: u64, exec: f64) -> bool {
+        if self
+            .0
+            .range(..=hot)
+            .next_back()
+            .is_some_and(|(_, &e)| e <= exec)
+        {
+            return false;
+        }
+        let dominated: Vec<u64> = self
+            .0
+            .range(hot..)
+            .take_while(|(_, &e)| e >= exec)
+            .map(|(&h, _)| h)
+            .collect();
+        for h in dominated {
+            self.0.remove(&h);
+        }
+        self.0.insert(hot, exec);
+        true
+    }
+}
+
 /// Pass 1 over one spatial partition: the plans that were, when enumerated, faster than every
 /// earlier plan of the partition with the same hot size (in enumeration order).
 #[derive(Default)]
 struct Pass1 {
+    counts: Enumeration,
     /// (exec, point, offset of its t in `arena`).
     records: Vec<(f64, FrontPoint, usize)>,
     /// The records' temporal partitions, row after row (records are frequent and most are
     /// superseded, so one flat buffer instead of a nested `Vec` each).
     arena: Vec<u64>,
-    plans: u64,
     colds: std::collections::BTreeSet<u64>,
 }
 
@@ -109,26 +174,60 @@ struct FrontPlan {
 /// The shape's [`PlanRules`](super::PlanRules) decide whether superseded plans stay on the
 /// front.
 pub fn build(shape: &OpShape, cores: u64, sram: u64, cost: &dyn CostModel) -> Option<PlanTable> {
+    build_counted(shape, cores, sram, cost).0
+}
+
+/// [`build`], with how many plans were priced and skipped.
+///
+/// A fitting plan is priced only when the cost model's
+/// [`exec_lower_bound`](CostModel::exec_lower_bound) is below the fastest exec of the
+/// partition's priced plans with a smaller hot footprint. Skipping the others leaves the table
+/// as it would be without skipping (docs/plans.md, "Skipping plans", has the proof): a skipped
+/// plan's exec is at least F(h), the fastest exec of any plan with a smaller hot size h, so
+/// the front's strict scan never keeps it, and neither it nor any record it would have
+/// suppressed (all slower than it) is faster than F(h).
+pub fn build_counted(
+    shape: &OpShape,
+    cores: u64,
+    sram: u64,
+    cost: &dyn CostModel,
+) -> (Option<PlanTable>, Enumeration) {
     let partitions = spatial::partitions(&shape.dims, cores);
+    // Replica counts are at most `cores`; past 2^16 the table would be large and the rest
+    // falls back to trial division.
+    let divs = temporal::Divisors::up_to(cores.min(1 << 16));
     // Pass 1 (parallel over spatial partitions): each partition's record plans per hot size.
     let passes: Vec<Pass1> = partitions
         .par_iter()
         .map(|p| {
             let mut local = Pass1::default();
-            let mut best: BTreeMap<u64, f64> = BTreeMap::new();
+            let mut stair = Staircase::default();
             let mut g = Geometry::for_partition(shape, p, cores);
-            temporal::for_each(shape, p, cores, |t| {
-                local.plans += 1;
+            let mut last_cold = None;
+            temporal::for_each(shape, p, cores, &divs, |t| {
+                local.counts.plans += 1;
                 g.set_footprint(shape, t);
                 if g.hot_bytes > sram {
                     return;
                 }
-                local.colds.insert(g.cold_bytes);
-                g.set_steps(shape, t);
+                local.counts.fitting += 1;
+                if last_cold != Some(g.cold_bytes) {
+                    last_cold = Some(g.cold_bytes);
+                    local.colds.insert(g.cold_bytes);
+                }
+                g.set_steps(t);
+                if cost.exec_lower_bound(shape, &g) >= stair.fastest_below(g.hot_bytes) {
+                    local.counts.skipped += 1;
+                    return;
+                }
+                g.set_rounds(shape, t);
+                local.counts.costed += 1;
                 let c = cost.cost(shape, &g);
                 let exec = c.exec();
-                if best.get(&g.hot_bytes).is_none_or(|e| exec < *e) {
-                    best.insert(g.hot_bytes, exec);
+                // A record is a plan faster than every earlier one of its hot size; of those,
+                // only the ones faster than every priced plan with a smaller hot size can
+                // reach the front, and those are exactly the plans the staircase takes.
+                if stair.insert(g.hot_bytes, exec) {
                     let point = FrontPoint {
                         hot: g.hot_bytes,
                         comp: c.comp,
@@ -144,7 +243,10 @@ pub fn build(shape: &OpShape, cores: u64, sram: u64, cost: &dyn CostModel) -> Op
     // In enumeration order (partition, then temporal partition), the plans faster than every
     // earlier plan of their hot size; ties go to the earlier plan, whatever the thread count.
     // A global record is a record of its own partition, so the partitions' records suffice.
-    let plans = passes.iter().map(|p| p.plans).sum();
+    let counts = passes
+        .iter()
+        .fold(Enumeration::default(), |a, p| a.plus(p.counts));
+    let plans = counts.plans;
     let mut colds = std::collections::BTreeSet::new();
     let mut fastest: BTreeMap<u64, f64> = BTreeMap::new();
     let mut records: Vec<(f64, usize, FrontPlan)> = Vec::new();
@@ -186,7 +288,7 @@ pub fn build(shape: &OpShape, cores: u64, sram: u64, cost: &dyn CostModel) -> Op
         }
     }
     if front.is_empty() {
-        return None;
+        return (None, counts);
     }
     // Pass 2: every fitting plan as a cold layout, paired with compatible front plans.
     let mut by_partition: BTreeMap<usize, Vec<&FrontPlan>> = BTreeMap::new();
@@ -198,7 +300,7 @@ pub fn build(shape: &OpShape, cores: u64, sram: u64, cost: &dyn CostModel) -> Op
         let p = &partitions[*pi];
         let mut g = Geometry::for_partition(shape, p, cores);
         let mut factors = Vec::with_capacity(shape.tensors.len());
-        temporal::for_each(shape, p, cores, |t_cold| {
+        temporal::for_each(shape, p, cores, &divs, |t_cold| {
             // Only the cold footprint and tiles matter here.
             g.set_footprint(shape, t_cold);
             for hot in hots {
@@ -231,7 +333,7 @@ pub fn build(shape: &OpShape, cores: u64, sram: u64, cost: &dyn CostModel) -> Op
         };
     }
     let options = pareto(table.clone());
-    Some(PlanTable {
+    let table = PlanTable {
         spatial: partitions.len(),
         plans,
         front: front.into_iter().map(|(_, f)| f.point).collect(),
@@ -239,7 +341,8 @@ pub fn build(shape: &OpShape, cores: u64, sram: u64, cost: &dyn CostModel) -> Op
         table,
         options,
         c_min,
-    })
+    };
+    (Some(table), counts)
 }
 
 /// Per tensor Π_d t_cold/t_hot into `m` when every t_cold[d][v] is a multiple of

@@ -41,7 +41,13 @@ fn step_efficiency(l: u64, m: u64) -> f64 {
 
 /// The candidate rows of every dimension for spatial partition `p`, in enumeration order
 /// (after the artifact's sort when the shape's rules ask for it).
-pub fn candidate_rows(shape: &OpShape, p: &[u64], cores: u64) -> Vec<Vec<Vec<u64>>> {
+/// `divs` holds the divisors of every number up to `cores` (each R_v is at most Π p ≤ cores).
+pub fn candidate_rows(
+    shape: &OpShape,
+    p: &[u64],
+    cores: u64,
+    divs: &Divisors,
+) -> Vec<Vec<Vec<u64>>> {
     let nv = shape.tensors.len();
     let r = replicas(shape, p);
     let (_, padding) = super::spatial::thresholds(&shape.dims, cores);
@@ -55,7 +61,11 @@ pub fn candidate_rows(shape: &OpShape, p: &[u64], cores: u64) -> Vec<Vec<Vec<u64
             let choices: Vec<Vec<u64>> = (0..nv)
                 .map(|v| {
                     if shape.tensors[v].indexed_by(d) && l > 1 {
-                        divisors(r[v]).into_iter().filter(|&x| x <= l).collect()
+                        divs.of(r[v])
+                            .iter()
+                            .copied()
+                            .take_while(|&x| x <= l)
+                            .collect()
                     } else {
                         vec![1]
                     }
@@ -92,9 +102,15 @@ fn product(choices: &[Vec<u64>], i: usize, row: &mut Vec<u64>, visit: &mut impl 
 }
 
 /// Calls `visit(t)` for every admissible temporal partition of spatial partition `p`
-/// (`t[d]` is dimension d's row).
-pub fn for_each(shape: &OpShape, p: &[u64], cores: u64, mut visit: impl FnMut(&[Vec<u64>])) {
-    let lists = candidate_rows(shape, p, cores);
+/// (`t[d]` is dimension d's row); `divs` covers 1..=`cores` ([`Divisors::up_to`]).
+pub fn for_each(
+    shape: &OpShape,
+    p: &[u64],
+    cores: u64,
+    divs: &Divisors,
+    mut visit: impl FnMut(&[Vec<u64>]),
+) {
+    let lists = candidate_rows(shape, p, cores, divs);
     let tile: Vec<u64> = shape
         .dims
         .iter()
@@ -158,7 +174,7 @@ impl Search<'_> {
                 .iter()
                 .zip(used.iter())
                 .zip(&self.r)
-                .any(|((&x, &u), &r)| r % (u * x) != 0)
+                .any(|((&x, &u), &r)| x > 1 && r % (u * x) != 0)
             {
                 continue;
             }
@@ -175,11 +191,60 @@ impl Search<'_> {
     }
 }
 
-/// Whether the values (ignoring order) form a chain in which each divides the next.
+/// Whether the values (ignoring order) form a chain in which each divides the next: sorted,
+/// each divides the next exactly when every two of them are comparable by divisibility.
 pub fn is_divisor_chain(values: &[u64]) -> bool {
-    let mut s: Vec<u64> = values.iter().copied().filter(|&x| x > 1).collect();
-    s.sort_unstable();
-    s.windows(2).all(|w| w[1] % w[0] == 0)
+    values.iter().enumerate().all(|(i, &a)| {
+        values[i + 1..]
+            .iter()
+            .all(|&b| a <= 1 || b <= 1 || a % b == 0 || b % a == 0)
+    })
+}
+
+/// The divisors of every number 1..=n, in increasing order, from one sieve (trial division
+/// per replica count was the largest cost of enumeration).
+pub struct Divisors {
+    /// `start[k]..start[k + 1]`: where k's divisors are in `values`.
+    start: Vec<usize>,
+    values: Vec<u64>,
+}
+
+impl Divisors {
+    /// The table for 1..=n.
+    pub fn up_to(n: u64) -> Divisors {
+        let n = usize::try_from(n).unwrap_or(usize::MAX).max(1);
+        // counts first, so the values land in one buffer in increasing order
+        let mut count = vec![0usize; n + 1];
+        for i in 1..=n {
+            for j in (i..=n).step_by(i) {
+                count[j] += 1;
+            }
+        }
+        let mut start = Vec::with_capacity(n + 2);
+        start.push(0);
+        for k in 0..=n {
+            start.push(start[k] + count[k]);
+        }
+        let mut next = start.clone();
+        let mut values = vec![0u64; start[n + 1]];
+        for i in 1..=n {
+            for j in (i..=n).step_by(i) {
+                values[next[j]] = i as u64;
+                next[j] += 1;
+            }
+        }
+        Divisors { start, values }
+    }
+
+    /// The divisors of `k` (trial division when `k` is beyond the table).
+    pub fn of(&self, k: u64) -> std::borrow::Cow<'_, [u64]> {
+        match usize::try_from(k) {
+            Ok(i) if i + 1 < self.start.len() => {
+                std::borrow::Cow::Borrowed(&self.values[self.start[i]..self.start[i + 1]])
+            }
+            _ => std::borrow::Cow::Owned(divisors(k)),
+        }
+    }
 }
 
 /// Divisors of n in increasing order.
@@ -210,5 +275,12 @@ mod tests {
         assert_eq!(divisors(1), vec![1]);
         assert!(is_divisor_chain(&[4, 1, 2]));
         assert!(!is_divisor_chain(&[2, 3]));
+        assert!(is_divisor_chain(&[6, 2, 12, 1, 6]));
+        assert!(!is_divisor_chain(&[4, 2, 6]));
+        assert!(is_divisor_chain(&[]));
+        let table = Divisors::up_to(100);
+        for k in 0..=120 {
+            assert_eq!(table.of(k).to_vec(), divisors(k), "divisors of {k}");
+        }
     }
 }

@@ -48,7 +48,9 @@ fn matmul() -> OpShape {
 fn count_plans(shape: &OpShape, cores: u64) -> usize {
     let mut n = 0;
     for p in spatial::partitions(&shape.dims, cores) {
-        temporal::for_each(shape, &p, cores, |_| n += 1);
+        temporal::for_each(shape, &p, cores, &temporal::Divisors::up_to(cores), |_| {
+            n += 1
+        });
     }
     n
 }
