@@ -25,6 +25,7 @@ OPSET = 17
 LAYERS = 2
 HIDDEN = 64
 HEADS = 4
+KV_HEADS = 2
 VOCAB = 256
 
 
@@ -118,22 +119,29 @@ def bad_fixtures(out):
          helper.make_node("Relu", ["x"], ["y"], name="/act/Relu"))
 
 
-def main(out):
-    os.makedirs(out, exist_ok=True)
+def llama(kv_heads):
+    """The tiny Llama, with `kv_heads` key/value heads (grouped-query attention when fewer
+    than HEADS)."""
     torch.manual_seed(SEED)
-    llama = randomize(LlamaForCausalLM(LlamaConfig(
+    return randomize(LlamaForCausalLM(LlamaConfig(
         vocab_size=VOCAB, hidden_size=HIDDEN, intermediate_size=172,
-        num_hidden_layers=LAYERS, num_attention_heads=HEADS, num_key_value_heads=HEADS,
+        num_hidden_layers=LAYERS, num_attention_heads=HEADS, num_key_value_heads=kv_heads,
         max_position_embeddings=128, tie_word_embeddings=False,
         attn_implementation="eager")))
-    decoder(llama, HEADS, HIDDEN // HEADS, out, "tiny-llama")
+
+
+def gpt2(tied):
+    """The tiny GPT-2, its LM head tied to the embedding or not."""
     torch.manual_seed(SEED)
-    # Untied: the exporter would store the tied LM head as a second, transposed copy of the
-    # embedding (docs/onnx.md).
-    gpt2 = randomize(GPT2LMHeadModel(GPT2Config(
+    return randomize(GPT2LMHeadModel(GPT2Config(
         vocab_size=VOCAB, n_positions=128, n_embd=HIDDEN, n_layer=LAYERS, n_head=HEADS,
-        tie_word_embeddings=False, attn_implementation="eager")))
-    decoder(gpt2, HEADS, HIDDEN // HEADS, out, "tiny-gpt2")
+        tie_word_embeddings=tied, attn_implementation="eager")))
+
+
+def main(out):
+    os.makedirs(out, exist_ok=True)
+    decoder(llama(HEADS), HEADS, HIDDEN // HEADS, out, "tiny-llama")
+    decoder(gpt2(tied=False), HEADS, HIDDEN // HEADS, out, "tiny-gpt2")
     torch.manual_seed(SEED)
     vit = randomize(ViTForImageClassification(ViTConfig(
         image_size=32, patch_size=8, num_channels=3, hidden_size=HIDDEN,
@@ -152,6 +160,11 @@ def main(out):
            {"pixel_values": {0: "batch"}, "logits": {0: "batch"}},
            os.path.join(out, "tiny-vit.onnx"))
     bad_fixtures(out)
+    # Grouped-query attention (Llama 3, Mistral, Qwen2): repeat_kv expands the cache.
+    decoder(llama(KV_HEADS), KV_HEADS, HIDDEN // HEADS, out, "tiny-llama-gqa")
+    # GPT-2 as published, its LM head tied: the exporter stores the head as a transposed
+    # copy of the embedding, which elk-opt counts once.
+    decoder(gpt2(tied=True), HEADS, HIDDEN // HEADS, out, "tiny-gpt2-tied")
     print(f"torch {torch.__version__}, transformers {transformers.__version__}, "
           f"onnx {onnx.__version__}")
 

@@ -38,6 +38,21 @@ pub(crate) struct Tv {
     shape: Vec<u64>,
     /// The stored shape of a weight (what it occupies in HBM, whatever view reads it).
     decl: Vec<u64>,
+    /// A 2-D weight read through a transpose: the view's two axes are the stored ones
+    /// swapped (a Transpose node, or an initializer that is another one's transposed copy).
+    transposed: bool,
+    /// Heads repeated by a broadcast (grouped-query attention's `repeat_kv`): the view is
+    /// larger than the data it reads.
+    repeat: Option<Repeat>,
+}
+
+/// Along `axis` of a view, each slice of the data is repeated `times` times in a row:
+/// `repeat_kv`'s `[b, kv_heads, s, d] → [b, kv_heads · times, s, d]`. The view's extent on
+/// `axis` is the data's × `times`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Repeat {
+    axis: usize,
+    times: u64,
 }
 
 impl Tv {
@@ -47,7 +62,18 @@ impl Tv {
             role: Role::Activation,
             shape: shape.to_vec(),
             decl: shape.to_vec(),
+            transposed: false,
+            repeat: None,
         }
+    }
+
+    /// The shape of the data a view reads: the repeated axis at the data's extent.
+    fn data_shape(&self) -> Vec<u64> {
+        let mut s = self.shape.clone();
+        if let Some(r) = self.repeat {
+            s[r.axis] /= r.times;
+        }
+        s
     }
 
     fn from_act(a: &Act) -> Tv {
@@ -103,7 +129,8 @@ pub fn import_onnx_bytes(file: &str, bytes: &[u8], opts: &ImportOptions) -> Resu
     let model = proto::decode_model(bytes).map_err(fail)?;
     let g = &model.graph;
     let mut vals: HashMap<String, Val> = HashMap::new();
-    for t in &g.initializers {
+    let copies = transposed_copies(g);
+    for (i, t) in g.initializers.iter().enumerate() {
         let shape = t.shape().map_err(fail)?;
         t.elements().map_err(fail)?;
         let v = if proto::is_integer_type(t.data_type) {
@@ -116,12 +143,25 @@ pub fn import_onnx_bytes(file: &str, bytes: &[u8], opts: &ImportOptions) -> Resu
             )
         } else if shape::count(&shape) <= 1 {
             Val::Static(Known::shaped(shape), t.name.clone())
+        } else if let Some(&j) = copies.get(&i) {
+            // The same parameter: its bytes count once, under the original's name.
+            let original = &g.initializers[j];
+            Val::Tensor(Tv {
+                source: original.name.clone(),
+                role: Role::Weight,
+                decl: original.shape().map_err(fail)?,
+                shape,
+                transposed: true,
+                repeat: None,
+            })
         } else {
             Val::Tensor(Tv {
                 source: t.name.clone(),
                 role: Role::Weight,
                 shape: shape.clone(),
                 decl: shape,
+                transposed: false,
+                repeat: None,
             })
         };
         vals.insert(t.name.clone(), v);
@@ -145,6 +185,8 @@ pub fn import_onnx_bytes(file: &str, bytes: &[u8], opts: &ImportOptions) -> Resu
             role,
             shape,
             decl,
+            transposed: false,
+            repeat: None,
         };
         vals.insert(input.name.clone(), Val::Tensor(t));
     }
@@ -274,6 +316,50 @@ pub fn import_onnx_bytes(file: &str, bytes: &[u8], opts: &ImportOptions) -> Resu
         plan_rules: PlanRules::SPEC,
         dtypes: Dtypes::all(dtype),
     })
+}
+
+/// Initializers that hold another one's values transposed, by index: copy → original (the
+/// earlier one). The TorchScript exporter folds a tied LM head's `embedding.T` into such a
+/// copy; both are one parameter, as the zoo's `tied_embeddings`. Only non-square 2-D float
+/// tensors with all their values in `raw_data` are compared (byte for byte, so `-0.0` and
+/// `0.0` differ and a NaN equals its own bits); a copy stored otherwise counts twice.
+fn transposed_copies(g: &proto::Graph) -> HashMap<usize, usize> {
+    let mut seen: HashMap<(u64, u64, i64), Vec<usize>> = HashMap::new();
+    let mut copies = HashMap::new();
+    for (i, t) in g.initializers.iter().enumerate() {
+        let (Some(Some(raw)), Some(w)) = (g.float_raw.get(i), proto::float_width(t.data_type))
+        else {
+            continue;
+        };
+        let Ok(&[r, c]) = t.shape().as_deref() else {
+            continue;
+        };
+        if r == c {
+            continue;
+        }
+        let original = seen.get(&(c, r, t.data_type)).and_then(|js| {
+            js.iter().copied().find(|&j| {
+                g.float_raw[j].is_some_and(|o| is_transpose(raw, o, r as usize, c as usize, w))
+            })
+        });
+        match original {
+            Some(j) => {
+                copies.insert(i, j);
+            }
+            None => seen.entry((r, c, t.data_type)).or_default().push(i),
+        }
+    }
+    copies
+}
+
+/// Whether `a` (`[r, c]`, `w` bytes an element, row-major) is `b` (`[c, r]`) transposed.
+fn is_transpose(a: &[u8], b: &[u8], r: usize, c: usize, w: usize) -> bool {
+    a.len() == b.len()
+        && a.chunks_exact(w).enumerate().all(|(k, x)| {
+            let (i, j) = (k / c, k % c);
+            let at = (j * r + i) * w;
+            b.get(at..at + w) == Some(x)
+        })
 }
 
 /// Graph inputs holding the KV cache: `past_key_values.0.key`, `past_key`, `cache_v`.

@@ -5,9 +5,10 @@
 //! leading dimensions, attention as `BatchMatMul`s, softmax in four steps, LayerNormalization
 //! as the zoo's norm steps, biases as separate `Add`s, embedding lookups as `Gather`s.
 
+use super::proto::Node;
 use super::shape::{self, attr_i, Known, BROADCAST, UNARY};
-use super::Tv;
 use super::Val;
+use super::{Repeat, Tv};
 use crate::graph::{OpKind, Operator, Residency, Role, Tensor};
 use crate::zoo::builder::{Act, Builder, In};
 
@@ -42,12 +43,18 @@ fn required(v: &Option<Val>, what: &str) -> R<Tv> {
 }
 
 /// The input of an operator reading `t` on dimensions `axes`. Weights keep their stored
-/// shape (an expanded or sliced view still reads the stored tensor); the KV cache and
-/// activations their shape as this node sees it.
+/// shape (an expanded or sliced view still reads the stored tensor), a transposed 2-D one
+/// with its axes swapped back; the KV cache and activations their shape as this node sees
+/// it.
 fn input_of(t: &Tv, axes: &[usize]) -> In {
     match t.role {
         // (The optimizer's state exists only in a training step, built after import.)
-        Role::Weight | Role::OptimizerState => In::named(&t.source, t.role, axes, &t.decl),
+        Role::Weight | Role::OptimizerState => match axes {
+            &[a, b] if t.transposed && t.decl.len() == 2 => {
+                In::named(&t.source, t.role, &[b, a], &t.decl)
+            }
+            _ => In::named(&t.source, t.role, axes, &t.decl),
+        },
         Role::KvCache => In::named(&t.source, t.role, axes, &t.shape),
         Role::Activation => In::act(&t.act(), axes),
     }
@@ -75,7 +82,7 @@ fn output(name: &str, shape: &[u64]) -> Val {
 pub fn emit(
     b: &mut Builder,
     name: &str,
-    node: &super::proto::Node,
+    node: &Node,
     ins: &[Option<Val>],
     known: &[Option<Known>],
     outs: &[Known],
@@ -85,7 +92,12 @@ pub fn emit(
     let out = outs.first().map(|k| k.shape.clone()).unwrap_or_default();
     let one = |v: Val| Ok(vec![v]);
     if VIEWS.contains(&op) {
-        return one(view(op, ins, outs.first().ok_or("no output")?)?);
+        return one(view(node, ins, outs.first().ok_or("no output")?)?);
+    }
+    let repeated_kv =
+        |v: &Val| matches!(v, Val::Tensor(t) if t.role == Role::KvCache && t.repeat.is_some());
+    if op != "MatMul" && ins.iter().flatten().any(repeated_kv) {
+        return Err(format!("{REPEATED_KV} read by {op} is not supported"));
     }
     if BROADCAST.contains(&op) || UNARY.contains(&op) {
         return one(elementwise(b, name, op, ins, &out));
@@ -94,7 +106,7 @@ pub fn emit(
         "Concat" => one(concat(b, name, ins, &out)),
         "MatMul" => {
             let (x, w) = (required(&ins[0], "A")?, required(&ins[1], "B")?);
-            one(matmul(b, name, &x, &w, &out))
+            one(matmul(b, name, &x, &w, &out)?)
         }
         "Gemm" => gemm(b, name, node, ins, &out).map(|v| vec![v]),
         "Softmax" => {
@@ -140,26 +152,104 @@ pub fn emit(
     }
 }
 
-fn view(op: &str, ins: &[Option<Val>], outk: &Known) -> R<Val> {
+const REPEATED_KV: &str = "a KV cache with repeated heads (repeat_kv)";
+
+/// How a view changes a tensor's [`Repeat`].
+enum Follow {
+    /// The repeat (if any) is at this axis of the view.
+    Kept(Option<Repeat>),
+    /// The view mixes the repeated axis with others, or broadcasts more than one axis.
+    Lost,
+}
+
+/// Folds a view onto its input: same data, another shape. A broadcast that repeats one
+/// axis (`repeat_kv`'s Expand) is followed through the views after it, so that the
+/// attention MatMul reads the data, not the repeats, and takes the zoo's grouped shape.
+fn view(node: &Node, ins: &[Option<Val>], outk: &Known) -> R<Val> {
+    let op = node.op_type.as_str();
     let out = &outk.shape;
     match ins.first().cloned().flatten() {
         Some(Val::Tensor(t)) => {
-            let grows = shape::count(out) > shape::count(&t.shape);
-            if op == "Expand" && grows && t.role == Role::KvCache {
-                return Err(
-                    "an expanded KV cache (grouped-query attention's repeat_kv) is not \
-                            supported; export with as many KV heads as query heads"
-                        .into(),
-                );
-            }
+            let mut transposed = t.transposed;
+            let follow = match op {
+                "Expand" => expanded(&t, out),
+                "Transpose" => {
+                    let p = shape::perm(node, t.shape.len())?;
+                    transposed ^= p == [1, 0];
+                    match t.repeat {
+                        Some(r) => p
+                            .iter()
+                            .position(|&a| a == r.axis)
+                            .map_or(Follow::Lost, |axis| {
+                                Follow::Kept(Some(Repeat { axis, ..r }))
+                            }),
+                        None => Follow::Kept(None),
+                    }
+                }
+                "Identity" | "Cast" | "Dropout" => Follow::Kept(t.repeat),
+                // Reshape, Flatten, Squeeze, Unsqueeze.
+                _ => match t.repeat {
+                    Some(r) => reshaped(&t.shape, r, out),
+                    None => Follow::Kept(None),
+                },
+            };
+            let repeat = match follow {
+                // A weight is read as stored whatever view reads it.
+                _ if t.role == Role::Weight => None,
+                Follow::Kept(r) => r,
+                Follow::Lost if t.role == Role::KvCache => {
+                    return Err(format!(
+                        "a broadcast KV cache is supported only as {REPEATED_KV}: one head \
+                         axis repeated, read by the attention MatMul"
+                    ))
+                }
+                // An activation's view is read whole, as any view of it.
+                Follow::Lost => None,
+            };
             Ok(Val::Tensor(Tv {
                 shape: out.to_vec(),
+                transposed,
+                repeat,
                 ..t
             }))
         }
         Some(Val::Static(_, name)) => Ok(Val::Static(outk.clone(), name)),
         None => Err("input 0 is missing".into()),
     }
+}
+
+/// An Expand of `t` to `out`: growing one axis from 1 is a repeat along it.
+fn expanded(t: &Tv, out: &[u64]) -> Follow {
+    let off = out.len().saturating_sub(t.shape.len());
+    let extent = |i: usize| if i < off { 1 } else { t.shape[i - off] };
+    let grown: Vec<usize> = (0..out.len()).filter(|&i| extent(i) != out[i]).collect();
+    match (t.repeat, grown.as_slice()) {
+        (r, []) => Follow::Kept(r.map(|r| Repeat {
+            axis: r.axis + off,
+            ..r
+        })),
+        (None, &[axis]) => Follow::Kept(Some(Repeat {
+            axis,
+            times: out[axis],
+        })),
+        _ => Follow::Lost,
+    }
+}
+
+/// A reshape of `from` (repeated as `r`) to `to`: the repeat stays a repeat where an axis
+/// of `to` has the same elements after it and a multiple of `r.times` as its extent (the
+/// repeated copies are still the innermost run of one axis: `[b, kv, n, s, d]` →
+/// `[b, kv · n, s, d]`).
+fn reshaped(from: &[u64], r: Repeat, to: &[u64]) -> Follow {
+    let inner = shape::count(&from[r.axis + 1..]);
+    (0..to.len())
+        .find(|&j| shape::count(&to[j + 1..]) == inner && to[j] >= r.times && to[j] % r.times == 0)
+        .map_or(Follow::Lost, |axis| {
+            Follow::Kept(Some(Repeat {
+                axis,
+                times: r.times,
+            }))
+        })
 }
 
 fn elementwise(b: &mut Builder, name: &str, op: &str, ins: &[Option<Val>], out: &[u64]) -> Val {
@@ -188,6 +278,8 @@ fn concat(b: &mut Builder, name: &str, ins: &[Option<Val>], out: &[u64]) -> Val 
             role: Role::KvCache,
             shape: out.to_vec(),
             decl: out.to_vec(),
+            transposed: false,
+            repeat: None,
         });
     }
     if parts.iter().any(|t| t.role == Role::Weight) {
@@ -204,37 +296,68 @@ fn concat(b: &mut Builder, name: &str, ins: &[Option<Val>], out: &[u64]) -> Val 
     output(name, out)
 }
 
-fn matmul(b: &mut Builder, name: &str, x: &Tv, w: &Tv, out: &[u64]) -> Val {
+/// A MatMul: a linear layer (B 2-D) or attention (both batched). When B is K or V with
+/// repeated heads (`repeat_kv`), the operator takes the zoo's grouped shape: dims
+/// `[b, kv_heads, n_rep · M, N, K]`, B read at its `kv_heads`, A's heads split into
+/// `kv_heads × n_rep` with the repeats merged into its rows.
+fn matmul(b: &mut Builder, name: &str, x: &Tv, w: &Tv, out: &[u64]) -> R<Val> {
     let (ra, rb) = (x.shape.len(), w.shape.len());
     let (m, k, n) = (x.shape[ra - 2], x.shape[ra - 1], w.shape[rb - 1]);
-    if w.shape[..rb - 2].iter().all(|&d| d == 1) {
+    let nb = out.len() - 2;
+    let group = match (x.repeat, w.repeat) {
+        (None, None) => None,
+        (None, Some(r))
+            if ra == out.len()
+                && rb == out.len()
+                && r.axis < nb
+                && x.shape[r.axis] == out[r.axis] =>
+        {
+            Some(r)
+        }
+        _ if [x, w]
+            .iter()
+            .any(|t| t.role == Role::KvCache && t.repeat.is_some()) =>
+        {
+            return Err(format!(
+                "{REPEATED_KV} is supported as the MatMul's B operand, repeated on a batch \
+                 axis A has whole"
+            ))
+        }
+        // A repeated activation is read whole, as any view of it.
+        _ => None,
+    };
+    if group.is_none() && w.shape[..rb - 2].iter().all(|&d| d == 1) {
         // A linear layer: leading dimensions merged, as the zoo's `linear`.
         let rows = shape::count(&x.shape[..ra - 1]);
         let ins = vec![input_of(x, &[0, 2]), input_of(w, &[2, 1])];
         b.op(name, OpKind::MatMul, "MatMul", &[rows, n, k], &[0, 1], ins);
     } else {
-        let batch = &out[..out.len() - 2];
-        let nb = batch.len();
-        let mut dims = batch.to_vec();
+        let mut batch = out[..nb].to_vec();
+        let (mut x, mut w, mut m) = (x.clone(), w.clone(), m);
+        if let Some(r) = group {
+            batch[r.axis] /= r.times;
+            m *= r.times;
+            x.shape[r.axis] /= r.times;
+            x.shape[ra - 2] *= r.times;
+            w.shape = w.data_shape();
+            w.repeat = None;
+        }
+        let mut dims = batch.clone();
         dims.extend([m, n, k]);
-        let mut ax = aligned(&x.shape[..ra - 2], batch);
+        let mut ax = aligned(&x.shape[..ra - 2], &batch);
         ax.extend([nb, nb + 2]);
-        let mut aw = aligned(&w.shape[..rb - 2], batch);
+        let mut aw = aligned(&w.shape[..rb - 2], &batch);
         aw.extend([nb + 2, nb + 1]);
-        let ins = vec![input_of(x, &ax), input_of(w, &aw)];
+        let ins = vec![input_of(&x, &ax), input_of(&w, &aw)];
         let out_axes = identity(nb + 2);
         b.op(name, OpKind::BatchMatMul, "MatMul", &dims, &out_axes, ins);
     }
-    output(name, out)
+    // Grouped, the operator's output is `[b, kv_heads, n_rep · M, N]`: the same data as
+    // the node's `[b, heads, M, N]`, which its users read.
+    Ok(output(name, out))
 }
 
-fn gemm(
-    b: &mut Builder,
-    name: &str,
-    node: &super::proto::Node,
-    ins: &[Option<Val>],
-    out: &[u64],
-) -> R<Val> {
+fn gemm(b: &mut Builder, name: &str, node: &Node, ins: &[Option<Val>], out: &[u64]) -> R<Val> {
     let x = required(&ins[0], "A")?;
     let w = required(&ins[1], "B")?;
     let ax: &[usize] = if attr_i(node, "transA").unwrap_or(0) != 0 {
@@ -286,12 +409,7 @@ fn softmax(b: &mut Builder, name: &str, x: &Tv, axis: usize) -> Val {
 }
 
 /// LayerNormalization over the last axis, as the zoo's norm steps (docs/onnx.md).
-fn layer_norm(
-    b: &mut Builder,
-    name: &str,
-    node: &super::proto::Node,
-    ins: &[Option<Val>],
-) -> R<Val> {
+fn layer_norm(b: &mut Builder, name: &str, node: &Node, ins: &[Option<Val>]) -> R<Val> {
     let x = required(&ins[0], "input")?;
     let r = x.shape.len();
     if r == 0 {
@@ -332,13 +450,7 @@ fn layer_norm(
     Ok(y)
 }
 
-fn gather(
-    b: &mut Builder,
-    name: &str,
-    node: &super::proto::Node,
-    ins: &[Option<Val>],
-    out: &[u64],
-) -> R<Val> {
+fn gather(b: &mut Builder, name: &str, node: &Node, ins: &[Option<Val>], out: &[u64]) -> R<Val> {
     let table = required(&ins[0], "data")?;
     let r = table.shape.len() as i64;
     let a = attr_i(node, "axis").unwrap_or(0);
@@ -347,7 +459,7 @@ fn gather(
         Role::Weight if a == 0 => {
             let h = shape::count(&table.shape[1..]);
             let rows = shape::count(out) / h.max(1);
-            let mut inputs = vec![In::named(&table.source, Role::Weight, &[2, 1], &table.decl)];
+            let mut inputs = vec![input_of(&table, &[2, 1])];
             if let Some(ids) = ins.get(1).and_then(operand) {
                 inputs.push(In::named(&ids.source, Role::Activation, &[0], &[rows]));
             }
@@ -383,7 +495,7 @@ fn slice_op(b: &mut Builder, name: &str, x: &Tv, out: &[u64]) -> Val {
 fn window_op(
     b: &mut Builder,
     name: &str,
-    node: &super::proto::Node,
+    node: &Node,
     ins: &[Option<Val>],
     known: &[Option<Known>],
 ) -> R<Val> {
