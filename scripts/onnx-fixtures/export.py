@@ -99,14 +99,15 @@ def decoder(model, heads, head_dim, out, name):
 
 
 def bad_fixtures(out):
-    """Two small invalid models for the error tests, written with onnx.helper (not exported
-    by torch): an operator elk-opt cannot map, and an input dimension without a shape."""
+    """Small models elk-opt refuses, for the error tests, written with onnx.helper (not
+    exported by torch): an operator it cannot map, an input dimension without a shape, and
+    a KV cache broadcast on two axes (not repeat_kv's one)."""
     from onnx import TensorProto, helper
 
-    def save(name, dims, node):
-        x = helper.make_tensor_value_info("x", TensorProto.FLOAT, dims)
+    def save(name, dims, node, x_name="x", initializers=()):
+        x = helper.make_tensor_value_info(x_name, TensorProto.FLOAT, dims)
         y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
-        graph = helper.make_graph([node], name, [x], [y])
+        graph = helper.make_graph([node], name, [x], [y], initializer=list(initializers))
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
         path = os.path.join(out, f"{name}.onnx")
         onnx.save(model, path)
@@ -117,6 +118,10 @@ def bad_fixtures(out):
     # The middle dimension has neither a number nor a name.
     save("missing-shape", ["batch", None, 8],
          helper.make_node("Relu", ["x"], ["y"], name="/act/Relu"))
+    shape = helper.make_tensor("shape", TensorProto.INT64, [4], [1, 4, 1, 16])
+    save("expanded-kv", ["batch", 1, "past_sequence", 1],
+         helper.make_node("Expand", ["past_key", "shape"], ["y"], name="/attn/Expand"),
+         x_name="past_key", initializers=[shape])
 
 
 def llama(kv_heads):

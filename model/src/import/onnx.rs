@@ -417,3 +417,23 @@ fn bind(
         .collect::<std::result::Result<Vec<u64>, String>>()?;
     Ok((shape, seq))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_transposed_copy_is_found_byte_for_byte() {
+        // [[1, 2, 3], [4, 5, 6]] and its transpose [[1, 4], [2, 5], [3, 6]], one byte each.
+        let (a, t) = ([1, 2, 3, 4, 5, 6], [1, 4, 2, 5, 3, 6]);
+        assert!(is_transpose(&a, &t, 2, 3, 1));
+        assert!(is_transpose(&t, &a, 3, 2, 1));
+        assert!(
+            !is_transpose(&a, &a, 2, 3, 1),
+            "the same bytes, not transposed"
+        );
+        // Two bytes an element: [[0x0102, 0x0304]] is [[0x0102], [0x0304]] transposed.
+        assert!(is_transpose(&[1, 2, 3, 4], &[1, 2, 3, 4], 1, 2, 2));
+        assert!(!is_transpose(&[1, 2, 3, 4], &[2, 1, 3, 4], 1, 2, 2));
+    }
+}

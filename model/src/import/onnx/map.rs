@@ -198,10 +198,11 @@ fn view(node: &Node, ins: &[Option<Val>], outk: &Known) -> R<Val> {
                 _ if t.role == Role::Weight => None,
                 Follow::Kept(r) => r,
                 Follow::Lost if t.role == Role::KvCache => {
-                    return Err(format!(
-                        "a broadcast KV cache is supported only as {REPEATED_KV}: one head \
-                         axis repeated, read by the attention MatMul"
-                    ))
+                    return Err(
+                        "a broadcast of the KV cache other than repeat_kv's (one head \
+                                axis repeated, read by the attention MatMul) is not supported"
+                            .into(),
+                    )
                 }
                 // An activation's view is read whole, as any view of it.
                 Follow::Lost => None,
@@ -557,4 +558,111 @@ fn window_op(
         }
         _ => y,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dtype::{Dtype, Dtypes};
+
+    fn node(op: &str, perm: Option<Vec<i64>>) -> Node {
+        let mut n = Node {
+            op_type: op.into(),
+            ..Node::default()
+        };
+        if let Some(ints) = perm {
+            n.attributes.push(super::super::proto::Attribute {
+                name: "perm".into(),
+                ints,
+                ..Default::default()
+            });
+        }
+        n
+    }
+
+    fn tensor(role: Role, shape: &[u64]) -> Val {
+        Val::Tensor(Tv {
+            role,
+            ..Tv::activation("t", shape)
+        })
+    }
+
+    /// Folds the views `(op, output shape)` in turn onto `v`.
+    fn views(mut v: Val, steps: &[(&str, &[u64])]) -> R<Tv> {
+        for (op, out) in steps {
+            let perm = (*op == "Transpose").then(|| vec![0, 1, 3, 2]);
+            v = view(&node(op, perm), &[Some(v)], &Known::shaped(out.to_vec()))?;
+        }
+        match v {
+            Val::Tensor(t) => Ok(t),
+            Val::Static(..) => Err("static".into()),
+        }
+    }
+
+    /// HF's `repeat_kv` of a `[2, 2, 8, 16]` cache to 6 heads, then `transpose(2, 3)`.
+    const REPEAT_KV: [(&str, &[u64]); 4] = [
+        ("Unsqueeze", &[2, 2, 1, 8, 16]),
+        ("Expand", &[2, 2, 3, 8, 16]),
+        ("Reshape", &[2, 6, 8, 16]),
+        ("Transpose", &[2, 6, 16, 8]),
+    ];
+
+    #[test]
+    fn repeat_kv_is_followed_to_a_grouped_attention_matmul() {
+        let k = views(tensor(Role::KvCache, &[2, 2, 8, 16]), &REPEAT_KV).unwrap();
+        assert_eq!(k.repeat, Some(Repeat { axis: 1, times: 3 }));
+        assert_eq!(k.data_shape(), [2, 2, 16, 8]);
+        let q = Tv::activation("q", &[2, 6, 5, 16]);
+        let mut b = Builder::new(Dtypes::all(Dtype::Fp16));
+        matmul(&mut b, "qk", &q, &k, &[2, 6, 5, 8]).unwrap();
+        let op = &b.ops[0];
+        // [b, kv heads, 3 repeats × 5 query rows, s, d]; K read at its 2 heads.
+        assert_eq!(op.dims, [2, 2, 15, 8, 16]);
+        assert_eq!(op.tensors[2].shape, [2, 2, 16, 8]);
+        assert_eq!(op.tensors[2].role, Role::KvCache);
+    }
+
+    #[test]
+    fn other_broadcasts_of_the_kv_cache_are_refused() {
+        // Two axes grown at once.
+        let kv = tensor(Role::KvCache, &[2, 1, 8, 1]);
+        let e = views(kv, &[("Expand", &[2, 4, 8, 16])]).unwrap_err();
+        assert!(e.contains("repeat_kv"), "{e}");
+        // A reshape that splits the repeated heads across two axes.
+        let mut split = REPEAT_KV[..3].to_vec();
+        split.push(("Reshape", &[2, 3, 2, 8, 16]));
+        let kv = tensor(Role::KvCache, &[2, 2, 8, 16]);
+        assert!(views(kv, &split).is_err());
+        // The same views of an activation are read whole, as before.
+        let act = tensor(Role::Activation, &[2, 2, 8, 16]);
+        assert_eq!(views(act, &split).unwrap().repeat, None);
+        // Repeated K on the left of a MatMul.
+        let k = views(tensor(Role::KvCache, &[2, 2, 8, 16]), &REPEAT_KV).unwrap();
+        let x = Tv::activation("x", &[2, 6, 8, 5]);
+        let mut b = Builder::new(Dtypes::all(Dtype::Fp16));
+        assert!(matmul(&mut b, "m", &k, &x, &[2, 6, 16, 5]).is_err());
+    }
+
+    #[test]
+    fn a_transposed_weight_is_read_on_its_stored_axes() {
+        // Optimum's tied head: MatMul(x, Transpose(embedding)).
+        let t = views(tensor(Role::Weight, &[256, 64]), &[]).unwrap();
+        assert!(!t.transposed);
+        let n = node("Transpose", None);
+        let t = match view(&n, &[Some(Val::Tensor(t))], &Known::shaped(vec![64, 256])) {
+            Ok(Val::Tensor(t)) => t,
+            other => panic!("{other:?}"),
+        };
+        assert!(t.transposed && t.repeat.is_none());
+        let x = Tv::activation("x", &[2, 64]);
+        let mut b = Builder::new(Dtypes::all(Dtype::Fp16));
+        matmul(&mut b, "head", &x, &t, &[2, 256]).unwrap();
+        let w = &b.ops[0].tensors[2];
+        // dims [rows, vocab, hidden]: the [vocab, hidden] table on (1, 2), as the zoo's.
+        assert_eq!(b.ops[0].dims, [2, 256, 64]);
+        assert_eq!(
+            (w.shape.clone(), w.axes.clone()),
+            (vec![256, 64], vec![vec![1], vec![2]])
+        );
+    }
 }
