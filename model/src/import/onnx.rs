@@ -9,8 +9,10 @@
 //! other node becomes operators of the same IR the reference-format importer and the zoo
 //! produce (`map`). Residency, producers and layers then follow the one rule of each.
 //!
-//! Roles: float initializers are weights; graph inputs whose name contains `past` (or
-//! `cache`) are the KV cache; other graph inputs are activations.
+//! Roles: float initializers are weights (one that is an earlier one's transposed copy, a
+//! tied LM head, is that weight); graph inputs whose name contains `past` (or `cache`) are
+//! the KV cache; other graph inputs are activations. Grouped-query attention's `repeat_kv`
+//! is followed (`Repeat`) to the attention MatMul, which takes the zoo's grouped shape.
 
 mod map;
 mod proto;

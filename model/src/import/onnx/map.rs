@@ -219,7 +219,8 @@ fn view(node: &Node, ins: &[Option<Val>], outk: &Known) -> R<Val> {
     }
 }
 
-/// An Expand of `t` to `out`: growing one axis from 1 is a repeat along it.
+/// An Expand of `t` to `out`: growing one axis from 1 is a repeat along it (broadcasting
+/// to 0 is not: nothing would be read).
 fn expanded(t: &Tv, out: &[u64]) -> Follow {
     let off = out.len().saturating_sub(t.shape.len());
     let extent = |i: usize| if i < off { 1 } else { t.shape[i - off] };
@@ -229,7 +230,7 @@ fn expanded(t: &Tv, out: &[u64]) -> Follow {
             axis: r.axis + off,
             ..r
         })),
-        (None, &[axis]) => Follow::Kept(Some(Repeat {
+        (None, &[axis]) if out[axis] > 1 => Follow::Kept(Some(Repeat {
             axis,
             times: out[axis],
         })),
@@ -624,6 +625,9 @@ mod tests {
 
     #[test]
     fn other_broadcasts_of_the_kv_cache_are_refused() {
+        // An axis broadcast to nothing.
+        let kv = tensor(Role::KvCache, &[2, 1, 8, 16]);
+        assert!(views(kv, &[("Expand", &[2, 0, 8, 16])]).is_err());
         // Two axes grown at once.
         let kv = tensor(Role::KvCache, &[2, 1, 8, 1]);
         let e = views(kv, &[("Expand", &[2, 4, 8, 16])]).unwrap_err();

@@ -3,7 +3,9 @@
 //!
 //! Only what scheduling needs is kept: the graph's nodes, the names, shapes and element types
 //! of initializers and inputs, and node attributes. Weight data is never decoded (only its
-//! dims count); integer tensors are, when small, because shape arithmetic reads them.
+//! dims count; the raw bytes of float initializers are borrowed from the file, to be
+//! compared for transposed copies); integer tensors are, when small, because shape
+//! arithmetic reads them.
 //! Unknown fields are skipped, as protobuf requires.
 
 use super::wire::{Reader, Wire};
