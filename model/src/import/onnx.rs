@@ -9,8 +9,8 @@
 //! other node becomes operators of the same IR the reference-format importer and the zoo
 //! produce (`map`). Residency, producers and layers then follow the one rule of each.
 //!
-//! Roles: float initializers are weights (one that is an earlier one's transposed copy, a
-//! tied LM head, is that weight); graph inputs whose name contains `past` (or `cache`) are
+//! Roles: float initializers are weights (a MatMul weight that is an embedding table's
+//! transposed copy, a tied LM head, is that table); graph inputs whose name contains `past` (or `cache`) are
 //! the KV cache; other graph inputs are activations. Grouped-query attention's `repeat_kv`
 //! is followed (`Repeat`) to the attention MatMul, which takes the zoo's grouped shape.
 
@@ -320,35 +320,55 @@ pub fn import_onnx_bytes(file: &str, bytes: &[u8], opts: &ImportOptions) -> Resu
     })
 }
 
-/// Initializers that hold another one's values transposed, by index: copy → original (the
-/// earlier one). The TorchScript exporter folds a tied LM head's `embedding.T` into such a
-/// copy; both are one parameter, as the zoo's `tied_embeddings`. Only non-square 2-D float
-/// tensors with all their values in `raw_data` are compared (byte for byte, so `-0.0` and
-/// `0.0` differ and a NaN equals its own bits); a copy stored otherwise counts twice.
+/// Tied LM heads: initializers read as a MatMul's (or Gemm's) B that hold, transposed, the
+/// values of an embedding table (an initializer gathered by a Gather), by index: copy →
+/// table. The TorchScript exporter folds a tied head's `embedding.T` into such a copy; both
+/// are one parameter, as the zoo's `tied_embeddings`. Only 2-D float tensors with all their
+/// values in `raw_data` are compared (byte for byte, so `-0.0` and `0.0` differ and a NaN
+/// equals its own bits); a copy stored otherwise counts twice. Other weights are never
+/// compared: two zero-filled matrices are not one parameter.
 fn transposed_copies(g: &proto::Graph) -> HashMap<usize, usize> {
-    let mut seen: HashMap<(u64, u64, i64), Vec<usize>> = HashMap::new();
-    let mut copies = HashMap::new();
-    for (i, t) in g.initializers.iter().enumerate() {
-        let (Some(Some(raw)), Some(w)) = (g.float_raw.get(i), proto::float_width(t.data_type))
-        else {
-            continue;
-        };
-        let Ok(&[r, c]) = t.shape().as_deref() else {
-            continue;
-        };
-        if r == c {
-            continue;
+    let index: HashMap<&str, usize> = g
+        .initializers
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.name.as_str(), i))
+        .collect();
+    let read_as = |ops: &[&str], input: usize| -> Vec<usize> {
+        let mut v: Vec<usize> = g
+            .nodes
+            .iter()
+            .filter(|n| ops.contains(&n.op_type.as_str()))
+            .filter_map(|n| index.get(n.inputs.get(input)?.as_str()).copied())
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    // (Each float tensor with its raw bytes, element width and 2-D shape.)
+    let matrix = |i: usize| {
+        let t = &g.initializers[i];
+        let raw = (*g.float_raw.get(i)?)?;
+        let w = proto::float_width(t.data_type)?;
+        match t.shape().ok()?.as_slice() {
+            &[r, c] => Some((raw, w, t.data_type, r as usize, c as usize)),
+            _ => None,
         }
-        let original = seen.get(&(c, r, t.data_type)).and_then(|js| {
-            js.iter().copied().find(|&j| {
-                g.float_raw[j].is_some_and(|o| is_transpose(raw, o, r as usize, c as usize, w))
-            })
+    };
+    let tables = read_as(&["Gather"], 0);
+    let mut copies = HashMap::new();
+    for i in read_as(&["MatMul", "Gemm"], 1) {
+        let Some((raw, w, ty, r, c)) = matrix(i) else {
+            continue;
+        };
+        let table = tables.iter().copied().find(|&j| {
+            j != i
+                && matrix(j).is_some_and(|(o, _, oty, or, oc)| {
+                    (oty, or, oc) == (ty, c, r) && is_transpose(raw, o, r, c, w)
+                })
         });
-        match original {
-            Some(j) => {
-                copies.insert(i, j);
-            }
-            None => seen.entry((r, c, t.data_type)).or_default().push(i),
+        if let Some(j) = table {
+            copies.insert(i, j);
         }
     }
     copies
@@ -437,5 +457,49 @@ mod tests {
         // Two bytes an element: [[0x0102, 0x0304]] is [[0x0102], [0x0304]] transposed.
         assert!(is_transpose(&[1, 2, 3, 4], &[1, 2, 3, 4], 1, 2, 2));
         assert!(!is_transpose(&[1, 2, 3, 4], &[2, 1, 3, 4], 1, 2, 2));
+    }
+
+    fn matrix(name: &str, dims: [i64; 2]) -> proto::Tensor {
+        let mut t = proto::Tensor::default();
+        (t.name, t.dims, t.data_type) = (name.into(), dims.to_vec(), 10); // FLOAT16
+        t
+    }
+
+    fn node(op: &str, inputs: &[&str]) -> proto::Node {
+        proto::Node {
+            op_type: op.into(),
+            inputs: inputs.iter().map(|s| s.to_string()).collect(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn only_a_matmul_weight_that_is_a_gathered_table_transposed_is_a_copy() {
+        // Float16 (2 bytes an element) [2, 3] table, its transpose, and the same transpose
+        // read by an Add only.
+        let table: Vec<u8> = (1..=12).collect();
+        let t: Vec<u8> = [1, 2, 7, 8, 3, 4, 9, 10, 5, 6, 11, 12].to_vec();
+        let ts = vec![
+            matrix("emb", [2, 3]),
+            matrix("head", [3, 2]),
+            matrix("other", [3, 2]),
+        ];
+        let g = proto::Graph {
+            nodes: vec![
+                node("Gather", &["emb", "ids"]),
+                node("MatMul", &["x", "head"]),
+                node("Add", &["y", "other"]),
+            ],
+            initializers: ts,
+            float_raw: vec![Some(&table), Some(&t), Some(&t)],
+            inputs: vec![],
+        };
+        assert_eq!(transposed_copies(&g), HashMap::from([(1, 0)]));
+        // Not transposed (the table's own bytes in the head's shape): two weights.
+        let g = proto::Graph {
+            float_raw: vec![Some(&table), Some(&table), Some(&t)],
+            ..g
+        };
+        assert!(transposed_copies(&g).is_empty());
     }
 }
