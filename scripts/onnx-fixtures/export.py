@@ -124,15 +124,15 @@ def bad_fixtures(out):
          x_name="past_key", initializers=[shape])
 
 
-def llama(kv_heads):
+def llama(kv_heads, tied=False, attention="eager"):
     """The tiny Llama, with `kv_heads` key/value heads (grouped-query attention when fewer
-    than HEADS)."""
+    than HEADS), its LM head tied or not, eager or SDPA attention."""
     torch.manual_seed(SEED)
     return randomize(LlamaForCausalLM(LlamaConfig(
         vocab_size=VOCAB, hidden_size=HIDDEN, intermediate_size=172,
         num_hidden_layers=LAYERS, num_attention_heads=HEADS, num_key_value_heads=kv_heads,
-        max_position_embeddings=128, tie_word_embeddings=False,
-        attn_implementation="eager")))
+        max_position_embeddings=128, tie_word_embeddings=tied,
+        attn_implementation=attention)))
 
 
 def gpt2(tied):
@@ -170,6 +170,10 @@ def main(out):
     # GPT-2 as published, its LM head tied: the exporter stores the head as a transposed
     # copy of the embedding, which elk-opt counts once.
     decoder(gpt2(tied=True), HEADS, HIDDEN // HEADS, out, "tiny-gpt2-tied")
+    # Both, with transformers' default SDPA attention (its export scales Q and the repeated
+    # K by √scale each): how Llama 3.2 1B is configured and exported by default.
+    decoder(llama(KV_HEADS, tied=True, attention="sdpa"), KV_HEADS, HIDDEN // HEADS, out,
+            "tiny-llama3-sdpa")
     print(f"torch {torch.__version__}, transformers {transformers.__version__}, "
           f"onnx {onnx.__version__}")
 

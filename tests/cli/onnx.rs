@@ -58,10 +58,11 @@ fn import_prints_the_table_of_an_onnx_file_and_its_zoo_twins_totals() {
 }
 
 #[test]
-fn grouped_query_and_tied_exports_print_their_zoo_twins_totals() {
+fn grouped_query_tied_and_sdpa_exports_print_their_zoo_twins_totals() {
     for (file, twin) in [
         ("tiny-llama-gqa-decode.onnx", "tiny-llama-gqa.toml"),
         ("tiny-gpt2-tied-decode.onnx", "tiny-gpt2-tied.toml"),
+        ("tiny-llama3-sdpa-decode.onnx", "tiny-llama3-sdpa.toml"),
     ] {
         let (f, twin) = (onnx(file), onnx(twin));
         let shape = ["--batch", "4", "--kv", "100"];

@@ -75,6 +75,7 @@ fn onnx_seeds() -> Vec<(Vec<u8>, Mode)> {
         ("tiny-llama-gqa-decode", Mode::Decode),
         ("tiny-llama-gqa-prefill", Mode::Prefill),
         ("tiny-gpt2-tied-decode", Mode::Decode),
+        ("tiny-llama3-sdpa-decode", Mode::Decode),
         ("expanded-kv", Mode::Decode),
     ]
     .iter()

@@ -124,22 +124,69 @@ fn vit_matches_its_zoo_twin() {
     check("tiny-vit.onnx", "tiny-vit", Mode::ForwardBatch, 4, 1);
 }
 
+/// [`check`] of `{model}-prefill.onnx` or `{model}-decode.onnx` (by the mode) against
+/// `{model}.toml`, for each `(mode, batch, kv)`.
+fn check_twin(model: &str, cases: &[(Mode, u64, u64)]) {
+    for &(mode, batch, kv) in cases {
+        let stage = if mode == Mode::Decode {
+            "decode"
+        } else {
+            "prefill"
+        };
+        check(&format!("{model}-{stage}.onnx"), model, mode, batch, kv);
+    }
+}
+
+const PREFILL: Mode = Mode::Prefill;
+const DECODE: Mode = Mode::Decode;
+
 #[test]
 fn grouped_query_llama_matches_its_zoo_twin() {
-    let (file, model) = ("tiny-llama-gqa-prefill.onnx", "tiny-llama-gqa");
-    check(file, model, Mode::Prefill, 2, 64);
-    check(file, model, Mode::Prefill, 3, 100);
-    let file = "tiny-llama-gqa-decode.onnx";
-    check(file, model, Mode::Decode, 2, 64);
-    check(file, model, Mode::Decode, 8, 2048);
+    let cases = [
+        (PREFILL, 2, 64),
+        (PREFILL, 3, 100),
+        (DECODE, 2, 64),
+        (DECODE, 8, 2048),
+    ];
+    check_twin("tiny-llama-gqa", &cases);
 }
 
 #[test]
 fn tied_gpt2_matches_its_zoo_twin() {
-    let model = "tiny-gpt2-tied";
-    check("tiny-gpt2-tied-prefill.onnx", model, Mode::Prefill, 3, 100);
-    check("tiny-gpt2-tied-decode.onnx", model, Mode::Decode, 2, 64);
-    check("tiny-gpt2-tied-decode.onnx", model, Mode::Decode, 8, 128);
+    check_twin(
+        "tiny-gpt2-tied",
+        &[(PREFILL, 3, 100), (DECODE, 2, 64), (DECODE, 8, 128)],
+    );
+}
+
+#[test]
+fn grouped_query_tied_sdpa_llama_matches_its_zoo_twin() {
+    // SDPA's export scales the repeated K (a Mul before the score MatMul): computed on the
+    // cache's KV heads, the MatMul still grouped.
+    let model = "tiny-llama3-sdpa";
+    check_twin(
+        model,
+        &[(PREFILL, 2, 64), (DECODE, 2, 64), (DECODE, 8, 2048)],
+    );
+    for (file, mode) in [
+        ("tiny-llama3-sdpa-prefill.onnx", Mode::Prefill),
+        ("tiny-llama3-sdpa-decode.onnx", Mode::Decode),
+    ] {
+        let g = import_file(&data(file), &ImportOptions::new(mode, 2, 64)).unwrap();
+        let z = twin(model, mode, 2, 64);
+        let dims = |g: &Graph| attention(g).into_iter().map(|(d, _)| d).collect::<Vec<_>>();
+        assert_eq!(dims(&g), dims(&z), "{file}");
+        // Every read of the cache at its 2 KV heads: 2 × 2 layers × 2 × 16 × 64 × 2 × 2 B.
+        assert_eq!(
+            g.totals().kv_bytes.0,
+            if mode == Mode::Decode { 32_768 } else { 0 }
+        );
+        for t in g.ops.iter().flat_map(|o| o.inputs()) {
+            if t.role == Role::KvCache {
+                assert_eq!(t.shape[..2], [2, 2], "{file}");
+            }
+        }
+    }
 }
 
 /// An attention contraction: its dims, and each input's role, axes and (for the KV cache,

@@ -94,13 +94,13 @@ pub fn emit(
     if VIEWS.contains(&op) {
         return one(view(node, ins, outs.first().ok_or("no output")?)?);
     }
+    if BROADCAST.contains(&op) || UNARY.contains(&op) {
+        return one(pointwise(b, name, op, ins, &out)?);
+    }
     let repeated_kv =
         |v: &Val| matches!(v, Val::Tensor(t) if t.role == Role::KvCache && t.repeat.is_some());
     if op != "MatMul" && ins.iter().flatten().any(repeated_kv) {
         return Err(format!("{REPEATED_KV} read by {op} is not supported"));
-    }
-    if BROADCAST.contains(&op) || UNARY.contains(&op) {
-        return one(elementwise(b, name, op, ins, &out));
     }
     match op {
         "Concat" => one(concat(b, name, ins, &out)),
@@ -252,6 +252,55 @@ fn reshaped(from: &[u64], r: Repeat, to: &[u64]) -> Follow {
                 times: r.times,
             }))
         })
+}
+
+/// An elementwise node. When one operand has repeated heads and the others are the same
+/// along the repeated axis (SDPA's `K · √scale` after `repeat_kv`), it is computed on the
+/// data and keeps the repeat — `f(repeat(k), c) = repeat(f(k, c))` — so that the MatMul
+/// after it still takes the grouped shape and the KV cache is read at its size. (Not
+/// Trilu, whose result depends on the position.)
+fn pointwise(b: &mut Builder, name: &str, op: &str, ins: &[Option<Val>], out: &[u64]) -> R<Val> {
+    let parts: Vec<Tv> = ins.iter().filter_map(operand).collect();
+    let repeated: Vec<&Tv> = parts.iter().filter(|t| t.repeat.is_some()).collect();
+    let Some(r) = repeated.first().and_then(|t| t.repeat) else {
+        return Ok(elementwise(b, name, op, ins, out));
+    };
+    let same_along = |t: &&Tv| {
+        let off = out.len().saturating_sub(t.shape.len());
+        r.axis < off || t.shape.get(r.axis - off) == Some(&1)
+    };
+    let commutes = op != "Trilu"
+        && repeated.len() == 1
+        && repeated[0].shape.len() == out.len()
+        && parts
+            .iter()
+            .filter(|t| t.repeat.is_none())
+            .all(|t| same_along(&t));
+    if !commutes {
+        if repeated.iter().any(|t| t.role == Role::KvCache) {
+            return Err(format!("{REPEATED_KV} read by {op} is not supported"));
+        }
+        // A repeated activation is read whole, as any view of it.
+        return Ok(elementwise(b, name, op, ins, out));
+    }
+    let data: Vec<Option<Val>> = ins
+        .iter()
+        .map(|v| match v {
+            Some(Val::Tensor(t)) if t.repeat.is_some() => Some(Val::Tensor(Tv {
+                shape: t.data_shape(),
+                repeat: None,
+                ..t.clone()
+            })),
+            v => v.clone(),
+        })
+        .collect();
+    let mut data_out = out.to_vec();
+    data_out[r.axis] /= r.times;
+    elementwise(b, name, op, &data, &data_out);
+    Ok(Val::Tensor(Tv {
+        repeat: Some(r),
+        ..Tv::activation(name, out)
+    }))
 }
 
 fn elementwise(b: &mut Builder, name: &str, op: &str, ins: &[Option<Val>], out: &[u64]) -> Val {
@@ -621,6 +670,31 @@ mod tests {
         assert_eq!(op.dims, [2, 2, 15, 8, 16]);
         assert_eq!(op.tensors[2].shape, [2, 2, 16, 8]);
         assert_eq!(op.tensors[2].role, Role::KvCache);
+    }
+
+    #[test]
+    fn a_pointwise_step_on_repeated_heads_is_computed_on_the_data() {
+        // SDPA's K · √scale: the scalar vanishes, the Mul runs on [2, 2, 16, 8].
+        let k = views(tensor(Role::KvCache, &[2, 2, 8, 16]), &REPEAT_KV).unwrap();
+        let scale = Val::Static(Known::shaped(vec![]), "s".into());
+        let mut b = Builder::new(Dtypes::all(Dtype::Fp16));
+        let ins = [Some(Val::Tensor(k)), Some(scale)];
+        let out = [2, 6, 16, 8];
+        let Val::Tensor(y) = pointwise(&mut b, "k.scale", "Mul", &ins, &out).unwrap() else {
+            panic!("a tensor");
+        };
+        assert_eq!(b.ops[0].dims, [2, 2, 16, 8]);
+        assert_eq!(b.ops[0].tensors[1].role, Role::KvCache);
+        assert_eq!(b.ops[0].tensors[1].shape, [2, 2, 16, 8]);
+        assert_eq!(
+            (y.shape.as_slice(), y.repeat),
+            (&out[..], Some(Repeat { axis: 1, times: 3 }))
+        );
+        // An operand that differs along the heads does not commute: refused for the cache.
+        let k = views(tensor(Role::KvCache, &[2, 2, 8, 16]), &REPEAT_KV).unwrap();
+        let per_head = Val::Tensor(Tv::activation("h", &[1, 6, 1, 1]));
+        let ins = [Some(Val::Tensor(k)), Some(per_head)];
+        assert!(pointwise(&mut b, "k.mul", "Mul", &ins, &out).is_err());
     }
 
     #[test]
