@@ -25,6 +25,7 @@ OPSET = 17
 LAYERS = 2
 HIDDEN = 64
 HEADS = 4
+KV_HEADS = 2
 VOCAB = 256
 
 
@@ -98,14 +99,15 @@ def decoder(model, heads, head_dim, out, name):
 
 
 def bad_fixtures(out):
-    """Two small invalid models for the error tests, written with onnx.helper (not exported
-    by torch): an operator elk-opt cannot map, and an input dimension without a shape."""
+    """Small models elk-opt refuses, for the error tests, written with onnx.helper (not
+    exported by torch): an operator it cannot map, an input dimension without a shape, and
+    a KV cache broadcast on two axes (not repeat_kv's one)."""
     from onnx import TensorProto, helper
 
-    def save(name, dims, node):
-        x = helper.make_tensor_value_info("x", TensorProto.FLOAT, dims)
+    def save(name, dims, node, x_name="x", initializers=()):
+        x = helper.make_tensor_value_info(x_name, TensorProto.FLOAT, dims)
         y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
-        graph = helper.make_graph([node], name, [x], [y])
+        graph = helper.make_graph([node], name, [x], [y], initializer=list(initializers))
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
         path = os.path.join(out, f"{name}.onnx")
         onnx.save(model, path)
@@ -116,24 +118,35 @@ def bad_fixtures(out):
     # The middle dimension has neither a number nor a name.
     save("missing-shape", ["batch", None, 8],
          helper.make_node("Relu", ["x"], ["y"], name="/act/Relu"))
+    shape = helper.make_tensor("shape", TensorProto.INT64, [4], [1, 4, 1, 16])
+    save("expanded-kv", ["batch", 1, "past_sequence", 1],
+         helper.make_node("Expand", ["past_key", "shape"], ["y"], name="/attn/Expand"),
+         x_name="past_key", initializers=[shape])
+
+
+def llama(kv_heads, tied=False, attention="eager"):
+    """The tiny Llama, with `kv_heads` key/value heads (grouped-query attention when fewer
+    than HEADS), its LM head tied or not, eager or SDPA attention."""
+    torch.manual_seed(SEED)
+    return randomize(LlamaForCausalLM(LlamaConfig(
+        vocab_size=VOCAB, hidden_size=HIDDEN, intermediate_size=172,
+        num_hidden_layers=LAYERS, num_attention_heads=HEADS, num_key_value_heads=kv_heads,
+        max_position_embeddings=128, tie_word_embeddings=tied,
+        attn_implementation=attention)))
+
+
+def gpt2(tied):
+    """The tiny GPT-2, its LM head tied to the embedding or not."""
+    torch.manual_seed(SEED)
+    return randomize(GPT2LMHeadModel(GPT2Config(
+        vocab_size=VOCAB, n_positions=128, n_embd=HIDDEN, n_layer=LAYERS, n_head=HEADS,
+        tie_word_embeddings=tied, attn_implementation="eager")))
 
 
 def main(out):
     os.makedirs(out, exist_ok=True)
-    torch.manual_seed(SEED)
-    llama = randomize(LlamaForCausalLM(LlamaConfig(
-        vocab_size=VOCAB, hidden_size=HIDDEN, intermediate_size=172,
-        num_hidden_layers=LAYERS, num_attention_heads=HEADS, num_key_value_heads=HEADS,
-        max_position_embeddings=128, tie_word_embeddings=False,
-        attn_implementation="eager")))
-    decoder(llama, HEADS, HIDDEN // HEADS, out, "tiny-llama")
-    torch.manual_seed(SEED)
-    # Untied: the exporter would store the tied LM head as a second, transposed copy of the
-    # embedding (docs/onnx.md).
-    gpt2 = randomize(GPT2LMHeadModel(GPT2Config(
-        vocab_size=VOCAB, n_positions=128, n_embd=HIDDEN, n_layer=LAYERS, n_head=HEADS,
-        tie_word_embeddings=False, attn_implementation="eager")))
-    decoder(gpt2, HEADS, HIDDEN // HEADS, out, "tiny-gpt2")
+    decoder(llama(HEADS), HEADS, HIDDEN // HEADS, out, "tiny-llama")
+    decoder(gpt2(tied=False), HEADS, HIDDEN // HEADS, out, "tiny-gpt2")
     torch.manual_seed(SEED)
     vit = randomize(ViTForImageClassification(ViTConfig(
         image_size=32, patch_size=8, num_channels=3, hidden_size=HIDDEN,
@@ -152,6 +165,15 @@ def main(out):
            {"pixel_values": {0: "batch"}, "logits": {0: "batch"}},
            os.path.join(out, "tiny-vit.onnx"))
     bad_fixtures(out)
+    # Grouped-query attention (Llama 3, Mistral, Qwen2): repeat_kv expands the cache.
+    decoder(llama(KV_HEADS), KV_HEADS, HIDDEN // HEADS, out, "tiny-llama-gqa")
+    # GPT-2 as published, its LM head tied: the exporter stores the head as a transposed
+    # copy of the embedding, which elk-opt counts once.
+    decoder(gpt2(tied=True), HEADS, HIDDEN // HEADS, out, "tiny-gpt2-tied")
+    # Both, with transformers' default SDPA attention (its export scales Q and the repeated
+    # K by √scale each): how Llama 3.2 1B is configured and exported by default.
+    decoder(llama(KV_HEADS, tied=True, attention="sdpa"), KV_HEADS, HIDDEN // HEADS, out,
+            "tiny-llama3-sdpa")
     print(f"torch {torch.__version__}, transformers {transformers.__version__}, "
           f"onnx {onnx.__version__}")
 

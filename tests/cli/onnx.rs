@@ -58,6 +58,22 @@ fn import_prints_the_table_of_an_onnx_file_and_its_zoo_twins_totals() {
 }
 
 #[test]
+fn grouped_query_tied_and_sdpa_exports_print_their_zoo_twins_totals() {
+    for (file, twin) in [
+        ("tiny-llama-gqa-decode.onnx", "tiny-llama-gqa.toml"),
+        ("tiny-gpt2-tied-decode.onnx", "tiny-gpt2-tied.toml"),
+        ("tiny-llama3-sdpa-decode.onnx", "tiny-llama3-sdpa.toml"),
+    ] {
+        let (f, twin) = (onnx(file), onnx(twin));
+        let shape = ["--batch", "4", "--kv", "100"];
+        let text = stdout(&[&["import", f.as_str()][..], &shape].concat());
+        let zoo = stdout(&[&["models", "show", twin.as_str()][..], &shape].concat());
+        assert_eq!(totals(&text), totals(&zoo), "{file}");
+        assert_eq!(totals(&text).len(), 3, "{text}");
+    }
+}
+
+#[test]
 fn onnx_is_accepted_wherever_import_is_whatever_the_file_is_called() {
     let f = onnx("tiny-gpt2-decode.onnx");
     let common = ["--batch", "2", "--kv", "64"];
@@ -116,12 +132,13 @@ fn bad_onnx_files_get_one_line_and_exit_2() {
     let cut = d.join("cut.onnx");
     std::fs::write(&cut, &whole[..whole.len() / 2]).unwrap();
     let cut = cut.display().to_string();
-    let (bad_op, no_shape, prefill) = (
+    let (bad_op, no_shape, prefill, expanded) = (
         onnx("unsupported-op.onnx"),
         onnx("missing-shape.onnx"),
         onnx("tiny-llama-prefill.onnx"),
+        onnx("expanded-kv.onnx"),
     );
-    let cases: [(Vec<&str>, String); 5] = [
+    let cases: [(Vec<&str>, String); 6] = [
         (
             vec!["import", &bad_op, "--mode", "prefill"],
             format!("error: {bad_op}: node '/head/Hardmax' (Hardmax): unsupported op type"),
@@ -131,6 +148,16 @@ fn bad_onnx_files_get_one_line_and_exit_2() {
             format!(
                 "error: {no_shape}: input 'x' has no shape for dimension 1 (neither a number \
                  nor a name)"
+            ),
+        ),
+        (
+            // Grouped-query attention's repeat_kv imports; a cache broadcast on two axes
+            // does not.
+            vec!["import", &expanded, "--batch", "2", "--kv", "64"],
+            format!(
+                "error: {expanded}: node '/attn/Expand' (Expand): a broadcast of the KV cache \
+                 other than repeat_kv's (one head axis repeated, read by the attention MatMul) \
+                 is not supported"
             ),
         ),
         (

@@ -72,6 +72,11 @@ fn onnx_seeds() -> Vec<(Vec<u8>, Mode)> {
         ("tiny-vit", Mode::Prefill),
         ("unsupported-op", Mode::Prefill),
         ("missing-shape", Mode::Prefill),
+        ("tiny-llama-gqa-decode", Mode::Decode),
+        ("tiny-llama-gqa-prefill", Mode::Prefill),
+        ("tiny-gpt2-tied-decode", Mode::Decode),
+        ("tiny-llama3-sdpa-decode", Mode::Decode),
+        ("expanded-kv", Mode::Decode),
     ]
     .iter()
     .map(|(f, m)| (std::fs::read(dir.join(format!("{f}.onnx"))).unwrap(), *m))
@@ -81,7 +86,7 @@ fn onnx_seeds() -> Vec<(Vec<u8>, Mode)> {
 #[test]
 fn onnx_importer_never_panics() {
     let seeds = onnx_seeds();
-    proptest!(config(), |(k in 0usize..7, e in edits(), near_nodes in any::<bool>())| {
+    proptest!(config(), |(k in 0usize..seeds.len(), e in edits(), near_nodes in any::<bool>())| {
         let (seed, mode) = &seeds[k];
         // Half the cases replace bytes in the first 64 KiB, where an exported file keeps
         // its nodes.

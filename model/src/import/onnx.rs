@@ -9,8 +9,10 @@
 //! other node becomes operators of the same IR the reference-format importer and the zoo
 //! produce (`map`). Residency, producers and layers then follow the one rule of each.
 //!
-//! Roles: float initializers are weights; graph inputs whose name contains `past` (or
-//! `cache`) are the KV cache; other graph inputs are activations.
+//! Roles: float initializers are weights (a MatMul weight that is an embedding table's
+//! transposed copy, a tied LM head, is that table); graph inputs whose name contains `past` (or `cache`) are
+//! the KV cache; other graph inputs are activations. Grouped-query attention's `repeat_kv`
+//! is followed (`Repeat`) to the attention MatMul, which takes the zoo's grouped shape.
 
 mod map;
 mod proto;
@@ -38,6 +40,21 @@ pub(crate) struct Tv {
     shape: Vec<u64>,
     /// The stored shape of a weight (what it occupies in HBM, whatever view reads it).
     decl: Vec<u64>,
+    /// A 2-D weight read through a transpose: the view's two axes are the stored ones
+    /// swapped (a Transpose node, or an initializer that is another one's transposed copy).
+    transposed: bool,
+    /// Heads repeated by a broadcast (grouped-query attention's `repeat_kv`): the view is
+    /// larger than the data it reads.
+    repeat: Option<Repeat>,
+}
+
+/// Along `axis` of a view, each slice of the data is repeated `times` times in a row:
+/// `repeat_kv`'s `[b, kv_heads, s, d] → [b, kv_heads · times, s, d]`. The view's extent on
+/// `axis` is the data's × `times`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Repeat {
+    axis: usize,
+    times: u64,
 }
 
 impl Tv {
@@ -47,7 +64,18 @@ impl Tv {
             role: Role::Activation,
             shape: shape.to_vec(),
             decl: shape.to_vec(),
+            transposed: false,
+            repeat: None,
         }
+    }
+
+    /// The shape of the data a view reads: the repeated axis at the data's extent.
+    fn data_shape(&self) -> Vec<u64> {
+        let mut s = self.shape.clone();
+        if let Some(r) = self.repeat {
+            s[r.axis] /= r.times;
+        }
+        s
     }
 
     fn from_act(a: &Act) -> Tv {
@@ -103,7 +131,8 @@ pub fn import_onnx_bytes(file: &str, bytes: &[u8], opts: &ImportOptions) -> Resu
     let model = proto::decode_model(bytes).map_err(fail)?;
     let g = &model.graph;
     let mut vals: HashMap<String, Val> = HashMap::new();
-    for t in &g.initializers {
+    let copies = transposed_copies(g);
+    for (i, t) in g.initializers.iter().enumerate() {
         let shape = t.shape().map_err(fail)?;
         t.elements().map_err(fail)?;
         let v = if proto::is_integer_type(t.data_type) {
@@ -116,12 +145,25 @@ pub fn import_onnx_bytes(file: &str, bytes: &[u8], opts: &ImportOptions) -> Resu
             )
         } else if shape::count(&shape) <= 1 {
             Val::Static(Known::shaped(shape), t.name.clone())
+        } else if let Some(&j) = copies.get(&i) {
+            // The same parameter: its bytes count once, under the original's name.
+            let original = &g.initializers[j];
+            Val::Tensor(Tv {
+                source: original.name.clone(),
+                role: Role::Weight,
+                decl: original.shape().map_err(fail)?,
+                shape,
+                transposed: true,
+                repeat: None,
+            })
         } else {
             Val::Tensor(Tv {
                 source: t.name.clone(),
                 role: Role::Weight,
                 shape: shape.clone(),
                 decl: shape,
+                transposed: false,
+                repeat: None,
             })
         };
         vals.insert(t.name.clone(), v);
@@ -145,6 +187,8 @@ pub fn import_onnx_bytes(file: &str, bytes: &[u8], opts: &ImportOptions) -> Resu
             role,
             shape,
             decl,
+            transposed: false,
+            repeat: None,
         };
         vals.insert(input.name.clone(), Val::Tensor(t));
     }
@@ -276,6 +320,70 @@ pub fn import_onnx_bytes(file: &str, bytes: &[u8], opts: &ImportOptions) -> Resu
     })
 }
 
+/// Tied LM heads: initializers read as a MatMul's (or Gemm's) B that hold, transposed, the
+/// values of an embedding table (an initializer gathered by a Gather), by index: copy →
+/// table. The TorchScript exporter folds a tied head's `embedding.T` into such a copy; both
+/// are one parameter, as the zoo's `tied_embeddings`. Only 2-D float tensors with all their
+/// values in `raw_data` are compared (byte for byte, so `-0.0` and `0.0` differ and a NaN
+/// equals its own bits); a copy stored otherwise counts twice. Other weights are never
+/// compared: two zero-filled matrices are not one parameter.
+fn transposed_copies(g: &proto::Graph) -> HashMap<usize, usize> {
+    let index: HashMap<&str, usize> = g
+        .initializers
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.name.as_str(), i))
+        .collect();
+    let read_as = |ops: &[&str], input: usize| -> Vec<usize> {
+        let mut v: Vec<usize> = g
+            .nodes
+            .iter()
+            .filter(|n| ops.contains(&n.op_type.as_str()))
+            .filter_map(|n| index.get(n.inputs.get(input)?.as_str()).copied())
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    // (Each float tensor with its raw bytes, element width and 2-D shape.)
+    let matrix = |i: usize| {
+        let t = &g.initializers[i];
+        let raw = (*g.float_raw.get(i)?)?;
+        let w = proto::float_width(t.data_type)?;
+        match t.shape().ok()?.as_slice() {
+            &[r, c] => Some((raw, w, t.data_type, r as usize, c as usize)),
+            _ => None,
+        }
+    };
+    let tables = read_as(&["Gather"], 0);
+    let mut copies = HashMap::new();
+    for i in read_as(&["MatMul", "Gemm"], 1) {
+        let Some((raw, w, ty, r, c)) = matrix(i) else {
+            continue;
+        };
+        let table = tables.iter().copied().find(|&j| {
+            j != i
+                && matrix(j).is_some_and(|(o, _, oty, or, oc)| {
+                    (oty, or, oc) == (ty, c, r) && is_transpose(raw, o, r, c, w)
+                })
+        });
+        if let Some(j) = table {
+            copies.insert(i, j);
+        }
+    }
+    copies
+}
+
+/// Whether `a` (`[r, c]`, `w` bytes an element, row-major) is `b` (`[c, r]`) transposed.
+fn is_transpose(a: &[u8], b: &[u8], r: usize, c: usize, w: usize) -> bool {
+    a.len() == b.len()
+        && a.chunks_exact(w).enumerate().all(|(k, x)| {
+            let (i, j) = (k / c, k % c);
+            let at = (j * r + i) * w;
+            b.get(at..at + w) == Some(x)
+        })
+}
+
 /// Graph inputs holding the KV cache: `past_key_values.0.key`, `past_key`, `cache_v`.
 fn is_kv_name(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
@@ -330,4 +438,68 @@ fn bind(
         })
         .collect::<std::result::Result<Vec<u64>, String>>()?;
     Ok((shape, seq))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_transposed_copy_is_found_byte_for_byte() {
+        // [[1, 2, 3], [4, 5, 6]] and its transpose [[1, 4], [2, 5], [3, 6]], one byte each.
+        let (a, t) = ([1, 2, 3, 4, 5, 6], [1, 4, 2, 5, 3, 6]);
+        assert!(is_transpose(&a, &t, 2, 3, 1));
+        assert!(is_transpose(&t, &a, 3, 2, 1));
+        assert!(
+            !is_transpose(&a, &a, 2, 3, 1),
+            "the same bytes, not transposed"
+        );
+        // Two bytes an element: [[0x0102, 0x0304]] is [[0x0102], [0x0304]] transposed.
+        assert!(is_transpose(&[1, 2, 3, 4], &[1, 2, 3, 4], 1, 2, 2));
+        assert!(!is_transpose(&[1, 2, 3, 4], &[2, 1, 3, 4], 1, 2, 2));
+    }
+
+    fn matrix(name: &str, dims: [i64; 2]) -> proto::Tensor {
+        let mut t = proto::Tensor::default();
+        (t.name, t.dims, t.data_type) = (name.into(), dims.to_vec(), 10); // FLOAT16
+        t
+    }
+
+    fn node(op: &str, inputs: &[&str]) -> proto::Node {
+        proto::Node {
+            op_type: op.into(),
+            inputs: inputs.iter().map(|s| s.to_string()).collect(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn only_a_matmul_weight_that_is_a_gathered_table_transposed_is_a_copy() {
+        // Float16 (2 bytes an element) [2, 3] table, its transpose, and the same transpose
+        // read by an Add only.
+        let table: Vec<u8> = (1..=12).collect();
+        let t: Vec<u8> = [1, 2, 7, 8, 3, 4, 9, 10, 5, 6, 11, 12].to_vec();
+        let ts = vec![
+            matrix("emb", [2, 3]),
+            matrix("head", [3, 2]),
+            matrix("other", [3, 2]),
+        ];
+        let g = proto::Graph {
+            nodes: vec![
+                node("Gather", &["emb", "ids"]),
+                node("MatMul", &["x", "head"]),
+                node("Add", &["y", "other"]),
+            ],
+            initializers: ts,
+            float_raw: vec![Some(&table), Some(&t), Some(&t)],
+            inputs: vec![],
+        };
+        assert_eq!(transposed_copies(&g), HashMap::from([(1, 0)]));
+        // Not transposed (the table's own bytes in the head's shape): two weights.
+        let g = proto::Graph {
+            float_raw: vec![Some(&table), Some(&table), Some(&t)],
+            ..g
+        };
+        assert!(transposed_copies(&g).is_empty());
+    }
 }

@@ -7,7 +7,7 @@
 //! and slices it, while Hugging Face's Llama and ViT project separately (GPT-2 fuses, and its
 //! Split gives the same slices). The per-layer FLOPs of the MatMuls hold either way.
 
-use elk_model::graph::{Graph, Mode, OpKind};
+use elk_model::graph::{Graph, Mode, OpKind, Role};
 use elk_model::import::{import_file, ImportOptions};
 use elk_model::zoo::{ZooModel, ZooParams};
 use std::collections::BTreeMap;
@@ -122,4 +122,167 @@ fn gpt2_prefill_and_decode_match_their_zoo_twin() {
 fn vit_matches_its_zoo_twin() {
     check("tiny-vit.onnx", "tiny-vit", Mode::Prefill, 2, 1);
     check("tiny-vit.onnx", "tiny-vit", Mode::ForwardBatch, 4, 1);
+}
+
+/// [`check`] of `{model}-prefill.onnx` or `{model}-decode.onnx` (by the mode) against
+/// `{model}.toml`, for each `(mode, batch, kv)`.
+fn check_twin(model: &str, cases: &[(Mode, u64, u64)]) {
+    for &(mode, batch, kv) in cases {
+        let stage = if mode == Mode::Decode {
+            "decode"
+        } else {
+            "prefill"
+        };
+        check(&format!("{model}-{stage}.onnx"), model, mode, batch, kv);
+    }
+}
+
+const PREFILL: Mode = Mode::Prefill;
+const DECODE: Mode = Mode::Decode;
+
+#[test]
+fn grouped_query_llama_matches_its_zoo_twin() {
+    let cases = [
+        (PREFILL, 2, 64),
+        (PREFILL, 3, 100),
+        (DECODE, 2, 64),
+        (DECODE, 8, 2048),
+    ];
+    check_twin("tiny-llama-gqa", &cases);
+}
+
+#[test]
+fn tied_gpt2_matches_its_zoo_twin() {
+    check_twin(
+        "tiny-gpt2-tied",
+        &[(PREFILL, 3, 100), (DECODE, 2, 64), (DECODE, 8, 128)],
+    );
+}
+
+#[test]
+fn grouped_query_tied_sdpa_llama_matches_its_zoo_twin() {
+    // SDPA's export scales the repeated K (a Mul before the score MatMul): computed on the
+    // cache's KV heads, the MatMul still grouped.
+    let model = "tiny-llama3-sdpa";
+    check_twin(
+        model,
+        &[(PREFILL, 2, 64), (DECODE, 2, 64), (DECODE, 8, 2048)],
+    );
+    for (file, mode) in [
+        ("tiny-llama3-sdpa-prefill.onnx", Mode::Prefill),
+        ("tiny-llama3-sdpa-decode.onnx", Mode::Decode),
+    ] {
+        let g = import_file(&data(file), &ImportOptions::new(mode, 2, 64)).unwrap();
+        let z = twin(model, mode, 2, 64);
+        let dims = |g: &Graph| attention(g).into_iter().map(|(d, _)| d).collect::<Vec<_>>();
+        assert_eq!(dims(&g), dims(&z), "{file}");
+        // Every read of the cache at its 2 KV heads: 2 × 2 layers × 2 × 16 × 64 × 2 × 2 B.
+        assert_eq!(
+            g.totals().kv_bytes.0,
+            if mode == Mode::Decode { 32_768 } else { 0 }
+        );
+        for t in g.ops.iter().flat_map(|o| o.inputs()) {
+            if t.role == Role::KvCache {
+                assert_eq!(t.shape[..2], [2, 2], "{file}");
+            }
+        }
+    }
+}
+
+/// An attention contraction: its dims, and each input's role, axes and (for the KV cache,
+/// which keeps its stored shape) shape; activations read the extents of their dims.
+type Contraction = (Vec<u64>, Vec<(Role, Vec<Vec<usize>>, Option<Vec<u64>>)>);
+
+/// The attention contractions in graph order.
+fn attention(g: &Graph) -> Vec<Contraction> {
+    let input = |t: &elk_model::graph::Tensor| {
+        let kv = t.role == Role::KvCache;
+        (t.role, t.axes.clone(), kv.then(|| t.shape.clone()))
+    };
+    g.ops
+        .iter()
+        .filter(|o| o.kind == OpKind::BatchMatMul)
+        .map(|o| (o.dims.clone(), o.inputs().iter().map(input).collect()))
+        .collect()
+}
+
+#[test]
+fn grouped_query_attention_caches_and_reads_only_the_kv_heads() {
+    // By hand (tiny-llama-gqa.toml): 2 layers, 2 KV heads of 16 for 4 query heads, fp16.
+    let (layers, kv_heads, heads, head_dim, dtype) = (2, 2, 4, 16, 2);
+    let rows = heads / kv_heads; // query rows per KV head and token
+    for (batch, kv) in [(2, 64), (8, 2048)] {
+        let opts = ImportOptions::new(Mode::Decode, batch, kv);
+        let g = import_file(&data("tiny-llama-gqa-decode.onnx"), &opts).unwrap();
+        let cache = 2 * layers * kv_heads * head_dim * kv * batch * dtype;
+        assert_eq!(g.totals().kv_bytes.0, cache, "B{batch} KV{kv}");
+        // Every read of K or V is [batch, kv_heads, ·, ·]: none at the query heads.
+        for o in &g.ops {
+            for t in o.inputs().iter().filter(|t| t.role == Role::KvCache) {
+                assert_eq!(t.shape[..2], [batch, kv_heads], "{}", o.name);
+                assert_eq!(t.elements(), kv_heads * head_dim * kv * batch, "{}", o.name);
+            }
+        }
+        // Scores [b, kv_heads, heads / kv_heads · q, s, d] and context [b, kv_heads, ·, d,
+        // s], operand for operand as the zoo builds them.
+        let a = attention(&g);
+        assert_eq!(a.len(), 2 * layers as usize);
+        assert_eq!(a[0].0, [batch, kv_heads, rows, kv, head_dim]);
+        assert_eq!(a[1].0, [batch, kv_heads, rows, head_dim, kv]);
+        let z = twin("tiny-llama-gqa", Mode::Decode, batch, kv);
+        assert_eq!(a, attention(&z), "B{batch} KV{kv}");
+    }
+    // Prefill attends over the fresh K and V activations, in the same grouped shape.
+    let (batch, seq) = (2, 64);
+    let opts = ImportOptions::new(Mode::Prefill, batch, seq);
+    let g = import_file(&data("tiny-llama-gqa-prefill.onnx"), &opts).unwrap();
+    let a = attention(&g);
+    assert_eq!(a[0].0, [batch, kv_heads, rows * seq, seq, head_dim]);
+    assert_eq!(
+        a,
+        attention(&twin("tiny-llama-gqa", Mode::Prefill, batch, seq))
+    );
+}
+
+#[test]
+fn a_tied_lm_head_is_the_embedding_counted_once() {
+    let opts = ImportOptions::new(Mode::Decode, 2, 64);
+    let tied = import_file(&data("tiny-gpt2-tied-decode.onnx"), &opts).unwrap();
+    let untied = import_file(&data("tiny-gpt2-decode.onnx"), &opts).unwrap();
+    // By hand: the untied fixture's weights less one 256 × 64 fp16 table; its parameters
+    // 141,056 less 16,384.
+    let (t, u) = (tied.totals(), untied.totals());
+    assert_eq!(t.weight_bytes.0, u.weight_bytes.0 - 256 * 64 * 2);
+    assert_eq!((u.parameters, t.parameters), (141_056, 124_672));
+    // The head reads the embedding table itself, stored [vocab, hidden], as the zoo's tied
+    // head does: dims [rows, vocab, hidden], the table on (vocab, hidden).
+    let head = tied.ops.last().unwrap();
+    let w = head
+        .inputs()
+        .iter()
+        .find(|t| t.role == Role::Weight)
+        .unwrap();
+    let gather = tied.ops.iter().find(|o| o.kind == OpKind::Gather).unwrap();
+    let table = gather
+        .inputs()
+        .iter()
+        .find(|t| t.role == Role::Weight)
+        .unwrap();
+    assert_eq!(w.source, table.source);
+    assert_eq!(
+        (w.shape.clone(), w.axes.clone()),
+        (vec![256, 64], vec![vec![1], vec![2]])
+    );
+    let z = twin("tiny-gpt2-tied", Mode::Decode, 2, 64);
+    let zw = z
+        .ops
+        .last()
+        .unwrap()
+        .inputs()
+        .iter()
+        .find(|t| t.role == Role::Weight)
+        .unwrap()
+        .clone();
+    assert_eq!((zw.shape, zw.axes), (w.shape.clone(), w.axes.clone()));
+    assert_eq!(head.dims, z.ops.last().unwrap().dims);
 }

@@ -3,7 +3,9 @@
 //!
 //! Only what scheduling needs is kept: the graph's nodes, the names, shapes and element types
 //! of initializers and inputs, and node attributes. Weight data is never decoded (only its
-//! dims count); integer tensors are, when small, because shape arithmetic reads them.
+//! dims count; the raw bytes of float initializers are borrowed from the file, to be
+//! compared for transposed copies); integer tensors are, when small, because shape
+//! arithmetic reads them.
 //! Unknown fields are skipped, as protobuf requires.
 
 use super::wire::{Reader, Wire};
@@ -13,20 +15,24 @@ pub const MAX_INT_DATA: u64 = 1 << 16;
 
 /// `ModelProto`: the default-domain opset and the graph.
 #[derive(Debug, Default)]
-pub struct Model {
+pub struct Model<'a> {
     /// `opset_import` version of the default (`""` or `ai.onnx`) domain; 0 if absent.
     pub opset: i64,
     /// The main graph.
-    pub graph: Graph,
+    pub graph: Graph<'a>,
 }
 
 /// `GraphProto`.
 #[derive(Debug, Default)]
-pub struct Graph {
+pub struct Graph<'a> {
     /// Nodes in topological order (as ONNX requires).
     pub nodes: Vec<Node>,
     /// Constant tensors: the weights.
     pub initializers: Vec<Tensor>,
+    /// The `raw_data` bytes of each float initializer (`None` for other types, for data
+    /// in `float_data` or in an external file), borrowed from the file: never decoded, only
+    /// compared to find transposed copies (a tied LM head).
+    pub float_raw: Vec<Option<&'a [u8]>>,
     /// Graph inputs (may repeat initializer names in older files).
     pub inputs: Vec<ValueInfo>,
 }
@@ -118,7 +124,7 @@ fn each_field<'a>(
 }
 
 /// Decodes a whole `.onnx` file.
-pub fn decode_model(buf: &[u8]) -> Result<Model, String> {
+pub fn decode_model(buf: &[u8]) -> Result<Model<'_>, String> {
     let mut m = Model::default();
     let mut graph = None;
     each_field(buf, |field, v| {
@@ -147,12 +153,16 @@ pub fn decode_model(buf: &[u8]) -> Result<Model, String> {
     Ok(m)
 }
 
-fn decode_graph(buf: &[u8]) -> Result<Graph, String> {
+fn decode_graph(buf: &[u8]) -> Result<Graph<'_>, String> {
     let mut g = Graph::default();
     each_field(buf, |field, v| {
         match field {
             1 => g.nodes.push(decode_node(v.bytes()?)?),
-            5 => g.initializers.push(decode_tensor(v.bytes()?)?),
+            5 => {
+                let (t, raw) = decode_tensor(v.bytes()?)?;
+                g.initializers.push(t);
+                g.float_raw.push(raw);
+            }
             11 => g.inputs.push(decode_value_info(v.bytes()?)?),
             15 => return Err("sparse initializers are not supported".into()),
             _ => {}
@@ -187,7 +197,7 @@ fn decode_attribute(buf: &[u8]) -> Result<Attribute, String> {
             2 => a.f = Some(v.float()?),
             3 => a.i = Some(v.int()?),
             4 => a.s = Some(v.string()?),
-            5 => a.t = Some(decode_tensor(v.bytes()?)?),
+            5 => a.t = Some(decode_tensor(v.bytes()?)?.0),
             8 => v.ints_into(&mut a.ints)?,
             _ => {}
         }
@@ -196,8 +206,20 @@ fn decode_attribute(buf: &[u8]) -> Result<Attribute, String> {
     Ok(a)
 }
 
-fn decode_tensor(buf: &[u8]) -> Result<Tensor, String> {
+/// Bytes per element of the float types (FLOAT, FLOAT16, DOUBLE, BFLOAT16).
+pub fn float_width(data_type: i64) -> Option<usize> {
+    match data_type {
+        1 => Some(4),
+        10 | 16 => Some(2),
+        11 => Some(8),
+        _ => None,
+    }
+}
+
+/// A tensor, and its `raw_data` when it is a float tensor holding all its values there.
+fn decode_tensor(buf: &[u8]) -> Result<(Tensor, Option<&[u8]>), String> {
     let mut t = Tensor::default();
+    let mut float_raw = None;
     each_field(buf, |field, v| {
         match field {
             1 => v.ints_into(&mut t.dims)?,
@@ -207,6 +229,7 @@ fn decode_tensor(buf: &[u8]) -> Result<Tensor, String> {
             8 => t.name = v.string()?,
             9 => {
                 let raw = v.bytes()?;
+                float_raw = Some(raw);
                 if raw.len() as u64 <= 8 * MAX_INT_DATA {
                     t.raw = raw.to_vec();
                 }
@@ -222,7 +245,12 @@ fn decode_tensor(buf: &[u8]) -> Result<Tensor, String> {
     t.raw = Vec::new();
     t.int64_data = Vec::new();
     t.int32_data = Vec::new();
-    Ok(t)
+    let whole = |raw: &&[u8]| {
+        float_width(t.data_type)
+            .is_some_and(|w| (w as u64).checked_mul(n) == Some(raw.len() as u64))
+    };
+    let float_raw = float_raw.filter(whole);
+    Ok((t, float_raw))
 }
 
 impl Tensor {
@@ -346,14 +374,25 @@ mod tests {
         let mut raw = 5i64.to_le_bytes().to_vec();
         raw.extend((-1i64).to_le_bytes());
         t.extend(field(9, &raw));
-        let t = decode_tensor(&t).unwrap();
+        let (t, raw) = decode_tensor(&t).unwrap();
         assert_eq!(t.int_data, Some(vec![5, -1]));
+        assert_eq!(raw, None, "an integer tensor has no float data");
     }
 
     #[test]
     fn a_count_mismatch_is_an_error() {
         let t = [0x08, 3, 0x10, 7, 0x3a, 1, 4]; // dims [3], INT64, int64_data [4]
         assert!(decode_tensor(&t).unwrap_err().contains("1 values for 3"));
+    }
+
+    #[test]
+    fn keeps_the_raw_bytes_of_a_whole_float_tensor_only() {
+        let mut t = vec![0x08, 2, 0x10, 10]; // dims [2], FLOAT16
+        t.extend(field(9, &[1, 2, 3, 4]));
+        assert_eq!(decode_tensor(&t).unwrap().1, Some(&[1u8, 2, 3, 4][..]));
+        let mut short = vec![0x08, 3, 0x10, 10]; // 3 elements, 2 values' bytes
+        short.extend(field(9, &[1, 2, 3, 4]));
+        assert_eq!(decode_tensor(&short).unwrap().1, None);
     }
 
     #[test]

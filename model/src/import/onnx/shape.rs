@@ -60,6 +60,15 @@ pub fn attr_ints(n: &Node, name: &str) -> Option<Vec<i64>> {
         .map(|a| a.ints.clone())
 }
 
+/// A Transpose's `perm` (reversed axes by default): output axis `i` is input axis `perm[i]`.
+pub fn perm(node: &Node, rank: usize) -> R<Vec<usize>> {
+    let perm = attr_ints(node, "perm").unwrap_or_else(|| (0..rank as i64).rev().collect());
+    if perm.len() != rank {
+        return Err(format!("perm {perm:?} for rank {rank}"));
+    }
+    perm.iter().map(|&p| axis(p, rank)).collect()
+}
+
 fn axis(a: i64, rank: usize) -> R<usize> {
     let r = rank as i64;
     let v = if a < 0 { a + r } else { a };
@@ -298,14 +307,7 @@ pub fn infer(node: &Node, ins: &[Option<Known>], opset: i64) -> R<Vec<Known>> {
         "Transpose" => {
             let x = input(ins, 0)?;
             let r = x.shape.len();
-            let perm = attr_ints(node, "perm").unwrap_or_else(|| (0..r as i64).rev().collect());
-            if perm.len() != r {
-                return Err(format!("perm {perm:?} for rank {r}"));
-            }
-            let shape = perm
-                .iter()
-                .map(|&p| axis(p, r).map(|a| x.shape[a]))
-                .collect::<R<Vec<u64>>>()?;
+            let shape = perm(node, r)?.iter().map(|&a| x.shape[a]).collect();
             let data = if r <= 1 { x.data.clone() } else { None };
             one(Known { shape, data })
         }
