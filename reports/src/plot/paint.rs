@@ -90,12 +90,12 @@ fn shade(c: RGBColor, t: f64) -> RGBColor {
 }
 
 /// The shade and pattern of a method's `k`-th variant (k ≥ 1; the method itself is 0 and
-/// keeps its colour): lighter and darker in turn, each with its own pattern, so no two
-/// variants of up to six share a fill.
+/// keeps its colour): darker and lighter in turn, each with its own pattern, so no two
+/// variants of up to six share a fill; darker first, as a light line is faint on white.
 fn variant(base: RGBColor, k: usize) -> Paint {
     const LOOKS: [(f64, Hatch); 5] = [
-        (0.45, Hatch::Up),
         (-0.35, Hatch::Down),
+        (0.45, Hatch::Up),
         (0.7, Hatch::Cross),
         (-0.6, Hatch::Level),
         (0.2, Hatch::Upright),
