@@ -7,6 +7,9 @@
 //! conventions:
 //! - one colour per method in every figure (Okabe and Ito's colour-blind-safe palette, its
 //!   yellow left out), Elk's Ideal in black as a reference: an outlined bar, a dashed line;
+//! - variants of one method in one chart ("elk-dyn, no π", "elk-dyn, depth ≤ 1") get
+//!   lighter and darker shades of its colour and, on bars, hatches, in the legend too
+//!   (`plot::paint`);
 //! - lines differ in dash pattern and point shape too, so series that coincide stay visible,
 //!   and the legend says which series coincide;
 //! - the legend stands in its own column beside the plot, never over data;
@@ -16,19 +19,22 @@
 //!   series' colour, never a missing bar or point, which a reader would take for 0 or for a
 //!   plotting failure; the legend and a footnote under the plot say why;
 //! - ticks at round numbers without a spurious ".0", at the swept values on a swept axis,
-//!   and a log axis where positive values span decades (`plot::axis`);
+//!   and a log axis where positive values span decades, except for a percentage, which
+//!   stays linear (`plot::axis`);
 //! - every axis has a description with its unit; values are plotted as measured.
 
 mod axis;
 mod bars;
 mod figure;
 mod lines;
+mod paint;
 
 pub use bars::{bars, bars_marked};
 pub use figure::{relink, Figure, Format, Style};
 pub use lines::{cdf, lines, lines_marked};
 
 use crate::error::{ReportError, Result};
+use paint::{paints, palette, Hatch, Paint};
 use plotters::coord::types::RangedCoordf64;
 use plotters::coord::CoordTranslate;
 use plotters::coord::Shift;
@@ -124,66 +130,6 @@ impl Marks {
     }
 }
 
-/// Colours a reader can tell apart, printed or colour-blind (Okabe and Ito's palette, with
-/// its yellow left out: it vanishes on white). The first four are the methods'.
-const COLOURS: [RGBColor; 6] = [
-    RGBColor(0, 114, 178),
-    RGBColor(213, 94, 0),
-    RGBColor(0, 158, 115),
-    RGBColor(204, 121, 167),
-    RGBColor(230, 159, 0),
-    RGBColor(86, 180, 233),
-];
-
-/// Each method's colour, the same in every figure (longest names first, so "elk-full" is
-/// not taken for another method's name inside it).
-const METHOD_COLOURS: [(&str, usize); 4] =
-    [("elk-full", 3), ("elk-dyn", 2), ("static", 1), ("basic", 0)];
-
-/// The reference (Ideal).
-const REFERENCE: RGBColor = RGBColor(0, 0, 0);
-
-/// Whether series `name` is about `method`: the method's name as a word of it ("elk-full",
-/// "elk-full, C distributed", "llama2-13b elk-full"), not as part of a longer name
-/// ("elk-full-greedy" is another method, with a colour of its own).
-fn names_method(name: &str, method: &str) -> bool {
-    let part = |c: Option<char>| c.is_some_and(|c| c == '-' || c.is_alphanumeric());
-    name.match_indices(method).any(|(at, _)| {
-        !part(name[..at].chars().next_back()) && !part(name[at + method.len()..].chars().next())
-    })
-}
-
-/// Every series' colour: the reference black, a method its own, any other series the
-/// palette's next colour that no method of this chart uses (the non-method colours first).
-fn palette(series: &[Series], marks: &Marks) -> Vec<RGBColor> {
-    let method = |name: &str| {
-        let name = name.to_lowercase();
-        METHOD_COLOURS
-            .iter()
-            .find(|(m, _)| names_method(&name, m))
-            .map(|m| m.1)
-    };
-    let taken: Vec<usize> = series.iter().filter_map(|s| method(&s.name)).collect();
-    // Other series take the colours no method owns first, so they are not read as one.
-    let mut free = [4, 5, 0, 1, 2, 3]
-        .into_iter()
-        .filter(|c| !taken.contains(c))
-        .cycle();
-    series
-        .iter()
-        .enumerate()
-        .map(|(s, ser)| {
-            if marks.reference == Some(s) {
-                REFERENCE
-            } else if let Some(c) = method(&ser.name) {
-                COLOURS[c]
-            } else {
-                COLOURS[free.next().unwrap_or(s % COLOURS.len())]
-            }
-        })
-        .collect()
-}
-
 /// The text colour of marker labels.
 const INK: RGBColor = RGBColor(51, 51, 51);
 
@@ -205,13 +151,14 @@ enum Swatch {
     Cross,
 }
 
-/// A legend row: label, series index (its marker and dashes), swatch, colour.
-type Row = (String, usize, Swatch, RGBColor);
+/// A legend row: label, series index (its marker and dashes), swatch, paint (a variant's
+/// shade and hatch, so the legend tells variants apart as the bars do).
+type Row = (String, usize, Swatch, Paint);
 
 /// Legend rows: one per series; the "×" line last when anything is absent. A line that
 /// coincides with an earlier series says so, as it hides it.
 fn legend_rows(series: &[Series], marks: &Marks, lines: bool) -> Vec<Row> {
-    let colours = palette(series, marks);
+    let paint = paints(series, marks);
     let mut rows: Vec<Row> = series
         .iter()
         .enumerate()
@@ -229,11 +176,16 @@ fn legend_rows(series: &[Series], marks: &Marks, lines: bool) -> Vec<Row> {
             if let (true, Some(o)) = (lines, same) {
                 name.push_str(&format!(" (= {})", o.name));
             }
-            (name, s, swatch, colours[s])
+            (name, s, swatch, paint[s])
         })
         .collect();
     if let Some(l) = marks.legend() {
-        rows.push((l, 0, Swatch::Cross, INK));
+        let ink = Paint {
+            colour: INK,
+            hatch: Hatch::Solid,
+            ink: INK,
+        };
+        rows.push((l, 0, Swatch::Cross, ink));
     }
     rows
 }
@@ -298,6 +250,39 @@ where
     }
 }
 
+/// Draws a bar from corner to corner (device pixels) in `paint`: its fill, then its hatch.
+fn draw_bar<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    corners: [(i32, i32); 2],
+    paint: &Paint,
+    style: &Style,
+) -> std::result::Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    area.draw(&Rectangle::new(corners, paint.colour.filled()))?;
+    draw_hatch(area, corners, paint, style)
+}
+
+/// Draws `paint`'s hatch (if any) over the box from corner to corner (device pixels), its
+/// lines 5 px apart whatever the box's size, so bars and legend swatches match; a pixel in
+/// from the edges, so no stroke's end stands out of the fill.
+fn draw_hatch<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    [a, b]: [(i32, i32); 2],
+    paint: &Paint,
+    style: &Style,
+) -> std::result::Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let ink = paint.ink.stroke_width(style.stroke(1));
+    let inset = style.z(1);
+    let a_in = (a.0.min(b.0) + inset, a.1.min(b.1) + inset);
+    let b_in = (a.0.max(b.0) - inset, a.1.max(b.1) - inset);
+    if a_in.0 >= b_in.0 || a_in.1 >= b_in.1 {
+        return Ok(());
+    }
+    for line in paint::hatch_lines(paint.hatch, a_in, b_in, style.z(5)) {
+        area.draw(&PathElement::new(line.to_vec(), ink))?;
+    }
+    Ok(())
+}
+
 /// Draws the legend box with its top left corner at `at` in `area`: a swatch and a label per
 /// row, on white, so it reads over grid lines.
 fn draw_legend<DB: DrawingBackend>(
@@ -324,14 +309,14 @@ fn draw_legend<DB: DrawingBackend>(
     let frame: ShapeStyle = INK.stroke_width(style.stroke(1));
     area.draw(&Rectangle::new([(x0, y0), (x0 + w, y0 + h)], frame))
         .map_err(e)?;
-    for (k, (label, s, swatch, c)) in rows.iter().enumerate() {
+    for (k, (label, s, swatch, paint)) in rows.iter().enumerate() {
         let (x, y) = (x0 + z(10), y0 + z(6) + row * k as i32 + row / 2);
-        let c = *c;
+        let c = paint.colour;
         let box_at = [(x, y - z(6)), (x + z(20), y + z(6))];
         let wide = style.stroke(2);
         let stroke = vec![(x - z(2), y), (x + z(22), y)];
         match swatch {
-            Swatch::Bar => area.draw(&Rectangle::new(box_at, c.filled())),
+            Swatch::Bar => draw_bar(area, box_at, paint, style),
             Swatch::Outline => area.draw(&Rectangle::new(box_at, c.stroke_width(wide))),
             Swatch::Line => draw_path(area, stroke, dashes(*s), c.stroke_width(wide), style)
                 .and_then(|()| draw_marker(area, *s, (x + z(10), y), c, style)),
@@ -386,6 +371,131 @@ fn render(
             figure::png(&rgb, size, dpi).map_err(|e| err(title, e))
         }
     }
+}
+
+/// At most this many footnote lines under a chart.
+const MAX_NOTES: usize = 6;
+
+/// What a chart's drawing returns: nothing, or what went wrong.
+type Drawn = std::result::Result<(), String>;
+
+/// The frame every chart is drawn in: the title on top, the legend column beside the plot,
+/// the axes' label areas and the footnotes under the x labels.
+struct Frame<'a> {
+    title: &'a str,
+    style: &'a Style,
+    /// The legend column's width, device pixels.
+    legend_w: u32,
+    /// The legend box's top left corner in its column.
+    legend_at: (i32, i32),
+    rows: Vec<Row>,
+    notes: Vec<String>,
+    /// Depth of the x labels (and group labels) under the axis; the footnotes go below.
+    x_label_h: u32,
+    /// Width of the y labels and description.
+    y_label_w: u32,
+    /// The axes' ranges, in axis coordinates.
+    x_range: (f64, f64),
+    y_range: (f64, f64),
+}
+
+impl<'a> Frame<'a> {
+    /// The frame of a chart of `series` with `marks`: a legend row per series (line
+    /// swatches for `lines`), a footnote per reason a value is absent (`at` names its
+    /// place), a legend column `pad` px wider than its box. The chart sets the label areas
+    /// and the axes' ranges.
+    fn new(
+        title: &'a str,
+        style: &'a Style,
+        (series, marks): (&[Series], &Marks),
+        lines: bool,
+        at: impl Fn(&Absent) -> String,
+        pad: u32,
+    ) -> Frame<'a> {
+        let rows = legend_rows(series, marks, lines);
+        let notes = absent_notes(series, marks, at, MAX_NOTES);
+        Frame {
+            title,
+            style,
+            legend_w: legend_size(&rows, style).0 as u32 + style.zu(pad),
+            legend_at: (0, style.z(12)),
+            rows,
+            notes,
+            x_label_h: 0,
+            y_label_w: 0,
+            x_range: (0.0, 1.0),
+            y_range: (0.0, 1.0),
+        }
+    }
+
+    /// The figure's size, for a plot `plot_w` wide and `plot_h` high with its labels: the
+    /// legend column beside it, the footnotes below, at least as wide as the title and the
+    /// footnotes; or the style's size, the legend column narrowed to fit it.
+    fn size(&mut self, plot_w: u32, plot_h: u32) -> (u32, u32) {
+        let style = self.style;
+        let title_w = text_width(self.title, style.px(TITLE_FONT)) + style.zu(40);
+        let notes_w = self
+            .notes
+            .iter()
+            .map(|n| text_width(n, style.px(NOTE_FONT)) + style.zu(120))
+            .max()
+            .unwrap_or(0);
+        let notes_h = style.px(NOTE_ROW) * self.notes.len() as u32;
+        let layout_w = (plot_w + self.legend_w).max(title_w).max(notes_w);
+        let (width, height) = style.size(layout_w, plot_h + notes_h);
+        let (width, legend_w) = fit(width, self.legend_w, style);
+        self.legend_w = legend_w;
+        (width, height)
+    }
+}
+
+/// A chart type (bars, lines): what it draws in its frame.
+trait Plot {
+    /// Draws the axes' descriptions, the ticks and the data on `chart` (labels outside the
+    /// plot on `root`).
+    fn plot<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        chart: &mut Chart<'_, DB>,
+    ) -> Drawn;
+}
+
+/// Draws chart `p` in `frame` on a `size` canvas of the style's format: the figure, with
+/// `csv`.
+fn figure(frame: &Frame<'_>, p: &impl Plot, size: (u32, u32), csv: String) -> Result<Figure> {
+    let style = frame.style;
+    let image = render(frame.title, size, style, |canvas| match canvas {
+        Canvas::Svg(root) => draw_chart(&root, frame, p),
+        Canvas::Png(root) => draw_chart(&root, frame, p),
+    })?;
+    Ok(Figure {
+        image,
+        format: style.format,
+        csv,
+    })
+}
+
+/// Draws chart `p` in frame `f`: title, axes, the plot, footnotes under the x labels, the
+/// legend beside.
+fn draw_chart<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    f: &Frame<'_>,
+    p: &impl Plot,
+) -> Drawn {
+    let style = f.style;
+    let (plot_area, legend_area) = frame(root, f.title, f.legend_w, style)?;
+    let notes_h = style.px(NOTE_ROW) * f.notes.len() as u32;
+    let mut chart = ChartBuilder::on(&plot_area)
+        .margin(style.zu(12))
+        .x_label_area_size(f.x_label_h + notes_h)
+        .y_label_area_size(f.y_label_w)
+        .build_cartesian_2d(f.x_range.0..f.x_range.1, f.y_range.0..f.y_range.1)
+        .map_err(|e| e.to_string())?;
+    p.plot(root, &mut chart)?;
+    let (left_x, axis_y) = chart.backend_coord(&(f.x_range.0, f.y_range.0));
+    draw_notes(root, (left_x, axis_y + f.x_label_h as i32), &f.notes, style)?;
+    draw_legend(&legend_area, f.legend_at, &f.rows, style)?;
+    root.present().map_err(|e| e.to_string())
 }
 
 /// A figure's drawing area on one of the backends.
@@ -631,31 +741,6 @@ mod tests {
              ideal,x,0.1,reference\n\
              ideal,\"y, z\",0.0000002,reference\n"
         );
-    }
-
-    #[test]
-    fn a_method_has_one_colour_in_every_figure_and_variants_their_own() {
-        let named = |names: &[&str]| -> Vec<RGBColor> {
-            let series: Vec<Series> = names
-                .iter()
-                .map(|n| Series {
-                    name: n.to_string(),
-                    points: Vec::new(),
-                })
-                .collect();
-            palette(&series, &Marks::default())
-        };
-        let a = named(&["basic", "elk-full"]);
-        let b = named(&[
-            "elk-full, single broadcast",
-            "llama2-13b elk-full",
-            "elk-full-greedy",
-        ]);
-        assert_eq!(a[1], COLOURS[3]);
-        assert_eq!(b[0], COLOURS[3]);
-        assert_eq!(b[1], COLOURS[3]);
-        assert_ne!(b[2], COLOURS[3]);
-        assert_eq!(a[0], named(&["static", "basic"])[1]);
     }
 
     #[test]

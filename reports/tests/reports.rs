@@ -578,7 +578,16 @@ methods = ["basic"]
         "{md}"
     );
     assert!(md.contains("Mode training: the whole step"), "{md}");
-    // One panel per mode, each heading naming it.
-    assert!(md.contains("## bert-base forward-batch (B1 "), "{md}");
-    assert!(md.contains("## bert-base training (B1 "), "{md}");
+    // One panel per mode, each heading naming it; the length is a sequence length (these
+    // modes have no KV cache), in headings, titles and figures alike.
+    assert!(md.contains("## bert-base forward-batch (B1 seq32 "), "{md}");
+    assert!(md.contains("## bert-base training (B1 seq32 "), "{md}");
+    for (name, text) in &files {
+        assert!(!text.contains("KV"), "{name}: {text}");
+    }
+    let svgs: Vec<_> = files.iter().filter(|f| f.0.ends_with(".svg")).collect();
+    assert_eq!(svgs.len(), 2);
+    for (name, svg) in svgs {
+        assert!(svg.contains(" (B1 seq32 on "), "{name}: {svg}");
+    }
 }

@@ -1,7 +1,8 @@
 //! Axis scales and ticks, chosen by the figure module for every figure, so no caller picks
-//! them: a log axis where positive values span decades, ticks at round numbers printed
-//! without a spurious ".0", and, on a swept quantity with few values, ticks exactly at those
-//! values (HBM 4, 6, … 16 TB/s; 2, 4, 8, 16 controllers), never 4.0, 5.5, ….
+//! them: a log axis where positive values span decades (but never for a percentage), ticks
+//! at round numbers printed without a spurious ".0", and, on a swept quantity with few
+//! values, ticks exactly at those values (HBM 4, 6, … 16 TB/s; 2, 4, 8, 16 controllers),
+//! never 4.0, 5.5, ….
 
 /// How values map to the axis.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,6 +27,27 @@ impl Scale {
             Scale::Log
         } else {
             Scale::Linear
+        }
+    }
+
+    /// The scale of an axis described by `desc` (its unit in it) for `values`: linear
+    /// whatever the values for a percentage ([`is_percent`]), whose scale a reader knows
+    /// (0 to 100, the reference at 100 or at 0), so a value ten times another looks ten
+    /// times as large; else [`Scale::for_values`] (a latency spanning decades gets a log
+    /// axis).
+    pub(super) fn for_quantity(desc: &str, values: impl Iterator<Item = f64> + Clone) -> Scale {
+        if is_percent(desc) {
+            Scale::Linear
+        } else {
+            Scale::for_values(values)
+        }
+    }
+
+    /// An axis description as the axis prints it: " (log scale)" added on a log axis.
+    pub(super) fn described(self, desc: &str) -> String {
+        match self {
+            Scale::Log => format!("{desc} (log scale)"),
+            Scale::Linear => desc.to_string(),
         }
     }
 
@@ -77,6 +99,17 @@ impl Scale {
             }
         }
     }
+}
+
+/// Whether an axis description gives its quantity in percent: it starts with "%" ("% of
+/// Ideal (…)") or its unit, in the last parentheses, is "%" or "% of …" ("gap (%)",
+/// "replay − model (% of the model)").
+pub(super) fn is_percent(desc: &str) -> bool {
+    let desc = desc.trim();
+    let unit = desc
+        .rfind('(')
+        .map(|at| desc[at + 1..].trim_end_matches(')').trim());
+    desc.starts_with('%') || unit.is_some_and(|u| u == "%" || u.starts_with("% "))
 }
 
 /// Round-number ticks (1, 2 or 5 × 10^k apart, 4 to 10 of them) over `range`.
@@ -167,5 +200,27 @@ mod tests {
         assert_eq!(t, ["1", "10", "100", "1000"]);
         assert_eq!(Scale::for_values([1.0, 2.0].into_iter()), Scale::Linear);
         assert_eq!(Scale::for_values([0.0, 200.0].into_iter()), Scale::Linear);
+    }
+
+    #[test]
+    fn percentages_stay_linear_however_far_they_spread_and_latencies_do_not() {
+        let v = [3.0, 91.5, 45.0];
+        for desc in [
+            "% of Ideal (Ideal's latency / the method's)",
+            "certified gap to the optimum, at most (%)",
+            "replay − model (% of the model)",
+            "degradation (% of true-cost plan)",
+        ] {
+            assert!(is_percent(desc), "{desc}");
+            assert_eq!(Scale::for_quantity(desc, v.iter().copied()), Scale::Linear);
+        }
+        for desc in ["latency (ms)", "latency (ms, detailed simulator)", "cores"] {
+            assert!(!is_percent(desc), "{desc}");
+            assert_eq!(Scale::for_quantity(desc, v.iter().copied()), Scale::Log);
+        }
+        // Linear from zero with round ticks, no decade labels.
+        let r = Scale::Linear.range(3.0, 91.5);
+        let t: Vec<String> = Scale::Linear.ticks(r).into_iter().map(|t| t.1).collect();
+        assert_eq!(t, ["0", "20", "40", "60", "80", "100"]);
     }
 }

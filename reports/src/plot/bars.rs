@@ -3,9 +3,8 @@
 use super::axis::Scale;
 use super::figure::{data_csv, LABEL_FONT};
 use super::{
-    absent_notes, draw_axes, draw_legend, draw_notes, draw_ticks, fit, font, frame, legend_rows,
-    legend_size, palette, render, text_width, Canvas, Figure, Marks, Row, Series, Style, INK,
-    NOTE_ROW, TITLE_FONT,
+    draw_axes, draw_hatch, draw_ticks, figure, font, paints, text_width, Absent, Chart, Drawn,
+    Figure, Frame, Marks, Plot, Series, Style, INK,
 };
 use crate::error::Result;
 use plotters::coord::Shift;
@@ -23,30 +22,22 @@ pub fn bars(
     bars_marked(title, categories, series, y_desc, &Marks::default(), style)
 }
 
-/// At most this many footnote lines under a bar chart.
-const MAX_NOTES: usize = 6;
-
 /// A bar chart's contents and layout, drawn the same on every backend.
 struct Bars<'a> {
-    title: &'a str,
+    frame: Frame<'a>,
     categories: &'a [String],
     series: &'a [Series],
     y_desc: &'a str,
     marks: &'a Marks,
-    style: &'a Style,
-    rows: Vec<Row>,
-    notes: Vec<String>,
     label_h: u32,
-    group_h: u32,
-    legend_w: u32,
     scale: Scale,
-    y_range: (f64, f64),
 }
 
 /// Grouped bars with [`Marks`]: absent values as "×" on the axis with a footnote that says
 /// why, the reference series as outlined black bars, groups of categories with separators
 /// and labels. The legend sits beside the plot, never over a bar; a log axis when the values
-/// span decades.
+/// span decades, unless they are a percentage; a method's variants in shades and hatches of
+/// its colour.
 pub fn bars_marked(
     title: &str,
     categories: &[String],
@@ -62,7 +53,7 @@ pub fn bars_marked(
             .flat_map(|s| s.points.iter().filter_map(|p| p.1))
             .chain(marks.spread.iter().flat_map(|s| [s.lo, s.hi]))
     };
-    let scale = Scale::for_values(values());
+    let scale = Scale::for_quantity(y_desc, values());
     let ymax = values().fold(f64::NEG_INFINITY, f64::max);
     let ymin = values().fold(f64::INFINITY, f64::min);
     let (ymin, ymax) = if ymin.is_finite() {
@@ -70,21 +61,16 @@ pub fn bars_marked(
     } else {
         (0.0, 1.0)
     };
-    let rows = legend_rows(series, marks, false);
-    let notes = absent_notes(
-        series,
-        marks,
-        |a| {
-            let c = categories.get(a.point).cloned().unwrap_or_default();
-            match group_of(&marks.groups, a.point) {
-                Some(g) => format!("{g} {c}"),
-                None => c,
-            }
-        },
-        MAX_NOTES,
-    );
-    // The legend column is as wide as its longest label; labels stand below the axis, as
-    // deep as the longest one, then the group labels, then the footnotes.
+    let at = |a: &Absent| {
+        let c = categories.get(a.point).cloned().unwrap_or_default();
+        match group_of(&marks.groups, a.point) {
+            Some(g) => format!("{g} {c}"),
+            None => c,
+        }
+    };
+    let mut frame = Frame::new(title, style, (series, marks), false, at, 24);
+    // Labels stand below the axis, as deep as the longest one, then the group labels, then
+    // the footnotes.
     let label_h = categories
         .iter()
         .map(|c| text_width(c, style.px(LABEL_FONT)))
@@ -96,164 +82,141 @@ pub fn bars_marked(
     } else {
         style.px(26)
     };
-    let notes_h = style.px(NOTE_ROW) * notes.len() as u32;
-    let legend_w = legend_size(&rows, style).0 as u32 + style.zu(24);
-    // The title spans the whole figure, which is at least as wide as the title and the
-    // footnotes (unless the style fixes the width).
-    let title_w = text_width(title, style.px(TITLE_FONT)) + style.zu(40);
-    let notes_w = notes
-        .iter()
-        .map(|n| text_width(n, style.px(super::NOTE_FONT)) + style.zu(120))
-        .max()
-        .unwrap_or(0);
-    let layout_w = (style.zu(120 + 60 * categories.len().max(4) as u32) + legend_w)
-        .max(title_w)
-        .max(notes_w);
-    let (width, height) = style.size(layout_w, style.zu(440) + label_h + group_h + notes_h);
-    let (width, legend_w) = fit(width, legend_w, style);
+    frame.legend_at = (style.z(4), style.z(12));
+    frame.x_label_h = label_h + group_h;
+    frame.y_label_w = style.px(90);
+    frame.x_range = (-0.5, categories.len() as f64 - 0.5);
+    frame.y_range = scale.range(ymin, ymax);
+    // 60 px per category, more when it holds many bars (12 px each), so a hatch shows.
+    let per_category = (12 * series.len() as u32).max(60);
+    let size = frame.size(
+        style.zu(120 + per_category * categories.len().max(4) as u32),
+        style.zu(440) + label_h + group_h,
+    );
+    let csv = data_csv(Some(categories), "category", y_desc, series, marks);
     let bars = Bars {
-        title,
+        frame,
         categories,
         series,
         y_desc,
         marks,
-        style,
-        rows,
-        notes,
         label_h,
-        group_h,
-        legend_w,
         scale,
-        y_range: scale.range(ymin, ymax),
     };
-    let image = render(title, (width, height), style, |canvas| match canvas {
-        Canvas::Svg(root) => draw_bars(&root, &bars),
-        Canvas::Png(root) => draw_bars(&root, &bars),
-    })?;
-    let csv = data_csv(Some(categories), "category", y_desc, series, marks);
-    Ok(Figure {
-        image,
-        format: style.format,
-        csv,
-    })
+    figure(&bars.frame, &bars, size, csv)
 }
 
-fn draw_bars<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    b: &Bars<'_>,
-) -> std::result::Result<(), String> {
-    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-    let style = b.style;
-    let (plot_area, legend_area) = frame(root, b.title, b.legend_w, style)?;
-    let n = b.categories.len() as f64;
-    let notes_h = style.px(NOTE_ROW) * b.notes.len() as u32;
-    let mut chart = ChartBuilder::on(&plot_area)
-        .margin(style.zu(12))
-        .x_label_area_size(b.label_h + b.group_h + notes_h)
-        .y_label_area_size(style.px(90))
-        .build_cartesian_2d(-0.5f64..n - 0.5, b.y_range.0..b.y_range.1)
-        .map_err(|e| e.to_string())?;
-    let y_desc = match b.scale {
-        Scale::Log => format!("{} (log scale)", b.y_desc),
-        Scale::Linear => b.y_desc.to_string(),
-    };
-    draw_axes(&mut chart, "", &y_desc, style)?;
-    draw_ticks(root, &chart, &[], &b.scale.ticks(b.y_range), style)?;
-    let base = b.y_range.0.max(0.0).min(b.y_range.1);
-    let base = match b.scale {
-        Scale::Log => b.y_range.0,
-        Scale::Linear => base,
-    };
-    // Category labels read upwards and end at their tick, so none runs into the plot.
-    let upward = TextStyle::from(("sans-serif", style.px(LABEL_FONT)).into_font())
-        .transform(FontTransform::Rotate270)
-        .pos(Pos::new(HPos::Right, VPos::Center));
-    let (_, axis_y) = chart.backend_coord(&(0.0, b.y_range.0));
-    for (i, c) in b.categories.iter().enumerate() {
-        let (x, _) = chart.backend_coord(&(i as f64, b.y_range.0));
-        root.draw_text(c, &upward, (x, axis_y + style.z(8)))
-            .map_err(e)?;
-    }
-    draw_groups(root, &chart, b, axis_y)?;
-    let colours = palette(b.series, b.marks);
-    let k = b.series.len().max(1) as f64;
-    let w = 0.8 / k;
-    let left = |s: usize, i: usize| i as f64 - 0.4 + w * s as f64;
-    for (s, ser) in b.series.iter().enumerate() {
-        let paint = if b.marks.reference == Some(s) {
-            colours[s].stroke_width(style.stroke(2))
-        } else {
-            colours[s].filled()
+/// Draws the bars, their labels, groups, spreads and "×" marks.
+impl Plot for Bars<'_> {
+    fn plot<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        chart: &mut Chart<'_, DB>,
+    ) -> Drawn {
+        let b = self;
+        let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+        let style = b.frame.style;
+        draw_axes(chart, "", &b.scale.described(b.y_desc), style)?;
+        draw_ticks(root, chart, &[], &b.scale.ticks(b.frame.y_range), style)?;
+        let base = b.frame.y_range.0.max(0.0).min(b.frame.y_range.1);
+        let base = match b.scale {
+            Scale::Log => b.frame.y_range.0,
+            Scale::Linear => base,
         };
-        chart
-            .draw_series(ser.points.iter().enumerate().filter_map(|(i, p)| {
-                p.1.map(|v| {
-                    Rectangle::new(
-                        [(left(s, i), base), (left(s, i) + w * 0.9, b.scale.at(v))],
-                        paint,
-                    )
-                })
-            }))
-            .map_err(|e| e.to_string())?;
-    }
-    // A bar too short to see (under 3 % of the axis) has its value printed above it, in its
-    // own column, so it never reads as a missing value.
-    let span = b.y_range.1 - b.y_range.0;
-    let small = TextStyle::from(("sans-serif", style.px(10)).into_font())
-        .color(&INK)
-        .transform(FontTransform::Rotate270)
-        .pos(Pos::new(HPos::Left, VPos::Center));
-    for (s, ser) in b.series.iter().enumerate() {
-        for (i, p) in ser.points.iter().enumerate() {
-            let Some(v) = p.1 else { continue };
-            let top = b.scale.at(v);
-            if (top - base).abs() >= 0.03 * span || b.scale == Scale::Log {
-                continue;
-            }
-            let x = left(s, i) + w * 0.45;
-            let (px, py) = chart.backend_coord(&(x, top.max(base)));
-            root.draw_text(&short_number(v), &small, (px, py - style.z(3)))
+        // Category labels read upwards and end at their tick, so none runs into the plot.
+        let upward = TextStyle::from(("sans-serif", style.px(LABEL_FONT)).into_font())
+            .transform(FontTransform::Rotate270)
+            .pos(Pos::new(HPos::Right, VPos::Center));
+        let (_, axis_y) = chart.backend_coord(&(0.0, b.frame.y_range.0));
+        for (i, c) in b.categories.iter().enumerate() {
+            let (x, _) = chart.backend_coord(&(i as f64, b.frame.y_range.0));
+            root.draw_text(c, &upward, (x, axis_y + style.z(8)))
                 .map_err(e)?;
         }
-    }
-    for sp in &b.marks.spread {
-        let x = left(sp.series, sp.point) + w * 0.45;
-        let (lo, hi) = (b.scale.at(sp.lo), b.scale.at(sp.hi));
-        let ink = INK.stroke_width(style.stroke(1));
-        let cap = w * 0.2;
-        for path in [
-            vec![(x, lo), (x, hi)],
-            vec![(x - cap, lo), (x + cap, lo)],
-            vec![(x - cap, hi), (x + cap, hi)],
-        ] {
+        draw_groups(root, chart, b, axis_y)?;
+        let paints = paints(b.series, b.marks);
+        let colours: Vec<RGBColor> = paints.iter().map(|p| p.colour).collect();
+        let k = b.series.len().max(1) as f64;
+        let w = 0.8 / k;
+        let left = |s: usize, i: usize| i as f64 - 0.4 + w * s as f64;
+        let corners = |s: usize, i: usize, v: f64| {
+            [(left(s, i), base), (left(s, i) + w * 0.9, b.scale.at(v))]
+        };
+        for (s, ser) in b.series.iter().enumerate() {
+            let paint = if b.marks.reference == Some(s) {
+                colours[s].stroke_width(style.stroke(2))
+            } else {
+                colours[s].filled()
+            };
             chart
-                .plotting_area()
-                .draw(&PathElement::new(path, ink))
-                .map_err(e)?;
+                .draw_series(
+                    ser.points
+                        .iter()
+                        .enumerate()
+                        .filter_map(|(i, p)| p.1.map(|v| Rectangle::new(corners(s, i, v), paint))),
+                )
+                .map_err(|e| e.to_string())?;
+            // A variant's hatch over its fill.
+            for (i, p) in ser.points.iter().enumerate() {
+                let Some(v) = p.1 else { continue };
+                let at = corners(s, i, v).map(|at| chart.backend_coord(&at));
+                draw_hatch(root, at, &paints[s], style).map_err(e)?;
+            }
         }
+        // A bar too short to see (under 3 % of the axis) has its value printed above it, in its
+        // own column, so it never reads as a missing value.
+        let span = b.frame.y_range.1 - b.frame.y_range.0;
+        let small = TextStyle::from(("sans-serif", style.px(10)).into_font())
+            .color(&INK)
+            .transform(FontTransform::Rotate270)
+            .pos(Pos::new(HPos::Left, VPos::Center));
+        for (s, ser) in b.series.iter().enumerate() {
+            for (i, p) in ser.points.iter().enumerate() {
+                let Some(v) = p.1 else { continue };
+                let top = b.scale.at(v);
+                if (top - base).abs() >= 0.03 * span || b.scale == Scale::Log {
+                    continue;
+                }
+                let x = left(s, i) + w * 0.45;
+                let (px, py) = chart.backend_coord(&(x, top.max(base)));
+                root.draw_text(&short_number(v), &small, (px, py - style.z(3)))
+                    .map_err(e)?;
+            }
+        }
+        for sp in &b.marks.spread {
+            let x = left(sp.series, sp.point) + w * 0.45;
+            let (lo, hi) = (b.scale.at(sp.lo), b.scale.at(sp.hi));
+            let ink = INK.stroke_width(style.stroke(1));
+            let cap = w * 0.2;
+            for path in [
+                vec![(x, lo), (x, hi)],
+                vec![(x - cap, lo), (x + cap, lo)],
+                vec![(x - cap, hi), (x + cap, hi)],
+            ] {
+                chart
+                    .plotting_area()
+                    .draw(&PathElement::new(path, ink))
+                    .map_err(e)?;
+            }
+        }
+        // An "×" on the axis where a bar is absent, in its series' colour; why is in the
+        // footnote, not in the plot, where a label would run over the neighbouring bars.
+        for a in &b.marks.absent {
+            let x = left(a.series, a.point) + w * 0.45;
+            let marker = EmptyElement::at((x, base))
+                + Cross::new(
+                    (0, -style.z(6)),
+                    style.zu(4),
+                    colours
+                        .get(a.series)
+                        .copied()
+                        .unwrap_or(INK)
+                        .stroke_width(style.stroke(2)),
+                );
+            chart.plotting_area().draw(&marker).map_err(e)?;
+        }
+        Ok(())
     }
-    // An "×" on the axis where a bar is absent, in its series' colour; why is in the
-    // footnote, not in the plot, where a label would run over the neighbouring bars.
-    for a in &b.marks.absent {
-        let x = left(a.series, a.point) + w * 0.45;
-        let marker = EmptyElement::at((x, base))
-            + Cross::new(
-                (0, -style.z(6)),
-                style.zu(4),
-                colours
-                    .get(a.series)
-                    .copied()
-                    .unwrap_or(INK)
-                    .stroke_width(style.stroke(2)),
-            );
-        chart.plotting_area().draw(&marker).map_err(e)?;
-    }
-    let (left_x, _) = chart.backend_coord(&(-0.5, b.y_range.0));
-    let notes_y = axis_y + b.label_h as i32 + b.group_h as i32;
-    draw_notes(root, (left_x, notes_y), &b.notes, style)?;
-    draw_legend(&legend_area, (style.z(4), style.z(12)), &b.rows, style)?;
-    root.present().map_err(e)?;
-    Ok(())
 }
 
 /// The label of the group that category `i` is in.
@@ -277,7 +240,7 @@ fn draw_groups<DB: DrawingBackend>(
     axis_y: i32,
 ) -> std::result::Result<(), String> {
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-    let style = b.style;
+    let style = b.frame.style;
     let font = ("sans-serif", style.px(15))
         .into_font()
         .color(&BLACK)
@@ -290,13 +253,13 @@ fn draw_groups<DB: DrawingBackend>(
             chart
                 .plotting_area()
                 .draw(&PathElement::new(
-                    vec![(lo, b.y_range.0), (lo, b.y_range.1)],
+                    vec![(lo, b.frame.y_range.0), (lo, b.frame.y_range.1)],
                     rule,
                 ))
                 .map_err(e)?;
         }
-        let (x0, _) = chart.backend_coord(&(lo, b.y_range.0));
-        let (x1, _) = chart.backend_coord(&(hi, b.y_range.0));
+        let (x0, _) = chart.backend_coord(&(lo, b.frame.y_range.0));
+        let (x1, _) = chart.backend_coord(&(hi, b.frame.y_range.0));
         let y = axis_y + b.label_h as i32 + style.z(2);
         root.draw(&PathElement::new(
             vec![(x0 + style.z(4), y), (x1 - style.z(4), y)],

@@ -3,9 +3,8 @@
 use super::axis::{x_ticks, Scale};
 use super::figure::data_csv;
 use super::{
-    absent_notes, dashes, draw_axes, draw_legend, draw_marker, draw_notes, draw_path, draw_ticks,
-    fit, font, frame, legend_rows, legend_size, palette, render, text_width, Canvas, Figure, Marks,
-    Row, Series, Style, NOTE_ROW, REFERENCE_DASH, TITLE_FONT,
+    dashes, draw_axes, draw_marker, draw_path, draw_ticks, figure, font, palette, Absent, Chart,
+    Drawn, Figure, Frame, Marks, Plot, Series, Style, REFERENCE_DASH,
 };
 use crate::error::Result;
 use plotters::coord::Shift;
@@ -22,31 +21,21 @@ pub fn lines(
     lines_marked(title, x_desc, y_desc, series, &Marks::default(), style)
 }
 
-/// At most this many footnote lines under a line chart.
-const MAX_NOTES: usize = 6;
-
 /// A line chart's contents and layout, drawn the same on every backend.
 struct Lines<'a> {
-    title: &'a str,
+    frame: Frame<'a>,
     x_desc: &'a str,
     y_desc: &'a str,
     series: &'a [Series],
     marks: &'a Marks,
-    style: &'a Style,
-    rows: Vec<Row>,
-    notes: Vec<String>,
-    legend_w: u32,
-    /// In axis coordinates (log10 of x on a log x axis).
-    x_range: (f64, f64),
     x_scale: Scale,
     scale: Scale,
-    y_range: (f64, f64),
 }
 
 /// Lines with [`Marks`]: absent values as "×" on the x axis with a footnote saying why, the
 /// reference series dashed black without point markers; each other series its own dash
 /// pattern and point shape; ticks at the swept x values; a log y axis when the values span
-/// decades.
+/// decades, unless they are a percentage.
 pub fn lines_marked(
     title: &str,
     x_desc: &str,
@@ -83,7 +72,7 @@ pub fn lines_marked(
     let scale = if marks.steps {
         Scale::Linear
     } else {
-        Scale::for_values(ys())
+        Scale::for_quantity(y_desc, ys())
     };
     let ymax = ys().fold(0.0f64, f64::max);
     let ymin = ys().fold(f64::INFINITY, f64::min);
@@ -95,159 +84,134 @@ pub fn lines_marked(
     };
     let pad = (xmax - xmin) * 0.05;
     // The legend stands beside the plot, never over a curve.
-    let rows = legend_rows(series, marks, true);
-    let notes = absent_notes(
-        series,
-        marks,
-        |a| {
-            series
-                .get(a.series)
-                .and_then(|s| s.points.get(a.point))
-                .map_or(String::new(), |p| {
-                    format!("{} = {}", x_desc, super::axis::number(p.0))
-                })
-        },
-        MAX_NOTES,
-    );
-    let legend_w = legend_size(&rows, style).0 as u32 + style.zu(16);
-    let title_w = text_width(title, style.px(TITLE_FONT)) + style.zu(40);
-    let layout_w = (style.zu(760) + legend_w).max(title_w);
-    let notes_h = style.px(NOTE_ROW) * notes.len() as u32;
-    let (width, height) = style.size(layout_w, style.zu(520) + notes_h);
-    let (width, legend_w) = fit(width, legend_w, style);
+    let at = |a: &Absent| {
+        series
+            .get(a.series)
+            .and_then(|s| s.points.get(a.point))
+            .map_or(String::new(), |p| {
+                format!("{} = {}", x_desc, super::axis::number(p.0))
+            })
+    };
+    let mut frame = Frame::new(title, style, (series, marks), true, at, 16);
+    frame.x_label_h = style.px(55);
+    frame.y_label_w = style.px(85);
+    frame.x_range = (xmin - pad, xmax + pad);
+    frame.y_range = y_range;
+    let size = frame.size(style.zu(760), style.zu(520));
+    let csv = data_csv(None, x_desc, y_desc, series, marks);
     let chart = Lines {
-        title,
+        frame,
         x_desc,
         y_desc,
         series,
         marks,
-        style,
-        rows,
-        notes,
-        legend_w,
-        x_range: (xmin - pad, xmax + pad),
         x_scale,
         scale,
-        y_range,
     };
-    let image = render(title, (width, height), style, |canvas| match canvas {
-        Canvas::Svg(root) => draw_lines(&root, &chart),
-        Canvas::Png(root) => draw_lines(&root, &chart),
-    })?;
-    let csv = data_csv(None, x_desc, y_desc, series, marks);
-    Ok(Figure {
-        image,
-        format: style.format,
-        csv,
-    })
+    figure(&chart.frame, &chart, size, csv)
 }
 
-fn draw_lines<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    l: &Lines<'_>,
-) -> std::result::Result<(), String> {
-    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-    let style = l.style;
-    let (plot_area, legend_area) = frame(root, l.title, l.legend_w, style)?;
-    let notes_h = style.px(NOTE_ROW) * l.notes.len() as u32;
-    let mut chart = ChartBuilder::on(&plot_area)
-        .margin(style.zu(12))
-        .x_label_area_size(style.px(55) + notes_h)
-        .y_label_area_size(style.px(85))
-        .build_cartesian_2d(l.x_range.0..l.x_range.1, l.y_range.0..l.y_range.1)
-        .map_err(|e| e.to_string())?;
-    let described = |desc: &str, scale: Scale| match scale {
-        Scale::Log => format!("{desc} (log scale)"),
-        Scale::Linear => desc.to_string(),
-    };
-    let y_desc = described(l.y_desc, l.scale);
-    draw_axes(&mut chart, &described(l.x_desc, l.x_scale), &y_desc, style)?;
-    let xs: Vec<f64> = l
-        .series
-        .iter()
-        .flat_map(|s| s.points.iter().map(|p| p.0))
-        .collect();
-    // Sample values are no swept quantity: a distribution's x axis gets round numbers.
-    let x_ticks = if l.marks.steps || l.x_scale == Scale::Log {
-        l.x_scale.ticks(l.x_range)
-    } else {
-        x_ticks(&xs, l.x_range)
-    };
-    draw_ticks(root, &chart, &x_ticks, &l.scale.ticks(l.y_range), style)?;
-    let colours = palette(l.series, l.marks);
-    let wide = style.stroke(2);
-    // The reference first, so the methods' lines and markers stay on top of it.
-    let order = l
-        .marks
-        .reference
-        .into_iter()
-        .chain((0..l.series.len()).filter(|s| l.marks.reference != Some(*s)));
-    for s in order {
-        let Some(ser) = l.series.get(s) else {
-            continue;
-        };
-        let c = colours[s];
-        let data: Vec<(f64, f64)> = ser
-            .points
+/// Draws the lines, their markers and "×" marks.
+impl Plot for Lines<'_> {
+    fn plot<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        chart: &mut Chart<'_, DB>,
+    ) -> Drawn {
+        let l = self;
+        let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+        let style = l.frame.style;
+        let x_desc = l.x_scale.described(l.x_desc);
+        draw_axes(chart, &x_desc, &l.scale.described(l.y_desc), style)?;
+        let xs: Vec<f64> = l
+            .series
             .iter()
-            .filter_map(|p| p.1.map(|y| (l.x_scale.at(p.0), l.scale.at(y))))
+            .flat_map(|s| s.points.iter().map(|p| p.0))
             .collect();
-        let reference = l.marks.reference == Some(s);
-        // A CDF rises at each sample: flat to it, then up.
-        let path: Vec<(f64, f64)> = if l.marks.steps {
-            let mut at = (l.x_range.0, 0.0);
-            let mut out = vec![at];
-            for p in &data {
-                out.push((p.0, at.1));
-                out.push(*p);
-                at = *p;
-            }
-            out.push((l.x_range.1, at.1));
-            out
+        // Sample values are no swept quantity: a distribution's x axis gets round numbers.
+        let x_ticks = if l.marks.steps || l.x_scale == Scale::Log {
+            l.x_scale.ticks(l.frame.x_range)
         } else {
-            data.clone()
+            x_ticks(&xs, l.frame.x_range)
         };
-        let dash = if reference {
-            Some(REFERENCE_DASH)
-        } else {
-            dashes(s)
-        };
-        draw_path(
-            chart.plotting_area(),
-            path,
-            dash,
-            c.stroke_width(wide),
+        draw_ticks(
+            root,
+            chart,
+            &x_ticks,
+            &l.scale.ticks(l.frame.y_range),
             style,
-        )
-        .map_err(e)?;
-        if !reference {
-            for at in data {
-                draw_marker(chart.plotting_area(), s, at, c, style).map_err(e)?;
+        )?;
+        let colours = palette(l.series, l.marks);
+        let wide = style.stroke(2);
+        // The reference first, so the methods' lines and markers stay on top of it.
+        let order = l
+            .marks
+            .reference
+            .into_iter()
+            .chain((0..l.series.len()).filter(|s| l.marks.reference != Some(*s)));
+        for s in order {
+            let Some(ser) = l.series.get(s) else {
+                continue;
+            };
+            let c = colours[s];
+            let data: Vec<(f64, f64)> = ser
+                .points
+                .iter()
+                .filter_map(|p| p.1.map(|y| (l.x_scale.at(p.0), l.scale.at(y))))
+                .collect();
+            let reference = l.marks.reference == Some(s);
+            // A CDF rises at each sample: flat to it, then up.
+            let path: Vec<(f64, f64)> = if l.marks.steps {
+                let mut at = (l.frame.x_range.0, 0.0);
+                let mut out = vec![at];
+                for p in &data {
+                    out.push((p.0, at.1));
+                    out.push(*p);
+                    at = *p;
+                }
+                out.push((l.frame.x_range.1, at.1));
+                out
+            } else {
+                data.clone()
+            };
+            let dash = if reference {
+                Some(REFERENCE_DASH)
+            } else {
+                dashes(s)
+            };
+            draw_path(
+                chart.plotting_area(),
+                path,
+                dash,
+                c.stroke_width(wide),
+                style,
+            )
+            .map_err(e)?;
+            if !reference {
+                for at in data {
+                    draw_marker(chart.plotting_area(), s, at, c, style).map_err(e)?;
+                }
             }
         }
+        // An "×" on the x axis where a point is absent, in the series' colour; several at one x
+        // stack upwards. Why is in the footnote.
+        let mut stacked: Vec<f64> = Vec::new();
+        for a in &l.marks.absent {
+            let Some(&(x, _)) = l.series.get(a.series).and_then(|s| s.points.get(a.point)) else {
+                continue;
+            };
+            let k = stacked.iter().filter(|sx| **sx == x).count() as i32;
+            stacked.push(x);
+            let marker = EmptyElement::at((x, l.frame.y_range.0))
+                + Cross::new(
+                    (0, -style.z(8) - style.z(12) * k),
+                    style.zu(4),
+                    colours[a.series].stroke_width(wide),
+                );
+            chart.plotting_area().draw(&marker).map_err(e)?;
+        }
+        Ok(())
     }
-    // An "×" on the x axis where a point is absent, in the series' colour; several at one x
-    // stack upwards. Why is in the footnote.
-    let mut stacked: Vec<f64> = Vec::new();
-    for a in &l.marks.absent {
-        let Some(&(x, _)) = l.series.get(a.series).and_then(|s| s.points.get(a.point)) else {
-            continue;
-        };
-        let k = stacked.iter().filter(|sx| **sx == x).count() as i32;
-        stacked.push(x);
-        let marker = EmptyElement::at((x, l.y_range.0))
-            + Cross::new(
-                (0, -style.z(8) - style.z(12) * k),
-                style.zu(4),
-                colours[a.series].stroke_width(wide),
-            );
-        chart.plotting_area().draw(&marker).map_err(e)?;
-    }
-    let (left_x, axis_y) = chart.backend_coord(&(l.x_range.0, l.y_range.0));
-    draw_notes(root, (left_x, axis_y + style.len(55)), &l.notes, style)?;
-    draw_legend(&legend_area, (0, style.z(12)), &l.rows, style)?;
-    root.present().map_err(e)?;
-    Ok(())
 }
 
 /// The distribution of each named sample as a CDF (steps up at each value, fraction of the

@@ -55,15 +55,23 @@ fn preset_hbm_tbps(chip: &str) -> Option<f64> {
         .map(|c| c.hbm.bandwidth_bytes_per_s / 1e12)
 }
 
+/// Whether the cell's mode attends over a KV cache (decode), whose length the grid's `kvs`
+/// give; in the other modes (prefill, forward-batch, training) they are the sequence length.
+/// An unknown mode is taken for decode, the grid's default.
+fn has_kv_cache(c: &Cell) -> bool {
+    elk_model::graph::Mode::parse(&c.mode).map_or(true, |m| !m.whole_sequences())
+}
+
 impl Dim {
-    /// The cell's value of this dimension as a label prints it ("B16", "KV4096",
-    /// "HBM 8 TB/s").
+    /// The cell's value of this dimension as a label prints it ("B16", "KV4096" for a KV
+    /// cache, "seq2048" for a sequence length, "HBM 8 TB/s").
     pub(crate) fn value(self, c: &Cell) -> String {
         match self {
             Dim::Model => c.model.clone(),
             Dim::Mode => c.mode.clone(),
             Dim::Batch => format!("B{}", c.batch),
-            Dim::Kv => format!("KV{}", c.kv),
+            Dim::Kv if has_kv_cache(c) => format!("KV{}", c.kv),
+            Dim::Kv => format!("seq{}", c.kv),
             Dim::Chip => c.chip.clone(),
             Dim::Hbm => match c.hbm_tbps {
                 Some(h) => format!("HBM {} TB/s", num(h)),
@@ -90,6 +98,7 @@ impl Dim {
     fn setting(self, c: &Cell) -> String {
         match self {
             Dim::Hbm => format!("{:?}", c.hbm_tbps),
+            Dim::Kv => c.kv.to_string(),
             _ => self.value(c),
         }
     }
@@ -110,6 +119,9 @@ impl Dim {
 #[derive(Clone, Debug)]
 pub(crate) struct Dims {
     varying: Vec<Dim>,
+    /// Some cells have a KV cache and others not (decode beside prefill): one length is a
+    /// KV length for some and a sequence length for others.
+    mixed_kv: bool,
 }
 
 impl Dims {
@@ -122,7 +134,11 @@ impl Dims {
                 rows.iter().any(|r| Some(d.setting(&r.cell)) != first)
             })
             .collect();
-        Dims { varying }
+        let kv_cache = |want| rows.iter().any(|r| has_kv_cache(&r.cell) == want);
+        Dims {
+            varying,
+            mixed_kv: kv_cache(true) && kv_cache(false),
+        }
     }
 
     /// Whether `d` varies.
@@ -161,6 +177,7 @@ impl Dims {
         let mut tail: Vec<String> = Vec::new();
         for d in fixed {
             match d {
+                Dim::Kv if self.mixed_kv => head.push(format!("KV/seq {}", c.kv)),
                 Dim::Model | Dim::Mode | Dim::Batch | Dim::Kv => head.push(d.value(c)),
                 Dim::Chip => head.push(format!("on {}", d.value(c))),
                 _ => tail.push(d.value(c)),
@@ -247,5 +264,38 @@ mod tests {
         let labels = ["x".to_string(), "y".into(), "x".into()];
         assert!(Dims::refuse_duplicates("bars", &labels).is_err());
         assert!(!coupled(&refs, Dim::Hbm, Dim::Chip));
+    }
+
+    #[test]
+    fn a_mode_without_a_kv_cache_labels_its_length_a_sequence_length() {
+        let mut rows = [result("a", 2.0), result("a", 4.0)];
+        for r in &mut rows {
+            r.cell.mode = "forward-batch".into();
+        }
+        let refs: Vec<&CellResult> = rows.iter().collect();
+        let dims = Dims::of(&refs);
+        assert_eq!(
+            dims.constant(&rows[0].cell, &[]),
+            "llama2-7b forward-batch B16 seq4096 on a"
+        );
+        assert_eq!(
+            dims.label(&rows[0].cell, &[Dim::Model, Dim::Hbm]),
+            "B16 seq4096"
+        );
+        for mode in ["prefill", "training"] {
+            rows[1].cell.mode = mode.into();
+            assert_eq!(Dim::Kv.value(&rows[1].cell), "seq4096");
+        }
+        // Decode beside prefill at one length: the length is both, and the title says so;
+        // the mode varies, so each label names its own.
+        rows[1].cell.mode = "decode".into();
+        let refs: Vec<&CellResult> = rows.iter().collect();
+        let dims = Dims::of(&refs);
+        assert!(dims.varies(Dim::Mode) && !dims.varies(Dim::Kv));
+        assert_eq!(
+            dims.constant(&rows[0].cell, &[]),
+            "llama2-7b B16 KV/seq 4096 on a"
+        );
+        assert_eq!(dims.label(&rows[1].cell, &[Dim::Hbm]), "llama2-7b decode");
     }
 }

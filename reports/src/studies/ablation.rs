@@ -35,7 +35,7 @@ fn methods() -> Vec<(&'static str, Box<dyn Method>)> {
         ("elk-dyn, depth ≤ 2", faithful(true, Some(2))),
         ("elk-dyn, depth ≤ 4", faithful(true, Some(4))),
         ("elk-dyn-greedy", dyn_with(true, None)),
-        ("greedy, no trades", dyn_with(false, None)),
+        ("elk-dyn-greedy, no trades", dyn_with(false, None)),
     ]
 }
 

@@ -119,17 +119,9 @@ fn union(boxes: &[Bbox]) -> Bbox {
 /// The points of every `<polyline>` outside the legend (data lines and grid lines).
 fn line_points(svg: &str) -> Vec<(f64, f64)> {
     let legend = legend(svg);
-    svg.split("<polyline ")
-        .skip(1)
-        .flat_map(|p| {
-            let pts = attr(p.split("/>").next().unwrap(), "points").unwrap();
-            pts.split_whitespace()
-                .map(|xy| {
-                    let (x, y) = xy.split_once(',').unwrap();
-                    (x.parse::<f64>().unwrap(), y.parse::<f64>().unwrap())
-                })
-                .collect::<Vec<_>>()
-        })
+    polylines(svg)
+        .into_iter()
+        .flatten()
         .filter(|(x, y)| !inside((*x, *y, *x, *y), legend))
         .collect()
 }
@@ -492,4 +484,140 @@ fn a_distribution_spanning_decades_gets_a_log_x_axis_with_zeros_at_its_floor() {
         labels.iter().any(|l| l == "gap to optimum (%)"),
         "{labels:?}"
     );
+}
+
+/// Every `<polyline>` of `svg` as its points.
+fn polylines(svg: &str) -> Vec<Vec<(f64, f64)>> {
+    svg.split("<polyline ")
+        .skip(1)
+        .map(|p| {
+            let pts = attr(&format!(" {}", p.split("/>").next().unwrap()), "points").unwrap();
+            pts.split_whitespace()
+                .map(|xy| {
+                    let (x, y) = xy.split_once(',').unwrap();
+                    (x.parse().unwrap(), y.parse().unwrap())
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// How many polylines lie wholly inside `b` (a bar's hatch).
+fn hatch_in(lines: &[Vec<(f64, f64)>], b: Bbox) -> usize {
+    let grown = (b.0 - 0.5, b.1 - 0.5, b.2 + 0.5, b.3 + 0.5);
+    lines
+        .iter()
+        .filter(|l| l.iter().all(|p| inside((p.0, p.1, p.0, p.1), grown)))
+        .count()
+}
+
+#[test]
+fn variants_of_one_method_differ_in_shade_and_hatch_in_the_plot_and_the_legend() {
+    use elk_reports::plot::{bars, Series, Style};
+    // The ablation study's series: five Elk-Dyn variants, two of the greedy allocator.
+    let names = [
+        "elk-full",
+        "elk-dyn",
+        "elk-dyn, no π",
+        "elk-dyn, depth ≤ 1",
+        "elk-dyn, depth ≤ 2",
+        "elk-dyn, depth ≤ 4",
+        "elk-dyn-greedy",
+        "elk-dyn-greedy, no trades",
+    ];
+    let cats = [
+        "llama2-13b".to_string(),
+        "gemma2-27b".into(),
+        "llama2-70b".into(),
+    ];
+    let series: Vec<Series> = names
+        .iter()
+        .enumerate()
+        .map(|(s, n)| Series {
+            name: n.to_string(),
+            points: (0..3)
+                .map(|i| (i as f64, Some(8.0 + s as f64 + 3.0 * i as f64)))
+                .collect(),
+        })
+        .collect();
+    let fig = bars(
+        "Ablation",
+        &cats,
+        &series,
+        "latency (ms)",
+        &Style::default(),
+    )
+    .unwrap();
+    let svg = fig.svg();
+    std::fs::write(super::dir("variants").join("variants.svg"), svg).unwrap();
+    let legend = legend(svg);
+    let all = rects(svg);
+    let plotted: Vec<&(String, String, Bbox)> = all
+        .iter()
+        .filter(|r| r.0 != "#FFFFFF" && !inside(r.2, legend))
+        .collect();
+    assert_eq!(plotted.len(), names.len() * cats.len());
+    // One fill per series, on all its bars; no two series share one.
+    let fills: Vec<&str> = plotted.chunks(3).map(|c| c[0].0.as_str()).collect();
+    for (s, chunk) in plotted.chunks(3).enumerate() {
+        assert!(chunk.iter().all(|r| r.0 == fills[s]), "{}", names[s]);
+    }
+    for a in 0..fills.len() {
+        for b in a + 1..fills.len() {
+            assert_ne!(fills[a], fills[b], "{} and {}", names[a], names[b]);
+        }
+    }
+    // Each method keeps its colour of every figure: Elk-Full pink, Elk-Dyn green.
+    assert_eq!((fills[0], fills[1]), ("#CC79A7", "#009E73"));
+    // The legend's swatches in the series' fills, in order.
+    let swatches: Vec<&(String, String, Bbox)> = all
+        .iter()
+        .filter(|r| r.0 != "#FFFFFF" && r.0 != "none" && inside(r.2, legend))
+        .collect();
+    assert_eq!(
+        swatches.iter().map(|r| r.0.as_str()).collect::<Vec<_>>(),
+        fills
+    );
+    // The variants are hatched, on their bars and their swatches; the methods are not.
+    let lines = polylines(svg);
+    for (s, name) in names.iter().enumerate() {
+        let variant = name.contains(", ");
+        let on_swatch = hatch_in(&lines, swatches[s].2);
+        assert_eq!(on_swatch > 0, variant, "{name}: {on_swatch} hatch lines");
+        for bar in plotted.chunks(3).nth(s).unwrap() {
+            assert_eq!(hatch_in(&lines, bar.2) > 2, variant, "{name}");
+        }
+    }
+}
+
+#[test]
+fn a_percentage_stays_on_a_linear_axis_while_latencies_spanning_decades_go_log() {
+    // Basic under 1 % of Ideal beside Elk-Full at 90 %: two decades apart.
+    let results = fig17_like();
+    let files = texts(report(&results, "pct", &header()).unwrap());
+    let svg = &files.iter().find(|f| f.0 == "pct_of_ideal.svg").unwrap().1;
+    let labels = text_boxes(svg);
+    assert!(
+        !labels.iter().any(|t| t.0.contains("log scale")),
+        "{labels:?}"
+    );
+    // Round linear ticks from 0 to 100, evenly spaced; no decades (1, 10, 100 alone).
+    let y_of = |tick: &str| {
+        let b = labels.iter().find(|t| t.0 == tick).unwrap().1;
+        (b.1 + b.3) / 2.0
+    };
+    let ys: Vec<f64> = ["0", "20", "40", "60", "80", "100"]
+        .iter()
+        .map(|t| y_of(t))
+        .collect();
+    for w in ys.windows(3) {
+        assert!(((w[0] - w[1]) - (w[1] - w[2])).abs() < 0.5, "{ys:?}");
+    }
+    assert!(
+        !labels.iter().any(|t| t.0 == "10" || t.0 == "1"),
+        "{labels:?}"
+    );
+    // The latencies of the same cells do span decades, and keep their log axis.
+    let latency = &files.iter().find(|f| f.0 == "latency.svg").unwrap().1;
+    assert!(latency.contains("latency (ms) (log scale)"));
 }
