@@ -228,6 +228,7 @@ impl Instance {
     }
 
     /// The operator `j`.
+    #[inline]
     pub fn op(&self, j: OpId) -> &InstanceOp {
         &self.ops[j.index()]
     }
@@ -238,6 +239,7 @@ impl Instance {
     }
 
     /// Operator `j` has HBM data to load (H > 0).
+    #[inline]
     pub fn is_load(&self, j: OpId) -> bool {
         self.op(j).hbm_cycles > Cycles::ZERO
     }
@@ -246,6 +248,7 @@ impl Instance {
     /// earlier than W stages before the stage its operator runs in (the prologue without a
     /// window). The one statement of the window rule; the oracles (`validate`, the brute
     /// force) keep their own deliberate copies.
+    #[inline]
     pub fn window_start(&self, j: OpId) -> Stage {
         let runs_in = Stage::of_op(j).index();
         Stage(

@@ -71,6 +71,7 @@ additive!(Cycles);
 
 impl Bytes {
     /// The bare count.
+    #[inline]
     pub const fn get(self) -> u64 {
         self.0
     }
@@ -81,21 +82,25 @@ impl Cycles {
     pub const ZERO: Cycles = Cycles(0.0);
 
     /// The bare number of cycles (for arithmetic inside an engine; never pass it on).
+    #[inline]
     pub const fn get(self) -> f64 {
         self.0
     }
 
     /// The larger of two durations (NaN-free inputs assumed, as `f64::max`).
+    #[inline]
     pub fn max(self, other: Cycles) -> Cycles {
         Cycles(self.0.max(other.0))
     }
 
     /// The smaller of two durations.
+    #[inline]
     pub fn min(self, other: Cycles) -> Cycles {
         Cycles(self.0.min(other.0))
     }
 
     /// `f64::total_cmp` on the cycle counts (a total order for sorting).
+    #[inline]
     pub fn total_cmp(&self, other: &Cycles) -> Ordering {
         self.0.total_cmp(&other.0)
     }
@@ -106,11 +111,13 @@ impl Cycles {
     }
 
     /// Finite (not NaN, not infinite).
+    #[inline]
     pub fn is_finite(self) -> bool {
         self.0.is_finite()
     }
 
     /// The absolute value.
+    #[inline]
     pub fn abs(self) -> Cycles {
         Cycles(self.0.abs())
     }
@@ -199,6 +206,7 @@ pub struct OpId(pub usize);
 
 impl OpId {
     /// The index into `Instance::ops`.
+    #[inline]
     pub const fn index(self) -> usize {
         self.0
     }
@@ -223,11 +231,13 @@ impl Stage {
     pub const PROLOGUE: Stage = Stage(0);
 
     /// The stage in which `op` executes.
+    #[inline]
     pub const fn of_op(op: OpId) -> Stage {
         Stage(op.0 + 1)
     }
 
     /// The operator this stage executes (none in the prologue).
+    #[inline]
     pub const fn executing(self) -> Option<OpId> {
         match self.0 {
             0 => None,
@@ -236,6 +246,7 @@ impl Stage {
     }
 
     /// The index into per-stage tables of length `ops + 1`.
+    #[inline]
     pub const fn index(self) -> usize {
         self.0
     }
