@@ -41,6 +41,16 @@ pub fn phased_makespan(inst: &Instance, s: &Schedule) -> Cycles {
     crate::evaluate_in(inst, s, NocRow::Phased, &mut crate::trace::NoTrace).makespan_cycles
 }
 
+/// The makespans of `s` under (SPEC §4's row, the phased row), given `judged`, the judge's
+/// own makespan in the row `inst` records: only the other row is evaluated.
+pub fn both_rows(inst: &Instance, s: &Schedule, judged: Cycles) -> (Cycles, Cycles) {
+    let other = |row| crate::evaluate_in(inst, s, row, &mut crate::trace::NoTrace).makespan_cycles;
+    match inst.noc_row {
+        NocRow::Phased => (other(NocRow::Spec), judged),
+        NocRow::Spec => (judged, other(NocRow::Phased)),
+    }
+}
+
 /// The phased row's right-hand side for a stage whose operator takes `exec` cycles (`comm` of
 /// them shifting) and whose loads are (HBM work, ν): `exec + Σ_j ν_j·w_j − X`.
 pub fn phased_row(exec: f64, comm: f64, loads: &[(f64, f64)]) -> f64 {

@@ -103,6 +103,17 @@ pub enum ExactStatus {
     Unknown,
 }
 
+impl ExactStatus {
+    /// The status a schedule from this verdict carries: optimal only when proven.
+    pub fn schedule_status(self) -> Status {
+        if self == ExactStatus::Optimal {
+            Status::Optimal
+        } else {
+            Status::Feasible
+        }
+    }
+}
+
 /// Why the solve stopped.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -409,11 +420,7 @@ fn assemble(
     bound: Option<f64>,
     model: ModelStats,
 ) -> BackendResult {
-    let st = if status == ExactStatus::Optimal {
-        Status::Optimal
-    } else {
-        Status::Feasible
-    };
+    let st = status.schedule_status();
     let schedule = solution.map(|raw| {
         let claim = Cycles(objective.unwrap_or(0.0));
         to_schedule(inst, raw, method, claim, st, bound.map(Cycles))
@@ -979,11 +986,7 @@ fn finish(
     let gap = makespan.and_then(|t| gap_pct(t, lower));
     if let Some(s) = schedule.as_mut() {
         s.lower_bound_cycles = Some(lower);
-        s.status = if status == ExactStatus::Optimal {
-            Status::Optimal
-        } else {
-            Status::Feasible
-        };
+        s.status = status.schedule_status();
     }
     Ok(ExactReport {
         backend: opts.backend,
@@ -1042,11 +1045,7 @@ impl ExactReport {
             from_warm_start: makespan.is_some(),
             schedule: warm.filter(|_| makespan.is_some()).map(|mut s| {
                 s.lower_bound_cycles = Some(lower);
-                s.status = if status == ExactStatus::Optimal {
-                    Status::Optimal
-                } else {
-                    Status::Feasible
-                };
+                s.status = status.schedule_status();
                 s
             }),
             makespan_cycles: makespan,
@@ -1106,11 +1105,7 @@ impl ExactReport {
             let status = report.status;
             if let Some(s) = report.schedule.as_mut() {
                 s.lower_bound_cycles = Some(b);
-                s.status = if status == ExactStatus::Optimal {
-                    Status::Optimal
-                } else {
-                    Status::Feasible
-                };
+                s.status = status.schedule_status();
             }
         }
         report

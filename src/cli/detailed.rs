@@ -345,8 +345,7 @@ impl DetailedFlags {
         } else {
             None
         };
-        let phased = elk_sim::phased::phased_makespan(inst, sched);
-        let spec = elk_sim::evaluate_in(inst, sched, NocRow::Spec, &mut NoTrace).makespan_cycles;
+        let (spec, phased) = elk_sim::phased::both_rows(inst, sched, analytic.makespan_cycles);
         let other_row = match inst.noc_row {
             NocRow::Phased => (NocRow::Spec, spec),
             NocRow::Spec => (NocRow::Phased, phased),

@@ -12,8 +12,6 @@ use crate::grid::Grid;
 use crate::plot::{bars, Series};
 use crate::report::{Files, Header};
 use elk_sim::detailed::{simulate_detailed, DetailedConfig, LoadPolicy};
-use elk_sim::trace::NoTrace;
-use elk_stage::instance::NocRow;
 
 /// The methods replayed (Fig 17's).
 pub const METHODS: [&str; 4] = ["basic", "static", "elk-dyn", "elk-full"];
@@ -61,7 +59,7 @@ pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
                 Some(m) => elk_heuristics::judged(&inst, m.as_ref())?,
                 None => None,
             };
-            let Some((s, _)) = judged else {
+            let Some((s, judged_cycles)) = judged else {
                 skipped.push(format!("{config}, {method}: no schedule"));
                 steps.finished(&config);
                 continue;
@@ -73,14 +71,12 @@ pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
                 };
                 simulate_detailed(&inst, &s, &chip, &cfg).map(|r| r.makespan_ms)
             };
+            let (spec, phased) = elk_sim::phased::both_rows(&inst, &s, judged_cycles);
             rows.push(Row {
                 config: config.clone(),
                 method,
-                spec_ms:
-                    inst.ms(
-                        elk_sim::evaluate_in(&inst, &s, NocRow::Spec, &mut NoTrace).makespan_cycles
-                    ),
-                phased_ms: inst.ms(elk_sim::phased::phased_makespan(&inst, &s)),
+                spec_ms: inst.ms(spec),
+                phased_ms: inst.ms(phased),
                 paced_ms: replay(LoadPolicy::Paced)?,
                 greedy_ms: replay(LoadPolicy::Greedy)?,
             });
