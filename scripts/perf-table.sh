@@ -51,4 +51,4 @@ echo "| \`compare\` (Llama2-13B: every heuristic, re-timed rows, Ideal, roofline
 rm -rf "${cache:?}"/*
 c=$(wall "$bin")
 w=$(wall "$bin")
-echo "| \`elk-opt\`, the main job (\`compare --layer-exact 30\`: the above plus one layer's MILP, 30 s limit) | $c s | $w s | — |"
+echo "| \`elk-opt\`, the main job (\`compare --layer-exact 1\`: the above plus one layer's MILP, 1 s limit) | $c s | $w s | — |"

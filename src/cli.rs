@@ -31,7 +31,7 @@ pub use flags::parse_error;
     name = "elk-opt",
     version,
     about,
-    after_help = "With no command: the main job, `elk-opt compare --layer-exact 30` on Llama2-13B \
+    after_help = "With no command: the main job, `elk-opt compare --layer-exact 1` on Llama2-13B \
                   decode B32 KV2048 on ipu-pod4 (16 TB/s HBM): every method beside the certified \
                   lower bound, then one layer solved exactly with each heuristic's gap there."
 )]
@@ -81,9 +81,9 @@ enum Command {
 }
 
 /// The main job, run with no arguments.
-const MAIN_JOB: [&str; 4] = ["elk-opt", "compare", "--layer-exact", "30"];
+const MAIN_JOB: [&str; 4] = ["elk-opt", "compare", "--layer-exact", "1"];
 
-/// Runs the parsed command; with no subcommand, the main job: `compare --layer-exact 30` on
+/// Runs the parsed command; with no subcommand, the main job: `compare --layer-exact 1` on
 /// Llama2-13B decode B32 KV2048 on ipu-pod4 (16 TB/s).
 pub fn run(args: Args) -> anyhow::Result<()> {
     plan_cache::choose(args.no_cache);

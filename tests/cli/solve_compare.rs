@@ -260,7 +260,7 @@ fn the_header_warns_when_the_noc_cannot_distribute_hbm_data_fast_enough() {
 fn help_documents_the_main_job_and_layer_exact() {
     let top = String::from_utf8(elk_ok(&["--help"]).stdout).unwrap();
     assert!(
-        top.contains("With no command: the main job, `elk-opt compare --layer-exact 30`"),
+        top.contains("With no command: the main job, `elk-opt compare --layer-exact 1`"),
         "{top}"
     );
     let help = String::from_utf8(elk_ok(&["compare", "--help"]).stdout).unwrap();

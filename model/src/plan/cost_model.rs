@@ -31,7 +31,8 @@ pub trait CostModel: Send + Sync + std::fmt::Debug {
     /// (enumeration calls it after [`Geometry::set_steps`], before
     /// [`Geometry::set_rounds`]). It must never exceed the exec, in floating point too:
     /// plan tables skip the plans whose bound shows they cannot reach the hot front, and a
-    /// bound above a plan's exec would drop it wrongly. The default, 0, skips nothing.
+    /// bound above a plan's exec would drop it wrongly (docs/plans.md, "Skipping plans"; the
+    /// proof also needs costs that are never NaN). The default, 0, skips nothing.
     fn exec_lower_bound(&self, shape: &OpShape, g: &Geometry) -> f64 {
         let _ = (shape, g);
         0.0
