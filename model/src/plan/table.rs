@@ -157,6 +157,8 @@ impl Staircase {
 #[derive(Default)]
 struct Pass1 {
     counts: Enumeration,
+    /// The partition's priced plans as a staircase (skipping and recording).
+    stair: Staircase,
     /// (exec, point, offset of its t in `arena`).
     records: Vec<(f64, FrontPoint, usize)>,
     /// The records' temporal partitions, row after row (records are frequent and most are
@@ -170,6 +172,62 @@ struct FrontPlan {
     t: Vec<Vec<u64>>,
 }
 
+/// Partitions per chunk of pass 1 (see [`build_counted`]).
+const SEED_CHUNK: usize = 32;
+
+/// Pass 1 over spatial partition `p`; `seed` holds plans priced in earlier chunks.
+fn pass1(
+    shape: &OpShape,
+    p: &[u64],
+    cores: u64,
+    sram: u64,
+    cost: &dyn CostModel,
+    divs: &temporal::Divisors,
+    seed: &Staircase,
+) -> Pass1 {
+    let mut local = Pass1::default();
+    let mut g = Geometry::for_partition(shape, p, cores);
+    let mut last_cold = None;
+    temporal::for_each(shape, p, cores, divs, |t| {
+        local.counts.plans += 1;
+        g.set_footprint(shape, t);
+        if g.hot_bytes > sram {
+            return;
+        }
+        local.counts.fitting += 1;
+        if last_cold != Some(g.cold_bytes) {
+            last_cold = Some(g.cold_bytes);
+            local.colds.insert(g.cold_bytes);
+        }
+        g.set_steps(t);
+        let bound = cost.exec_lower_bound(shape, &g);
+        // bound ≥ the smaller of the two (the shared staircase decides most plans alone)
+        if bound >= seed.fastest_below(g.hot_bytes)
+            || bound >= local.stair.fastest_below(g.hot_bytes)
+        {
+            local.counts.skipped += 1;
+            return;
+        }
+        g.set_rounds(shape, t);
+        local.counts.costed += 1;
+        let c = cost.cost(shape, &g);
+        let exec = c.exec();
+        // A record is a plan faster than every earlier one of its hot size; of those, only
+        // the ones faster than every priced plan with a smaller hot size can reach the front,
+        // and those are exactly the plans the partition's own staircase takes.
+        if local.stair.insert(g.hot_bytes, exec) {
+            let point = FrontPoint {
+                hot: g.hot_bytes,
+                comp: c.comp,
+                comm: c.comm,
+            };
+            local.records.push((exec, point, local.arena.len()));
+            t.iter().for_each(|row| local.arena.extend_from_slice(row));
+        }
+    });
+    local
+}
+
 /// Plans one operator shape on `cores` cores with `sram` bytes each; `None` when no plan fits.
 /// The shape's [`PlanRules`](super::PlanRules) decide whether superseded plans stay on the
 /// front.
@@ -180,8 +238,8 @@ pub fn build(shape: &OpShape, cores: u64, sram: u64, cost: &dyn CostModel) -> Op
 /// [`build`], with how many plans were priced and skipped.
 ///
 /// A fitting plan is priced only when the cost model's
-/// [`exec_lower_bound`](CostModel::exec_lower_bound) is below the fastest exec of the
-/// partition's priced plans with a smaller hot footprint. Skipping the others leaves the table
+/// [`exec_lower_bound`](CostModel::exec_lower_bound) is below the fastest exec of the priced
+/// plans with a smaller hot footprint (of its partition and of earlier chunks of partitions). Skipping the others leaves the table
 /// as it would be without skipping (docs/plans.md, "Skipping plans", has the proof): a skipped
 /// plan's exec is at least F(h), the fastest exec of any plan with a smaller hot size h, so
 /// the front's strict scan never keeps it, and neither it nor any record it would have
@@ -197,49 +255,24 @@ pub fn build_counted(
     // falls back to trial division.
     let divs = temporal::Divisors::up_to(cores.min(1 << 16));
     // Pass 1 (parallel over spatial partitions): each partition's record plans per hot size.
-    let passes: Vec<Pass1> = partitions
-        .par_iter()
-        .map(|p| {
-            let mut local = Pass1::default();
-            let mut stair = Staircase::default();
-            let mut g = Geometry::for_partition(shape, p, cores);
-            let mut last_cold = None;
-            temporal::for_each(shape, p, cores, &divs, |t| {
-                local.counts.plans += 1;
-                g.set_footprint(shape, t);
-                if g.hot_bytes > sram {
-                    return;
-                }
-                local.counts.fitting += 1;
-                if last_cold != Some(g.cold_bytes) {
-                    last_cold = Some(g.cold_bytes);
-                    local.colds.insert(g.cold_bytes);
-                }
-                g.set_steps(t);
-                if cost.exec_lower_bound(shape, &g) >= stair.fastest_below(g.hot_bytes) {
-                    local.counts.skipped += 1;
-                    return;
-                }
-                g.set_rounds(shape, t);
-                local.counts.costed += 1;
-                let c = cost.cost(shape, &g);
-                let exec = c.exec();
-                // A record is a plan faster than every earlier one of its hot size; of those,
-                // only the ones faster than every priced plan with a smaller hot size can
-                // reach the front, and those are exactly the plans the staircase takes.
-                if stair.insert(g.hot_bytes, exec) {
-                    let point = FrontPoint {
-                        hot: g.hot_bytes,
-                        comp: c.comp,
-                        comm: c.comm,
-                    };
-                    local.records.push((exec, point, local.arena.len()));
-                    t.iter().for_each(|row| local.arena.extend_from_slice(row));
-                }
-            });
-            local
-        })
-        .collect();
+    // Partitions go in chunks of a fixed size, in order; each chunk's priced plans join a
+    // staircase that lets the later chunks skip more. The chunks are fixed, not the threads'
+    // shares, so the counts are the same for any thread count (the tables are the same
+    // anyway).
+    let mut seed = Staircase::default();
+    let mut passes: Vec<Pass1> = Vec::with_capacity(partitions.len());
+    for chunk in partitions.chunks(SEED_CHUNK) {
+        let done: Vec<Pass1> = chunk
+            .par_iter()
+            .map(|p| pass1(shape, p, cores, sram, cost, &divs, &seed))
+            .collect();
+        for pass in &done {
+            for (&hot, &exec) in &pass.stair.0 {
+                seed.insert(hot, exec);
+            }
+        }
+        passes.extend(done);
+    }
     // In enumeration order (partition, then temporal partition), the plans faster than every
     // earlier plan of their hot size; ties go to the earlier plan, whatever the thread count.
     // A global record is a record of its own partition, so the partitions' records suffice.
