@@ -1,7 +1,7 @@
-//! Plan tables of whole graphs (issue: intra-operator plans). Targets on a 2-core machine:
-//! bert-base decode B8 KV512 @ ipu-mk2 ≤ 1.4 s (the reference artifact: 136 s CPU);
-//! llama2-13b decode B32 KV2048 @ ipu-pod4 ≤ 5 s; and the reference artifact's other figure,
-//! llama2-13b decode B8 KV2048 @ ipu-mk2 (1,472 cores; the reference: 199 s).
+//! Plan tables of whole graphs (issue: intra-operator plans; issue 20's targets on a 2-core
+//! machine): bert-base decode B8 KV512 @ ipu-mk2 ≤ 0.03 s (the reference artifact: 136 s
+//! CPU); llama2-13b decode B32 KV2048 @ ipu-pod4 ≤ 0.5 s; and the reference artifact's other
+//! figure, llama2-13b decode B8 KV2048 @ ipu-mk2 (1,472 cores; the reference: 199 s).
 #![allow(clippy::unwrap_used)] // a bench that cannot load its input should stop loudly
 
 use criterion::{criterion_group, criterion_main, Criterion};

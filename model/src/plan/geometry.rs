@@ -149,7 +149,7 @@ impl Geometry {
         self.output_replicas = (self.replicas[0] / out_split).max(1);
     }
 
-    /// Rotation rounds of every dimension (SPEC §3): with row r = t[d][·], repeatedly take
+    /// Rotation rounds of every dimension (SPEC §3): with row r = `t[d][·]`, repeatedly take
     /// g = gcd of the entries > 1; a round shifts g − 1 times the tensors with r_v > 1
     /// (moving Σ z_v elements per shift); divide those entries by g. Sorted by elements,
     /// descending (stable). The last part of [`Geometry::set_temporal`], after
