@@ -96,13 +96,13 @@ struct Timings {
     /// Cache entries found corrupted or foreign and rebuilt.
     cache_rejected_shapes: usize,
     /// Plans (spatial × temporal) enumerated for the enumerated shapes.
-    plans_enumerated: u64,
+    enumerated_plans: u64,
     /// Of those, plans that fit in SRAM.
-    plans_fitting: u64,
+    fitting_plans: u64,
     /// Fitting plans priced in full.
-    plans_costed: u64,
+    costed_plans: u64,
     /// Fitting plans skipped by their lower bound (docs/plans.md, "Skipping plans").
-    plans_skipped: u64,
+    skipped_plans: u64,
 }
 
 #[derive(Serialize)]
@@ -171,10 +171,10 @@ pub fn run(a: PlansArgs) -> anyhow::Result<()> {
         from_cache_shapes: plans.cache.hits,
         enumerated_shapes: plans.cache.built,
         cache_rejected_shapes: plans.cache.rejected,
-        plans_enumerated: plans.enumeration.plans,
-        plans_fitting: plans.enumeration.fitting,
-        plans_costed: plans.enumeration.costed,
-        plans_skipped: plans.enumeration.skipped,
+        enumerated_plans: plans.enumeration.plans,
+        fitting_plans: plans.enumeration.fitting,
+        costed_plans: plans.enumeration.costed,
+        skipped_plans: plans.enumeration.skipped,
     });
     let out = Output {
         graph: &graph.name,
@@ -264,11 +264,11 @@ fn print_table(out: &Output) {
         if t.enumerated_shapes > 0 {
             println!(
                 "enumeration: {} plans, {} fit in SRAM: {} costed, {} skipped by their bound ({:.1} % of the fitting)",
-                t.plans_enumerated,
-                t.plans_fitting,
-                t.plans_costed,
-                t.plans_skipped,
-                100.0 * t.plans_skipped as f64 / t.plans_fitting.max(1) as f64
+                t.enumerated_plans,
+                t.fitting_plans,
+                t.costed_plans,
+                t.skipped_plans,
+                100.0 * t.skipped_plans as f64 / t.fitting_plans.max(1) as f64
             );
         }
     }

@@ -11,8 +11,9 @@ const UNITS: [&str; 10] = [
 ];
 
 /// Suffixes that are the noun a count counts (`operators: 549` reads "549 operators").
-const COUNTED: [&str; 14] = [
+const COUNTED: [&str; 15] = [
     "ops",
+    "plans",
     "shapes",
     "operators",
     "options",
@@ -31,20 +32,19 @@ const COUNTED: [&str; 14] = [
 /// Numbers allowed under a key without a unit suffix, each for a reason:
 /// - indices, which have no unit: `index`, `stage`, `layer` (the layer cut);
 /// - the batch size, a count of sequences named as every command's `--batch`;
-/// - counts whose key names the thing counted although it is not a suffix: `plans`,
-///   `spatial` and `pareto` (plans), `pruned` and `table_entries` (options),
+/// - counts whose key names the thing counted although it is not a suffix: `spatial` and
+///   `pareto` (plans), `pruned` and `table_entries` (options),
 ///   `unique_shapes`, the backend's `variables`, `binaries` and `constraints`, the detailed
 ///   simulator's `events` and `steps`, a model's `parameters`;
 /// - the chip file's own keys, which `chips show --json` prints as the TOML has them so a
 ///   chip round-trips: `width`, `height` (cores), `inter_chip_comm_factor` (a ratio);
 /// - ρ (`rho`), the broadcast ratio cold / c_min, named by its symbol in SPEC.md;
 /// - `max_displacement`, the load-order policy `D` as instance files spell it (positions).
-const ALLOWED: [&str; 21] = [
+const ALLOWED: [&str; 20] = [
     "index",
     "stage",
     "layer",
     "batch",
-    "plans",
     "spatial",
     "pareto",
     "pruned",

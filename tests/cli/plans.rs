@@ -1,6 +1,6 @@
 //! `elk-opt plans` on the model the scheduling issues use by default.
 
-use super::common::{elk_env, elk_json, scratch};
+use super::common::{elk_env, elk_json, elk_ok, scratch};
 
 #[test]
 fn llama2_13b_on_ipu_pod4_has_options_for_every_operator() {
@@ -139,4 +139,34 @@ fn a_second_run_reads_the_plan_cache() {
     );
     assert_eq!(second, first);
     assert_eq!(second, uncached);
+}
+
+#[test]
+fn timings_count_the_plans_costed_and_skipped() {
+    let all: Vec<&str> = BERT_ON_MK2
+        .iter()
+        .chain(&["--timings", "--no-cache", "--json"])
+        .copied()
+        .collect();
+    let j = elk_json(&all);
+    let t = &j["timings"];
+    let n = |k: &str| t[k].as_u64().unwrap_or_else(|| panic!("{k} in {t}"));
+    let (enumerated, fitting) = (n("enumerated_plans"), n("fitting_plans"));
+    let (costed, skipped) = (n("costed_plans"), n("skipped_plans"));
+    assert_eq!(costed + skipped, fitting, "{t}");
+    assert!(fitting <= enumerated && enumerated > 0, "{t}");
+    // The bound does skip most plans (bert-base on ipu-mk2: about 95 %), and some are priced.
+    assert!(skipped > costed && costed > 0, "{t}");
+    let text_args: Vec<&str> = BERT_ON_MK2
+        .iter()
+        .chain(&["--timings", "--no-cache"])
+        .copied()
+        .collect();
+    let text = String::from_utf8(elk_ok(&text_args).stdout).unwrap();
+    assert!(
+        text.contains(&format!(
+            "enumeration: {enumerated} plans, {fitting} fit in SRAM: {costed} costed, {skipped} skipped by their bound"
+        )),
+        "{text}"
+    );
 }
