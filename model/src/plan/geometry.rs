@@ -133,6 +133,34 @@ impl Geometry {
         self.cold_bytes = cold;
     }
 
+    /// [`Geometry::set_footprint`] and [`Geometry::set_steps`] from what the search built up
+    /// for the partition (the same values, without recomputing them from `t`).
+    pub fn set_leaf(&mut self, shape: &OpShape, leaf: &super::temporal::Leaf) {
+        match leaf.z {
+            Some(z) => {
+                self.z.clear();
+                self.z.extend_from_slice(z);
+                self.rotates.clear();
+                self.rotates.extend(leaf.used.iter().map(|&u| u > 1));
+                let (mut hot, mut cold) = (0, 0);
+                for (v, ts) in shape.tensors.iter().enumerate() {
+                    let bytes = z[v] * ts.dtype_bytes;
+                    hot += if self.rotates[v] { 2 * bytes } else { bytes };
+                    if ts.from_hbm {
+                        cold += bytes;
+                    }
+                }
+                self.hot_bytes = hot;
+                self.cold_bytes = cold;
+            }
+            None => self.set_footprint(shape, leaf.t),
+        }
+        self.step.clear();
+        self.step.extend_from_slice(leaf.step);
+        self.iterations = leaf.iterations;
+        self.output_replicas = (self.replicas[0] / leaf.used[0]).max(1);
+    }
+
     /// The next part of [`Geometry::set_temporal`] (after [`Geometry::set_footprint`] with
     /// the same `t`): per-step extents, iterations and output replicas. Enumeration then asks
     /// the cost model for a bound ([`CostModel::exec_lower_bound`](super::CostModel)) before

@@ -114,40 +114,31 @@ impl Enumeration {
 }
 
 /// The (hot, exec) Pareto staircase of the plans priced so far: increasing hot, strictly
-/// decreasing exec.
+/// decreasing exec. A sorted vector: lookups (one or two per plan) bisect it, and inserts
+/// (a new Pareto point) are rare.
 #[derive(Default)]
-struct Staircase(BTreeMap<u64, f64>);
+struct Staircase(Vec<(u64, f64)>);
 
 impl Staircase {
     /// The fastest exec among the priced plans with a hot footprint below `hot` (∞: none).
     fn fastest_below(&self, hot: u64) -> f64 {
-        self.0
-            .range(..hot)
-            .next_back()
-            .map_or(f64::INFINITY, |(_, &e)| e)
+        match self.0.partition_point(|p| p.0 < hot) {
+            0 => f64::INFINITY,
+            i => self.0[i - 1].1,
+        }
     }
 
     /// Adds a priced plan; whether it is faster than every priced plan with a hot footprint
     /// up to its own (and so now on the staircase).
     fn insert(&mut self, hot: u64, exec: f64) -> bool {
-        if self
-            .0
-            .range(..=hot)
-            .next_back()
-            .is_some_and(|(_, &e)| e <= exec)
-        {
+        let upto = self.0.partition_point(|p| p.0 <= hot);
+        if upto > 0 && self.0[upto - 1].1 <= exec {
             return false;
         }
-        let dominated: Vec<u64> = self
-            .0
-            .range(hot..)
-            .take_while(|(_, &e)| e >= exec)
-            .map(|(&h, _)| h)
-            .collect();
-        for h in dominated {
-            self.0.remove(&h);
-        }
-        self.0.insert(hot, exec);
+        // The points it dominates (hot ≥ its own, exec ≥ its own) follow it contiguously.
+        let from = self.0.partition_point(|p| p.0 < hot);
+        let to = from + self.0[from..].iter().take_while(|p| p.1 >= exec).count();
+        self.0.splice(from..to, [(hot, exec)]);
         true
     }
 }
@@ -188,9 +179,10 @@ fn pass1(
     let mut local = Pass1::default();
     let mut g = Geometry::for_partition(shape, p, cores);
     let mut last_cold = None;
-    temporal::for_each(shape, p, cores, divs, |t| {
+    temporal::for_each_leaf(shape, p, cores, divs, |leaf| {
+        let t = leaf.t;
         local.counts.plans += 1;
-        g.set_footprint(shape, t);
+        g.set_leaf(shape, leaf);
         if g.hot_bytes > sram {
             return;
         }
@@ -199,7 +191,6 @@ fn pass1(
             last_cold = Some(g.cold_bytes);
             local.colds.insert(g.cold_bytes);
         }
-        g.set_steps(t);
         let bound = cost.exec_lower_bound(shape, &g);
         // bound ≥ the smaller of the two (the shared staircase decides most plans alone)
         if bound >= seed.fastest_below(g.hot_bytes)
@@ -267,7 +258,7 @@ pub fn build_counted(
             .map(|p| pass1(shape, p, cores, sram, cost, &divs, &seed))
             .collect();
         for pass in &done {
-            for (&hot, &exec) in &pass.stair.0 {
+            for &(hot, exec) in &pass.stair.0 {
                 seed.insert(hot, exec);
             }
         }

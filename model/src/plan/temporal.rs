@@ -40,18 +40,16 @@ fn step_efficiency(l: u64, m: u64) -> f64 {
 }
 
 /// The candidate rows of every dimension for spatial partition `p`, in enumeration order
-/// (after the artifact's sort when the shape's rules ask for it).
+/// (after the artifact's sort when the shape's rules ask for it): per dimension, its rows one
+/// after another, each as many values as the shape has tensors (one buffer per dimension, not
+/// one per row; a sort of these compares as a sort of lists of rows does, the rows being of
+/// equal length).
 /// `divs` holds the divisors of every number up to `cores` (each R_v is at most Π p ≤ cores).
-pub fn candidate_rows(
-    shape: &OpShape,
-    p: &[u64],
-    cores: u64,
-    divs: &Divisors,
-) -> Vec<Vec<Vec<u64>>> {
+pub fn candidate_rows(shape: &OpShape, p: &[u64], cores: u64, divs: &Divisors) -> Vec<Vec<u64>> {
     let nv = shape.tensors.len();
     let r = replicas(shape, p);
     let (_, padding) = super::spatial::thresholds(&shape.dims, cores);
-    let mut lists: Vec<Vec<Vec<u64>>> = shape
+    let mut lists: Vec<Vec<u64>> = shape
         .dims
         .iter()
         .zip(p)
@@ -73,10 +71,10 @@ pub fn candidate_rows(
                 .collect();
             let mut rows = Vec::new();
             let mut row = vec![1u64; nv];
-            product(&choices, 0, &mut row, &mut |row| {
+            chains(&choices, 0, &mut row, &mut |row| {
                 let m = row.iter().copied().max().unwrap_or(1);
-                if is_divisor_chain(row) && (m == 1 || step_efficiency(l, m) >= padding) {
-                    rows.push(row.to_vec());
+                if m == 1 || step_efficiency(l, m) >= padding {
+                    rows.extend_from_slice(row);
                 }
             });
             rows
@@ -88,17 +86,40 @@ pub fn candidate_rows(
     lists
 }
 
-/// Every combination of one value per entry of `choices`, the last entry varying fastest.
-fn product(choices: &[Vec<u64>], i: usize, row: &mut Vec<u64>, visit: &mut impl FnMut(&[u64])) {
+/// Every combination of one value per entry of `choices` that is a divisor chain
+/// ([`is_divisor_chain`]), the last entry varying fastest: the product's order, with a value
+/// not comparable by divisibility to one chosen before it cut at once (no extension of such
+/// a prefix is a chain, so the same rows come out in the same order).
+fn chains(choices: &[Vec<u64>], i: usize, row: &mut Vec<u64>, visit: &mut impl FnMut(&[u64])) {
     if i == choices.len() {
         visit(row);
         return;
     }
     for &x in &choices[i] {
+        if x > 1 && !row[..i].iter().all(|&a| a <= 1 || a % x == 0 || x % a == 0) {
+            continue;
+        }
         row[i] = x;
-        product(choices, i + 1, row, visit);
+        chains(choices, i + 1, row, visit);
     }
     row[i] = 1;
+}
+
+/// What the search knows about a temporal partition when it reaches it, built up dimension
+/// by dimension so a visit does not recompute it.
+pub struct Leaf<'a> {
+    /// `t[d]`: dimension d's row.
+    pub t: &'a [Vec<u64>],
+    /// Per tensor, Π_d `t[d][v]` (> 1 exactly when the tensor rotates; `used[0]` is the
+    /// output's split).
+    pub used: &'a [u64],
+    /// Per tensor, its tile elements z_v, when every axis of every tensor is one dimension
+    /// or none (products then build up per dimension); `None` with a window axis.
+    pub z: Option<&'a [u64]>,
+    /// Per dimension, the per-iteration extent ⌈L_d / max_v `t[d][v]`⌉.
+    pub step: &'a [u64],
+    /// Iterations Π_d max_v `t[d][v]`.
+    pub iterations: u64,
 }
 
 /// Calls `visit(t)` for every admissible temporal partition of spatial partition `p`
@@ -110,6 +131,17 @@ pub fn for_each(
     divs: &Divisors,
     mut visit: impl FnMut(&[Vec<u64>]),
 ) {
+    for_each_leaf(shape, p, cores, divs, |leaf| visit(leaf.t));
+}
+
+/// [`for_each`], with each partition's [`Leaf`].
+pub fn for_each_leaf(
+    shape: &OpShape,
+    p: &[u64],
+    cores: u64,
+    divs: &Divisors,
+    mut visit: impl FnMut(&Leaf),
+) {
     let lists = candidate_rows(shape, p, cores, divs);
     let tile: Vec<u64> = shape
         .dims
@@ -117,34 +149,98 @@ pub fn for_each(
         .zip(p)
         .map(|(&d, &pi)| d.div_ceil(pi))
         .collect();
-    // Each row's per-step padding efficiency along its dimension, computed once.
-    let efficiency = lists
-        .iter()
-        .zip(&tile)
-        .map(|(rows, &l)| {
-            rows.iter()
-                .map(|row| step_efficiency(l, row.iter().copied().max().unwrap_or(1)))
+    let nv = shape.tensors.len();
+    let nd = shape.dims.len();
+    // Each row's per-step padding efficiency, its split (largest value) and its step extent,
+    // and per tensor its factor of the tile elements, computed once per row.
+    let split = |row: &[u64]| row.iter().copied().max().unwrap_or(1);
+    let per_row = (0..nd)
+        .map(|d| {
+            lists[d]
+                .chunks_exact(nv)
+                .map(|row| {
+                    let m = split(row);
+                    RowFacts {
+                        efficiency: step_efficiency(tile[d], m),
+                        split: m,
+                        step: tile[d].div_ceil(m),
+                    }
+                })
                 .collect()
         })
         .collect();
+    // z_v = Π over v's axes of ⌈L_d / t[d][v]⌉: a product over dimensions when every axis
+    // is a single dimension (a repeated one counts once per axis).
+    let plain = shape
+        .tensors
+        .iter()
+        .all(|t| t.axes.iter().all(|a| a.len() <= 1));
+    let factors: Option<Vec<Vec<u64>>> = plain.then(|| {
+        (0..nd)
+            .map(|d| {
+                let times: Vec<u32> = shape
+                    .tensors
+                    .iter()
+                    .map(|t| t.axes.iter().filter(|a| a.as_slice() == [d]).count() as u32)
+                    .collect();
+                lists[d]
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &x)| tile[d].div_ceil(x).pow(times[k % nv]))
+                    .collect()
+            })
+            .collect()
+    });
     let search = Search {
         lists: &lists,
-        efficiency,
+        nv,
+        per_row,
+        factors,
         r: replicas(shape, p),
         padding: super::spatial::thresholds(&shape.dims, cores).1,
     };
-    let nv = shape.tensors.len();
-    let mut t = vec![vec![1u64; nv]; shape.dims.len()];
-    let mut used = vec![1u64; nv];
-    search.rec(0, 1.0, &mut t, &mut used, &mut visit);
+    let mut state = State {
+        t: vec![vec![1u64; nv]; nd],
+        used: vec![1u64; nv],
+        z: vec![1u64; (nd + 1) * nv],
+        step: vec![1u64; nd],
+        iterations: vec![1u64; nd + 1],
+    };
+    search.rec(0, 1.0, &mut state, &mut visit);
+}
+
+/// What enumeration needs of one candidate row, computed once.
+struct RowFacts {
+    /// Its per-step padding efficiency.
+    efficiency: f64,
+    /// Its largest value (the steps along its dimension).
+    split: u64,
+    /// The step extent ⌈L_d / split⌉.
+    step: u64,
 }
 
 struct Search<'a> {
-    lists: &'a [Vec<Vec<u64>>],
-    /// `efficiency[d][i]`: step efficiency of row `lists[d][i]`.
-    efficiency: Vec<Vec<f64>>,
+    /// Per dimension, its rows one after another ([`candidate_rows`]).
+    lists: &'a [Vec<u64>],
+    /// Values per row (tensors).
+    nv: usize,
+    /// `per_row[d][i]`: the facts of dimension d's row i.
+    per_row: Vec<Vec<RowFacts>>,
+    /// `factors[d][i·nv + v]`: row i's factor of tensor v's tile elements (plain axes only).
+    factors: Option<Vec<Vec<u64>>>,
     r: Vec<u64>,
     padding: f64,
+}
+
+/// The search's position: the rows chosen so far and the products they build.
+struct State {
+    t: Vec<Vec<u64>>,
+    used: Vec<u64>,
+    /// Row d (nv entries): tile elements after dimensions 0..d.
+    z: Vec<u64>,
+    step: Vec<u64>,
+    /// Entry d: iterations after dimensions 0..d.
+    iterations: Vec<u64>,
 }
 
 impl Search<'_> {
@@ -152,42 +248,52 @@ impl Search<'_> {
     /// far, multiplied in dimension order as the reference does (the order matters for the
     /// last bit at the threshold). Every factor is ≤ 1 and rounding is monotone, so a prefix
     /// below the threshold cannot be completed: it is cut there.
-    fn rec(
-        &self,
-        d: usize,
-        efficiency: f64,
-        t: &mut Vec<Vec<u64>>,
-        used: &mut Vec<u64>,
-        visit: &mut impl FnMut(&[Vec<u64>]),
-    ) {
+    fn rec(&self, d: usize, efficiency: f64, s: &mut State, visit: &mut impl FnMut(&Leaf)) {
+        let nv = s.used.len();
         if d == self.lists.len() {
-            visit(t);
+            visit(&Leaf {
+                t: &s.t,
+                used: &s.used,
+                z: self.factors.as_ref().map(|_| &s.z[d * nv..(d + 1) * nv]),
+                step: &s.step,
+                iterations: s.iterations[d],
+            });
             return;
         }
-        for (row, &e) in self.lists[d].iter().zip(&self.efficiency[d]) {
-            let efficiency = efficiency * e;
+        let rows = self.lists[d].chunks_exact(self.nv);
+        for (i, (row, facts)) in rows.zip(&self.per_row[d]).enumerate() {
+            let efficiency = efficiency * facts.efficiency;
             if efficiency < self.padding {
                 continue;
             }
             // Π_d t[d][v] must divide R_v; a prefix that does not cannot be completed.
             if row
                 .iter()
-                .zip(used.iter())
+                .zip(s.used.iter())
                 .zip(&self.r)
                 .any(|((&x, &u), &r)| x > 1 && r % (u * x) != 0)
             {
                 continue;
             }
             for (v, &x) in row.iter().enumerate() {
-                used[v] *= x;
+                s.used[v] *= x;
             }
-            t[d].copy_from_slice(row);
-            self.rec(d + 1, efficiency, t, used, visit);
+            if let Some(f) = &self.factors {
+                let (done, next) = s.z.split_at_mut((d + 1) * nv);
+                let f = &f[d][i * nv..(i + 1) * nv];
+                for v in 0..nv {
+                    next[v] = done[d * nv + v] * f[v];
+                }
+            }
+            s.step[d] = facts.step;
+            s.iterations[d + 1] = s.iterations[d] * facts.split;
+            s.t[d].copy_from_slice(row);
+            self.rec(d + 1, efficiency, s, visit);
             for (v, &x) in row.iter().enumerate() {
-                used[v] /= x;
+                s.used[v] /= x;
             }
         }
-        t[d].iter_mut().for_each(|x| *x = 1);
+        s.t[d].iter_mut().for_each(|x| *x = 1);
     }
 }
 

@@ -152,3 +152,49 @@ fn matmul_on_4_and_16_cores() {
     // Warm-up from a cold layout twice as split (w split 2 more): 0.56·2·z_w + 118·2.
     assert!((IPU.warm_up(&s, &[1, 1, 2], &[8, 4, 1]) - (0.56 * 2.0 + 236.0)).abs() < 1e-9);
 }
+
+/// A 1-D convolution out[o, x] = Σ_{c, k} in[c, x + k] · w[o, c, k]: the input's second axis
+/// is a window over dimensions x and k, so its tile is not a product per dimension.
+fn conv() -> OpShape {
+    OpShape {
+        kind: OpKind::Conv,
+        dims: vec![8, 16, 4, 3],
+        tensors: vec![
+            tensor(&[0, 1], false),
+            TensorShape {
+                axes: vec![vec![2], vec![1, 3]],
+                from_hbm: false,
+                dtype_bytes: 2,
+            },
+            tensor(&[0, 2, 3], true),
+        ],
+        dtype_bytes: 2,
+        rules: PlanRules::SPEC,
+    }
+}
+
+/// What the search builds up per dimension (a [`temporal::Leaf`]) gives the same geometry as
+/// computing it from the temporal partition, for every plan of a MatMul, an elementwise
+/// operator and a convolution (window axes: the search leaves the tiles to the geometry).
+#[test]
+fn a_leaf_gives_the_geometry_of_its_temporal_partition() {
+    for (shape, cores) in [(matmul(), 16), (add_bias(), 4), (conv(), 16)] {
+        let divs = temporal::Divisors::up_to(cores);
+        let mut leaves = 0;
+        for p in spatial::partitions(&shape.dims, cores) {
+            let mut g = Geometry::for_partition(&shape, &p, cores);
+            temporal::for_each_leaf(&shape, &p, cores, &divs, |leaf| {
+                g.set_leaf(&shape, leaf);
+                g.set_rounds(&shape, leaf.t);
+                assert_eq!(
+                    g,
+                    Geometry::new(&shape, &p, leaf.t, cores),
+                    "p {p:?} t {:?}",
+                    leaf.t
+                );
+                leaves += 1;
+            });
+        }
+        assert!(leaves > 10, "{:?}: {leaves} plans", shape.kind);
+    }
+}
