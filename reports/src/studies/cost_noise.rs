@@ -14,6 +14,7 @@ use elk_heuristics::by_name;
 use elk_stage::corpus::Rng;
 use elk_stage::instance::Instance;
 use elk_stage::units::Cycles;
+use rayon::prelude::*;
 
 /// The faithful methods, and the greedy Elk-Full variant (its finer plans: is it more
 /// fragile?).
@@ -71,18 +72,29 @@ pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
                 "| {model} B{batch} KV{kv} | {m} | {:.4} |",
                 inst.ms(Cycles(base))
             );
-            for (li, &p) in LEVELS.iter().enumerate() {
-                let mut d: Vec<f64> = Vec::new();
-                for seed in 0..SEEDS {
+            // Every (level, seed) plan at once (each is independent; collected in order).
+            let runs: Vec<(usize, u64)> = (0..LEVELS.len())
+                .flat_map(|li| (0..SEEDS).map(move |seed| (li, seed)))
+                .collect();
+            let noisy: Vec<Option<f64>> = runs
+                .par_iter()
+                .map(|&(li, seed)| {
+                    let p = LEVELS[li];
                     let what =
                         format!("{model}: {m}, ±{:.0} % noise, seed {}", 100.0 * p, seed + 1);
                     steps.starting(&what);
-                    let t = true_makespan(&inst, &perturbed(&inst, p, seed + 1), m)?;
+                    let t = true_makespan(&inst, &perturbed(&inst, p, seed + 1), m);
                     steps.finished(&format!("{what} done"));
-                    if let Some(t) = t {
-                        d.push(100.0 * (t - base) / base);
-                    }
-                }
+                    t
+                })
+                .collect::<Result<_>>()?;
+            for (li, _) in LEVELS.iter().enumerate() {
+                let d: Vec<f64> = runs
+                    .iter()
+                    .zip(&noisy)
+                    .filter(|((l, _), _)| *l == li)
+                    .filter_map(|(_, t)| t.map(|t| 100.0 * (t - base) / base))
+                    .collect();
                 let mean = d.iter().sum::<f64>() / d.len().max(1) as f64;
                 let max = d.iter().copied().fold(f64::NEG_INFINITY, f64::max);
                 row.push_str(&format!(" {mean:.2} / {max:.2} |"));
