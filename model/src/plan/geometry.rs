@@ -116,18 +116,24 @@ impl Geometry {
         let nd = shape.dims.len();
         self.z.clear();
         self.rotates.clear();
-        let (mut hot, mut cold) = (0, 0);
         for (v, ts) in shape.tensors.iter().enumerate() {
             let tile = &self.tile;
-            let z = tile_elems(&ts.axes, |d| tile[d].div_ceil(t[d][v]));
-            let rotates = (0..nd).any(|d| t[d][v] > 1);
+            self.z
+                .push(tile_elems(&ts.axes, |d| tile[d].div_ceil(t[d][v])));
+            self.rotates.push((0..nd).any(|d| t[d][v] > 1));
+        }
+        self.set_bytes(shape);
+    }
+
+    /// `hot_bytes` and `cold_bytes` from `z` and `rotates`: a rotating tensor holds two tiles.
+    fn set_bytes(&mut self, shape: &OpShape) {
+        let (mut hot, mut cold) = (0, 0);
+        for ((ts, &z), &rotates) in shape.tensors.iter().zip(&self.z).zip(&self.rotates) {
             let bytes = z * ts.dtype_bytes;
             hot += if rotates { 2 * bytes } else { bytes };
             if ts.from_hbm {
                 cold += bytes;
             }
-            self.z.push(z);
-            self.rotates.push(rotates);
         }
         self.hot_bytes = hot;
         self.cold_bytes = cold;
@@ -142,16 +148,7 @@ impl Geometry {
                 self.z.extend_from_slice(z);
                 self.rotates.clear();
                 self.rotates.extend(leaf.used.iter().map(|&u| u > 1));
-                let (mut hot, mut cold) = (0, 0);
-                for (v, ts) in shape.tensors.iter().enumerate() {
-                    let bytes = z[v] * ts.dtype_bytes;
-                    hot += if self.rotates[v] { 2 * bytes } else { bytes };
-                    if ts.from_hbm {
-                        cold += bytes;
-                    }
-                }
-                self.hot_bytes = hot;
-                self.cold_bytes = cold;
+                self.set_bytes(shape);
             }
             None => self.set_footprint(shape, leaf.t),
         }

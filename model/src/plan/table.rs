@@ -96,8 +96,9 @@ pub struct Enumeration {
     pub fitting: u64,
     /// Fitting plans priced in full (rotation rounds and cost model).
     pub costed: u64,
-    /// Fitting plans not priced: their lower bound already reaches the exec of a plan of the
-    /// same spatial partition with a smaller hot footprint, so they cannot be on the front.
+    /// Fitting plans not priced: their lower bound already reaches the exec of a priced plan
+    /// with a smaller hot footprint (of the same partition or an earlier chunk), so they
+    /// cannot be on the front.
     pub skipped: u64,
 }
 
@@ -230,11 +231,8 @@ pub fn build(shape: &OpShape, cores: u64, sram: u64, cost: &dyn CostModel) -> Op
 ///
 /// A fitting plan is priced only when the cost model's
 /// [`exec_lower_bound`](CostModel::exec_lower_bound) is below the fastest exec of the priced
-/// plans with a smaller hot footprint (of its partition and of earlier chunks of partitions). Skipping the others leaves the table
-/// as it would be without skipping (docs/plans.md, "Skipping plans", has the proof): a skipped
-/// plan's exec is at least F(h), the fastest exec of any plan with a smaller hot size h, so
-/// the front's strict scan never keeps it, and neither it nor any record it would have
-/// suppressed (all slower than it) is faster than F(h).
+/// plans with a smaller hot footprint (of its partition and of earlier chunks of partitions).
+/// The table is the one full pricing builds: docs/plans.md, "Skipping plans", has the proof.
 pub fn build_counted(
     shape: &OpShape,
     cores: u64,

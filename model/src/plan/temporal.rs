@@ -46,9 +46,14 @@ fn step_efficiency(l: u64, m: u64) -> f64 {
 /// equal length).
 /// `divs` holds the divisors of every number up to `cores` (each R_v is at most Π p ≤ cores).
 pub fn candidate_rows(shape: &OpShape, p: &[u64], cores: u64, divs: &Divisors) -> Vec<Vec<u64>> {
-    let nv = shape.tensors.len();
     let r = replicas(shape, p);
     let (_, padding) = super::spatial::thresholds(&shape.dims, cores);
+    rows_of(shape, p, &r, padding, divs)
+}
+
+/// [`candidate_rows`] given the partition's replica counts `r` and the padding threshold.
+fn rows_of(shape: &OpShape, p: &[u64], r: &[u64], padding: f64, divs: &Divisors) -> Vec<Vec<u64>> {
+    let nv = shape.tensors.len();
     let mut lists: Vec<Vec<u64>> = shape
         .dims
         .iter()
@@ -96,7 +101,7 @@ fn chains(choices: &[Vec<u64>], i: usize, row: &mut Vec<u64>, visit: &mut impl F
         return;
     }
     for &x in &choices[i] {
-        if x > 1 && !row[..i].iter().all(|&a| a <= 1 || a % x == 0 || x % a == 0) {
+        if !row[..i].iter().all(|&a| comparable(a, x)) {
             continue;
         }
         row[i] = x;
@@ -142,7 +147,9 @@ pub fn for_each_leaf(
     divs: &Divisors,
     mut visit: impl FnMut(&Leaf),
 ) {
-    let lists = candidate_rows(shape, p, cores, divs);
+    let r = replicas(shape, p);
+    let (_, padding) = super::spatial::thresholds(&shape.dims, cores);
+    let lists = rows_of(shape, p, &r, padding, divs);
     let tile: Vec<u64> = shape
         .dims
         .iter()
@@ -196,8 +203,8 @@ pub fn for_each_leaf(
         nv,
         per_row,
         factors,
-        r: replicas(shape, p),
-        padding: super::spatial::thresholds(&shape.dims, cores).1,
+        r,
+        padding,
     };
     let mut state = State {
         t: vec![vec![1u64; nv]; nd],
@@ -249,7 +256,7 @@ impl Search<'_> {
     /// last bit at the threshold). Every factor is ≤ 1 and rounding is monotone, so a prefix
     /// below the threshold cannot be completed: it is cut there.
     fn rec(&self, d: usize, efficiency: f64, s: &mut State, visit: &mut impl FnMut(&Leaf)) {
-        let nv = s.used.len();
+        let nv = self.nv;
         if d == self.lists.len() {
             visit(&Leaf {
                 t: &s.t,
@@ -260,7 +267,7 @@ impl Search<'_> {
             });
             return;
         }
-        let rows = self.lists[d].chunks_exact(self.nv);
+        let rows = self.lists[d].chunks_exact(nv);
         for (i, (row, facts)) in rows.zip(&self.per_row[d]).enumerate() {
             let efficiency = efficiency * facts.efficiency;
             if efficiency < self.padding {
@@ -300,11 +307,15 @@ impl Search<'_> {
 /// Whether the values (ignoring order) form a chain in which each divides the next: sorted,
 /// each divides the next exactly when every two of them are comparable by divisibility.
 pub fn is_divisor_chain(values: &[u64]) -> bool {
-    values.iter().enumerate().all(|(i, &a)| {
-        values[i + 1..]
-            .iter()
-            .all(|&b| a <= 1 || b <= 1 || a % b == 0 || b % a == 0)
-    })
+    values
+        .iter()
+        .enumerate()
+        .all(|(i, &a)| values[i + 1..].iter().all(|&b| comparable(a, b)))
+}
+
+/// Whether one of `a`, `b` divides the other, 1s (no split) comparable with anything.
+fn comparable(a: u64, b: u64) -> bool {
+    a <= 1 || b <= 1 || a % b == 0 || b % a == 0
 }
 
 /// The divisors of every number 1..=n, in increasing order, from one sieve (trial division

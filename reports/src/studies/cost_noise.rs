@@ -88,7 +88,7 @@ pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
                     t
                 })
                 .collect::<Result<_>>()?;
-            for (li, _) in LEVELS.iter().enumerate() {
+            for (li, level) in by_level.iter_mut().enumerate() {
                 let d: Vec<f64> = runs
                     .iter()
                     .zip(&noisy)
@@ -98,7 +98,7 @@ pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
                 let mean = d.iter().sum::<f64>() / d.len().max(1) as f64;
                 let max = d.iter().copied().fold(f64::NEG_INFINITY, f64::max);
                 row.push_str(&format!(" {mean:.2} / {max:.2} |"));
-                by_level[li][mi].extend(d);
+                level[mi].extend(d);
             }
             md.push_str(&row);
             md.push('\n');
