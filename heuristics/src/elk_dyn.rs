@@ -89,13 +89,10 @@ impl Method for ElkDyn {
 
     fn schedule(&self, inst: &Instance, _budget: &Budget) -> Result<Solved, MethodError> {
         let identity: Vec<usize> = (0..inst.ops.len()).collect();
+        let ranked = timeline::Ranked::new(inst, &self.rules(THETAS[0], NocPriority::Loads).plans);
         let runs = THETAS.iter().map(|&theta| {
-            timeline::schedule(
-                inst,
-                self.name(),
-                &identity,
-                &self.rules(theta, NocPriority::Loads),
-            )
+            let rules = self.rules(theta, NocPriority::Loads);
+            timeline::schedule_ranked(inst, self.name(), &identity, &rules, &ranked)
         });
         Ok(match fastest(self.name(), runs)? {
             Ok((schedule, k)) => Solved {

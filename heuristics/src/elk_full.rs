@@ -47,6 +47,8 @@ impl Method for ElkFull {
             .flat_map(|k| [NocPriority::Loads, NocPriority::Execution].map(|p| (k, THETA, p)))
             .chain(THETAS.iter().map(|&t| (0, t, NocPriority::Loads)))
             .collect();
+        // Every run plans by the same rule (only θ and the priority change).
+        let ranked = timeline::Ranked::new(inst, &rules(THETA, NocPriority::Loads).plans);
         let results: Vec<_> = runs
             .par_iter()
             .map(|&(k, theta, priority)| {
@@ -55,7 +57,8 @@ impl Method for ElkFull {
                 } else {
                     &candidates.orders[k]
                 };
-                timeline::schedule(inst, self.name(), order, &rules(theta, priority))
+                let rules = rules(theta, priority);
+                timeline::schedule_ranked(inst, self.name(), order, &rules, &ranked)
             })
             .collect();
         let infeasible = results.iter().filter(|r| r.is_err()).count();

@@ -119,14 +119,15 @@ fn permutations(b: usize, d: usize, cap: usize) -> Vec<Vec<usize>> {
     }
     let mut out = Vec::new();
     rec(b, d, cap, &mut Vec::new(), &mut vec![false; b], &mut out);
-    let displacement = |p: &Vec<usize>| {
-        p.iter()
-            .enumerate()
-            .map(|(i, &x)| i.abs_diff(x))
-            .sum::<usize>()
-    };
-    out.sort_by(|a, b| displacement(a).cmp(&displacement(b)).then(a.cmp(b)));
-    out
+    // `rec` emits them in lexicographic order, so a stable bucket sort by displacement (at
+    // most b·d) gives (displacement, then lexicographic) without comparing permutations: with
+    // up to `cap` of them, comparison sorts cost more than generating them.
+    let mut buckets: Vec<Vec<Vec<usize>>> = vec![Vec::new(); b * d + 1];
+    for p in out {
+        let displacement: usize = p.iter().enumerate().map(|(i, &x)| i.abs_diff(x)).sum();
+        buckets[displacement].push(p);
+    }
+    buckets.into_iter().flatten().collect()
 }
 
 /// Whether the load order `order` respects the instance's load-order policy.
@@ -248,5 +249,30 @@ mod tests {
             .iter()
             .all(|q| q.iter().enumerate().all(|(i, &x)| i.abs_diff(x) <= 1)));
         assert_eq!(permutations(5, 4, 1000).len(), 120);
+    }
+
+    #[test]
+    fn permutations_are_sorted_by_displacement_then_lexicographically() {
+        // Against a comparison sort of every permutation, including runs cut by the cap
+        // (the first `cap` in lexicographic order are the ones kept).
+        for (b, d, cap) in [(6, 2, 100_000), (7, 4, 100_000), (8, 3, 500), (9, 4, 3000)] {
+            let got = permutations(b, d, cap);
+            let mut want = got.clone();
+            want.sort_by_key(|p| {
+                let displacement: usize = p.iter().enumerate().map(|(i, &x)| i.abs_diff(x)).sum();
+                (displacement, p.clone())
+            });
+            assert_eq!(got, want, "b {b}, d {d}, cap {cap}");
+            let mut lexicographic = got.clone();
+            lexicographic.sort();
+            let all = permutations(b, d, usize::MAX);
+            let mut first: Vec<Vec<usize>> = all.clone();
+            first.sort();
+            first.truncate(cap);
+            assert_eq!(
+                lexicographic, first,
+                "b {b}, d {d}, cap {cap}: the kept ones"
+            );
+        }
     }
 }

@@ -123,15 +123,26 @@ impl Stream {
     }
 
     /// How long an operator ending at `e` with `exec` cycles, `comm` of them on the NoC, runs
-    /// when its shifts get only the NoC the placed loads leave (delay-comp).
-    fn duration(&self, e: f64, exec: f64, comm: f64) -> f64 {
+    /// when its shifts get only the NoC the placed loads leave (delay-comp). `e` is at most
+    /// the start of the load at position `below` (or `below` is past the end).
+    fn duration(&self, e: f64, exec: f64, comm: f64, below: usize) -> f64 {
         if comm <= 0.0 {
             return exec;
         }
         // Walk back from e over the placed loads (serialized: disjoint, in position order).
         let mut need = comm;
         let mut t = e;
-        let mut q = self.ls[self.first..].partition_point(|&s| s < e) + self.first;
+        // The first placed position whose load starts at or after e. Starts never decrease
+        // with the position (each load ends by the next one's start), so it is at or before
+        // `below`: found by stepping back over the (few) equal starts, not a binary search.
+        let mut q = below.min(self.ls.len());
+        while q > self.first && self.ls[q - 1] >= e {
+            q -= 1;
+        }
+        debug_assert_eq!(
+            q,
+            self.ls[self.first..].partition_point(|&s| s < e) + self.first
+        );
         while q > self.first && need > 0.0 {
             q -= 1;
             let (a, b) = (self.ls[q], self.le[q].min(t));
@@ -158,9 +169,19 @@ impl Stream {
     }
 }
 
-/// Runs the backward pass for `order` (every operator once, the load order) under `rules`.
-/// `Err` names the operator no option fits.
-pub(crate) fn run(inst: &Instance, order: &[usize], rules: &Rules) -> Result<Timeline, String> {
+/// Runs the backward pass for `order` (every operator once, the load order) under `rules`,
+/// with `ranked` the options ranked for `rules.plans`. `Err` names the operator no option
+/// fits.
+fn run(
+    inst: &Instance,
+    order: &[usize],
+    rules: &Rules,
+    ranked: &Ranked,
+) -> Result<Timeline, String> {
+    assert!(
+        ranked.rule == Rank::of(&rules.plans),
+        "options ranked for another rule"
+    );
     let n = inst.ops.len();
     let positions = order.len();
     let mut pos = vec![usize::MAX; n];
@@ -243,7 +264,8 @@ pub(crate) fn run(inst: &Instance, order: &[usize], rules: &Rules) -> Result<Tim
                     _ => 0,
                 };
                 let actual = resident_cold + next_cold;
-                if let Some((o, d)) = plan(inst, rules, &stream, i, e, resident_w, actual) {
+                let p = plan(inst, rules, ranked, &stream, i, (e, q), resident_w, actual);
+                if let Some((o, d)) = p {
                     if best.is_none_or(|(s, _, _)| e - d > s) {
                         best = Some((e - d, e, o));
                     }
@@ -295,14 +317,95 @@ pub(crate) fn run(inst: &Instance, order: &[usize], rules: &Rules) -> Result<Tim
     })
 }
 
-/// Operator `i`'s option and duration when it ends at `e` beside residents of weight
-/// `resident_w` and `resident_cold` bytes; `None` when no option fits.
+/// Which ranking a [`Ranked`] holds: [`Plans`] without the data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Rank {
+    Given,
+    SmallestCold,
+    Argmin { penalty: bool },
+}
+
+impl Rank {
+    fn of(plans: &Plans) -> Rank {
+        match *plans {
+            Plans::Fixed(_) => Rank::Given,
+            Plans::SmallestCold => Rank::SmallestCold,
+            Plans::Argmin { penalty } => Rank::Argmin { penalty },
+        }
+    }
+}
+
+/// Every operator's options in the order its rule prefers them (the first that fits the
+/// budget is its plan), flat: the options of operator `i` are `order[at[i]..at[i + 1]]`.
+/// An operator's plan at each candidate deadline is then a scan that stops at the first
+/// option within the budget instead of a minimum over all of them; built once per instance
+/// and rule, it serves every pass (Elk-Full runs hundreds).
+pub(crate) struct Ranked {
+    order: Vec<u32>,
+    at: Vec<usize>,
+    rule: Rank,
+}
+
+impl Ranked {
+    /// `inst`'s options ranked for `plans`.
+    pub(crate) fn new(inst: &Instance, plans: &Plans) -> Ranked {
+        let mut order = Vec::new();
+        let mut at = Vec::with_capacity(inst.ops.len() + 1);
+        at.push(0);
+        for op in &inst.ops {
+            let from = order.len();
+            order.extend(0..op.options.len() as u32);
+            let mine = &mut order[from..];
+            match plans {
+                // Static's options are given: nothing to rank.
+                Plans::Fixed(_) => {}
+                // Basic: the smallest cold layout, then the largest hot, then the fastest.
+                Plans::SmallestCold => mine.sort_by(|&a, &c| {
+                    let (x, y) = (&op.options[a as usize], &op.options[c as usize]);
+                    x.cold
+                        .cmp(&y.cold)
+                        .then(y.hot.cmp(&x.hot))
+                        .then(x.exec_cycles.total_cmp(&y.exec_cycles))
+                        .then(a.cmp(&c))
+                }),
+                // The artifact's argmin of exec + π (π = V/2 with the penalty on).
+                Plans::Argmin { penalty } => {
+                    let h = if *penalty { op.hbm_cycles.get() } else { 0.0 };
+                    let cost = |o: u32| {
+                        let x = &op.options[o as usize];
+                        x.exec_cycles.get() + x.noc_per_hbm * h / 2.0
+                    };
+                    mine.sort_by(|&a, &c| cost(a).total_cmp(&cost(c)).then(a.cmp(&c)));
+                }
+            }
+            at.push(order.len());
+        }
+        Ranked {
+            order,
+            at,
+            rule: Rank::of(plans),
+        }
+    }
+
+    /// Operator `i`'s options, preferred first.
+    fn of(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
+        self.order[self.at[i]..self.at[i + 1]]
+            .iter()
+            .map(|&o| o as usize)
+    }
+}
+
+/// Operator `i`'s option and duration when it ends at `e` (at most the start of the load at
+/// position `below`) beside residents of weight `resident_w` and `resident_cold` bytes;
+/// `None` when no option fits.
+#[allow(clippy::too_many_arguments)]
 fn plan(
     inst: &Instance,
     rules: &Rules,
+    ranked: &Ranked,
     stream: &Stream,
     i: usize,
-    e: f64,
+    (e, below): (f64, usize),
     resident_w: f64,
     resident_cold: u64,
 ) -> Option<(usize, f64)> {
@@ -321,34 +424,16 @@ fn plan(
     };
     let o = match rules.plans {
         Plans::Fixed(opts) => Some(opts[i]).filter(|&o| fits(o))?,
-        Plans::SmallestCold => {
+        // The first ranked option within the budget: the minimum of the rule's order over
+        // those that fit, as [`Ranked`] sorts them.
+        Plans::SmallestCold | Plans::Argmin { .. } => {
             let b = budget(resident_w);
-            (0..op.options.len())
-                .filter(|&o| within(o, b))
-                .min_by(|&a, &c| {
-                    let (x, y) = (&op.options[a], &op.options[c]);
-                    x.cold
-                        .cmp(&y.cold)
-                        .then(y.hot.cmp(&x.hot))
-                        .then(x.exec_cycles.total_cmp(&y.exec_cycles))
-                        .then(a.cmp(&c))
-                })?
-        }
-        Plans::Argmin { penalty } => {
-            let b = budget(resident_w);
-            let h = if penalty { op.hbm_cycles.get() } else { 0.0 };
-            let cost = |o: usize| {
-                let x = &op.options[o];
-                x.exec_cycles.get() + x.noc_per_hbm * h / 2.0
-            };
-            (0..op.options.len())
-                .filter(|&o| within(o, b))
-                .min_by(|&a, &c| cost(a).total_cmp(&cost(c)).then(a.cmp(&c)))?
+            ranked.of(i).find(|&o| within(o, b))?
         }
     };
     let x = &op.options[o];
     let d = match rules.priority {
-        NocPriority::Loads => stream.duration(e, x.exec_cycles.get(), x.comm_cycles.get()),
+        NocPriority::Loads => stream.duration(e, x.exec_cycles.get(), x.comm_cycles.get(), below),
         NocPriority::Execution => x.exec_cycles.get(),
     };
     Some((o, d))
@@ -371,7 +456,19 @@ pub(crate) fn schedule(
     order: &[usize],
     rules: &Rules,
 ) -> Result<elk_stage::schedule::Schedule, NoSchedule> {
-    let t = run(inst, order, rules).map_err(NoSchedule::NoPlan)?;
+    schedule_ranked(inst, method, order, rules, &Ranked::new(inst, &rules.plans))
+}
+
+/// [`schedule`] with the options already ranked for `rules.plans` (for many passes over one
+/// instance).
+pub(crate) fn schedule_ranked(
+    inst: &Instance,
+    method: &str,
+    order: &[usize],
+    rules: &Rules,
+    ranked: &Ranked,
+) -> Result<elk_stage::schedule::Schedule, NoSchedule> {
+    let t = run(inst, order, rules, ranked).map_err(NoSchedule::NoPlan)?;
     let mut s = convert::to_schedule(inst, method, &t);
     if let Some(v) = elk_sim::validate(inst, &s).first() {
         return Err(NoSchedule::Invalid(v.to_string()));

@@ -128,6 +128,9 @@ pub enum ExactStop {
     /// The model was too large to build; nothing was solved (see the notes for how to cut
     /// the instance).
     NotAttempted,
+    /// The warm start already met a lower bound known before any model was built (roofline
+    /// or LP relaxation): optimal, with no backend run.
+    WarmStartMeetsBound,
 }
 
 /// The lower bounds computed.
@@ -347,6 +350,19 @@ struct BackendResult {
     objective: Option<f64>,
     bound: Option<f64>,
     model: ModelStats,
+}
+
+impl BackendResult {
+    /// No backend ran: no schedule, no bound, no model.
+    fn nothing() -> BackendResult {
+        BackendResult {
+            status: ExactStatus::Unknown,
+            schedule: None,
+            objective: None,
+            bound: None,
+            model: ModelStats::default(),
+        }
+    }
 }
 
 fn milp_backend(
@@ -588,14 +604,7 @@ pub fn solve_exact_with(
         } else {
             None
         };
-        let nothing = BackendResult {
-            status: ExactStatus::Unknown,
-            schedule: None,
-            objective: None,
-            bound: None,
-            model: ModelStats::default(),
-        };
-        return finish(inst, opts, run, nothing).map(|mut r| {
+        return finish(inst, opts, run, BackendResult::nothing()).map(|mut r| {
             r.stop = ExactStop::NotAttempted;
             r.search = search;
             r
@@ -612,6 +621,17 @@ pub fn solve_exact_with(
         }
     }
     let known_bound = roof_best.max(run.bounds.lp_cycles.map_or(0.0, Cycles::get));
+    if run
+        .warm
+        .as_ref()
+        .is_some_and(|w| meets_bound(Cycles(w.1), Cycles(known_bound)))
+    {
+        // Nothing a backend finds can beat it: `finish` promotes the warm start to optimal.
+        return finish(inst, opts, run, BackendResult::nothing()).map(|mut r| {
+            r.stop = ExactStop::WarmStartMeetsBound;
+            r
+        });
+    }
     if opts.backend == Backend::Milp && inst.load_order != LoadOrder::Named(NamedOrder::Fixed) {
         if let Some(done) = fixed_order_first(inst, opts, known_bound, &mut run)? {
             return finish(inst, opts, run, done);
@@ -1133,6 +1153,7 @@ impl ExactReport {
             ExactStop::Completed => StopReason::Completed,
             ExactStop::TimeLimit | ExactStop::Killed => StopReason::TimeLimit,
             ExactStop::NotAttempted => StopReason::NotAttempted,
+            ExactStop::WarmStartMeetsBound => StopReason::Completed,
         };
         let mut notes = self.notes.clone();
         notes.push(format!(

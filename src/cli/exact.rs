@@ -435,6 +435,9 @@ pub fn solve(
     match sum.stop {
         ExactStop::NotAttempted => println!("model: not built (too large; see the note)"),
         ExactStop::Killed => println!("model: size unknown (the worker was killed)"),
+        ExactStop::WarmStartMeetsBound => {
+            println!("model: not built (the warm start meets the lower bound)")
+        }
         _ => println!(
             "model: {} variables ({} binary), {} constraints{}",
             m.variables,
@@ -461,6 +464,8 @@ pub fn solve(
                     " ({:.6} ms, improved by the window search to the makespan above)",
                     s.input_ms
                 ),
+                None if sum.stop == ExactStop::WarmStartMeetsBound =>
+                    " (returned: it meets the lower bound, so no backend ran)".into(),
                 None if sum.from_warm_start =>
                     " (returned: the backend found nothing better)".into(),
                 None => String::new(),

@@ -152,3 +152,44 @@ fn exact_through_the_method_trait_is_optimal_on_the_doc_example() {
         );
     }
 }
+
+#[test]
+fn a_warm_start_that_meets_the_roofline_is_optimal_without_a_model() {
+    let inst = three_ops();
+    let t = Cycles(260.0);
+    let (warm, wt) = elk_heuristics::best(&inst).unwrap().unwrap();
+    assert_eq!(wt, t, "a heuristic finds the optimum of this instance");
+    for backend in [Backend::Milp, Backend::Smt] {
+        let what = format!("{backend:?}, warm start at the roofline");
+        let opts = ExactOptions {
+            backend,
+            warm_start: Some(warm.clone()),
+            ..ExactOptions::default()
+        };
+        let r = solve_exact(&inst, &opts).unwrap();
+        assert_optimal(&r, t, &what);
+        assert_eq!(r.stop, ExactStop::WarmStartMeetsBound, "{what}");
+        assert!(r.from_warm_start, "{what}");
+        // No backend ran: no model, no backend phase, no backend bound.
+        assert_eq!(r.model.variables, 0, "{what}");
+        assert!(r.bounds.backend_cycles.is_none(), "{what}");
+        assert!(
+            r.phases
+                .iter()
+                .all(|p| !p.what.contains("MILP") && !p.what.contains("SMT")),
+            "{what}: {:?}",
+            r.phases.iter().map(|p| &p.what).collect::<Vec<_>>()
+        );
+        // Without the warm start the backend runs and proves the same optimum.
+        let cold = solve_exact(
+            &inst,
+            &ExactOptions {
+                backend,
+                ..ExactOptions::default()
+            },
+        )
+        .unwrap();
+        assert_optimal(&cold, t, &format!("{backend:?}, cold"));
+        assert_eq!(cold.stop, ExactStop::Completed, "{backend:?}, cold");
+    }
+}
