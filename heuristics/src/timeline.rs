@@ -253,6 +253,11 @@ fn run(
         let mut best: Option<(f64, f64, usize)> = None; // (start, end, option)
         if ok {
             let mut q = stream.first;
+            // Residents only join as q grows, so the budget only shrinks and the memory row
+            // only fills: an option out of reach at one deadline is out of reach at every
+            // later one. The scan of the ranked options resumes where it stopped, and once
+            // none fits, no later deadline has a plan either.
+            let mut cursor = 0;
             loop {
                 let e = s_next.min(stream.start(q));
                 // The stage model keeps the next operator's data in SRAM during this stage
@@ -264,11 +269,21 @@ fn run(
                     _ => 0,
                 };
                 let actual = resident_cold + next_cold;
-                let p = plan(inst, rules, ranked, &stream, i, (e, q), resident_w, actual);
-                if let Some((o, d)) = p {
-                    if best.is_none_or(|(s, _, _)| e - d > s) {
-                        best = Some((e - d, e, o));
-                    }
+                let budget = (resident_w, actual);
+                let p = plan(
+                    inst,
+                    rules,
+                    (ranked, &mut cursor),
+                    &stream,
+                    i,
+                    (e, q),
+                    budget,
+                );
+                let Some((o, d)) = p else {
+                    break;
+                };
+                if best.is_none_or(|(s, _, _)| e - d > s) {
+                    best = Some((e - d, e, o));
                 }
                 if q >= positions || stream.start(q) >= s_next {
                     break;
@@ -388,26 +403,23 @@ impl Ranked {
     }
 
     /// Operator `i`'s options, preferred first.
-    fn of(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
-        self.order[self.at[i]..self.at[i + 1]]
-            .iter()
-            .map(|&o| o as usize)
+    fn of(&self, i: usize) -> &[u32] {
+        &self.order[self.at[i]..self.at[i + 1]]
     }
 }
 
 /// Operator `i`'s option and duration when it ends at `e` (at most the start of the load at
 /// position `below`) beside residents of weight `resident_w` and `resident_cold` bytes;
-/// `None` when no option fits.
-#[allow(clippy::too_many_arguments)]
+/// `None` when no option fits. The ranked options before `cursor` are known not to fit
+/// (they did not beside fewer residents); `cursor` is left at the option chosen.
 fn plan(
     inst: &Instance,
     rules: &Rules,
-    ranked: &Ranked,
+    (ranked, cursor): (&Ranked, &mut usize),
     stream: &Stream,
     i: usize,
     (e, below): (f64, usize),
-    resident_w: f64,
-    resident_cold: u64,
+    (resident_w, resident_cold): (f64, u64),
 ) -> Option<(usize, f64)> {
     let sram = inst.sram_bytes.get();
     let op = &inst.ops[i];
@@ -428,7 +440,11 @@ fn plan(
         // those that fit, as [`Ranked`] sorts them.
         Plans::SmallestCold | Plans::Argmin { .. } => {
             let b = budget(resident_w);
-            ranked.of(i).find(|&o| within(o, b))?
+            let mine = ranked.of(i);
+            while *cursor < mine.len() && !within(mine[*cursor] as usize, b) {
+                *cursor += 1;
+            }
+            *mine.get(*cursor)? as usize
         }
     };
     let x = &op.options[o];

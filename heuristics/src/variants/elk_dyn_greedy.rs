@@ -90,27 +90,37 @@ impl Undo {
             .push((t, [st.exec[t], st.comm[t], st.hbm[t], st.noc[t]]));
     }
 
-    fn revert(self, st: &mut Stages, options: &mut [usize], placed: &mut [Pieces]) {
-        for (t, [e, c, h, n]) in self.stages.into_iter().rev() {
+    /// Takes every logged change back, newest first, and empties the log (keeping its
+    /// buffers for the next candidate).
+    fn revert(&mut self, st: &mut Stages, options: &mut [usize], placed: &mut [Pieces]) {
+        for (t, [e, c, h, n]) in self.stages.drain(..).rev() {
             st.exec[t] = e;
             st.comm[t] = c;
             st.hbm[t] = h;
             st.noc[t] = n;
         }
-        for (j, o) in self.options.into_iter().rev() {
+        for (j, o) in self.options.drain(..).rev() {
             options[j] = o;
         }
-        for q in self.placed {
+        for q in self.placed.drain(..) {
             placed[q].clear();
         }
+    }
+
+    /// Forgets the log: its changes stay.
+    fn keep(&mut self) {
+        self.stages.clear();
+        self.options.clear();
+        self.placed.clear();
     }
 }
 
 /// Loads among the first `g` of the order whose operator runs after `i`, found by walking back
 /// from position g − 1 until no later operator remains (`prefix_max[p]` = largest operator in
-/// `order[..p]`), so the cost is the window of live loads, not the whole prefix.
-fn live_loads(order: &[usize], prefix_max: &[usize], g: usize, i: usize) -> Vec<usize> {
-    let mut live = Vec::new();
+/// `order[..p]`), so the cost is the window of live loads, not the whole prefix. Written into
+/// `live`.
+fn live_loads(order: &[usize], prefix_max: &[usize], g: usize, i: usize, live: &mut Vec<usize>) {
+    live.clear();
     let mut p = g;
     while p > 0 && prefix_max[p] > i {
         p -= 1;
@@ -119,7 +129,14 @@ fn live_loads(order: &[usize], prefix_max: &[usize], g: usize, i: usize) -> Vec<
         }
     }
     live.reverse();
-    live
+}
+
+/// Buffers [`allocate_at`] reuses from one candidate to the next (it runs for every depth of
+/// every stage).
+#[derive(Default)]
+struct Scratch {
+    residents: Vec<usize>,
+    before: Vec<usize>,
 }
 
 /// Cost-aware allocation for the operator of stage `t` at depth `g`: sets its option (and any
@@ -132,15 +149,17 @@ fn allocate_at(
     prefix_max: &[usize],
     st: &mut Stages,
     options: &mut [usize],
-    undo: &mut Undo,
+    (undo, scratch): (&mut Undo, &mut Scratch),
     t: usize,
     g: usize,
     cost_aware: bool,
 ) -> Option<f64> {
     let i = t - 1;
-    let residents = live_loads(order, prefix_max, g, i);
-    let before: Vec<usize> = residents.iter().map(|&j| options[j]).collect();
-    let o = allocate(inst, options, i, &residents, cost_aware);
+    let Scratch { residents, before } = scratch;
+    live_loads(order, prefix_max, g, i, residents);
+    before.clear();
+    before.extend(residents.iter().map(|&j| options[j]));
+    let o = allocate(inst, options, i, residents, cost_aware);
     let mut delta = 0.0;
     for (k, &j) in residents.iter().enumerate() {
         if options[j] != before[k] {
@@ -229,6 +248,9 @@ fn inductive(
         noc: vec![0.0; n + 1],
     };
     let mut placed: Vec<Pieces> = vec![Vec::new(); nloads];
+    // Change logs: of the depth sweep, of one candidate's allocation, of the depth kept.
+    let (mut sweep, mut alloc, mut keep) = (Undo::default(), Undo::default(), Undo::default());
+    let mut scratch = Scratch::default();
     let mut started = nloads; // g(t+1): loads started by the stage after the current one
     let mut suffix = 0.0; // Σ durations of the stages after the current one
     for t in (1..=n).rev() {
@@ -247,7 +269,6 @@ fn inductive(
                 .find_map(|q| placed[q].first().map(|p| p.0))
                 .unwrap_or(n)
         };
-        let mut sweep = Undo::default();
         let mut next_start = first_placed(&placed);
         let mut place_delta = 0.0;
         for q in (hi..started).rev() {
@@ -266,14 +287,13 @@ fn inductive(
         let mut best: Option<(f64, usize)> = None;
         let mut g = hi;
         loop {
-            let mut alloc = Undo::default();
             if let Some(c) = allocate_at(
                 inst,
                 order,
                 &prefix_max,
                 &mut st,
                 &mut options,
-                &mut alloc,
+                (&mut alloc, &mut scratch),
                 t,
                 g,
                 cost_aware,
@@ -304,7 +324,6 @@ fn inductive(
         sweep.revert(&mut st, &mut options, &mut placed);
         let (cost, g) = best?;
         // Apply the chosen depth for good: the same placements, then the allocation.
-        let mut keep = Undo::default();
         let mut next_start = first_placed(&placed);
         for q in (g..started).rev() {
             force(
@@ -325,11 +344,12 @@ fn inductive(
             &prefix_max,
             &mut st,
             &mut options,
-            &mut keep,
+            (&mut keep, &mut scratch),
             t,
             g,
             cost_aware,
         )?;
+        keep.keep();
         started = g;
         suffix = cost;
     }
@@ -501,8 +521,14 @@ impl ElkDynGreedy {
     /// The backward pass for load order `order` (the operators with HBM data). `None` when
     /// some operator fits in no option beside its resident loads.
     pub fn pass(&self, inst: &Instance, order: &[OpId]) -> Option<Schedule> {
+        self.pass_at_depth(inst, order, self.depth(inst))
+    }
+
+    /// [`Self::pass`] with the preload-depth bound given ([`Self::depth`] detects the layer:
+    /// callers making many passes over one instance compute it once).
+    pub fn pass_at_depth(&self, inst: &Instance, order: &[OpId], depth: usize) -> Option<Schedule> {
         let order: Vec<usize> = order.iter().map(|j| j.index()).collect();
-        inductive(inst, &order, self.depth(inst), self.cost_aware)
+        inductive(inst, &order, depth, self.cost_aware)
     }
 }
 

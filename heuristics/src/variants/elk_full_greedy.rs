@@ -38,7 +38,7 @@ impl Method for ElkFullGreedy {
         // a later-ordered load starts, which the window forbids it to precede): such an
         // order's schedule does not validate and counts as infeasible.
         let checked = |o: &Vec<OpId>| {
-            pass.pass(inst, o)
+            pass.pass_at_depth(inst, o, depth)
                 .filter(|s| elk_sim::validate(inst, s).is_empty())
         };
         let results: Vec<Option<Cycles>> = orders

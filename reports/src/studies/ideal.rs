@@ -46,7 +46,7 @@ pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
                 r.name,
                 r.ideal,
                 r.lp.map_or("-".into(), |l| format!("{l:.1}")),
-                100.0 * (r.ideal - x) / x
+                unsigned_zero(100.0 * (r.ideal - x) / x)
             ));
         }
     }
@@ -95,4 +95,14 @@ pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
         csv,
         finding.file(),
     ])
+}
+
+/// `v`, with what rounds to 0.00 as 0 (a difference of solver tolerances, 1e-14 %, would
+/// print as "-0.00").
+fn unsigned_zero(v: f64) -> f64 {
+    if v.abs() < 0.005 {
+        0.0
+    } else {
+        v
+    }
 }
