@@ -441,6 +441,8 @@ fn plan(
         Plans::SmallestCold | Plans::Argmin { .. } => {
             let b = budget(resident_w);
             let mine = ranked.of(i);
+            // The resumed scan's premise: nothing it skips fits now.
+            debug_assert!(mine[..*cursor].iter().all(|&o| !within(o as usize, b)));
             while *cursor < mine.len() && !within(mine[*cursor] as usize, b) {
                 *cursor += 1;
             }
