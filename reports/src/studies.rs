@@ -112,13 +112,37 @@ pub fn run_with(name: &str, header: &Header, progress: &OnStep<'_>) -> Option<Re
     }))
 }
 
-/// (median, p90, max) of values (empty: zeros).
+/// (median, p90, max) of values (empty: zeros). The median of an even count is the mean of
+/// the two middle values (it was the upper one, which made "median" of two gaps their
+/// maximum); p90 is the value at rank round(0.9·(n − 1)) of the sorted values.
 pub fn summary(values: &[f64]) -> (f64, f64, f64) {
     if values.is_empty() {
         return (0.0, 0.0, 0.0);
     }
     let mut v = values.to_vec();
     v.sort_by(f64::total_cmp);
-    let at = |q: f64| v[((v.len() - 1) as f64 * q).round() as usize];
-    (at(0.5), at(0.9), v[v.len() - 1])
+    let n = v.len();
+    let median = if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    };
+    let p90 = v[((n - 1) as f64 * 0.9).round() as usize];
+    (median, p90, v[n - 1])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::summary;
+
+    #[test]
+    fn the_median_of_an_even_count_is_the_mean_of_the_middle_two() {
+        assert_eq!(summary(&[6.43, 0.32]), (3.375, 6.43, 6.43));
+        assert_eq!(summary(&[3.0, 1.0, 2.0]), (2.0, 3.0, 3.0));
+        assert_eq!(summary(&[4.0, 1.0, 3.0, 2.0]).0, 2.5);
+        // p90 of 0..=10 is 9 (rank 9 of 11).
+        let v: Vec<f64> = (0..=10).map(f64::from).collect();
+        assert_eq!(summary(&v), (5.0, 9.0, 10.0));
+        assert_eq!(summary(&[]), (0.0, 0.0, 0.0));
+    }
 }
