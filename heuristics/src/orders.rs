@@ -7,7 +7,8 @@
 
 use elk_stage::instance::{Instance, LoadOrder, NamedOrder};
 use elk_stage::units::{Cycles, OpId};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Heavy-operator fraction of the layer's largest load that ends a block.
 const HEAVY: f64 = 0.05;
@@ -130,6 +131,29 @@ fn permutations(b: usize, d: usize, cap: usize) -> Vec<Vec<usize>> {
     buckets.into_iter().flatten().collect()
 }
 
+/// [`permutations`], computed once per (b, d, cap) in the process: they depend on nothing
+/// else, and every Elk-Full run over a model with the same block count asks for the same up to
+/// 100,000 of them (a study runs it dozens of times).
+fn shared_permutations(b: usize, d: usize, cap: usize) -> Arc<Vec<Vec<usize>>> {
+    type Table = Mutex<BTreeMap<(usize, usize, usize), Arc<Vec<Vec<usize>>>>>;
+    static MADE: OnceLock<Table> = OnceLock::new();
+    let made = MADE.get_or_init(Table::default);
+    if let Some(p) = made
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&(b, d, cap))
+    {
+        return Arc::clone(p);
+    }
+    // Computed outside the lock; two threads asking at once both compute the same value.
+    let p = Arc::new(permutations(b, d, cap));
+    made.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .entry((b, d, cap))
+        .or_insert(p)
+        .clone()
+}
+
 /// Whether the load order `order` respects the instance's load-order policy.
 pub fn allowed(inst: &Instance, order: &[OpId]) -> bool {
     let limit = match inst.load_order {
@@ -202,11 +226,11 @@ impl OrderSearch {
                 .collect()
         };
         let sigs: Vec<Vec<u64>> = template.iter().map(signature).collect();
-        let perms = permutations(template.len(), self.max_displacement, 100_000);
+        let perms = shared_permutations(template.len(), self.max_displacement, 100_000);
         let generated = perms.len();
         let mut seen = BTreeSet::new();
         let mut orders = Vec::new();
-        for p in perms {
+        for p in perms.iter() {
             let key: Vec<&Vec<u64>> = p.iter().map(|&b| &sigs[b]).collect();
             if !seen.insert(key) {
                 continue;
@@ -214,7 +238,7 @@ impl OrderSearch {
             let mut order: Vec<usize> = (0..start).collect();
             for l in 0..layers.layers {
                 let shift = l * len;
-                for &b in &p {
+                for &b in p {
                     let (a, e) = template[b];
                     order.extend(a + shift..e + shift);
                 }
