@@ -82,6 +82,50 @@ pub fn evaluate_with(inst: &Instance, s: &Schedule, sink: &mut dyn TraceSink) ->
     evaluate_in(inst, s, inst.noc_row, sink)
 }
 
+/// The trace events of stage `k` (executing operator `executing`, starting at `clock`,
+/// lasting `d`, with `noc` cycles of NoC work) and its load `work` ((stage, op, cycles), in
+/// order).
+fn trace_stage(
+    inst: &Instance,
+    s: &Schedule,
+    sink: &mut dyn TraceSink,
+    (k, executing): (usize, Option<usize>),
+    (clock, d, noc): (f64, f64, f64),
+    work: &[(usize, usize, f64)],
+) {
+    let name = executing.map_or_else(|| "prologue".to_string(), |i| inst.ops[i].name.clone());
+    sink.event(&TraceEvent {
+        track: Track::Execution,
+        name,
+        start_cycles: clock,
+        cycles: d,
+        stage: k,
+        option: executing.map(|i| s.options[i]),
+    });
+    let mut at = clock;
+    for &(_, j, c) in work {
+        sink.event(&TraceEvent {
+            track: Track::Hbm,
+            name: inst.ops[j].name.clone(),
+            start_cycles: at,
+            cycles: c,
+            stage: k,
+            option: Some(s.options[j]),
+        });
+        at += c;
+    }
+    if noc > 0.0 {
+        sink.event(&TraceEvent {
+            track: Track::Noc,
+            name: format!("stage {k}"),
+            start_cycles: clock,
+            cycles: noc,
+            stage: k,
+            option: None,
+        });
+    }
+}
+
 /// [`evaluate_with`] with the stage durations' NoC row given instead of the instance's (the
 /// phased makespan of a SPEC §4 instance: `crate::phased::phased_makespan`).
 pub fn evaluate_in(
@@ -91,36 +135,42 @@ pub fn evaluate_in(
     sink: &mut dyn TraceSink,
 ) -> Evaluation {
     let n = inst.ops.len();
-    let mut per_stage: Vec<Vec<(usize, f64)>> = vec![Vec::new(); n + 1];
-    for w in &s.load_work {
-        if w.stage.index() <= n && w.op.index() < n {
-            per_stage[w.stage.index()].push((w.op.index(), w.cycles.get()));
-        }
-    }
+    // Every stage's load work, (op, cycles)-sorted within the stage: one buffer sorted by
+    // (stage, op, cycles), walked stage by stage (a Vec per stage cost an allocation each).
+    let mut all_work: Vec<(usize, usize, f64)> = s
+        .load_work
+        .iter()
+        .filter(|w| w.stage.index() <= n && w.op.index() < n)
+        .map(|w| (w.stage.index(), w.op.index(), w.cycles.get()))
+        .collect();
+    all_work.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)).then(a.2.total_cmp(&b.2)));
+    let mut rest = &all_work[..];
+    let tracing = sink.wants_events();
+    let mut loads: Vec<(f64, f64)> = Vec::new();
     let option = |i: usize| &inst.ops[i].options[s.options[i]];
     let mut stages = Vec::with_capacity(n + 1);
     let mut breakdown = Breakdown::default();
     let mut bound = [0usize; 3];
     let (mut clock, mut noc_total) = (0.0, 0.0);
-    for (k, work) in per_stage.iter_mut().enumerate() {
-        work.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    for k in 0..=n {
+        let here = rest.partition_point(|w| w.0 == k);
+        let (work, later) = rest.split_at(here);
+        rest = later;
         let executing = Stage(k).executing().map(OpId::index);
         let (exec, comm) = executing.map_or((0.0, 0.0), |i| {
             (option(i).exec_cycles.get(), option(i).comm_cycles.get())
         });
-        let hbm: f64 = work.iter().map(|&(_, c)| c).sum();
+        let hbm: f64 = work.iter().map(|&(_, _, c)| c).sum();
         let noc = comm
             + work
                 .iter()
-                .map(|&(j, c)| c * option(j).noc_per_hbm)
+                .map(|&(_, j, c)| c * option(j).noc_per_hbm)
                 .sum::<f64>();
         // The phased row: the operator and, after its compute phase, the loads' NoC time
         // that phase could not absorb (a duration, not NoC busy time: `noc` stays that).
         let phased = if row == NocRow::Phased {
-            let loads: Vec<(f64, f64)> = work
-                .iter()
-                .map(|&(j, c)| (c, option(j).noc_per_hbm))
-                .collect();
+            loads.clear();
+            loads.extend(work.iter().map(|&(_, j, c)| (c, option(j).noc_per_hbm)));
             crate::phased::phased_row(exec, comm, &loads)
         } else {
             0.0
@@ -152,37 +202,9 @@ pub fn evaluate_in(
                 _ => breakdown.preload_only += Cycles(d - exec),
             }
         }
-        let name = executing.map_or_else(|| "prologue".to_string(), |i| inst.ops[i].name.clone());
-        sink.event(&TraceEvent {
-            track: Track::Execution,
-            name,
-            start_cycles: clock,
-            cycles: d,
-            stage: k,
-            option: executing.map(|i| s.options[i]),
-        });
-        let mut at = clock;
-        for &(j, c) in work.iter() {
-            sink.event(&TraceEvent {
-                track: Track::Hbm,
-                name: inst.ops[j].name.clone(),
-                start_cycles: at,
-                cycles: c,
-                stage: k,
-                option: Some(s.options[j]),
-            });
-            at += c;
-        }
-        if noc > 0.0 {
-            let name = format!("stage {k}");
-            sink.event(&TraceEvent {
-                track: Track::Noc,
-                name,
-                start_cycles: clock,
-                cycles: noc,
-                stage: k,
-                option: None,
-            });
+        // The events' names are built only for a sink that keeps them.
+        if tracing {
+            trace_stage(inst, s, sink, (k, executing), (clock, d, noc), work);
         }
         noc_total += noc;
         clock += d;

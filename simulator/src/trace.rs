@@ -57,6 +57,12 @@ pub struct TraceEvent {
 pub trait TraceSink {
     /// One event.
     fn event(&mut self, e: &TraceEvent);
+
+    /// Whether this sink keeps events: when not, the evaluation skips building them (their
+    /// names are allocated strings, one per stage and load).
+    fn wants_events(&self) -> bool {
+        true
+    }
 }
 
 /// A sink that drops everything.
@@ -64,6 +70,10 @@ pub struct NoTrace;
 
 impl TraceSink for NoTrace {
     fn event(&mut self, _e: &TraceEvent) {}
+
+    fn wants_events(&self) -> bool {
+        false
+    }
 }
 
 /// Collects Chrome-trace complete events (`"ph":"X"`, times in µs).
