@@ -3,13 +3,9 @@
 # of the release binary (run it on a quiet machine; other work inflates every figure).
 # Plan-table rows run with --no-cache (enumeration) and again with a warm cache; the other rows
 # run once on a cold cache, then again on the warm one. Prints Markdown on stdout.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-bin=target/release/elk-opt
-[ -x "$bin" ] || { echo "error: $bin missing: run 'cargo build --release -j2 --bin elk-opt'" >&2; exit 1; }
-cache=$(mktemp -d)
-trap 'rm -rf "$cache"' EXIT
-export XDG_CACHE_HOME="$cache"
+# shellcheck source=scripts/timing-env.sh
+source "$(dirname "$0")/timing-env.sh"
+cache=$XDG_CACHE_HOME
 
 # wall seconds of "$@" (stdout discarded)
 wall() {

@@ -67,8 +67,9 @@ pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
     let steps = Steps::new(insts.len(), progress);
     // The exact solves first, side by side as in the gap study: one HiGHS thread each, so on
     // 2 cores two at a time, each with a core and nothing else running (the limits are per
-    // solve); each is warm-started as in the gap study (the best heuristic or re-timed schedule). Then the
-    // heuristics one layer at a time (rayon parallelises the block orders).
+    // solve); each is warm-started as in the gap study (the best heuristic or re-timed
+    // schedule). Then the heuristics one layer at a time (rayon parallelises the block
+    // orders).
     let exact: Vec<super::gap::Row> = insts
         .par_iter()
         .map(|inst| {
