@@ -7,9 +7,11 @@
 
 pub(crate) mod builder;
 mod file;
+mod moe;
 mod training;
 mod transformer;
 
+pub use moe::{ExpertTokens, Moe};
 pub use training::{training_step, AdamState, UPDATE_CHUNK};
 
 use crate::dtype::Dtypes;
@@ -58,6 +60,8 @@ pub struct ZooModel {
     pub name: String,
     /// Published parameter count.
     pub published_params: f64,
+    /// Published active parameters per token (MoE models that state it).
+    pub published_active_params: Option<f64>,
     /// Where that count and the hyper-parameters come from.
     pub source: String,
     config: Transformer,
@@ -108,8 +112,51 @@ impl ZooModel {
     }
 }
 
+/// How far a generated count may be from a published one: 1 %, or one unit of the published
+/// figure's last significant digit when it is given to fewer than four (a report's "3.3 B"
+/// may be 3.35 B rounded down).
+pub fn published_tolerance(published: f64) -> f64 {
+    let digits = format!("{published:e}");
+    let mantissa = digits.split('e').next().unwrap_or("");
+    let significant = mantissa.chars().filter(char::is_ascii_digit).count() as i32;
+    let exponent = published.abs().log10().floor() as i32;
+    let unit = if significant < 4 {
+        10f64.powi(exponent - significant + 1)
+    } else {
+        0.0
+    };
+    (0.01 * published).max(unit)
+}
+
+impl ZooModel {
+    /// Why the generated graph's parameters disagree with the file's published counts
+    /// (beyond [`published_tolerance`]), if they do: one line per count.
+    pub fn count_mismatches(&self) -> Result<Vec<String>> {
+        let (total, active) = self.parameter_counts()?;
+        let mut out = Vec::new();
+        let mut check = |what: &str, key: &str, got: u64, published: f64| {
+            let off = got as f64 - published;
+            if off.abs() > published_tolerance(published) {
+                out.push(format!(
+                    "{}: the graph has {} {what} parameters, {:+.1} % from {key} = {} \
+                     (a wrong hyper-parameter, or a part the generator does not model)",
+                    self.name,
+                    elk_stage::units::si(got as f64, ""),
+                    100.0 * off / published,
+                    elk_stage::units::si(published, ""),
+                ));
+            }
+        };
+        check("total", "published_params", total, self.published_params);
+        if let Some(a) = self.published_active_params {
+            check("active", "published_active_params", active, a);
+        }
+        Ok(out)
+    }
+}
+
 /// The zoo's model files, in `models list` order: (file name, text).
-pub const FILES: [(&str, &str); 16] = [
+pub const FILES: [(&str, &str); 19] = [
     ("llama2-7b.toml", include_str!("../zoo/llama2-7b.toml")),
     ("llama2-13b.toml", include_str!("../zoo/llama2-13b.toml")),
     ("llama2-70b.toml", include_str!("../zoo/llama2-70b.toml")),
@@ -117,6 +164,15 @@ pub const FILES: [(&str, &str); 16] = [
     ("mistral-7b.toml", include_str!("../zoo/mistral-7b.toml")),
     ("qwen2-7b.toml", include_str!("../zoo/qwen2-7b.toml")),
     ("phi3-mini.toml", include_str!("../zoo/phi3-mini.toml")),
+    (
+        "mixtral-8x7b.toml",
+        include_str!("../zoo/mixtral-8x7b.toml"),
+    ),
+    (
+        "qwen3-30b-a3b.toml",
+        include_str!("../zoo/qwen3-30b-a3b.toml"),
+    ),
+    ("olmoe-1b-7b.toml", include_str!("../zoo/olmoe-1b-7b.toml")),
     ("opt-1.3b.toml", include_str!("../zoo/opt-1.3b.toml")),
     ("opt-6.7b.toml", include_str!("../zoo/opt-6.7b.toml")),
     ("opt-13b.toml", include_str!("../zoo/opt-13b.toml")),
@@ -174,8 +230,97 @@ pub fn build(name_or_path: &str, params: &ZooParams) -> Result<Graph> {
 }
 
 impl ZooModel {
-    /// Generates this model's graph.
+    /// Generates this model's graph (an MoE model with the balanced routing).
     pub fn build(&self, params: &ZooParams) -> Result<Graph> {
+        self.build_routed(params, None)
+    }
+
+    /// The MoE block of this model, if it has one.
+    pub fn moe(&self) -> Option<&Moe> {
+        self.config.moe.as_ref()
+    }
+
+    /// Parameters in all and active per token (equal for a dense model): the weights of the
+    /// graph in which every expert receives a token, and of the graph of one token.
+    pub fn parameter_counts(&self) -> Result<(u64, u64)> {
+        let mode = if self.supports_decode() {
+            Mode::Decode
+        } else {
+            Mode::Prefill
+        };
+        let one = ZooParams::new(mode, 1, 1);
+        let active = self.build(&one)?.totals().parameters;
+        let total = match self.moe() {
+            Some(moe) => {
+                let every = ExpertTokens::new(vec![vec![1; moe.experts as usize]; self.layers()]);
+                let mut params = one;
+                // Every expert receives one token: E tokens, each routed to k experts.
+                params.batch = moe.experts;
+                self.build_routed_unchecked(&params, Some(&every))?
+                    .totals()
+                    .parameters
+            }
+            None => active,
+        };
+        Ok((total, active))
+    }
+
+    /// Generates this model's graph with the tokens each expert receives in each layer
+    /// (`None`: the balanced routing). The counts of a layer must sum to its tokens × k.
+    pub fn build_routed(
+        &self,
+        params: &ZooParams,
+        experts: Option<&ExpertTokens>,
+    ) -> Result<Graph> {
+        if let (Some(t), Some(moe)) = (experts, self.moe()) {
+            let layers = params.layers.unwrap_or(self.layers());
+            let tokens = params.batch
+                * if params.mode == Mode::Decode {
+                    1
+                } else {
+                    self.fixed_tokens.unwrap_or(params.seq)
+                };
+            let want = tokens * moe.top_k.min(moe.experts);
+            if t.layers() != layers {
+                return Err(ModelError::Invalid(format!(
+                    "the routing has {} layers, {} has {layers}",
+                    t.layers(),
+                    self.name
+                )));
+            }
+            for l in 0..layers {
+                let counts = t.layer(l);
+                if counts.len() as u64 != moe.experts {
+                    return Err(ModelError::Invalid(format!(
+                        "the routing of layer {l} names {} experts, {} has {}",
+                        counts.len(),
+                        self.name,
+                        moe.experts
+                    )));
+                }
+                let sum: u64 = counts.iter().sum();
+                if sum != want {
+                    return Err(ModelError::Invalid(format!(
+                        "the routing of layer {l} assigns {sum} tokens to experts: {tokens} \
+                         tokens × top-{} is {want}",
+                        moe.top_k
+                    )));
+                }
+            }
+        } else if experts.is_some() {
+            return Err(ModelError::Invalid(format!(
+                "{} has no experts: a routing applies to MoE models only",
+                self.name
+            )));
+        }
+        self.build_routed_unchecked(params, experts)
+    }
+
+    fn build_routed_unchecked(
+        &self,
+        params: &ZooParams,
+        experts: Option<&ExpertTokens>,
+    ) -> Result<Graph> {
         let model = self;
         let name = model.name.as_str();
         if params.batch == 0 || params.seq == 0 {
@@ -210,6 +355,9 @@ impl ZooModel {
         let width = [
             config.heads * config.head_dim,
             config.ffn_dim,
+            config
+                .moe
+                .map_or(0, |m| m.experts.max(2 * m.expert_dim.max(m.shared_dim))),
             config.vocab,
             config.hidden,
         ]
@@ -228,8 +376,9 @@ impl ZooModel {
             q: if decode { 1 } else { seq },
             kv: seq,
             decode,
+            experts,
         };
-        let (builder, prologue, per_layer) = config.build(&run, params.dtypes);
+        let (builder, prologue, per_layer, layer_ops) = config.build(&run, params.dtypes);
         let mut ops = builder.ops;
         let forward_ops = ops.len();
         if params.mode == Mode::Training {
@@ -237,16 +386,22 @@ impl ZooModel {
         }
         classify_residency(&mut ops);
         link_producers(&mut ops);
+        // Layers that differ in operator count (a routing giving them different numbers of
+        // experts with tokens) are one irregular block.
+        let (per_layer, layer_count) = match per_layer {
+            Some(n) => (n, config.layers),
+            None => (layer_ops, 1),
+        };
         let layers = LayerStructure {
             prologue,
             ops_per_layer: per_layer,
-            layers: config.layers,
+            layers: layer_count,
             // In training the backward pass and the updates follow the forward epilogue: the
             // repeated layers are the forward's (a backward layer is not contiguous with its
             // forward layer, and the structure has one repeated block).
-            epilogue: ops.len() - prologue - per_layer * config.layers,
+            epilogue: ops.len() - prologue - per_layer * layer_count,
         };
-        debug_assert!(forward_ops >= prologue + per_layer * config.layers);
+        debug_assert!(forward_ops >= prologue + per_layer * layer_count);
         let label = if decode { "kv" } else { "s" };
         let mut dtype = if params.dtypes.is_default() {
             String::new()

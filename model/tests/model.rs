@@ -10,6 +10,8 @@ mod dtypes;
 mod import_errors;
 #[path = "model/import_reference.rs"]
 mod import_reference;
+#[path = "model/moe.rs"]
+mod moe;
 #[path = "model/onnx_fixtures.rs"]
 mod onnx_fixtures;
 #[path = "model/plan_cache.rs"]

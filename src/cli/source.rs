@@ -189,8 +189,21 @@ impl GraphSource {
         params.layers = self.num_layers;
         params.dtypes = self.dtype.unwrap_or_default();
         params.adam = self.optimizer_dtype.unwrap_or_default();
-        Ok(zoo::build(name, &params)?)
+        Ok(load_model(name)?.build(&params)?)
     }
+}
+
+/// A zoo model by name or a model file by path; a file whose published counts the generated
+/// graph misses by more than the tolerance gets a warning on stderr per count (the zoo's
+/// own files are held to them by a test).
+pub fn load_model(name: &str) -> anyhow::Result<std::borrow::Cow<'static, zoo::ZooModel>> {
+    let m = zoo::ZooModel::load(name)?;
+    if let std::borrow::Cow::Owned(own) = &m {
+        for line in own.count_mismatches()? {
+            eprintln!("warning: {name}: {line}");
+        }
+    }
+    Ok(m)
 }
 
 /// Imports a reference-format graph, or an ONNX model (`onnx`, or a name ending in

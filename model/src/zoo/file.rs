@@ -7,7 +7,8 @@
 //! naming the line and key; so are values the generator cannot build (heads that do not
 //! divide the width, KV heads that do not divide the heads).
 
-use super::transformer::{Bias, Ffn, Frame, Norm, Transformer};
+use super::moe::Moe;
+use super::transformer::{Bias, Ffn, Frame, Norm, QkNorm, Transformer};
 use super::ZooModel;
 use crate::error::{ModelError, Result};
 use serde::Deserialize;
@@ -19,6 +20,8 @@ struct RawModel {
     name: String,
     source: String,
     published_params: f64,
+    #[serde(default)]
+    published_active_params: Option<f64>,
     layers: usize,
     hidden: u64,
     heads: u64,
@@ -32,6 +35,9 @@ struct RawModel {
     bias: RawBias,
     tied_embeddings: bool,
     ffn: RawFfn,
+    #[serde(default)]
+    qk_norm: RawQkNorm,
+    moe: Option<RawMoe>,
     attention: Option<RawAttention>,
     frame: Option<RawFrame>,
 }
@@ -81,6 +87,28 @@ enum Activation {
     Silu,
     Gelu,
     Relu,
+}
+
+#[derive(Deserialize, Clone, Copy, Default, PartialEq)]
+#[serde(rename_all = "kebab-case")]
+enum RawQkNorm {
+    #[default]
+    None,
+    PerHead,
+    Full,
+}
+
+/// `[moe]`: the FFN of every layer is a mixture of experts.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMoe {
+    experts: u64,
+    top_k: u64,
+    expert_dim: u64,
+    #[serde(default)]
+    shared_dim: u64,
+    #[serde(default)]
+    shared_gate: bool,
 }
 
 #[derive(Deserialize)]
@@ -185,6 +213,7 @@ pub fn parse(file: &str, text: &str) -> Result<ZooModel> {
     Ok(ZooModel {
         name: raw.name,
         published_params: raw.published_params,
+        published_active_params: raw.published_active_params,
         source: raw.source,
         fixed_tokens,
         config: Transformer {
@@ -215,6 +244,18 @@ pub fn parse(file: &str, text: &str) -> Result<ZooModel> {
             },
             frame,
             windows,
+            qk_norm: match raw.qk_norm {
+                RawQkNorm::None => QkNorm::None,
+                RawQkNorm::PerHead => QkNorm::PerHead,
+                RawQkNorm::Full => QkNorm::Full,
+            },
+            moe: raw.moe.as_ref().map(|m| Moe {
+                experts: m.experts,
+                top_k: m.top_k,
+                expert_dim: m.expert_dim,
+                shared_dim: m.shared_dim,
+                shared_gate: m.shared_gate,
+            }),
         },
     })
 }
@@ -319,6 +360,26 @@ fn check(raw: &RawModel, at: &dyn Fn(&str, &str, String) -> ModelError) -> Resul
             return Err(at(table, key, format!("{v} is above the cap {MAX_DIM}")));
         }
     }
+    if let Some(m) = &raw.moe {
+        check_moe(raw, m, at)?;
+    }
+    match raw.published_active_params {
+        Some(_) if raw.moe.is_none() => {
+            return Err(at(
+                "",
+                "published_active_params",
+                "applies to a model with [moe]: a dense model's parameters are all active".into(),
+            ))
+        }
+        Some(a) if !(a.is_finite() && a > 0.0 && a <= raw.published_params) => {
+            return Err(at(
+                "",
+                "published_active_params",
+                "must be a positive number no larger than published_params".into(),
+            ))
+        }
+        _ => {}
+    }
     if raw.hidden % raw.heads != 0 {
         return Err(at(
             "",
@@ -382,6 +443,62 @@ fn check(raw: &RawModel, at: &dyn Fn(&str, &str, String) -> ModelError) -> Resul
                 "a sliding window applies to the KV cache of a text model".into(),
             ));
         }
+    }
+    Ok(())
+}
+
+/// The `[moe]` table's own rules.
+fn check_moe(
+    raw: &RawModel,
+    m: &RawMoe,
+    at: &dyn Fn(&str, &str, String) -> ModelError,
+) -> Result<()> {
+    for (key, v) in [
+        ("experts", m.experts),
+        ("top_k", m.top_k),
+        ("expert_dim", m.expert_dim),
+    ] {
+        if v == 0 {
+            return Err(at("moe", key, "must be ≥ 1".into()));
+        }
+        if v > MAX_DIM {
+            return Err(at("moe", key, format!("{v} is above the cap {MAX_DIM}")));
+        }
+    }
+    if m.experts > 4096 {
+        return Err(at(
+            "moe",
+            "experts",
+            format!("{} is above the cap 4096", m.experts),
+        ));
+    }
+    if m.shared_dim > MAX_DIM {
+        return Err(at(
+            "moe",
+            "shared_dim",
+            format!("{} is above the cap {MAX_DIM}", m.shared_dim),
+        ));
+    }
+    if m.top_k > m.experts {
+        return Err(at(
+            "moe",
+            "top_k",
+            format!("{} is more than the {} experts", m.top_k, m.experts),
+        ));
+    }
+    if m.shared_gate && m.shared_dim == 0 {
+        return Err(at(
+            "moe",
+            "shared_gate",
+            "gates no shared expert: set shared_dim".into(),
+        ));
+    }
+    if !matches!(raw.frame, None | Some(RawFrame::DecoderLm)) {
+        return Err(at(
+            "moe",
+            "experts",
+            "experts apply to a decoder-lm frame".into(),
+        ));
     }
     Ok(())
 }

@@ -3,6 +3,7 @@
 //! norms as their elementwise/reduce steps, softmax as four steps, biases as separate Adds.
 
 use super::builder::{Act, Builder, In};
+use super::moe::{ffn, moe_block, ExpertTokens, Moe};
 use crate::dtype::Dtypes;
 use crate::graph::{OpKind, Role};
 
@@ -24,6 +25,17 @@ pub enum Ffn {
     Gated(&'static str),
     /// `down(act(up(x)))` with the activation op type.
     Plain(&'static str),
+}
+
+/// Whether queries and keys are normalised (RMSNorm) before rotary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QkNorm {
+    /// No norm (Llama, Mistral, Qwen2, Mixtral).
+    None,
+    /// Over each head's `head_dim` values, one scale vector of `head_dim` (Qwen3).
+    PerHead,
+    /// Over all heads' values of a token, one scale vector of the projection's width (OLMoE).
+    Full,
 }
 
 /// Which linear layers carry a bias vector.
@@ -110,14 +122,19 @@ pub struct Transformer {
     pub ffn: Ffn,
     /// Input and output framing.
     pub frame: Frame,
+    /// The MoE block that replaces the FFN of every layer (`None`: a dense model).
+    pub moe: Option<Moe>,
+    /// RMSNorm on the queries and keys before rotary (Qwen3: per head; OLMoE: whole width).
+    pub qk_norm: QkNorm,
     /// The attention pattern, repeated over the layers: `None` attends to every token,
     /// `Some(w)` to the last `w` only (sliding window). Empty: every layer global.
     pub windows: Vec<Option<u64>>,
 }
 
-/// Shape of one run: batch, query tokens per sequence, attended tokens, decode or not.
+/// Shape of one run: batch, query tokens per sequence, attended tokens, decode or not, and
+/// the tokens each expert receives (MoE models).
 #[derive(Clone, Copy, Debug)]
-pub struct Run {
+pub struct Run<'a> {
     /// Batch.
     pub batch: u64,
     /// Tokens processed per sequence (1 in decode).
@@ -126,6 +143,8 @@ pub struct Run {
     pub kv: u64,
     /// Attention reads K and V from the HBM cache.
     pub decode: bool,
+    /// Tokens per routed expert and layer; `None`: the balanced routing of the run's tokens.
+    pub experts: Option<&'a ExpertTokens>,
 }
 
 /// Appends `norm(x)`; `w` prefixes the weight names.
@@ -224,6 +243,10 @@ impl Transformer {
         let mut q = slice_cols(b, &format!("{p}.q"), &qkv, widths[0]);
         let mut k = slice_cols(b, &format!("{p}.k"), &qkv, widths[1]);
         let v = slice_cols(b, &format!("{p}.v"), &qkv, widths[2]);
+        if self.qk_norm != QkNorm::None {
+            q = self.qk_norm_of(b, &format!("{p}.q_norm"), &q);
+            k = self.qk_norm_of(b, &format!("{p}.k_norm"), &k);
+        }
         if self.rotary {
             q = rotary(b, &format!("{p}.q_rope"), &q);
             k = rotary(b, &format!("{p}.k_rope"), &k);
@@ -325,55 +348,33 @@ impl Transformer {
         )
     }
 
-    fn ffn(&self, b: &mut Builder, l: usize, x: &Act) -> Act {
+    /// RMSNorm of the queries or keys `x` ([m, heads·d]), its scale vector `{name}.g`.
+    fn qk_norm_of(&self, b: &mut Builder, name: &str, x: &Act) -> Act {
+        let (m, width) = (x.shape[0], x.shape[1]);
+        let d = self.head_dim;
+        let rows = match self.qk_norm {
+            QkNorm::PerHead => x.view(&[m * (width / d), d]),
+            _ => x.clone(),
+        };
+        let y = norm(b, Norm::Rms, name, &rows, name);
+        y.view(&[m, width])
+    }
+
+    fn ffn(&self, b: &mut Builder, l: usize, x: &Act, run: &Run) -> Act {
         let p = format!("l{l}.ffn");
-        match self.ffn {
-            Ffn::Gated(act) => {
-                // One fused gate/up projection, then slices — as in the reference graphs.
-                let both = b.linear(
-                    &format!("{p}.gate_up"),
-                    x,
-                    2 * self.ffn_dim,
-                    &format!("{p}.wgu"),
-                    self.bias.all(),
-                );
-                let gate = slice_cols(b, &format!("{p}.gate"), &both, self.ffn_dim);
-                let up = slice_cols(b, &format!("{p}.up"), &both, self.ffn_dim);
-                let a = b.unary(&format!("{p}.act"), act, &gate);
-                let a = if act == "Sigmoid" {
-                    b.binary(&format!("{p}.silu"), "Multiply", &gate, &a)
-                } else {
-                    a
+        match &self.moe {
+            Some(moe) => {
+                let balanced;
+                let tokens = match run.experts {
+                    Some(t) => t.layer(l),
+                    None => {
+                        balanced = ExpertTokens::balanced(moe, 1, x.shape[0]);
+                        balanced.layer(0)
+                    }
                 };
-                let h = b.binary(&format!("{p}.mul"), "Multiply", &a, &up);
-                b.linear(
-                    &format!("{p}.down"),
-                    &h,
-                    self.hidden,
-                    &format!("{p}.wd"),
-                    self.bias.all(),
-                )
+                moe_block(b, moe, self.ffn, l, x, tokens)
             }
-            Ffn::Plain(act) => {
-                let up = b.linear(
-                    &format!("{p}.up"),
-                    x,
-                    self.ffn_dim,
-                    &format!("{p}.wu"),
-                    self.bias.all(),
-                );
-                let mut a = b.unary(&format!("{p}.act"), act, &up);
-                if act == "Sigmoid" {
-                    a = b.binary(&format!("{p}.silu"), "Multiply", &up, &a);
-                }
-                b.linear(
-                    &format!("{p}.down"),
-                    &a,
-                    self.hidden,
-                    &format!("{p}.wd"),
-                    self.bias.all(),
-                )
-            }
+            None => ffn(b, self.ffn, &p, &p, x, self.ffn_dim, self.bias.all()),
         }
     }
 
@@ -424,8 +425,10 @@ impl Transformer {
     }
 
     /// The whole chain; returns the operators and (prologue, ops per layer) for the layer
-    /// structure.
-    pub fn build(&self, run: &Run, dtypes: Dtypes) -> (Builder, usize, usize) {
+    /// structure, and the operators of all layers. Ops per layer is `None` when layers differ
+    /// in operator count (an MoE routing that gives layers different numbers of experts with
+    /// tokens).
+    pub fn build(&self, run: &Run, dtypes: Dtypes) -> (Builder, usize, Option<usize>, usize) {
         let mut b = Builder::new(dtypes);
         let m = run.batch * run.q;
         let h = self.hidden;
@@ -503,12 +506,20 @@ impl Transformer {
             }
         };
         let prologue = b.ops.len();
+        let mut sizes = std::collections::BTreeSet::new();
         for l in 0..self.layers {
+            let before = b.ops.len();
             x = self.layer(&mut b, l, &x, run, cond.as_ref());
+            sizes.insert(b.ops.len() - before);
         }
-        let per_layer = (b.ops.len() - prologue) / self.layers.max(1);
+        let layer_ops = b.ops.len() - prologue;
+        let per_layer = match sizes.len() {
+            0 => Some(0),
+            1 => sizes.first().copied(),
+            _ => None,
+        };
         self.epilogue(&mut b, &x, run, cond.as_ref());
-        (b, prologue, per_layer)
+        (b, prologue, per_layer, layer_ops)
     }
 
     fn layer(&self, b: &mut Builder, l: usize, x: &Act, run: &Run, cond: Option<&Act>) -> Act {
@@ -519,7 +530,7 @@ impl Transformer {
         let x = self.block(b, l, "attn", x, &mut |b, h| {
             self.attention(b, l, h, run, mask)
         });
-        self.block(b, l, "ffn", &x, &mut |b, h| self.ffn(b, l, h))
+        self.block(b, l, "ffn", &x, &mut |b, h| self.ffn(b, l, h, run))
     }
 
     /// DiT block with adaLN-Zero: shift/scale/gate from the condition, six vectors per block.
@@ -539,7 +550,7 @@ impl Transformer {
             let y = if part == "attn" {
                 self.attention(b, l, &n, run, false)
             } else {
-                self.ffn(b, l, &n)
+                self.ffn(b, l, &n, run)
             };
             let g = b.with_cond(&format!("l{l}.{part}.gate"), "Multiply", &y, &ada);
             x = b.binary(&format!("l{l}.{part}.residual"), "Add", &x, &g);
@@ -600,7 +611,7 @@ fn gather(b: &mut Builder, table: &str, rows: u64, h: u64, table_rows: u64) -> A
 }
 
 /// Columns `[.., width)` of a `[m, n]` activation, as a Slice operator reading only them.
-fn slice_cols(b: &mut Builder, name: &str, x: &Act, width: u64) -> Act {
+pub(super) fn slice_cols(b: &mut Builder, name: &str, x: &Act, width: u64) -> Act {
     let m = x.shape[0];
     b.op(
         name,
