@@ -214,6 +214,7 @@ pub fn build_instance_with_stats(
                     })
                     .collect(),
                 flops: Some(op.flops().0 as f64),
+                preload_window: None,
             }
         })
         .collect();

@@ -90,6 +90,16 @@ pub enum Violation {
         /// The earliest stage the window allows.
         earliest: usize,
     },
+    /// A load starts before its operator's own window opens (a load released at run time,
+    /// such as an MoE expert fetched once its router has run).
+    Released {
+        /// Operator name.
+        op: String,
+        /// Its start stage.
+        start: usize,
+        /// The earliest stage its own window allows.
+        earliest: usize,
+    },
 }
 
 impl fmt::Display for Violation {
@@ -127,6 +137,10 @@ impl fmt::Display for Violation {
             Violation::Window { op, start, earliest } => write!(
                 f,
                 "operator {op}: load starts in stage {start}, the preload window allows stage {earliest} at the earliest"
+            ),
+            Violation::Released { op, start, earliest } => write!(
+                f,
+                "operator {op}: load starts in stage {start}, before stage {earliest} where its own window (a load released at run time) opens"
             ),
         }
     }
@@ -207,6 +221,16 @@ pub fn validate(inst: &Instance, s: &Schedule) -> Vec<Violation> {
         // The oracle's own statement of the window rule (deliberately not
         // `Instance::window_start`): load j may start no earlier than W stages before the
         // stage j + 1 in which its operator runs.
+        if let Some(w) = inst.ops[j].preload_window {
+            let earliest = (j + 1).saturating_sub(w as usize);
+            if start[j] != usize::MAX && start[j] < earliest {
+                v.push(Violation::Released {
+                    op: inst.ops[j].name.clone(),
+                    start: start[j],
+                    earliest,
+                });
+            }
+        }
         if let Some(w) = inst.preload_window {
             let earliest = (j + 1).saturating_sub(w as usize);
             if start[j] != usize::MAX && start[j] < earliest {

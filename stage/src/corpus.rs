@@ -119,6 +119,7 @@ pub fn random_instance(seed: u64, spec: &RandomSpec) -> Instance {
                 hbm_cycles: Cycles(if has_load { rng.real(10.0, 300.0) } else { 0.0 }),
                 options,
                 flops: None,
+                preload_window: None,
             }
         })
         .collect();

@@ -89,6 +89,12 @@ pub struct InstanceOp {
     /// FLOPs (optional; lets the simulator report achieved FLOP/s).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flops: Option<f64>,
+    /// This operator's own preload window W_j: its load starts no earlier than W_j stages
+    /// before the stage it runs in, on top of the instance's W. For loads that can start only
+    /// once something is known at run time: an MoE expert fetched on demand waits for its
+    /// layer's router (docs/moe.md). Relative to the operator, so a cut instance keeps it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preload_window: Option<u32>,
 }
 
 /// The stage model of SPEC §4.
@@ -203,6 +209,12 @@ impl Instance {
                     op.name
                 )));
             }
+            if op.preload_window == Some(0) && op.hbm_cycles > Cycles::ZERO {
+                return Err(bad(format!(
+                    "ops[{i}] ({}): preload_window 0 leaves its load no stage",
+                    op.name
+                )));
+            }
             for (o, opt) in op.options.iter().enumerate() {
                 let ok = [
                     opt.exec_cycles.get(),
@@ -246,15 +258,14 @@ impl Instance {
 
     /// The earliest stage in which load `j` may work: the preload window W lets it start no
     /// earlier than W stages before the stage its operator runs in (the prologue without a
-    /// window). The one statement of the window rule; the oracles (`validate`, the brute
-    /// force) keep their own deliberate copies.
+    /// window); the operator's own window W_j (a load released at run time) likewise. The
+    /// one statement of both rules; the oracles (`validate`, the brute force) keep their own
+    /// deliberate copies.
     #[inline]
     pub fn window_start(&self, j: OpId) -> Stage {
         let runs_in = Stage::of_op(j).index();
-        Stage(
-            self.preload_window
-                .map_or(0, |w| runs_in.saturating_sub(w as usize)),
-        )
+        let from = |w: Option<u32>| w.map_or(0, |w| runs_in.saturating_sub(w as usize));
+        Stage(from(self.preload_window).max(from(self.op(j).preload_window)))
     }
 
     /// The repeating layer structure of the operators, detected from their loads and options

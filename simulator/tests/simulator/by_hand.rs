@@ -18,6 +18,7 @@ pub fn inst(ops: &[(f64, f64, f64, f64, u64, u64)], sram: u64) -> Instance {
                     hbm_cycles: Cycles(h),
                     options: vec![OpOption::new(cold, hot, exec, comm, nu)],
                     flops: Some(1e6),
+                    preload_window: None,
                 })
             },
         )
@@ -222,6 +223,30 @@ fn memory_order_incomplete_late_and_window_violations() {
             earliest: 2
         }]
     );
+    // op2's own window W_2 = 1 (a load released at run time): the same rule, its own
+    // violation; the instance's window is not needed for it.
+    let mut released = roomy.clone();
+    released.ops[2].preload_window = Some(1);
+    let early = sched(
+        &i,
+        &[0, 1, 2],
+        vec![w(0, 0, 10.0), w(1, 1, 20.0), w(2, 1, 30.0)],
+    );
+    assert_eq!(
+        validate(&released, &early),
+        [Violation::Released {
+            op: "op2".into(),
+            start: 1,
+            earliest: 2
+        }]
+    );
+    assert_eq!(released.window_start(elk_stage::units::OpId(2)).index(), 2);
+    let on_time = sched(
+        &i,
+        &[0, 1, 2],
+        vec![w(0, 0, 10.0), w(1, 1, 20.0), w(2, 2, 30.0)],
+    );
+    assert_eq!(validate(&released, &on_time), []);
     // A wrong option index.
     let mut bad = sched(&i, &[0, 1, 2], ok);
     bad.options[1] = 3;

@@ -35,6 +35,7 @@ fn random_op(rng: &mut Rng, name: String) -> InstanceOp {
         }),
         options,
         flops: None,
+        preload_window: None,
     }
 }
 

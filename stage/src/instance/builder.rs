@@ -46,6 +46,7 @@ impl InstanceBuilder {
             hbm_cycles: hbm,
             options,
             flops: None,
+            preload_window: None,
         });
         self
     }
