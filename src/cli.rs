@@ -12,6 +12,7 @@ mod instance_source;
 mod layer_exact;
 mod method_rows;
 mod models;
+mod moe;
 mod output;
 mod plan_cache;
 mod plans;
@@ -66,6 +67,9 @@ enum Command {
     Compare(solve::CompareArgs),
     /// Every heuristic's gap to the exact optimum (or to the certified lower bound).
     Gap(exact::GapArgs),
+    /// MoE models: expert-loading policies (load-all, on-demand, predicted-M, oracle) over
+    /// sampled routing steps, each judged, against the oracle and its certified bound.
+    Moe(moe::MoeArgs),
     /// Run a grid of configurations × methods (a preset fig17 … fig24 or a TOML file) into
     /// JSON lines; resumable, shardable.
     Sweep(sweep::SweepArgs),
@@ -98,6 +102,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Some(Command::Solve(a)) => solve::solve(a),
         Some(Command::Compare(a)) => solve::compare(a),
         Some(Command::Gap(a)) => exact::gap(a),
+        Some(Command::Moe(a)) => moe::run(a),
         Some(Command::Sweep(a)) => sweep::sweep(a),
         Some(Command::Report(a)) => sweep::run(a),
         Some(Command::Study(a)) => sweep::study(a),

@@ -4,12 +4,13 @@
 use crate::chip::ChipSpec;
 use crate::cost;
 use crate::error::{ModelError, Result};
-use crate::graph::Graph;
-use crate::plan::{plan_graph_cached, CacheStats, PlanCache};
+use crate::graph::{Graph, Operator};
+use crate::plan::{plan_graph_cached, CacheStats, OpShape, PlanCache, PlanTable};
 use elk_stage::instance::{
     Instance, InstanceOp, LoadOrder, NamedOrder, NocRow, OpOption, INSTANCE_FORMAT,
 };
 use elk_stage::units::{Bytes, Cycles};
+use std::collections::HashMap;
 use std::ops::Range;
 
 /// Which operators of the graph the instance covers.
@@ -186,39 +187,52 @@ pub fn build_instance_with_stats(
     };
     let model = cost::for_chip_with(chip, &graph.dtypes)?;
     let plans = plan_graph_cached(&sub, chip, model.as_ref(), opts.plan_cache.as_ref())?;
-    let b_hbm = chip.hbm.bandwidth_bytes_per_s;
     let b_noc = noc_distribution_bytes_per_s(chip);
     let ops = sub
         .ops
         .iter()
         .enumerate()
-        .map(|(i, op)| {
-            let t = plans.table(i);
-            let bytes = t.c_min as f64 * chip.cores as f64;
-            InstanceOp {
-                name: op.name.clone(),
-                hbm_cycles: Cycles(bytes / b_hbm * chip.clock_hz),
-                options: t
-                    .options
-                    .iter()
-                    .map(|o| OpOption {
-                        cold: Bytes(o.cold),
-                        hot: Bytes(o.hot),
-                        exec_cycles: Cycles(o.exec()),
-                        comm_cycles: Cycles(o.comm),
-                        noc_per_hbm: if t.c_min > 0 {
-                            o.rho * b_hbm / b_noc
-                        } else {
-                            0.0
-                        },
-                    })
-                    .collect(),
-                flops: Some(op.flops().0 as f64),
-                preload_window: None,
-            }
-        })
+        .map(|(i, op)| instance_op(op, plans.table(i), chip, b_noc))
         .collect();
-    let inst = Instance {
+    Ok((assemble(graph, chip, opts, ops), plans.cache))
+}
+
+/// The stage-model operator of `op` planned as `t`: H = c_min · cores / B_HBM, one option
+/// per table entry, ν = ρ · B_HBM / B_NoC,dist (`b_noc`).
+fn instance_op(op: &Operator, t: &PlanTable, chip: &ChipSpec, b_noc: f64) -> InstanceOp {
+    let b_hbm = chip.hbm.bandwidth_bytes_per_s;
+    let bytes = t.c_min as f64 * chip.cores as f64;
+    InstanceOp {
+        name: op.name.clone(),
+        hbm_cycles: Cycles(bytes / b_hbm * chip.clock_hz),
+        options: t
+            .options
+            .iter()
+            .map(|o| OpOption {
+                cold: Bytes(o.cold),
+                hot: Bytes(o.hot),
+                exec_cycles: Cycles(o.exec()),
+                comm_cycles: Cycles(o.comm),
+                noc_per_hbm: if t.c_min > 0 {
+                    o.rho * b_hbm / b_noc
+                } else {
+                    0.0
+                },
+            })
+            .collect(),
+        flops: Some(op.flops().0 as f64),
+        preload_window: None,
+    }
+}
+
+/// The instance of `ops` (all of `graph`'s operators in `opts.range`).
+fn assemble(
+    graph: &Graph,
+    chip: &ChipSpec,
+    opts: &InstanceOptions,
+    ops: Vec<InstanceOp>,
+) -> Instance {
+    Instance {
         format: INSTANCE_FORMAT.into(),
         name: format!(
             "{} on {}{}{}",
@@ -233,8 +247,84 @@ pub fn build_instance_with_stats(
         preload_window: opts.preload_window,
         noc_row: opts.noc_row,
         ops,
-    };
-    Ok((inst, plans.cache))
+    }
+}
+
+/// Builds the instances of many graphs of one model on one chip (an MoE model's sampled
+/// steps), planning each operator shape once: the stage-model operator of a shape is kept in
+/// memory, so a step whose experts receive token counts seen before plans nothing.
+pub struct InstanceMemo {
+    chip: ChipSpec,
+    opts: InstanceOptions,
+    b_noc: f64,
+    ops: HashMap<OpShape, InstanceOp>,
+}
+
+impl InstanceMemo {
+    /// An empty memo for `chip`; `opts.range` must be the whole graph.
+    pub fn new(chip: &ChipSpec, opts: &InstanceOptions) -> InstanceMemo {
+        InstanceMemo {
+            chip: chip.clone(),
+            opts: InstanceOptions {
+                range: OpRange::All,
+                ..opts.clone()
+            },
+            b_noc: noc_distribution_bytes_per_s(chip),
+            ops: HashMap::new(),
+        }
+    }
+
+    /// Operator shapes planned so far.
+    pub fn shapes(&self) -> usize {
+        self.ops.len()
+    }
+
+    /// The instance of all of `graph`'s operators, as [`build_instance`] builds it.
+    pub fn instance(&mut self, graph: &Graph) -> Result<Instance> {
+        let shapes: Vec<OpShape> = graph
+            .ops
+            .iter()
+            .map(|op| OpShape::of(op, graph.plan_rules))
+            .collect();
+        let mut missing = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for (op, s) in graph.ops.iter().zip(&shapes) {
+            if !self.ops.contains_key(s) && seen.insert(s.clone()) {
+                missing.push(op.clone());
+            }
+        }
+        if !missing.is_empty() {
+            let sub = Graph {
+                name: graph.name.clone(),
+                ops: missing,
+                layers: graph.layers,
+                plan_rules: graph.plan_rules,
+                dtypes: graph.dtypes,
+            };
+            let model = cost::for_chip_with(&self.chip, &graph.dtypes)?;
+            let plans = plan_graph_cached(
+                &sub,
+                &self.chip,
+                model.as_ref(),
+                self.opts.plan_cache.as_ref(),
+            )?;
+            for (i, op) in sub.ops.iter().enumerate() {
+                let made = instance_op(op, plans.table(i), &self.chip, self.b_noc);
+                self.ops.insert(OpShape::of(op, graph.plan_rules), made);
+            }
+        }
+        let ops = graph
+            .ops
+            .iter()
+            .zip(&shapes)
+            .map(|(op, s)| {
+                let mut made = self.ops[s].clone();
+                made.name = op.name.clone();
+                made
+            })
+            .collect();
+        Ok(assemble(graph, &self.chip, &self.opts, ops))
+    }
 }
 
 /// What a built instance's name appends for its NoC row: nothing for the default (phased),

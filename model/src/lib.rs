@@ -18,8 +18,10 @@ pub mod dtype;
 pub mod error;
 pub mod graph;
 pub mod import;
+pub mod load_policy;
 pub mod plan;
 pub mod provenance;
+pub mod routing;
 pub mod zoo;
 
 pub use error::{ModelError, Result};

@@ -11,7 +11,7 @@ mod moe;
 mod training;
 mod transformer;
 
-pub use moe::{ExpertTokens, Moe};
+pub use moe::{expert_op, topk_layer, ExpertTokens, Moe};
 pub use training::{training_step, AdamState, UPDATE_CHUNK};
 
 use crate::dtype::Dtypes;
@@ -314,6 +314,13 @@ impl ZooModel {
             )));
         }
         self.build_routed_unchecked(params, experts)
+    }
+
+    /// The graph in which experts receive `counts` tokens, without checking that they add up
+    /// to the run's tokens × k: the load policies give each expert without tokens a phantom
+    /// one, so that its weights have operators (`crate::load_policy`).
+    pub(crate) fn build_slots(&self, params: &ZooParams, counts: &ExpertTokens) -> Result<Graph> {
+        self.build_routed_unchecked(params, Some(counts))
     }
 
     fn build_routed_unchecked(

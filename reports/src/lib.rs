@@ -17,6 +17,7 @@ mod error;
 pub mod finding;
 pub mod grid;
 pub mod html;
+pub mod moe;
 pub mod plot;
 pub mod report;
 pub mod studies;

@@ -78,6 +78,22 @@ impl ExpertTokens {
     }
 }
 
+/// The (layer, expert, part) of an operator of a routed expert, from its name
+/// (`l{l}.moe.e{e}.{part}`, as [`moe_block`] names them).
+pub fn expert_op(name: &str) -> Option<(usize, usize, &str)> {
+    let (layer, rest) = name.strip_prefix('l')?.split_once(".moe.e")?;
+    let (expert, part) = rest.split_once('.')?;
+    Some((layer.parse().ok()?, expert.parse().ok()?, part))
+}
+
+/// The layer of a top-k step (`l{l}.moe.topk`), from its name.
+pub fn topk_layer(name: &str) -> Option<usize> {
+    name.strip_prefix('l')?
+        .strip_suffix(".moe.topk")?
+        .parse()
+        .ok()
+}
+
 /// The gated or plain FFN `down(act(…))` of `x` with width `dim`, weights under `w`
 /// (`{w}.wgu`/`{w}.wu`, `{w}.wd`) and operators under `p`.
 pub fn ffn(b: &mut Builder, kind: Ffn, p: &str, w: &str, x: &Act, dim: u64, bias: bool) -> Act {
@@ -197,6 +213,15 @@ pub fn moe_block(b: &mut Builder, moe: &Moe, kind: Ffn, l: usize, x: &Act, token
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn expert_operators_are_known_by_name() {
+        assert_eq!(expert_op("l12.moe.e7.gate_up"), Some((12, 7, "gate_up")));
+        assert_eq!(expert_op("l0.moe.shared.down"), None);
+        assert_eq!(expert_op("l0.ffn.down"), None);
+        assert_eq!(topk_layer("l3.moe.topk"), Some(3));
+        assert_eq!(topk_layer("l3.moe.router"), None);
+    }
 
     #[test]
     fn balanced_routing_spreads_every_assignment() {

@@ -1,0 +1,342 @@
+//! MoE load policies over sampled routing steps (docs/moe.md): for each step, each policy's
+//! instance is scheduled by the heuristics, judged by the simulator, and set against the
+//! oracle's schedule and the oracle's certified lower bound.
+//!
+//! A policy's makespan is a distribution over steps (mean, p50, p99), as is the expert weight
+//! it loads. The oracle's instance is a relaxation of every policy's
+//! ([`elk_model::load_policy`]), so:
+//! - the oracle's makespan is the best of its own schedules and of every policy's schedule
+//!   without its idle loads (each re-judged on the oracle's instance): never above a policy's
+//!   on any step, by construction, and checked;
+//! - the roofline bound of the oracle's instance bounds every policy's makespan of that step.
+
+use crate::{ReportError, Result};
+use elk_model::build::{InstanceMemo, InstanceOptions};
+use elk_model::chip::ChipSpec;
+use elk_model::load_policy::{Policy, StepInstances};
+use elk_model::routing::Routing;
+use elk_model::zoo::{ZooModel, ZooParams};
+use elk_sim::{evaluate, run_judged, validate};
+use elk_stage::instance::Instance;
+use elk_stage::method::Budget;
+use elk_stage::schedule::Schedule;
+use elk_stage::units::Cycles;
+use rayon::prelude::*;
+use serde::Serialize;
+
+/// The heuristics that schedule every policy's instance by default: the fastest two that
+/// honour a load's own window (Elk's timeline and its greedy allocator); the best judged
+/// schedule of the two is the policy's.
+pub const DEFAULT_METHODS: [&str; 1] = ["elk-dyn"];
+
+/// One run: a model, its run shape and chip, a routing and the policies to compare.
+#[derive(Clone, Debug)]
+pub struct MoeSpec {
+    /// Batch, KV length, mode, layers, dtypes.
+    pub params: ZooParams,
+    /// The chip.
+    pub chip: ChipSpec,
+    /// Instance options (plan cache, NoC row, load order).
+    pub opts: InstanceOptions,
+    /// How tokens choose experts.
+    pub routing: Routing,
+    /// Steps sampled.
+    pub steps: usize,
+    /// The seed of the samples.
+    pub seed: u64,
+    /// The policies, in table order (the oracle is added last when missing).
+    pub policies: Vec<Policy>,
+    /// The heuristics scheduling each instance (registry names).
+    pub methods: Vec<String>,
+}
+
+/// A policy in one step.
+#[derive(Clone, Debug, Serialize)]
+pub struct PolicyStep {
+    /// The policy.
+    pub policy: String,
+    /// Judged makespan, ms.
+    pub makespan_ms: f64,
+    /// The heuristic whose schedule it is (for the oracle, possibly another policy's
+    /// schedule without its idle loads: `via load-all`).
+    pub method: String,
+    /// Experts whose weights it loads, over all layers.
+    pub experts_loaded: usize,
+    /// Their weight bytes.
+    pub expert_bytes: u64,
+}
+
+/// One sampled step.
+#[derive(Clone, Debug, Serialize)]
+pub struct StepResult {
+    /// Step index.
+    pub step: usize,
+    /// Experts receiving tokens, over all layers.
+    pub experts_touched: usize,
+    /// The oracle instance's roofline bound, ms: below every policy of this step.
+    pub bound_ms: f64,
+    /// Each policy, in the spec's order.
+    pub policies: Vec<PolicyStep>,
+}
+
+/// A policy over all steps.
+#[derive(Clone, Debug, Serialize)]
+pub struct PolicySummary {
+    /// The policy.
+    pub policy: String,
+    /// Mean judged makespan, ms.
+    pub mean_ms: f64,
+    /// Median, ms.
+    pub p50_ms: f64,
+    /// 99th percentile (nearest rank), ms.
+    pub p99_ms: f64,
+    /// Mean expert weight loaded per step, bytes.
+    pub mean_expert_bytes: f64,
+    /// Mean experts loaded per step and layer.
+    pub mean_experts_per_layer: f64,
+    /// Mean of (makespan / oracle − 1) over steps, %.
+    pub mean_vs_oracle_pct: f64,
+    /// Mean of (makespan / bound − 1) over steps, %: at least this far from optimal is
+    /// unproven; at most this far is certified.
+    pub mean_gap_pct: f64,
+    /// Largest of those, %.
+    pub max_gap_pct: f64,
+}
+
+/// The whole run.
+#[derive(Clone, Debug, Serialize)]
+pub struct MoeReport {
+    /// Each step.
+    pub steps: Vec<StepResult>,
+    /// Each policy over the steps, in the spec's order.
+    pub summary: Vec<PolicySummary>,
+    /// Mean experts receiving tokens per layer and step.
+    pub mean_touched_per_layer: f64,
+    /// E·(1 − (1 − k/E)^n), the expectation under uniform routing of n tokens.
+    pub uniform_expected_touched_per_layer: f64,
+    /// Operator shapes planned (each once, whatever the steps).
+    pub shapes_planned: usize,
+}
+
+/// Runs every policy on `spec.steps` sampled steps of `model`; `progress(done)` after each
+/// step's instances are built and again as steps are scheduled.
+pub fn run(
+    model: &ZooModel,
+    spec: &MoeSpec,
+    progress: &(dyn Fn(usize) + Sync),
+) -> Result<MoeReport> {
+    let Some(moe) = model.moe().copied() else {
+        return Err(ReportError::Model(elk_model::ModelError::Invalid(format!(
+            "{} has no experts: --routing and load policies apply to MoE models (models list \
+             shows the experts column)",
+            model.name
+        ))));
+    };
+    let mut policies = spec.policies.clone();
+    policies.retain(|p| *p != Policy::Oracle);
+    policies.push(Policy::Oracle);
+    let methods: Vec<Box<dyn elk_stage::method::Method>> = spec
+        .methods
+        .iter()
+        .map(|m| {
+            elk_heuristics::by_name(m).ok_or_else(|| {
+                ReportError::Model(elk_model::ModelError::Invalid(format!(
+                    "unknown method '{m}'"
+                )))
+            })
+        })
+        .collect::<Result<_>>()?;
+    let layers = spec.params.layers.unwrap_or(model.layers());
+    let tokens = spec.params.batch
+        * if spec.params.mode == elk_model::graph::Mode::Decode {
+            1
+        } else {
+            spec.params.seq
+        };
+    let ranking: Vec<Vec<usize>> = (0..layers).map(|l| spec.routing.ranking(&moe, l)).collect();
+    let mut memo = InstanceMemo::new(&spec.chip, &spec.opts);
+    let mut built = Vec::with_capacity(spec.steps);
+    let mut touched_total = 0usize;
+    for step in 0..spec.steps {
+        let routing = spec
+            .routing
+            .sample(&moe, layers, tokens, spec.seed, step as u64)?;
+        let counts = routing.counts(moe.experts);
+        let si = StepInstances::build(model, &spec.params, &counts, &mut memo)?;
+        touched_total += si.touched();
+        built.push(si);
+        progress(step + 1);
+    }
+    let steps: Vec<StepResult> = built
+        .par_iter()
+        .enumerate()
+        .map(|(step, si)| run_step(step, si, &policies, &ranking, &methods))
+        .collect::<Result<_>>()?;
+    let summary = summarise(&policies, &steps, layers);
+    let e = moe.experts as f64;
+    let k = moe.top_k.min(moe.experts) as f64;
+    Ok(MoeReport {
+        summary,
+        mean_touched_per_layer: touched_total as f64 / (spec.steps.max(1) * layers.max(1)) as f64,
+        uniform_expected_touched_per_layer: e * (1.0 - (1.0 - k / e).powf(tokens as f64)),
+        shapes_planned: memo.shapes(),
+        steps,
+    })
+}
+
+/// The best judged schedule of `inst` among `methods`.
+fn best_schedule(
+    inst: &Instance,
+    methods: &[Box<dyn elk_stage::method::Method>],
+) -> Result<(Schedule, Cycles, String)> {
+    let mut best: Option<(Schedule, Cycles, String)> = None;
+    let mut reasons = Vec::new();
+    for m in methods {
+        let judged = run_judged(inst, m.as_ref(), &Budget::default())?;
+        let name = m.name().to_string();
+        match judged.judged() {
+            Some((s, t)) if best.as_ref().is_none_or(|b| t < b.1) => best = Some((s, t, name)),
+            Some(_) => {}
+            None => reasons.push(format!("{name}: no schedule")),
+        }
+    }
+    best.ok_or_else(|| {
+        ReportError::Model(elk_model::ModelError::Invalid(format!(
+            "{}: no method found a schedule ({})",
+            inst.name,
+            reasons.join("; ")
+        )))
+    })
+}
+
+fn run_step(
+    step: usize,
+    si: &StepInstances,
+    policies: &[Policy],
+    ranking: &[Vec<usize>],
+    methods: &[Box<dyn elk_stage::method::Method>],
+) -> Result<StepResult> {
+    let oracle_inst = si.instance(&Policy::Oracle, ranking);
+    let bound = elk_solver::bounds::roofline(&oracle_inst).best();
+    let mut rows = Vec::with_capacity(policies.len());
+    let mut oracle_best: Option<(Cycles, String)> = None;
+    for p in policies {
+        let inst = si.instance(p, ranking);
+        let (s, t, method) = best_schedule(&inst, methods)?;
+        if *p == Policy::Oracle {
+            oracle_best = match oracle_best {
+                Some((o, via)) if o <= t => Some((o, via)),
+                _ => Some((t, method)),
+            };
+            continue;
+        }
+        // This policy's schedule without its idle loads is one of the oracle's.
+        let projected = si.project(&s, &oracle_inst);
+        if let Some(v) = validate(&oracle_inst, &projected).into_iter().next() {
+            return Err(ReportError::Model(elk_model::ModelError::Invalid(format!(
+                "step {step}: {}'s schedule without its idle loads is not the oracle's: {v} \
+                 (a bug in the policies' instances)",
+                p.name()
+            ))));
+        }
+        let tp = evaluate(&oracle_inst, &projected).makespan_cycles;
+        if oracle_best.as_ref().is_none_or(|(o, _)| tp < *o) {
+            oracle_best = Some((tp, format!("{method} via {}", p.name())));
+        }
+        rows.push(row(p, inst.ms(t), method, si, ranking));
+    }
+    let (o, via) = oracle_best.unwrap_or((Cycles::ZERO, String::new()));
+    rows.push(row(&Policy::Oracle, oracle_inst.ms(o), via, si, ranking));
+    Ok(StepResult {
+        step,
+        experts_touched: si.touched(),
+        bound_ms: oracle_inst.ms(bound),
+        policies: rows,
+    })
+}
+
+fn row(
+    p: &Policy,
+    ms: f64,
+    method: String,
+    si: &StepInstances,
+    ranking: &[Vec<usize>],
+) -> PolicyStep {
+    PolicyStep {
+        policy: p.name(),
+        makespan_ms: ms,
+        method,
+        experts_loaded: si.experts_loaded(p, ranking),
+        expert_bytes: si.expert_bytes(p, ranking),
+    }
+}
+
+/// (p50, p99) of `v`: the median (mean of the middle two for an even count) and the value at
+/// nearest rank round(0.99·(n − 1)).
+pub fn p50_p99(v: &[f64]) -> (f64, f64) {
+    if v.is_empty() {
+        return (0.0, 0.0);
+    }
+    let mut v = v.to_vec();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    let p50 = if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    };
+    (p50, v[((n - 1) as f64 * 0.99).round() as usize])
+}
+
+fn summarise(policies: &[Policy], steps: &[StepResult], layers: usize) -> Vec<PolicySummary> {
+    let oracle = policies.len() - 1;
+    let n_steps = steps.len().max(1) as f64;
+    policies
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let ms: Vec<f64> = steps.iter().map(|s| s.policies[i].makespan_ms).collect();
+            let n = ms.len().max(1) as f64;
+            let (p50, p99) = p50_p99(&ms);
+            let gaps: Vec<f64> = steps
+                .iter()
+                .map(|s| 100.0 * (s.policies[i].makespan_ms / s.bound_ms - 1.0))
+                .collect();
+            let vs: f64 = steps
+                .iter()
+                .map(|s| 100.0 * (s.policies[i].makespan_ms / s.policies[oracle].makespan_ms - 1.0))
+                .sum();
+            PolicySummary {
+                policy: p.name(),
+                mean_ms: ms.iter().sum::<f64>() / n,
+                p50_ms: p50,
+                p99_ms: p99,
+                mean_expert_bytes: steps
+                    .iter()
+                    .map(|s| s.policies[i].expert_bytes as f64)
+                    .sum::<f64>()
+                    / n_steps,
+                mean_experts_per_layer: steps
+                    .iter()
+                    .map(|s| s.policies[i].experts_loaded as f64)
+                    .sum::<f64>()
+                    / (n_steps * layers.max(1) as f64),
+                mean_vs_oracle_pct: vs / n,
+                mean_gap_pct: gaps.iter().sum::<f64>() / n,
+                max_gap_pct: gaps.iter().copied().fold(0.0, f64::max),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::p50_p99;
+
+    #[test]
+    fn percentiles_by_nearest_rank() {
+        let v: Vec<f64> = (0..=100).map(f64::from).collect();
+        assert_eq!(p50_p99(&v), (50.0, 99.0));
+        assert_eq!(p50_p99(&[1.0, 2.0]), (1.5, 2.0));
+    }
+}

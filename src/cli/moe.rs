@@ -1,0 +1,290 @@
+//! `elk-opt moe`: MoE load policies over sampled routing steps (docs/moe.md).
+
+use super::chip_choice;
+use super::flags::{NocRowName, Usage};
+use clap::Args;
+use elk_model::build::InstanceOptions;
+use elk_model::graph::Mode;
+use elk_model::load_policy::Policy;
+use elk_model::routing::Routing;
+use elk_model::zoo::ZooParams;
+use elk_reports::moe::{MoeReport, MoeSpec, DEFAULT_METHODS};
+use elk_stage::instance::LoadOrder;
+use elk_stage::units::si;
+use serde::Serialize;
+
+/// A count ≥ 1 (`--batch`, `--kv`, `--steps`); a negative number gets this message too.
+fn positive_count(s: &str) -> Result<u64, String> {
+    match s.parse::<i64>() {
+        Ok(v) if v >= 1 => Ok(v as u64),
+        _ => Err(format!("'{s}': expected a whole number ≥ 1")),
+    }
+}
+
+/// `elk-opt moe`: what to run.
+#[derive(Args, Debug, Clone)]
+pub struct MoeArgs {
+    /// An MoE model of the zoo (mixtral-8x7b, qwen3-30b-a3b, olmoe-1b-7b) or a model file
+    /// with a [moe] table.
+    #[arg(long, default_value = "mixtral-8x7b")]
+    pub model: String,
+    /// Batch size (decode: one token per sequence, so the tokens routed per layer).
+    #[arg(long, default_value_t = 32, value_parser = positive_count, allow_negative_numbers = true)]
+    pub batch: u64,
+    /// KV length.
+    #[arg(long, default_value_t = 2048, value_parser = positive_count, allow_negative_numbers = true)]
+    pub kv: u64,
+    /// Build the model with N layers.
+    #[arg(long, value_name = "N")]
+    pub num_layers: Option<usize>,
+    /// Element types (as `--dtype` elsewhere).
+    #[arg(long, value_parser = super::flags::dtype)]
+    pub dtype: Option<elk_model::dtype::Dtypes>,
+    /// Chip preset or TOML file.
+    #[arg(long, default_value = chip_choice::DEFAULT_CHIP)]
+    pub chip: String,
+    /// Override the chip's HBM bandwidth, TB/s.
+    #[arg(long)]
+    pub hbm_tbps: Option<f64>,
+    /// How tokens choose experts: uniform, zipf:S (skewed, e.g. zipf:1.2), balanced, or
+    /// trace:FILE (docs/moe.md has the trace format).
+    #[arg(long, default_value = "uniform")]
+    pub routing: String,
+    /// Routing steps sampled.
+    #[arg(long, default_value_t = 100, value_parser = positive_count, allow_negative_numbers = true)]
+    pub steps: u64,
+    /// Seed of the samples (the same seed gives byte-identical output).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// The policies, comma-separated: load-all, on-demand, predicted-M, oracle (always
+    /// added). Default: load-all, on-demand, predicted-K (K = the model's top-k) and oracle.
+    #[arg(long, value_delimiter = ',')]
+    pub policies: Vec<String>,
+    /// The heuristics that schedule each policy's instance (the best judged one counts).
+    #[arg(long, value_delimiter = ',', default_values_t = DEFAULT_METHODS.map(String::from))]
+    pub methods: Vec<String>,
+    /// Load-order policy of the instances: free (the default), fixed, or a displacement D.
+    #[arg(long, default_value = "free", value_parser = super::flags::load_order)]
+    pub load_order: LoadOrder,
+    /// The instances' NoC row.
+    #[arg(long, value_enum, default_value = "phased")]
+    pub noc_row: NocRowName,
+    /// Every step's row in the text output too (the JSON always has them).
+    #[arg(long)]
+    pub all_steps: bool,
+    /// Machine-readable output.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `moe --json`: the inputs.
+#[derive(Serialize)]
+struct MoeConfig {
+    model: String,
+    mode: Mode,
+    batch: u64,
+    kv_tokens: u64,
+    num_layers: Option<usize>,
+    chip: String,
+    hbm_tbps: Option<f64>,
+    routing: String,
+    steps: u64,
+    seed: u64,
+    policies: Vec<String>,
+    methods: Vec<String>,
+    load_order: LoadOrder,
+    noc_row: NocRowName,
+}
+
+/// `moe --json`: the results.
+#[derive(Serialize)]
+struct MoeResults<'a> {
+    instance: String,
+    experts: u64,
+    top_k: u64,
+    tokens_per_layer: u64,
+    #[serde(flatten)]
+    report: &'a MoeReport,
+}
+
+/// The spec, the model and the chip label of `a`.
+pub fn spec(
+    a: &MoeArgs,
+) -> anyhow::Result<(
+    std::borrow::Cow<'static, elk_model::zoo::ZooModel>,
+    MoeSpec,
+    String,
+)> {
+    let model = super::source::load_model(&a.model)?;
+    let Some(moe) = model.moe().copied() else {
+        return Usage::err(format!(
+            "--model {}: not an MoE model (the zoo's: mixtral-8x7b, qwen3-30b-a3b, olmoe-1b-7b; \
+             or a model file with a [moe] table)",
+            a.model
+        ));
+    };
+    let chip = chip_choice::load(&a.chip, a.hbm_tbps)?;
+    let routing = Routing::parse(&a.routing)?;
+    let names = if a.policies.is_empty() {
+        vec![
+            "load-all".to_string(),
+            "on-demand".into(),
+            format!("predicted-{}", moe.top_k),
+            "oracle".into(),
+        ]
+    } else {
+        a.policies.clone()
+    };
+    let policies = names
+        .iter()
+        .map(|p| Policy::parse(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    for m in &a.methods {
+        if elk_heuristics::by_name(m).is_none() {
+            return Usage::err(format!(
+                "--methods {m}: unknown heuristic; known: {}",
+                elk_heuristics::NAMES
+                    .iter()
+                    .chain(elk_heuristics::VARIANTS.iter())
+                    .copied()
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+    }
+    let mut params = ZooParams::new(Mode::Decode, a.batch, a.kv);
+    params.layers = a.num_layers;
+    params.dtypes = a.dtype.unwrap_or_default();
+    let spec = MoeSpec {
+        params,
+        chip: chip.named(),
+        opts: InstanceOptions {
+            load_order: a.load_order,
+            plan_cache: super::plan_cache::get(),
+            noc_row: a.noc_row.row(),
+            ..InstanceOptions::default()
+        },
+        routing,
+        steps: a.steps as usize,
+        seed: a.seed,
+        policies,
+        methods: a.methods.clone(),
+    };
+    Ok((model, spec, chip.label_with_hbm()))
+}
+
+pub fn run(a: MoeArgs) -> anyhow::Result<()> {
+    let (model, spec, chip_label) = spec(&a)?;
+    let moe = model.moe().copied().unwrap_or(elk_model::zoo::Moe {
+        experts: 0,
+        top_k: 0,
+        expert_dim: 0,
+        shared_dim: 0,
+        shared_gate: false,
+    });
+    let bar = super::progress::bar(spec.steps as u64, "routing steps built");
+    let report = elk_reports::moe::run(&model, &spec, &|done| bar.set_position(done as u64))?;
+    bar.finish_and_clear();
+    let title = format!(
+        "{} decode b{} kv{} on {chip_label}, routing {}, {} steps (seed {})",
+        model.name, a.batch, a.kv, a.routing, a.steps, a.seed
+    );
+    if a.json {
+        let config = MoeConfig {
+            model: a.model.clone(),
+            mode: Mode::Decode,
+            batch: a.batch,
+            kv_tokens: a.kv,
+            num_layers: a.num_layers,
+            chip: a.chip.clone(),
+            hbm_tbps: a.hbm_tbps,
+            routing: spec.routing.label(),
+            steps: a.steps,
+            seed: a.seed,
+            policies: spec.policies.iter().map(Policy::name).collect(),
+            methods: a.methods.clone(),
+            load_order: a.load_order,
+            noc_row: a.noc_row,
+        };
+        let results = MoeResults {
+            instance: title,
+            experts: moe.experts,
+            top_k: moe.top_k,
+            tokens_per_layer: a.batch,
+            report: &report,
+        };
+        return super::print_json("moe", &config, &results);
+    }
+    print(&title, &moe, a.batch, &report, a.all_steps);
+    Ok(())
+}
+
+/// The text table of a run.
+pub fn print(title: &str, moe: &elk_model::zoo::Moe, tokens: u64, r: &MoeReport, all_steps: bool) {
+    println!("{title}");
+    println!(
+        "{} experts per layer, top-{}, {tokens} tokens per layer: {:.2} experts receive tokens \
+         per layer on average (uniform routing expects E·(1 − (1 − k/E)^n) = {:.2})",
+        moe.experts, moe.top_k, r.mean_touched_per_layer, r.uniform_expected_touched_per_layer
+    );
+    println!(
+        "{:<14} {:>10} {:>10} {:>10} {:>11} {:>13} {:>12} {:>10}",
+        "policy",
+        "mean ms",
+        "p50 ms",
+        "p99 ms",
+        "vs oracle",
+        "gap ≤ % mean",
+        "experts/lyr",
+        "loaded/step"
+    );
+    for s in &r.summary {
+        println!(
+            "{:<14} {:>10.4} {:>10.4} {:>10.4} {:>10.2}% {:>13.2} {:>12.2} {:>10}",
+            s.policy,
+            s.mean_ms,
+            s.p50_ms,
+            s.p99_ms,
+            s.mean_vs_oracle_pct,
+            s.mean_gap_pct,
+            s.mean_experts_per_layer,
+            si(s.mean_expert_bytes, "B"),
+        );
+    }
+    if all_steps {
+        println!(
+            "\nstep  bound ms  {}",
+            r.summary
+                .iter()
+                .map(|s| format!("{:>12}", s.policy))
+                .collect::<Vec<_>>()
+                .join("")
+        );
+        for st in &r.steps {
+            println!(
+                "{:>4} {:>9.4}  {}",
+                st.step,
+                st.bound_ms,
+                st.policies
+                    .iter()
+                    .map(|p| format!("{:>12.4}", p.makespan_ms))
+                    .collect::<Vec<_>>()
+                    .join("")
+            );
+        }
+    }
+    println!(
+        "vs oracle: mean over steps of makespan / the oracle's − 1 (the oracle knows the step's \
+         routing: loads exactly the experts with tokens, whenever it likes)"
+    );
+    println!(
+        "gap ≤ %: mean over steps of makespan / the step's certified roofline bound − 1 (the \
+         bound of the oracle's instance, below every policy's makespan of that step)"
+    );
+    println!(
+        "experts/lyr: expert weights loaded per layer and step; loaded/step: their bytes. Each \
+         policy's schedule is the best judged of the heuristics given (--methods); \
+         {} operator shapes planned",
+        r.shapes_planned
+    );
+}
