@@ -29,6 +29,8 @@ mod json_envelope;
 mod model_files;
 #[path = "cli/models_and_import.rs"]
 mod models_and_import;
+#[path = "cli/moe.rs"]
+mod moe;
 #[path = "cli/onnx.rs"]
 mod onnx;
 #[path = "cli/plans.rs"]

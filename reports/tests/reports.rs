@@ -9,6 +9,8 @@ use std::path::PathBuf;
 
 #[path = "reports/figures.rs"]
 mod figures;
+#[path = "reports/moe.rs"]
+mod moe;
 
 /// Cheap cells: BERT-base (12 layers) at two HBM bandwidths and two batches, Basic only.
 const TINY: &str = r#"figure = "vs-hbm"

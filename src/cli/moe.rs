@@ -44,7 +44,7 @@ pub struct MoeArgs {
     #[arg(long, default_value = chip_choice::DEFAULT_CHIP)]
     pub chip: String,
     /// Override the chip's HBM bandwidth, TB/s.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub hbm_tbps: Option<f64>,
     /// How tokens choose experts: uniform, zipf:S (skewed, e.g. zipf:1.2), balanced, or
     /// trace:FILE (docs/moe.md has the trace format).

@@ -1,0 +1,135 @@
+//! MoE load policies: the oracle is never above a policy and its bound never above the
+//! oracle, on every sampled step; expert bytes follow the routing; the distinct experts per
+//! layer under uniform routing agree with E·(1 − (1 − k/E)^n); a release is real.
+
+use elk_model::build::InstanceOptions;
+use elk_model::chip::ChipSpec;
+use elk_model::graph::Mode;
+use elk_model::load_policy::{Policy, Slot, StepInstances};
+use elk_model::routing::Routing;
+use elk_model::zoo::{self, ZooParams};
+use elk_reports::moe::{run, MoeSpec};
+use elk_stage::units::OpId;
+
+fn spec(layers: usize, batch: u64, routing: Routing, steps: usize) -> MoeSpec {
+    let mut params = ZooParams::new(Mode::Decode, batch, 256);
+    params.layers = Some(layers);
+    MoeSpec {
+        params,
+        chip: ChipSpec::preset("ipu-mk2").unwrap(),
+        opts: InstanceOptions::default(),
+        routing,
+        steps,
+        seed: 7,
+        policies: vec![
+            Policy::LoadAll,
+            Policy::OnDemand,
+            Policy::Predicted(2),
+            Policy::Oracle,
+        ],
+        methods: vec!["elk-dyn".into(), "basic".into()],
+    }
+}
+
+#[test]
+fn the_oracle_is_below_every_policy_and_above_its_bound_on_every_step() {
+    let model = zoo::find("mixtral-8x7b").unwrap();
+    for routing in [Routing::Uniform, Routing::Zipf { s: 1.5 }] {
+        let s = spec(2, 3, routing.clone(), 12);
+        let r = run(model, &s, &|_| {}).unwrap();
+        assert_eq!(r.steps.len(), 12);
+        let expert = 3 * 4096 * 14336 * 2u64;
+        for st in &r.steps {
+            let oracle = st.policies.last().unwrap();
+            assert_eq!(oracle.policy, "oracle");
+            assert!(
+                st.bound_ms <= oracle.makespan_ms * (1.0 + 1e-9),
+                "{routing:?} {st:?}"
+            );
+            for p in &st.policies {
+                assert!(
+                    oracle.makespan_ms <= p.makespan_ms * (1.0 + 1e-12),
+                    "{routing:?} step {}: oracle {} above {} {}",
+                    st.step,
+                    oracle.makespan_ms,
+                    p.policy,
+                    p.makespan_ms
+                );
+                assert_eq!(p.expert_bytes, p.experts_loaded as u64 * expert);
+            }
+            // Load-all loads every expert of both layers; on-demand and the oracle exactly
+            // those with tokens; predicted-2 those plus its predicted idle ones.
+            assert_eq!(st.policies[0].experts_loaded, 16);
+            assert_eq!(st.policies[1].experts_loaded, st.experts_touched);
+            assert_eq!(oracle.experts_loaded, st.experts_touched);
+            assert!(st.policies[2].experts_loaded >= st.experts_touched);
+            assert!(st.policies[2].experts_loaded <= st.experts_touched + 4);
+        }
+    }
+}
+
+#[test]
+fn distinct_experts_follow_the_closed_form_under_uniform_routing() {
+    // E = 64, k = 8, n = 6 tokens: E·(1 − (1 − k/E)^n) = 35.28 experts per layer; the sample
+    // mean of 8 layers × 40 steps is within 4 standard errors of it.
+    let moe = *zoo::find("olmoe-1b-7b").unwrap().moe().unwrap();
+    let (layers, steps, n) = (8usize, 40u64, 6u64);
+    let mut per_layer = Vec::new();
+    for step in 0..steps {
+        let r = Routing::Uniform.sample(&moe, layers, n, 11, step).unwrap();
+        let c = r.counts(moe.experts);
+        for l in 0..layers {
+            per_layer.push(c.layer(l).iter().filter(|&&x| x > 0).count() as f64);
+        }
+    }
+    let m = per_layer.iter().sum::<f64>() / per_layer.len() as f64;
+    let var = per_layer.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (per_layer.len() - 1) as f64;
+    let se = (var / per_layer.len() as f64).sqrt();
+    let want = 64.0 * (1.0 - (1.0f64 - 8.0 / 64.0).powi(6));
+    assert!((m - want).abs() < 4.0 * se, "{m} vs {want} (se {se})");
+    assert!((want - 35.277).abs() < 0.001, "{want}");
+}
+
+#[test]
+fn on_demand_loads_wait_for_their_router_and_idle_experts_load_only_under_load_all() {
+    let model = zoo::find("mixtral-8x7b").unwrap();
+    let mut params = ZooParams::new(Mode::Decode, 1, 256);
+    params.layers = Some(1);
+    let moe = *model.moe().unwrap();
+    let counts = Routing::Balanced
+        .sample(&moe, 1, 1, 0, 0)
+        .unwrap()
+        .counts(8);
+    let chip = ChipSpec::preset("ipu-mk2").unwrap();
+    let mut memo = elk_model::build::InstanceMemo::new(&chip, &InstanceOptions::default());
+    let si = StepInstances::build(model, &params, &counts, &mut memo).unwrap();
+    let ranking = vec![Routing::Balanced.ranking(&moe, 0)];
+    let wait = si
+        .slots()
+        .iter()
+        .position(|s| matches!(s, Slot::Wait { .. }))
+        .unwrap();
+    let on_demand = si.instance(&Policy::OnDemand, &ranking);
+    let load_all = si.instance(&Policy::LoadAll, &ranking);
+    let oracle = si.instance(&Policy::Oracle, &ranking);
+    let mut idle = 0;
+    for (j, slot) in si.slots().iter().enumerate() {
+        match slot {
+            Slot::Expert { .. } if on_demand.is_load(OpId(j)) => {
+                // The wait operator runs in stage wait + 1: the first stage after the router.
+                assert_eq!(on_demand.window_start(OpId(j)).index(), wait + 1);
+                assert_eq!(oracle.window_start(OpId(j)).index(), 0);
+            }
+            Slot::Idle { .. } => {
+                idle += 1;
+                assert!(load_all.is_load(OpId(j)));
+                assert!(!oracle.is_load(OpId(j)) && !on_demand.is_load(OpId(j)));
+                assert_eq!(load_all.ops[j].options[0].exec_cycles.get(), 0.0);
+            }
+            _ => {}
+        }
+    }
+    // Balanced routing of one token: experts 0 and 1 have it, 6 experts × 2 weights idle.
+    assert_eq!(idle, 12);
+    assert_eq!(si.touched(), 2);
+}

@@ -1,0 +1,134 @@
+//! `elk-opt moe`: the policy table, its JSON, reproducibility with a seed, and refusals.
+
+use super::common::{elk, elk_env, elk_json, elk_ok};
+
+const SMALL: [&str; 9] = [
+    "moe",
+    "--num-layers",
+    "2",
+    "--batch",
+    "4",
+    "--kv",
+    "256",
+    "--steps",
+    "6",
+];
+
+fn args<'a>(extra: &[&'a str]) -> Vec<&'a str> {
+    SMALL.iter().copied().chain(extra.iter().copied()).collect()
+}
+
+#[test]
+fn the_table_has_every_policy_and_the_json_every_step() {
+    let out = elk_ok(&args(&["--chip", "ipu-mk2"]));
+    let text = String::from_utf8_lossy(&out.stdout);
+    for p in [
+        "load-all",
+        "on-demand",
+        "predicted-2",
+        "oracle",
+        "gap ≤ %",
+        "E·(1 − (1 − k/E)^n)",
+    ] {
+        assert!(text.contains(p), "{p}: {text}");
+    }
+    let r = elk_json(&args(&[
+        "--chip",
+        "ipu-mk2",
+        "--json",
+        "--policies",
+        "on-demand,predicted-8",
+    ]));
+    let steps = r["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 6);
+    // predicted-8 preloads every expert: the load-all loads, released nothing.
+    for s in steps {
+        let p = s["policies"].as_array().unwrap();
+        assert_eq!(p.len(), 3, "the oracle is added");
+        assert_eq!(p[1]["experts_loaded"], 16);
+        assert!(p[2]["makespan_ms"].as_f64() <= p[0]["makespan_ms"].as_f64());
+    }
+    assert_eq!(r["summary"][2]["policy"], "oracle");
+}
+
+#[test]
+fn a_seed_gives_the_same_bytes_and_another_seed_other_steps() {
+    let a = elk_env(
+        &args(&["--json", "--routing", "zipf:1.2"]),
+        &[("RAYON_NUM_THREADS", "1")],
+    );
+    let b = elk_env(
+        &args(&["--json", "--routing", "zipf:1.2"]),
+        &[("RAYON_NUM_THREADS", "2")],
+    );
+    assert!(a.status.success() && a.stdout == b.stdout);
+    let c = elk(&args(&["--json", "--routing", "zipf:1.2", "--seed", "2"]));
+    assert_ne!(a.stdout, c.stdout);
+}
+
+#[test]
+fn bad_input_is_one_line() {
+    for (extra, says) in [
+        (
+            vec!["--model", "llama2-7b"],
+            "--model llama2-7b: not an MoE model",
+        ),
+        (
+            vec!["--routing", "skewed"],
+            "expected balanced, uniform, zipf:S",
+        ),
+        (
+            vec!["--policies", "lazy"],
+            "policy 'lazy': expected load-all",
+        ),
+        (
+            vec!["--methods", "magic"],
+            "--methods magic: unknown heuristic",
+        ),
+        (vec!["--hbm-tbps", "-2"], "--hbm-tbps -2: must be positive"),
+        (
+            vec!["--routing", "trace:/nonexistent/t.json"],
+            "/nonexistent/t.json",
+        ),
+    ] {
+        let out = elk(&args(&extra));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {err}");
+        assert!(
+            err.lines().next().unwrap_or("").contains(says),
+            "{extra:?}: {err}"
+        );
+    }
+}
+
+#[test]
+fn a_negative_count_is_refused_as_such() {
+    let out = elk(&["moe", "--steps", "-3"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("'-3': expected a whole number ≥ 1"), "{err}");
+}
+
+#[test]
+fn a_trace_routes_every_step_as_recorded() {
+    let dir = super::common::scratch("moe-trace");
+    let path = dir.join("trace.json");
+    // 2 layers × 4 tokens, all tokens on experts 0 and 1: 2 experts per layer.
+    let layer = "[[0,1],[1,0],[0,1],[0,1]]";
+    std::fs::write(
+        &path,
+        format!(
+            r#"{{"format": "elk-routing-trace/1", "experts": 8, "top_k": 2, "steps": [[{layer}, {layer}]]}}"#
+        ),
+    )
+    .unwrap();
+    let routing = format!("trace:{}", path.display());
+    let r = elk_json(&args(&["--json", "--routing", &routing]));
+    for s in r["steps"].as_array().unwrap() {
+        assert_eq!(s["experts_touched"], 4);
+        // predicted-2 knows the trace's two experts: nothing on demand, nothing idle.
+        let p = s["policies"].as_array().unwrap();
+        assert_eq!(p[2]["experts_loaded"], 4);
+        assert_eq!(p[2]["makespan_ms"], p[3]["makespan_ms"]);
+    }
+}
