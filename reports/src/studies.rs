@@ -1,7 +1,7 @@
 //! The reviewers' questions (SPEC §7), one command each (`elk-opt study NAME`), each writing a
 //! Markdown report (with its command, inputs and date) and SVG plots:
 //! [`gap`] (its whole-model part alone: [`gap_whole`]), [`ideal`], [`hbm_emulation`], [`order_pruning`], [`cost_noise`], [`ablation`],
-//! [`replay_fidelity`].
+//! [`replay_fidelity`], [`moe`].
 
 pub mod ablation;
 pub mod corpus;
@@ -10,6 +10,7 @@ pub mod gap;
 pub mod gap_whole;
 pub mod hbm_emulation;
 pub mod ideal;
+pub mod moe;
 pub mod order_pruning;
 pub mod replay_fidelity;
 
@@ -18,7 +19,7 @@ use crate::report::{Files, Header};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Names of the studies.
-pub const STUDIES: [&str; 8] = [
+pub const STUDIES: [&str; 9] = [
     "gap",
     "gap-whole",
     "ideal",
@@ -27,6 +28,7 @@ pub const STUDIES: [&str; 8] = [
     "cost-noise",
     "ablation",
     "replay-fidelity",
+    "moe",
 ];
 
 /// How far a study is, for a progress display: `done` of `total` steps finished, and what
@@ -103,6 +105,7 @@ pub fn run_with(name: &str, header: &Header, progress: &OnStep<'_>) -> Option<Re
         "cost-noise" => cost_noise::run(header, progress),
         "ablation" => ablation::run(header, progress),
         "replay-fidelity" => replay_fidelity::run(header, progress),
+        "moe" => moe::run(header, progress),
         _ => return None,
     };
     // The studies link their figures as SVG; PNG figures are linked as such.
