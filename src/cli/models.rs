@@ -65,8 +65,8 @@ struct ModelRow {
     #[serde(skip_serializing_if = "Option::is_none")]
     experts: Option<ExpertsRow>,
     /// The graph's parameters: all of them, and those one token uses.
-    params_total: u64,
-    params_active: u64,
+    total_params: u64,
+    active_params: u64,
     published_params: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     published_active_params: Option<f64>,
@@ -75,7 +75,10 @@ struct ModelRow {
 
 #[derive(Serialize)]
 struct ExpertsRow {
+    /// Routed experts per layer.
     experts: u64,
+    /// Experts each token is routed to (top-k).
+    #[serde(rename = "experts_per_token")]
     top_k: u64,
 }
 
@@ -85,7 +88,7 @@ pub fn run(cmd: ModelsCmd) -> anyhow::Result<()> {
             let rows = zoo::models()
                 .iter()
                 .map(|m| {
-                    let (params_total, params_active) = m.parameter_counts()?;
+                    let (total_params, active_params) = m.parameter_counts()?;
                     Ok(ModelRow {
                         name: &m.name,
                         layers: m.layers(),
@@ -94,8 +97,8 @@ pub fn run(cmd: ModelsCmd) -> anyhow::Result<()> {
                             experts: x.experts,
                             top_k: x.top_k,
                         }),
-                        params_total,
-                        params_active,
+                        total_params,
+                        active_params,
                         published_params: m.published_params,
                         published_active_params: m.published_active_params,
                         source: &m.source,
@@ -118,8 +121,8 @@ pub fn run(cmd: ModelsCmd) -> anyhow::Result<()> {
                     r.experts
                         .map(|x| format!("{}/{}", x.top_k, x.experts))
                         .unwrap_or_else(|| "-".into()),
-                    si(r.params_total as f64, ""),
-                    si(r.params_active as f64, ""),
+                    si(r.total_params as f64, ""),
+                    si(r.active_params as f64, ""),
                     r.source
                 );
             }
