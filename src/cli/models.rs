@@ -67,10 +67,61 @@ struct ModelRow {
     /// The graph's parameters: all of them, and those one token uses.
     total_params: u64,
     active_params: u64,
-    published_params: f64,
+    published_params: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     published_active_params: Option<f64>,
     source: &'static str,
+}
+
+/// `models show --json`: the graph, and the model's own parameter counts.
+#[derive(Serialize)]
+struct ShowJson<'a> {
+    #[serde(flatten)]
+    graph: super::graph_table::GraphJson<'a>,
+    model_params: ModelParams,
+}
+
+/// The model's parameters (every expert, and one token's), and the counts its file states
+/// (`null`: none, as for a config.json).
+#[derive(Serialize)]
+struct ModelParams {
+    total_params: u64,
+    active_params: u64,
+    published_params: Option<f64>,
+    published_active_params: Option<f64>,
+}
+
+impl ModelParams {
+    fn of(m: &zoo::ZooModel) -> anyhow::Result<ModelParams> {
+        let (total_params, active_params) = m.parameter_counts()?;
+        Ok(ModelParams {
+            total_params,
+            active_params,
+            published_params: m.published_params,
+            published_active_params: m.published_active_params,
+        })
+    }
+
+    /// `model parameters:  …` for the table.
+    fn line(&self) -> String {
+        let n = |x: f64| si(x, "");
+        let (total, active) = (self.total_params as f64, self.active_params as f64);
+        let counts = if self.total_params == self.active_params {
+            format!("{} parameters, all active", n(total))
+        } else {
+            format!(
+                "{} parameters in all, {} active per token",
+                n(total),
+                n(active)
+            )
+        };
+        let published = match (self.published_params, self.published_active_params) {
+            (Some(p), Some(a)) => format!("published {} in all, {} active", n(p), n(a)),
+            (Some(p), None) => format!("published {}", n(p)),
+            (None, _) => "no published count: the file states none".into(),
+        };
+        format!("model parameters:  {counts} ({published})")
+    }
 }
 
 #[derive(Serialize)]
@@ -147,18 +198,20 @@ pub fn run(cmd: ModelsCmd) -> anyhow::Result<()> {
             params.adam = a.optimizer_dtype.unwrap_or_default();
             let model = super::source::load_model(&a.name)?;
             let g = model.build(&params)?;
+            let model_params = ModelParams::of(&model)?;
             if a.json {
                 let config =
                     GraphConfig::new(Some(&a.name), None, a.mode, a.batch, a.kv, a.num_layers)
                         .with_dtypes(a.dtype)
                         .with_optimizer(a.optimizer_dtype);
-                return crate::cli::print_json(
-                    "models-show",
-                    &config,
-                    &super::graph_table::json(&g),
-                );
+                let results = ShowJson {
+                    graph: super::graph_table::json(&g),
+                    model_params,
+                };
+                return crate::cli::print_json("models-show", &config, &results);
             }
             super::graph_table::print(&g, a.all);
+            println!("{}", model_params.line());
             Ok(())
         }
     }
