@@ -63,6 +63,15 @@ pub enum ModelError {
         /// The line, the key and what was expected.
         detail: String,
     },
+    /// A file given as one kind of input is another kind (a config.json to `--import`, a
+    /// graph to `--model`); the detail says what reads it.
+    #[error("{file}: {}", one_line(.detail))]
+    WrongKind {
+        /// The file.
+        file: String,
+        /// What the file looks like and which flag reads it.
+        detail: String,
+    },
     /// A name (model, chip, mode) is not known.
     #[error("unknown {what} '{}'; known: {known}", one_line(.name))]
     Unknown {

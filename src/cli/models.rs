@@ -1,4 +1,4 @@
-//! `elk-opt models list|show`.
+//! `elk-opt models list|show|from-hf`.
 
 use super::source::GraphConfig;
 use clap::{Args, Subcommand};
@@ -6,6 +6,7 @@ use elk_model::graph::Mode;
 use elk_model::zoo::{self, ZooParams};
 use elk_stage::units::si;
 use serde::Serialize;
+use std::path::PathBuf;
 
 #[derive(Subcommand, Debug)]
 pub enum ModelsCmd {
@@ -17,12 +18,19 @@ pub enum ModelsCmd {
     },
     /// Generate a zoo model (or a model file) and print its operator table and totals.
     Show(ShowArgs),
+    /// Print the model file (TOML) a Hugging Face config.json maps to, to keep and edit
+    /// (docs/model-files.md); `--model config.json` reads the same file directly.
+    FromHf {
+        /// The config.json.
+        file: PathBuf,
+    },
 }
 
 /// Which graph to generate and how to print it.
 #[derive(Args, Debug)]
 pub struct ShowArgs {
-    /// Model name (see `models list`) or a model file FILE.toml (docs/model-files.md).
+    /// Model name (see `models list`), a model file FILE.toml or a Hugging Face config.json
+    /// (docs/model-files.md).
     pub name: String,
     /// decode, prefill, forward-batch (a training batch's forward pass alone: what the
     /// reference artifact calls training) or training (forward, backward and the Adam update;
@@ -212,6 +220,15 @@ pub fn run(cmd: ModelsCmd) -> anyhow::Result<()> {
             }
             super::graph_table::print(&g, a.all);
             println!("{}", model_params.line());
+            Ok(())
+        }
+        ModelsCmd::FromHf { file } => {
+            let text = elk_model::error::read_file(&file)?;
+            let hf = zoo::hf::read(&file.to_string_lossy(), &text)?;
+            for line in &hf.warnings {
+                eprintln!("warning: {line}");
+            }
+            print!("{}", hf.model_file);
             Ok(())
         }
     }
