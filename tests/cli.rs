@@ -19,6 +19,8 @@ mod exact;
 mod figures;
 #[path = "cli/golden_errors.rs"]
 mod golden_errors;
+#[path = "cli/hf_config.rs"]
+mod hf_config;
 #[path = "cli/html_page.rs"]
 mod html_page;
 #[path = "cli/identity.rs"]

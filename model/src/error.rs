@@ -55,12 +55,22 @@ pub enum ModelError {
         /// The key and what was expected.
         detail: String,
     },
-    /// A model file (TOML, docs/model-files.md) is invalid.
+    /// A model file (TOML, or a Hugging Face config.json read as one; docs/model-files.md) is
+    /// invalid.
     #[error("{file}: {}", one_line(.detail))]
     ModelFile {
         /// The file (`model/zoo/NAME.toml` for the built-in ones).
         file: String,
-        /// The line, the key and what was expected.
+        /// The line, the key (a config.json's own) and what was expected.
+        detail: String,
+    },
+    /// A file given as one kind of input is another kind (a config.json to `--import`, a
+    /// graph to `--model`); the detail says what reads it.
+    #[error("{file}: {}", one_line(.detail))]
+    WrongKind {
+        /// The file.
+        file: String,
+        /// What the file looks like and which flag reads it.
         detail: String,
     },
     /// A name (model, chip, mode) is not known.

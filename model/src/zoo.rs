@@ -2,11 +2,13 @@
 //!
 //! Each model is a TOML file (`model/zoo/*.toml`) embedded in the binary, so adding
 //! a model is a file, not code, and `--model FILE.toml` reads one of the user's the same way.
-//! Each file states its published parameter count and where it comes from; a test checks
-//! every generated graph against it (within 1%).
+//! Each zoo file states its published parameter count and where it comes from; a test checks
+//! every generated graph against it (within 1%). A user's file may leave the count out (a
+//! Hugging Face config.json states none, [`hf`]): no figure is then made up.
 
 pub(crate) mod builder;
 mod file;
+pub mod hf;
 mod moe;
 mod training;
 mod transformer;
@@ -58,8 +60,8 @@ impl ZooParams {
 pub struct ZooModel {
     /// Name used on the command line.
     pub name: String,
-    /// Published parameter count.
-    pub published_params: f64,
+    /// Published parameter count (`None`: the file states none, as a config.json does).
+    pub published_params: Option<f64>,
     /// Published active parameters per token (MoE models that state it).
     pub published_active_params: Option<f64>,
     /// Where that count and the hyper-parameters come from.
@@ -98,17 +100,32 @@ impl ZooModel {
         file::parse(file, text)
     }
 
-    /// A zoo model by name, or else a model file by path.
+    /// A zoo model by name, or else a model file by path: TOML, or a Hugging Face
+    /// config.json when the name ends in `.json` ([`hf`]).
     pub fn load(name_or_path: &str) -> Result<Cow<'static, ZooModel>> {
+        Ok(ZooModel::load_with_warnings(name_or_path)?.0)
+    }
+
+    /// [`ZooModel::load`], and the warnings a caller should show (a config.json's keys that
+    /// elk-opt does not know).
+    pub fn load_with_warnings(name_or_path: &str) -> Result<(Cow<'static, ZooModel>, Vec<String>)> {
         if let Some(m) = models().iter().find(|m| m.name == name_or_path) {
-            return Ok(Cow::Borrowed(m));
+            return Ok((Cow::Borrowed(m), Vec::new()));
         }
         let path = std::path::Path::new(name_or_path);
-        if !path.exists() && !name_or_path.ends_with(".toml") {
+        let json = name_or_path.ends_with(".json");
+        if !path.exists() && !json && !name_or_path.ends_with(".toml") {
             return Err(unknown(name_or_path));
         }
         let text = crate::error::read_file(path)?;
-        ZooModel::from_toml_str(name_or_path, &text).map(Cow::Owned)
+        if json {
+            let hf = hf::read(name_or_path, &text)?;
+            return Ok((Cow::Owned(hf.model), hf.warnings));
+        }
+        Ok((
+            Cow::Owned(ZooModel::from_toml_str(name_or_path, &text)?),
+            Vec::new(),
+        ))
     }
 }
 
@@ -147,7 +164,9 @@ impl ZooModel {
                 ));
             }
         };
-        check("total", "published_params", total, self.published_params);
+        if let Some(p) = self.published_params {
+            check("total", "published_params", total, p);
+        }
         if let Some(a) = self.published_active_params {
             check("active", "published_active_params", active, a);
         }
@@ -206,7 +225,7 @@ fn unknown(name: &str) -> ModelError {
         what: "model",
         name: name.into(),
         known: format!(
-            "{} (or a model file FILE.toml, docs/model-files.md)",
+            "{} (or a model file FILE.toml or a Hugging Face config.json, docs/model-files.md)",
             models()
                 .iter()
                 .map(|m| m.name.as_str())

@@ -6,6 +6,8 @@
 mod common;
 #[path = "model/dtypes.rs"]
 mod dtypes;
+#[path = "model/hf_config.rs"]
+mod hf_config;
 #[path = "model/import_errors.rs"]
 mod import_errors;
 #[path = "model/import_reference.rs"]

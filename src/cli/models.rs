@@ -1,4 +1,4 @@
-//! `elk-opt models list|show`.
+//! `elk-opt models list|show|from-hf`.
 
 use super::source::GraphConfig;
 use clap::{Args, Subcommand};
@@ -6,6 +6,7 @@ use elk_model::graph::Mode;
 use elk_model::zoo::{self, ZooParams};
 use elk_stage::units::si;
 use serde::Serialize;
+use std::path::PathBuf;
 
 #[derive(Subcommand, Debug)]
 pub enum ModelsCmd {
@@ -17,12 +18,19 @@ pub enum ModelsCmd {
     },
     /// Generate a zoo model (or a model file) and print its operator table and totals.
     Show(ShowArgs),
+    /// Print the model file (TOML) a Hugging Face config.json maps to, to keep and edit
+    /// (docs/model-files.md); `--model config.json` reads the same file directly.
+    FromHf {
+        /// The config.json.
+        file: PathBuf,
+    },
 }
 
 /// Which graph to generate and how to print it.
 #[derive(Args, Debug)]
 pub struct ShowArgs {
-    /// Model name (see `models list`) or a model file FILE.toml (docs/model-files.md).
+    /// Model name (see `models list`), a model file FILE.toml or a Hugging Face config.json
+    /// (docs/model-files.md).
     pub name: String,
     /// decode, prefill, forward-batch (a training batch's forward pass alone: what the
     /// reference artifact calls training) or training (forward, backward and the Adam update;
@@ -65,17 +73,71 @@ struct ModelRow {
     #[serde(skip_serializing_if = "Option::is_none")]
     experts: Option<ExpertsRow>,
     /// The graph's parameters: all of them, and those one token uses.
-    params_total: u64,
-    params_active: u64,
-    published_params: f64,
+    total_params: u64,
+    active_params: u64,
+    published_params: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     published_active_params: Option<f64>,
     source: &'static str,
 }
 
+/// `models show --json`: the graph, and the model's own parameter counts.
+#[derive(Serialize)]
+struct ShowJson<'a> {
+    #[serde(flatten)]
+    graph: super::graph_table::GraphJson<'a>,
+    model_params: ModelParams,
+}
+
+/// The model's parameters (every expert, and one token's), and the counts its file states
+/// (`null`: none, as for a config.json).
+#[derive(Serialize)]
+struct ModelParams {
+    total_params: u64,
+    active_params: u64,
+    published_params: Option<f64>,
+    published_active_params: Option<f64>,
+}
+
+impl ModelParams {
+    fn of(m: &zoo::ZooModel) -> anyhow::Result<ModelParams> {
+        let (total_params, active_params) = m.parameter_counts()?;
+        Ok(ModelParams {
+            total_params,
+            active_params,
+            published_params: m.published_params,
+            published_active_params: m.published_active_params,
+        })
+    }
+
+    /// `model parameters:  …` for the table.
+    fn line(&self) -> String {
+        let n = |x: f64| si(x, "");
+        let (total, active) = (self.total_params as f64, self.active_params as f64);
+        let counts = if self.total_params == self.active_params {
+            format!("{} parameters, all active", n(total))
+        } else {
+            format!(
+                "{} parameters in all, {} active per token",
+                n(total),
+                n(active)
+            )
+        };
+        let published = match (self.published_params, self.published_active_params) {
+            (Some(p), Some(a)) => format!("published {} in all, {} active", n(p), n(a)),
+            (Some(p), None) => format!("published {}", n(p)),
+            (None, _) => "no published count: the file states none".into(),
+        };
+        format!("model parameters:  {counts} ({published})")
+    }
+}
+
 #[derive(Serialize)]
 struct ExpertsRow {
+    /// Routed experts per layer.
     experts: u64,
+    /// Experts each token is routed to (top-k).
+    #[serde(rename = "experts_per_token")]
     top_k: u64,
 }
 
@@ -85,7 +147,7 @@ pub fn run(cmd: ModelsCmd) -> anyhow::Result<()> {
             let rows = zoo::models()
                 .iter()
                 .map(|m| {
-                    let (params_total, params_active) = m.parameter_counts()?;
+                    let (total_params, active_params) = m.parameter_counts()?;
                     Ok(ModelRow {
                         name: &m.name,
                         layers: m.layers(),
@@ -94,8 +156,8 @@ pub fn run(cmd: ModelsCmd) -> anyhow::Result<()> {
                             experts: x.experts,
                             top_k: x.top_k,
                         }),
-                        params_total,
-                        params_active,
+                        total_params,
+                        active_params,
                         published_params: m.published_params,
                         published_active_params: m.published_active_params,
                         source: &m.source,
@@ -118,8 +180,8 @@ pub fn run(cmd: ModelsCmd) -> anyhow::Result<()> {
                     r.experts
                         .map(|x| format!("{}/{}", x.top_k, x.experts))
                         .unwrap_or_else(|| "-".into()),
-                    si(r.params_total as f64, ""),
-                    si(r.params_active as f64, ""),
+                    si(r.total_params as f64, ""),
+                    si(r.active_params as f64, ""),
                     r.source
                 );
             }
@@ -144,18 +206,29 @@ pub fn run(cmd: ModelsCmd) -> anyhow::Result<()> {
             params.adam = a.optimizer_dtype.unwrap_or_default();
             let model = super::source::load_model(&a.name)?;
             let g = model.build(&params)?;
+            let model_params = ModelParams::of(&model)?;
             if a.json {
                 let config =
                     GraphConfig::new(Some(&a.name), None, a.mode, a.batch, a.kv, a.num_layers)
                         .with_dtypes(a.dtype)
                         .with_optimizer(a.optimizer_dtype);
-                return crate::cli::print_json(
-                    "models-show",
-                    &config,
-                    &super::graph_table::json(&g),
-                );
+                let results = ShowJson {
+                    graph: super::graph_table::json(&g),
+                    model_params,
+                };
+                return crate::cli::print_json("models-show", &config, &results);
             }
             super::graph_table::print(&g, a.all);
+            println!("{}", model_params.line());
+            Ok(())
+        }
+        ModelsCmd::FromHf { file } => {
+            let text = elk_model::error::read_file(&file)?;
+            let hf = zoo::hf::read(&file.to_string_lossy(), &text)?;
+            for line in &hf.warnings {
+                eprintln!("warning: {line}");
+            }
+            print!("{}", hf.model_file);
             Ok(())
         }
     }

@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 /// sequence/KV length.
 #[derive(Args, Debug, Clone)]
 pub struct GraphSource {
-    /// Zoo model name (see `models list`) or a model file FILE.toml (docs/model-files.md).
+    /// Zoo model name (see `models list`), a model file FILE.toml or a Hugging Face
+    /// config.json (docs/model-files.md).
     #[arg(long, conflicts_with_all = ["import", "onnx"])]
     pub model: Option<String>,
     /// A graph in the reference JSON format, or an ONNX model when its name ends in `.onnx`.
@@ -195,9 +196,13 @@ impl GraphSource {
 
 /// A zoo model by name or a model file by path; a file whose published counts the generated
 /// graph misses by more than the tolerance gets a warning on stderr per count (the zoo's
-/// own files are held to them by a test).
+/// own files are held to them by a test), a config.json with keys elk-opt does not know one
+/// line listing them.
 pub fn load_model(name: &str) -> anyhow::Result<std::borrow::Cow<'static, zoo::ZooModel>> {
-    let m = zoo::ZooModel::load(name)?;
+    let (m, warnings) = zoo::ZooModel::load_with_warnings(name)?;
+    for line in warnings {
+        eprintln!("warning: {line}");
+    }
     if let std::borrow::Cow::Owned(own) = &m {
         for line in own.count_mismatches()? {
             eprintln!("warning: {name}: {line}");

@@ -11,8 +11,9 @@ const UNITS: [&str; 10] = [
 ];
 
 /// Suffixes that are the noun a count counts (`operators: 549` reads "549 operators").
-const COUNTED: [&str; 15] = [
+const COUNTED: [&str; 16] = [
     "ops",
+    "experts",
     "plans",
     "shapes",
     "operators",

@@ -39,6 +39,15 @@ fn json_err(file: &str, detail: String) -> ModelError {
 /// Parses the whole file into entries, validating each expression against its declarations.
 pub fn parse_file(file: &str, text: &str) -> Result<Vec<RawEntry>> {
     let value: Value = serde_json::from_str(text).map_err(|e| json_err(file, e.to_string()))?;
+    if value.get("model_type").is_some() {
+        return Err(ModelError::WrongKind {
+            file: file.to_string(),
+            detail: "an object with 'model_type': this looks like a Hugging Face config.json, \
+                     which --model FILE reads (models show FILE, compare --model FILE, …); \
+                     import reads a graph, a JSON list of entries"
+                .into(),
+        });
+    }
     let list = value
         .as_array()
         .ok_or_else(|| json_err(file, "top level must be a list of entries".into()))?;

@@ -19,7 +19,8 @@ use serde::Deserialize;
 struct RawModel {
     name: String,
     source: String,
-    published_params: f64,
+    #[serde(default)]
+    published_params: Option<f64>,
     #[serde(default)]
     published_active_params: Option<f64>,
     layers: usize,
@@ -145,7 +146,7 @@ enum RawFrame {
 }
 
 /// The most layers a file may have.
-const MAX_LAYERS: usize = 10_000;
+pub(super) const MAX_LAYERS: usize = 10_000;
 
 /// The largest width, head count, vocabulary or table a file may have (2^24).
 const MAX_DIM: u64 = 1 << 24;
@@ -291,10 +292,13 @@ fn check(raw: &RawModel, at: &dyn Fn(&str, &str, String) -> ModelError) -> Resul
         return Err(at(
             "",
             "source",
-            "must say where the parameter count comes from".into(),
+            "must say where the hyper-parameters (and a published count) come from".into(),
         ));
     }
-    if !(raw.published_params.is_finite() && raw.published_params > 0.0) {
+    if raw
+        .published_params
+        .is_some_and(|p| !(p.is_finite() && p > 0.0))
+    {
         return Err(at(
             "",
             "published_params",
@@ -371,7 +375,14 @@ fn check(raw: &RawModel, at: &dyn Fn(&str, &str, String) -> ModelError) -> Resul
                 "applies to a model with [moe]: a dense model's parameters are all active".into(),
             ))
         }
-        Some(a) if !(a.is_finite() && a > 0.0 && a <= raw.published_params) => {
+        Some(_) if raw.published_params.is_none() => {
+            return Err(at(
+                "",
+                "published_active_params",
+                "needs published_params, the total it is a part of".into(),
+            ))
+        }
+        Some(a) if !(a.is_finite() && a > 0.0 && raw.published_params.is_some_and(|p| a <= p)) => {
             return Err(at(
                 "",
                 "published_active_params",
@@ -576,7 +587,32 @@ mod tests {
     fn a_count_may_be_written_as_an_integer() {
         let text = LLAMA.replacen("6.738e9", "6_738_415_616", 1);
         let m = parse("m.toml", &text).unwrap();
-        assert_eq!(m.published_params, 6_738_415_616.0);
+        assert_eq!(m.published_params, Some(6_738_415_616.0));
+    }
+
+    #[test]
+    fn a_published_count_is_optional_but_an_active_count_needs_it() {
+        let text = without("published_params");
+        let m = parse("m.toml", &text).unwrap();
+        assert_eq!(m.published_params, None);
+        assert!(
+            m.count_mismatches().unwrap().is_empty(),
+            "nothing to differ from"
+        );
+        let mixtral = include_str!("../../zoo/mixtral-8x7b.toml");
+        let text: String = mixtral
+            .lines()
+            .filter(|l| !l.starts_with("published_params"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let line = line_of(&text, "published_active_params");
+        assert_eq!(
+            error(&text),
+            format!(
+                "m.toml: line {line}: key 'published_active_params': needs published_params, \
+                 the total it is a part of"
+            )
+        );
     }
 
     #[test]
