@@ -127,7 +127,7 @@ impl StepInstances {
         }
         // Check the routing as it is, then give every expert without tokens one phantom
         // token: its operators carry its weights' plan tables and loads.
-        model.build_routed(params, Some(counts))?;
+        model.check_routing(params, Some(counts))?;
         let layers = counts.layers();
         let touched: Vec<Vec<bool>> = (0..layers)
             .map(|l| counts.layer(l).iter().map(|&n| n > 0).collect())

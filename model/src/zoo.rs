@@ -291,6 +291,13 @@ impl ZooModel {
         params: &ZooParams,
         experts: Option<&ExpertTokens>,
     ) -> Result<Graph> {
+        self.check_routing(params, experts)?;
+        self.build_routed_unchecked(params, experts)
+    }
+
+    /// Checks that `experts` fits this model and run: one count per expert and layer, each
+    /// layer's counts summing to its tokens × k (`None`, the balanced routing, always fits).
+    pub fn check_routing(&self, params: &ZooParams, experts: Option<&ExpertTokens>) -> Result<()> {
         if let (Some(t), Some(moe)) = (experts, self.moe()) {
             let layers = params.layers.unwrap_or(self.layers());
             let tokens = params.batch
@@ -332,7 +339,7 @@ impl ZooModel {
                 self.name
             )));
         }
-        self.build_routed_unchecked(params, experts)
+        Ok(())
     }
 
     /// The graph in which experts receive `counts` tokens, without checking that they add up

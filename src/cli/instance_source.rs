@@ -258,3 +258,43 @@ pub fn build(
         chip: Some(chip.record.clone()),
     })
 }
+
+impl InstanceSource {
+    /// The `elk-opt moe` run of the model this builds, for `compare --routing`: a zoo model
+    /// or model file in decode, the whole model, with the same chip and instance options.
+    pub fn moe_args(&self, m: &super::moe::CompareMoe) -> anyhow::Result<super::moe::MoeArgs> {
+        let refuse = |what: &str| {
+            super::flags::Usage::err(format!(
+                "--routing runs the MoE load policies of a whole model (--model) in decode: \
+                 not with {what}"
+            ))
+        };
+        let Some(model) = self.graph.model.clone() else {
+            return refuse("--instance, --import or --onnx");
+        };
+        if self.layers.is_some() || self.ops.is_some() || self.window.is_some() {
+            return refuse("--layers, --ops or --window");
+        }
+        if self.graph.mode != elk_model::graph::Mode::Decode {
+            return refuse(&format!("--mode {}", self.graph.mode.as_str()));
+        }
+        Ok(super::moe::MoeArgs {
+            model,
+            batch: self.graph.batch,
+            kv: self.graph.kv,
+            num_layers: self.graph.num_layers,
+            dtype: self.graph.dtype,
+            chip: self.chip.clone(),
+            hbm_tbps: self.hbm_tbps,
+            routing: m.routing.clone().unwrap_or_default(),
+            steps: m.steps,
+            seed: m.seed,
+            policies: m.policies.clone(),
+            methods: elk_reports::moe::DEFAULT_METHODS.map(String::from).to_vec(),
+            load_order: self.load_order,
+            noc_row: self.noc_row,
+            all_steps: false,
+            json: false,
+        })
+    }
+}

@@ -77,6 +77,87 @@ pub struct MoeArgs {
     pub json: bool,
 }
 
+/// `compare --routing`: the MoE load policies after the methods (as `elk-opt moe`).
+#[derive(Args, Debug, Clone)]
+pub struct CompareMoe {
+    /// An MoE model: also run the load policies (load-all, on-demand, predicted-K, oracle)
+    /// over sampled routing steps, as `elk-opt moe` does: uniform, zipf:S, balanced or
+    /// trace:FILE (docs/moe.md).
+    #[arg(long)]
+    pub routing: Option<String>,
+    /// With --routing: the routing steps sampled.
+    #[arg(long, default_value_t = 100, value_parser = positive_count, allow_negative_numbers = true)]
+    pub steps: u64,
+    /// With --routing: the seed of the samples.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// With --routing: the policies, comma-separated (as `elk-opt moe --policies`).
+    #[arg(long, value_delimiter = ',')]
+    pub policies: Vec<String>,
+}
+
+/// `compare --routing`'s section: the run's title, the model's experts and the report.
+#[derive(Serialize)]
+pub struct MoeSection {
+    /// What ran.
+    pub title: String,
+    /// `routing`, `steps`, `seed` as given.
+    pub routing: String,
+    /// Steps.
+    pub steps: u64,
+    /// Seed.
+    pub seed: u64,
+    /// Experts per layer.
+    pub experts: u64,
+    /// Experts per token.
+    pub top_k: u64,
+    /// The policies over the steps.
+    #[serde(flatten)]
+    pub report: MoeReport,
+}
+
+impl MoeSection {
+    /// Runs the policies of `a`.
+    pub fn run(a: &MoeArgs) -> anyhow::Result<MoeSection> {
+        let (model, spec, chip_label) = spec(a)?;
+        let moe = model.moe().copied().unwrap_or(NO_EXPERTS);
+        let bar = super::progress::bar(spec.steps as u64, "routing steps built");
+        let report = elk_reports::moe::run(&model, &spec, &|done| bar.set_position(done as u64))?;
+        bar.finish_and_clear();
+        Ok(MoeSection {
+            title: format!(
+                "{} decode b{} kv{} on {chip_label}, routing {}, {} steps (seed {})",
+                model.name, a.batch, a.kv, a.routing, a.steps, a.seed
+            ),
+            routing: spec.routing.label(),
+            steps: a.steps,
+            seed: a.seed,
+            experts: moe.experts,
+            top_k: moe.top_k,
+            report,
+        })
+    }
+
+    /// The text table.
+    pub fn print(&self, tokens: u64) {
+        let moe = elk_model::zoo::Moe {
+            experts: self.experts,
+            top_k: self.top_k,
+            ..NO_EXPERTS
+        };
+        print(&self.title, &moe, tokens, &self.report, false);
+    }
+}
+
+/// A model without experts (never printed: `spec` refuses one).
+const NO_EXPERTS: elk_model::zoo::Moe = elk_model::zoo::Moe {
+    experts: 0,
+    top_k: 0,
+    expert_dim: 0,
+    shared_dim: 0,
+    shared_gate: false,
+};
+
 /// `moe --json`: the inputs.
 #[derive(Serialize)]
 struct MoeConfig {
@@ -175,13 +256,7 @@ pub fn spec(
 
 pub fn run(a: MoeArgs) -> anyhow::Result<()> {
     let (model, spec, chip_label) = spec(&a)?;
-    let moe = model.moe().copied().unwrap_or(elk_model::zoo::Moe {
-        experts: 0,
-        top_k: 0,
-        expert_dim: 0,
-        shared_dim: 0,
-        shared_gate: false,
-    });
+    let moe = model.moe().copied().unwrap_or(NO_EXPERTS);
     let bar = super::progress::bar(spec.steps as u64, "routing steps built");
     let report = elk_reports::moe::run(&model, &spec, &|done| bar.set_position(done as u64))?;
     bar.finish_and_clear();

@@ -201,6 +201,8 @@ pub struct CompareArgs {
     )]
     layer_exact: Option<f64>,
     #[command(flatten)]
+    moe: super::moe::CompareMoe,
+    #[command(flatten)]
     timings: Timings,
     /// Machine-readable output.
     #[arg(long)]
@@ -234,9 +236,17 @@ struct CompareReport {
     /// `--layer-exact`: one layer solved exactly.
     #[serde(skip_serializing_if = "Option::is_none")]
     layer: Option<super::layer_exact::LayerSection>,
+    /// `--routing`: the MoE load policies over sampled steps.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    moe: Option<super::moe::MoeSection>,
 }
 
 pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
+    // Flags of the MoE section are checked before any work.
+    let moe_args = match a.moe.routing {
+        Some(_) => Some(a.source.moe_args(&a.moe)?),
+        None => None,
+    };
     let loaded = a.source.load_full()?;
     let (inst, build_s) = (&loaded.instance, loaded.build_s);
     let mut rows = Vec::new();
@@ -286,6 +296,10 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
         )?),
         None => None,
     };
+    let moe = moe_args
+        .as_ref()
+        .map(super::moe::MoeSection::run)
+        .transpose()?;
     let chip = loaded.chip.as_ref();
     let warnings: Vec<String> = chip.and_then(ideal_unreachable).into_iter().collect();
     if a.json {
@@ -306,6 +320,7 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
                 bound_ms: inst.ms(bound),
                 methods: rows,
                 layer: layer.map(|(_, s)| s),
+                moe,
             },
         );
     }
@@ -366,6 +381,12 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
     );
     if let Some((layer, section)) = &layer {
         super::layer_exact::print(layer, section);
+    }
+    if let (Some(section), Some(args)) = (&moe, &moe_args) {
+        println!(
+            "\nMoE load policies (docs/moe.md; the methods above ran on the balanced routing):"
+        );
+        section.print(args.batch);
     }
     Ok(())
 }
