@@ -13,10 +13,11 @@ use std::collections::BTreeSet;
 pub fn optimum(inst: &Instance) -> Option<Cycles> {
     let n = inst.ops.len();
     let loads = inst.load_indices();
+    // The instance's window and the operator's own, each no earlier than W stages before
+    // stage j + 1 where operator j runs.
     let lo = |j: usize| {
-        inst.preload_window
-            .map(|w| (j + 1).saturating_sub(w as usize))
-            .unwrap_or(0)
+        let from = |w: Option<u32>| w.map(|w| (j + 1).saturating_sub(w as usize)).unwrap_or(0);
+        from(inst.preload_window).max(from(inst.ops[j].preload_window))
     };
     let orders = orders(inst, &loads);
     let mut best: Option<f64> = None;
