@@ -61,7 +61,7 @@ pub struct PolicyStep {
     /// schedule without its idle loads: `via load-all`).
     pub method: String,
     /// Experts whose weights it loads, over all layers.
-    pub experts_loaded: usize,
+    pub loaded_experts: usize,
     /// Their weight bytes.
     pub expert_bytes: u64,
 }
@@ -70,9 +70,9 @@ pub struct PolicyStep {
 #[derive(Clone, Debug, Serialize)]
 pub struct StepResult {
     /// Step index.
-    pub step: usize,
+    pub index: usize,
     /// Experts receiving tokens, over all layers.
-    pub experts_touched: usize,
+    pub touched_experts: usize,
     /// The oracle instance's roofline bound, ms: below every policy of this step.
     pub bound_ms: f64,
     /// Each policy, in the spec's order.
@@ -111,11 +111,11 @@ pub struct MoeReport {
     /// Each policy over the steps, in the spec's order.
     pub summary: Vec<PolicySummary>,
     /// Mean experts receiving tokens per layer and step.
-    pub mean_touched_per_layer: f64,
+    pub mean_touched_experts_per_layer: f64,
     /// E·(1 − (1 − k/E)^n), the expectation under uniform routing of n tokens.
-    pub uniform_expected_touched_per_layer: f64,
+    pub uniform_expected_experts_per_layer: f64,
     /// Operator shapes planned (each once, whatever the steps).
-    pub shapes_planned: usize,
+    pub planned_shapes: usize,
 }
 
 /// Runs every policy on `spec.steps` sampled steps of `model`; `progress(done)` after each
@@ -177,9 +177,10 @@ pub fn run(
     let k = moe.top_k.min(moe.experts) as f64;
     Ok(MoeReport {
         summary,
-        mean_touched_per_layer: touched_total as f64 / (spec.steps.max(1) * layers.max(1)) as f64,
-        uniform_expected_touched_per_layer: e * (1.0 - (1.0 - k / e).powf(tokens as f64)),
-        shapes_planned: memo.shapes(),
+        mean_touched_experts_per_layer: touched_total as f64
+            / (spec.steps.max(1) * layers.max(1)) as f64,
+        uniform_expected_experts_per_layer: e * (1.0 - (1.0 - k / e).powf(tokens as f64)),
+        planned_shapes: memo.shapes(),
         steps,
     })
 }
@@ -248,8 +249,8 @@ fn run_step(
     let (o, via) = oracle_best.unwrap_or((Cycles::ZERO, String::new()));
     rows.push(row(&Policy::Oracle, oracle_inst.ms(o), via, si, ranking));
     Ok(StepResult {
-        step,
-        experts_touched: si.touched(),
+        index: step,
+        touched_experts: si.touched(),
         bound_ms: oracle_inst.ms(bound),
         policies: rows,
     })
@@ -266,7 +267,7 @@ fn row(
         policy: p.name(),
         makespan_ms: ms,
         method,
-        experts_loaded: si.experts_loaded(p, ranking),
+        loaded_experts: si.experts_loaded(p, ranking),
         expert_bytes: si.expert_bytes(p, ranking),
     }
 }
@@ -318,7 +319,7 @@ fn summarise(policies: &[Policy], steps: &[StepResult], layers: usize) -> Vec<Po
                     / n_steps,
                 mean_experts_per_layer: steps
                     .iter()
-                    .map(|s| s.policies[i].experts_loaded as f64)
+                    .map(|s| s.policies[i].loaded_experts as f64)
                     .sum::<f64>()
                     / (n_steps * layers.max(1) as f64),
                 mean_vs_oracle_pct: vs / n,

@@ -109,7 +109,8 @@ pub struct MoeSection {
     pub seed: u64,
     /// Experts per layer.
     pub experts: u64,
-    /// Experts per token.
+    /// Experts per token (k).
+    #[serde(rename = "experts_per_token")]
     pub top_k: u64,
     /// The policies over the steps.
     #[serde(flatten)]
@@ -182,6 +183,7 @@ struct MoeConfig {
 struct MoeResults<'a> {
     instance: String,
     experts: u64,
+    #[serde(rename = "experts_per_token")]
     top_k: u64,
     tokens_per_layer: u64,
     #[serde(flatten)]
@@ -300,7 +302,10 @@ pub fn print(title: &str, moe: &elk_model::zoo::Moe, tokens: u64, r: &MoeReport,
     println!(
         "{} experts per layer, top-{}, {tokens} tokens per layer: {:.2} experts receive tokens \
          per layer on average (uniform routing expects E·(1 − (1 − k/E)^n) = {:.2})",
-        moe.experts, moe.top_k, r.mean_touched_per_layer, r.uniform_expected_touched_per_layer
+        moe.experts,
+        moe.top_k,
+        r.mean_touched_experts_per_layer,
+        r.uniform_expected_experts_per_layer
     );
     println!(
         "{:<14} {:>10} {:>10} {:>10} {:>11} {:>13} {:>12} {:>10}",
@@ -338,7 +343,7 @@ pub fn print(title: &str, moe: &elk_model::zoo::Moe, tokens: u64, r: &MoeReport,
         for st in &r.steps {
             println!(
                 "{:>4} {:>9.4}  {}",
-                st.step,
+                st.index,
                 st.bound_ms,
                 st.policies
                     .iter()
@@ -360,6 +365,6 @@ pub fn print(title: &str, moe: &elk_model::zoo::Moe, tokens: u64, r: &MoeReport,
         "experts/lyr: expert weights loaded per layer and step; loaded/step: their bytes. Each \
          policy's schedule is the best judged of the heuristics given (--methods); \
          {} operator shapes planned",
-        r.shapes_planned
+        r.planned_shapes
     );
 }

@@ -40,8 +40,9 @@ const COUNTED: [&str; 16] = [
 /// - the chip file's own keys, which `chips show --json` prints as the TOML has them so a
 ///   chip round-trips: `width`, `height` (cores), `inter_chip_comm_factor` (a ratio);
 /// - ρ (`rho`), the broadcast ratio cold / c_min, named by its symbol in SPEC.md;
-/// - `max_displacement`, the load-order policy `D` as instance files spell it (positions).
-const ALLOWED: [&str; 20] = [
+/// - `max_displacement`, the load-order policy `D` as instance files spell it (positions);
+/// - `seed`, which names a sample (`moe --seed`), as an index names an item.
+const ALLOWED: [&str; 21] = [
     "index",
     "stage",
     "layer",
@@ -62,6 +63,7 @@ const ALLOWED: [&str; 20] = [
     "inter_chip_comm_factor",
     "rho",
     "max_displacement",
+    "seed",
 ];
 
 /// Objects whose every value is a count named by the object: operators per kind.
@@ -192,6 +194,36 @@ fn every_json_output_is_an_envelope_with_a_unit_on_every_number() {
         .concat(),
     );
     check("models-list", &["models", "list", "--json"]);
+    check(
+        "moe",
+        &[
+            "moe",
+            "--num-layers",
+            "1",
+            "--batch",
+            "2",
+            "--steps",
+            "2",
+            "--json",
+        ],
+    );
+    check(
+        "compare",
+        &[
+            "compare",
+            "--model",
+            "mixtral-8x7b",
+            "--num-layers",
+            "1",
+            "--batch",
+            "2",
+            "--routing",
+            "uniform",
+            "--steps",
+            "2",
+            "--json",
+        ],
+    );
     let show = ["models", "show", "bert-base", "--num-layers", "1", "--json"];
     check("models-show", &show);
     check("import", &["import", bert, "--json"]);
@@ -251,7 +283,7 @@ fn every_json_output_is_an_envelope_with_a_unit_on_every_number() {
 
 #[test]
 fn every_subcommand_has_json() {
-    let commands: [&[&str]; 16] = [
+    let commands: [&[&str]; 17] = [
         &["models", "list"],
         &["models", "show"],
         &["import"],
@@ -268,6 +300,7 @@ fn every_subcommand_has_json() {
         &["report", "merge"],
         &["report", "summary"],
         &["study"],
+        &["moe"],
     ];
     for cmd in commands {
         let help = elk_ok(&[cmd, &["--help"][..]].concat()).stdout;

@@ -45,7 +45,7 @@ fn the_table_has_every_policy_and_the_json_every_step() {
     for s in steps {
         let p = s["policies"].as_array().unwrap();
         assert_eq!(p.len(), 3, "the oracle is added");
-        assert_eq!(p[1]["experts_loaded"], 16);
+        assert_eq!(p[1]["loaded_experts"], 16);
         assert!(p[2]["makespan_ms"].as_f64() <= p[0]["makespan_ms"].as_f64());
     }
     assert_eq!(r["summary"][2]["policy"], "oracle");
@@ -125,10 +125,10 @@ fn a_trace_routes_every_step_as_recorded() {
     let routing = format!("trace:{}", path.display());
     let r = elk_json(&args(&["--json", "--routing", &routing]));
     for s in r["steps"].as_array().unwrap() {
-        assert_eq!(s["experts_touched"], 4);
+        assert_eq!(s["touched_experts"], 4);
         // predicted-2 knows the trace's two experts: nothing on demand, nothing idle.
         let p = s["policies"].as_array().unwrap();
-        assert_eq!(p[2]["experts_loaded"], 4);
+        assert_eq!(p[2]["loaded_experts"], 4);
         assert_eq!(p[2]["makespan_ms"], p[3]["makespan_ms"]);
     }
 }

@@ -172,7 +172,7 @@ fn write(header: &Header, cells: &[Cell]) -> Result<Files> {
                     md.push_str(&format!(
                         "| {} | {:.2} | {} | {bound:.4} |\n",
                         c.batch,
-                        c.report.mean_touched_per_layer,
+                        c.report.mean_touched_experts_per_layer,
                         cols.join(" | ")
                     ));
                 }

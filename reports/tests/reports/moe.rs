@@ -50,20 +50,20 @@ fn the_oracle_is_below_every_policy_and_above_its_bound_on_every_step() {
                 assert!(
                     oracle.makespan_ms <= p.makespan_ms * (1.0 + 1e-12),
                     "{routing:?} step {}: oracle {} above {} {}",
-                    st.step,
+                    st.index,
                     oracle.makespan_ms,
                     p.policy,
                     p.makespan_ms
                 );
-                assert_eq!(p.expert_bytes, p.experts_loaded as u64 * expert);
+                assert_eq!(p.expert_bytes, p.loaded_experts as u64 * expert);
             }
             // Load-all loads every expert of both layers; on-demand and the oracle exactly
             // those with tokens; predicted-2 those plus its predicted idle ones.
-            assert_eq!(st.policies[0].experts_loaded, 16);
-            assert_eq!(st.policies[1].experts_loaded, st.experts_touched);
-            assert_eq!(oracle.experts_loaded, st.experts_touched);
-            assert!(st.policies[2].experts_loaded >= st.experts_touched);
-            assert!(st.policies[2].experts_loaded <= st.experts_touched + 4);
+            assert_eq!(st.policies[0].loaded_experts, 16);
+            assert_eq!(st.policies[1].loaded_experts, st.touched_experts);
+            assert_eq!(oracle.loaded_experts, st.touched_experts);
+            assert!(st.policies[2].loaded_experts >= st.touched_experts);
+            assert!(st.policies[2].loaded_experts <= st.touched_experts + 4);
         }
     }
 }
