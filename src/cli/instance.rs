@@ -69,7 +69,7 @@ struct Written<'a> {
 
 pub fn run(a: InstanceArgs) -> anyhow::Result<()> {
     let chip = super::chip_choice::load(&a.chip, a.hbm_tbps)?;
-    if let Some(w) = super::chip_choice::slow_distribution_warning(&chip.spec) {
+    if let Some(w) = super::chip_choice::slow_distribution_warning(&chip.spec, Some(chip.given())) {
         eprintln!("warning: {w}");
     }
     let range = op_range(a.layers.as_deref(), a.ops.as_deref())?;

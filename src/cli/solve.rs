@@ -481,12 +481,15 @@ pub(super) fn header(inst: &Instance, chip: Option<&Chip>) -> String {
 /// assumes loads never contend.
 fn ideal_unreachable(chip: &Chip) -> Option<String> {
     let (dist, hbm) = chip.distribution_below_hbm()?;
+    let advice = elk_model::chip::advice::distribution_advice(&chip.spec)
+        .map_or(String::new(), |a| format!("; {}", a.describe(&chip.spec)));
     Some(format!(
         "Ideal is unreachable on {}: the NoC distributes HBM data at most at {} (B_NoC,dist; \
-         `elk-opt chips show`), below the HBM's {}, and Ideal assumes loads never contend; \
-         every HBM-bound schedule is NoC-bound here",
+         `elk-opt chips show {}`), below the HBM's {}, and Ideal assumes loads never contend; \
+         every HBM-bound schedule is NoC-bound here{advice}",
         chip.label(),
         si(dist, "B/s"),
+        chip.given(),
         si(hbm, "B/s")
     ))
 }
