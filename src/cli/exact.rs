@@ -48,7 +48,7 @@ pub struct ExactFlags {
     #[arg(long, value_enum, default_value = "milp")]
     backend: BackendName,
     /// Seconds the exact backend may run; enforced by killing it 1 s after.
-    #[arg(long, default_value_t = 60.0)]
+    #[arg(long, default_value_t = 60.0, allow_negative_numbers = true)]
     time_limit: f64,
     /// MILP memory-row linearisation.
     #[arg(long, value_enum, default_value = "big-m")]

@@ -19,7 +19,7 @@ pub struct InstanceArgs {
     chip: String,
     /// Override the chip's HBM bandwidth, TB/s (decimal); the instance's name shows it
     /// (`on ipu-pod4 @ 8 TB/s HBM`).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     hbm_tbps: Option<f64>,
     /// Only layers A..B, half-open: layers A to B−1 (`0..1` is layer 0), a sub-instance for
     /// exact solving.
@@ -33,7 +33,7 @@ pub struct InstanceArgs {
     #[arg(long, default_value = "free", value_parser = super::flags::load_order)]
     load_order: LoadOrder,
     /// Preload window W (loads start at most W stages before their operator).
-    #[arg(long)]
+    #[arg(long, value_parser = super::flags::window, allow_negative_numbers = true)]
     window: Option<u32>,
     /// The stage model's NoC row: `phased` (the default: loads beside an operator's compute
     /// phase move at most its length of HBM work; what the paced detailed replay measures:

@@ -196,6 +196,7 @@ pub struct CompareArgs {
     /// a proof (its gaps are upper bounds; `gap --layers 0..1 --time-limit 60` proves the
     /// main job's layer optimal in ≈ 20 s on 2 idle cores).
     #[arg(
+        allow_negative_numbers = true,
         long,
         value_name = "SECONDS",
         value_parser = super::flags::seconds,

@@ -49,7 +49,7 @@ fn files() -> PathBuf {
 #[test]
 fn each_bad_input_gets_its_one_line() {
     let d = files();
-    let cases: [(&[&str], &str); 14] = [
+    let cases: [(&[&str], &str); 20] = [
         (&["simulate", "--instance", "fmt.json", "--schedule", "short.json"],
          "error: fmt.json: malformed JSON: format 'elk-instance/2': expected 'elk-instance/1'"),
         (&["simulate", "--instance", "extra.json", "--schedule", "short.json"],
@@ -78,6 +78,16 @@ fn each_bad_input_gets_its_one_line() {
          "error: study 'nope': expected one of gap, gap-whole, ideal, hbm-emulation, order-pruning, cost-noise, ablation, replay-fidelity"),
         (&["instance", "--model", "llama2-7b", "--layers", "5..3", "-o", "x.json"],
          "error: range '5..3': expected A..B with A < B"),
+        // A negative number after a flag is its value, refused as such (ux-2 #14), with or
+        // without `=`.
+        (&["compare", "--batch", "-4"], "error: --batch -4: must be positive"),
+        (&["compare", "--batch=-4"], "error: --batch -4: must be positive"),
+        (&["compare", "--hbm-tbps", "-8"], "error: --hbm-tbps -8: must be positive"),
+        (&["gap", "--time-limit", "-1"],
+         "error: --time-limit -1: must be a positive number of seconds"),
+        (&["compare", "--window", "-2"], "error: --window -2: must be 0 or more (stages)"),
+        (&["models", "show", "llama2-7b", "--kv", "x"],
+         "error: --kv x: expected a positive whole number"),
     ];
     for (args, expected) in cases {
         let out = elk_in(&d, args);
