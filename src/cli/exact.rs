@@ -9,6 +9,7 @@ use super::progress::ExactProgress;
 use clap::{Args, ValueEnum};
 use elk_solver::lns::{LnsStop, LnsSummary};
 use elk_solver::milp::Linearisation;
+use elk_solver::RETIME_SUFFIX;
 use elk_solver::{
     gap_pct, Backend, Bounds, Exact, ExactOptions, ExactReport, ExactStatus, ExactStop, ModelStats,
     WholeModelBound, WholeModelSearch, WorkerCommand,
@@ -150,6 +151,10 @@ pub struct GapArgs {
     /// Machine-readable output.
     #[arg(long)]
     json: bool,
+    /// The table as CSV on stdout, one row per method (the exact part's schedule last, with
+    /// its status), units in the column names as in `--json` (docs/json.md, "CSV").
+    #[arg(long, conflicts_with = "json")]
+    csv: bool,
 }
 
 /// The exact solve's summary as printed with `--json`.
@@ -691,6 +696,10 @@ pub fn gap(a: GapArgs) -> anyhow::Result<()> {
         };
         return super::print_json("gap", &config, &out);
     }
+    if a.csv {
+        print_gap_csv(&inst, loaded.chip.as_ref(), &out);
+        return Ok(());
+    }
     println!("{}", super::solve::header(&inst, loaded.chip.as_ref()));
     print_gap(&inst, &out, "--time-limit");
     Ok(())
@@ -757,6 +766,45 @@ pub(super) fn gap_report(
     })
 }
 
+/// `gap --csv`: every row with the reference it is measured against.
+fn print_gap_csv(inst: &Instance, chip: Option<&super::chip_choice::Chip>, out: &GapReport) {
+    use super::output::{csv_number as num, csv_row_head};
+    let chip = chip.map(|c| c.label_with_hbm()).unwrap_or_default();
+    let reference_ms = inst.ms(out.reference_cycles);
+    let rows: Vec<Vec<String>> = out
+        .rows
+        .iter()
+        .map(|r| {
+            let mut row = csv_row_head(&inst.name, &chip, &r.method, r.makespan_ms, r.gap_pct);
+            row.extend([
+                (!r.reference_is_optimum).to_string(),
+                out.reference.to_string(),
+                num(Some(reference_ms)),
+                out.exact.bound_source.clone(),
+                num(r.compile_s),
+                r.status.clone().unwrap_or_default(),
+            ]);
+            row
+        })
+        .collect();
+    super::output::print_csv(
+        &[
+            "instance",
+            "chip",
+            "method",
+            "makespan_ms",
+            "gap_pct",
+            "gap_is_upper_bound",
+            "reference",
+            "reference_ms",
+            "bound_source",
+            "time_s",
+            "status",
+        ],
+        &rows,
+    );
+}
+
 /// The body of `gap`'s table: the reference, every row with its gap, Ideal, the legend.
 pub(super) fn print_gap(inst: &Instance, out: &GapReport, limit_flag: &str) {
     let reference = out.reference_cycles;
@@ -809,6 +857,9 @@ pub(super) fn print_gap(inst: &Instance, out: &GapReport, limit_flag: &str) {
     println!(
         "gap % = 100·(makespan − reference)/reference: exact against an optimum; '≤' marks a certified upper bound on the gap, measured against a proven lower bound"
     );
+    if out.rows.iter().any(|r| r.method.ends_with(RETIME_SUFFIX)) {
+        println!("{}", super::method_rows::RETIME_LEGEND);
+    }
     // How the whole-model bound was reached, and when it improved.
     let segment_notes: Vec<&String> = out
         .exact

@@ -154,6 +154,9 @@ fn conflict(a: &str, b: &str) -> String {
                          build another instance with `elk-opt instance` to change it"
             .to_string(),
         "--method" => format!("{other} is a flag of the exact solver (`solve --exact`)"),
+        "--json" if other == "--csv" => {
+            "they are two formats of the same results: choose one".to_string()
+        }
         "--json" => "--json prints every operator already".to_string(),
         _ => "the two ask for different things".to_string(),
     };

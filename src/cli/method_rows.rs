@@ -21,6 +21,9 @@ pub(super) fn heuristic_names() -> impl Iterator<Item = &'static str> {
         .chain(elk_heuristics::VARIANTS)
 }
 
+/// The legend line of the re-timed rows, under every table that has them.
+pub(super) const RETIME_LEGEND: &str = "*+retime: that schedule's options, load order and load starts kept, its load work re-timed by an LP (docs/exact.md)";
+
 /// The re-timed methods `compare` adds after the plain heuristics.
 pub(super) const COMPARE_RETIMED: [&str; 2] = ["elk-dyn", "elk-full"];
 

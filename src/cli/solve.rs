@@ -6,7 +6,7 @@ use super::flags::Timings;
 use super::instance_source::{InstanceSource, SourceConfig};
 use super::method_rows::{
     heuristic, heuristic_names, ideal_row, method_named, method_parser, retimed_row, row_of,
-    run_method, Row, COMPARE_RETIMED,
+    run_method, Row, COMPARE_RETIMED, RETIME_LEGEND,
 };
 use clap::Args;
 use elk_model::build::noc_distribution_bytes_per_s;
@@ -214,6 +214,11 @@ pub struct CompareArgs {
     /// Machine-readable output.
     #[arg(long)]
     json: bool,
+    /// The table as CSV on stdout, one row per method, units in the column names as in
+    /// `--json` (`makespan_ms`, `gap_le_pct`, …), with the instance, chip and bound on every
+    /// row (docs/json.md, "CSV").
+    #[arg(long, conflicts_with = "json")]
+    csv: bool,
 }
 
 /// `compare --bound`.
@@ -261,6 +266,12 @@ struct CompareReport {
 }
 
 pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
+    if a.csv && a.layer_exact.is_some() {
+        return super::flags::Usage::err(
+            "--csv with --layer-exact: the CSV is the whole model's table; the layer's is \
+             `elk-opt gap --layers 0..1 --csv`",
+        );
+    }
     let loaded = a.source.load_full()?;
     let (inst, build_s) = (&loaded.instance, loaded.build_s);
     let mut rows = Vec::new();
@@ -345,6 +356,56 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
             },
         );
     }
+    if a.csv {
+        use super::output::{csv_number as num, csv_row_head};
+        let chip_label = chip.map(Chip::label_with_hbm).unwrap_or_default();
+        let rows: Vec<Vec<String>> = rows
+            .iter()
+            .map(|r| {
+                let mut row = csv_row_head(
+                    &inst.name,
+                    &chip_label,
+                    &r.method,
+                    r.makespan_ms,
+                    r.gap_le_pct,
+                );
+                row.extend([
+                    num(Some(inst.ms(bound))),
+                    bound_source.to_string(),
+                    num(r.speedup_vs_basic_x),
+                    num(r.ideal_pct),
+                    num(r.hbm_util_pct),
+                    num(r.noc_util_pct),
+                    num(r.tflops),
+                    num(r.compile_s),
+                    r.status.clone(),
+                    r.notes.join("; "),
+                ]);
+                row
+            })
+            .collect();
+        super::output::print_csv(
+            &[
+                "instance",
+                "chip",
+                "method",
+                "makespan_ms",
+                "gap_le_pct",
+                "bound_ms",
+                "bound_source",
+                "speedup_vs_basic_x",
+                "ideal_pct",
+                "hbm_util_pct",
+                "noc_util_pct",
+                "tflops",
+                "compile_s",
+                "status",
+                "notes",
+            ],
+            &rows,
+        );
+        return Ok(());
+    }
     println!("{} (instance built in {build_s:.2} s)", header(inst, chip));
     for w in &warnings {
         println!("warning: {w}");
@@ -391,7 +452,7 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
         );
     }
     println!("basic … elk-full: the reference artifact's algorithms; *-fill, *-greedy: elk-opt's named variants (docs/heuristics.md)");
-    println!("*+retime: that schedule's options, load order and load starts kept, its load work re-timed by an LP (docs/exact.md)");
+    println!("{RETIME_LEGEND}");
     println!("ideal: Elk's figure (fastest option per operator with the whole SRAM, loads never contend) — not a schedule and not a proven bound");
     println!("HBM % / NoC %: the share of the makespan the HBM / the NoC is busy");
     let parts = format!(

@@ -429,3 +429,55 @@ fn compare_bound_segment_measures_every_gap_against_the_segment_relaxation() {
     assert!(text.contains("its best price μ = "), "{text}");
     assert!(text.contains("the roofline bound is lower: "), "{text}");
 }
+
+#[test]
+fn compare_and_gap_print_their_tables_as_csv_with_the_json_numbers() {
+    use elk_reports::plot::csv_fields;
+    let csv = String::from_utf8(compare_small(&["--csv", "--no-timings"])).unwrap();
+    let j = results(&compare_small(&["--json", "--no-timings"]));
+    let mut lines = csv.lines();
+    let header = csv_fields(lines.next().unwrap());
+    assert_eq!(
+        header[..7],
+        [
+            "instance",
+            "chip",
+            "method",
+            "makespan_ms",
+            "gap_le_pct",
+            "bound_ms",
+            "bound_source"
+        ]
+    );
+    let rows: Vec<Vec<String>> = lines.map(csv_fields).collect();
+    let methods = j["methods"].as_array().unwrap();
+    assert_eq!(rows.len(), methods.len());
+    for (row, m) in rows.iter().zip(methods) {
+        assert_eq!(row.len(), header.len(), "{row:?}");
+        assert_eq!(row[0], j["instance"].as_str().unwrap());
+        assert_eq!(row[1], "ipu-pod4 @ 16 TB/s HBM");
+        assert_eq!(row[2], m["method"].as_str().unwrap());
+        // Numbers read back to the JSON's exactly.
+        let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+        for key in ["makespan_ms", "hbm_util_pct", "speedup_vs_basic_x"] {
+            let v: f64 = row[col(key)].parse().unwrap();
+            assert_eq!(v, m[key].as_f64().unwrap(), "{key}: {row:?}");
+        }
+        assert_eq!(row[col("bound_source")], "roofline");
+    }
+    // gap: the exact part's row last, with its status.
+    let gap: Vec<u8> =
+        elk_ok(&[&["gap"][..], &SMALL_MODEL, &["--csv", "--no-timings"]].concat()).stdout;
+    let gap = String::from_utf8(gap).unwrap();
+    let last = csv_fields(gap.lines().last().unwrap());
+    assert!(
+        ["exact-milp", "warm-start"].contains(&last[2].as_str()),
+        "{gap}"
+    );
+    assert!(!last[10].is_empty(), "the exact row has a status: {gap}");
+    // One format at a time, and the layer section is gap's.
+    for bad in [&["--csv", "--json"][..], &["--csv", "--layer-exact", "1"]] {
+        let out = elk(&[&["compare"][..], &SMALL_MODEL, bad].concat());
+        assert_eq!(out.status.code(), Some(2), "{bad:?}");
+    }
+}

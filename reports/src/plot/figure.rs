@@ -176,12 +176,33 @@ pub(super) fn png(
 }
 
 /// One CSV field, quoted when it holds a comma, a quote or a line break (RFC 4180).
-fn csv_field(s: &str) -> String {
+pub fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
         s.to_string()
     }
+}
+
+/// The fields of one CSV line (RFC 4180: `"…"` quotes, `""` a quote inside).
+pub fn csv_fields(line: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut field = String::new();
+    let mut quoted = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                field.push('"');
+                chars.next();
+            }
+            ('"', _) => quoted = !quoted,
+            (',', false) => out.push(std::mem::take(&mut field)),
+            (c, _) => field.push(c),
+        }
+    }
+    out.push(field);
+    out
 }
 
 /// The CSV of a chart: `series,X,Y,note`, X being `category` for bars (`categories`) or the
