@@ -253,6 +253,8 @@ struct CompareReport {
     /// B_NoC,dist: how fast the NoC can distribute HBM data to the cores.
     hbm_distribution_tbps: Option<f64>,
     warnings: Vec<String>,
+    /// Why a method falls behind Basic, when it does and the reason is known (empty else).
+    notes: Vec<String>,
     /// The certified lower bound the rows' `gap_le_pct` is measured against.
     bound_ms: f64,
     /// Which bound that is: `roofline` or `segment relaxation`.
@@ -279,6 +281,8 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
     let bar = super::progress::bar((methods.len() + COMPARE_RETIMED.len()) as u64, "methods");
     // The heuristics, then the re-timed rows from the schedules they found (not a second run).
     let mut inner = Vec::new();
+    // Each heuristic's chosen options, for the notes on why a variant falls behind Basic.
+    let mut chosen: Vec<(String, Vec<usize>)> = Vec::new();
     for name in methods {
         bar.set_message(name);
         let m = heuristic(name)?;
@@ -286,7 +290,11 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
         if COMPARE_RETIMED.contains(&name) {
             inner.push((name, judged.clone()));
         }
-        rows.push(row_of(m.name(), judged).0);
+        let (row, result) = row_of(m.name(), judged);
+        if let Some((s, _)) = result {
+            chosen.push((row.method.clone(), s.options.clone()));
+        }
+        rows.push(row);
         bar.inc(1);
     }
     for (name, judged) in &inner {
@@ -332,6 +340,7 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
     };
     let chip = loaded.chip.as_ref();
     let warnings: Vec<String> = chip.and_then(ideal_unreachable).into_iter().collect();
+    let notes = super::method_rows::behind_basic_notes(inst, chip.map(|c| &c.spec), &rows, &chosen);
     if a.json {
         let config = CompareConfig {
             source: a.source.config(),
@@ -348,6 +357,7 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
                 hbm_tbps: chip.map(|c| c.spec.hbm.bandwidth_bytes_per_s / 1e12),
                 hbm_distribution_tbps: chip.map(|c| noc_distribution_bytes_per_s(&c.spec) / 1e12),
                 warnings,
+                notes,
                 bound_ms: inst.ms(bound),
                 bound_source,
                 roofline_bound_ms: inst.ms(roof.best()),
@@ -452,6 +462,9 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
         );
     }
     println!("basic … elk-full: the reference artifact's algorithms; *-fill, *-greedy: elk-opt's named variants (docs/heuristics.md)");
+    for n in &notes {
+        println!("note: {n}");
+    }
     println!("{RETIME_LEGEND}");
     println!("ideal: Elk's figure (fastest option per operator with the whole SRAM, loads never contend) — not a schedule and not a proven bound");
     println!("HBM % / NoC %: the share of the makespan the HBM / the NoC is busy");

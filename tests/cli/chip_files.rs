@@ -1,7 +1,7 @@
 //! Chip files for people: a template that parses, every missing key at once, defaults and
 //! derived bandwidths shown, unit slips warned about, whole floats taken for integer keys.
 
-use super::common::{elk, elk_ok, scratch, SMALL_MODEL};
+use super::common::{elk, elk_ok, reviewers_mesh, scratch, SMALL_MODEL};
 
 fn write(name: &str, text: &str) -> String {
     let f = scratch("chip-files").join(name);
@@ -86,14 +86,7 @@ fn show_marks_defaults_and_prints_the_bandwidths_that_decide() {
     ), "{pod}");
     // The reviewer's chip: 2,048 cores on a 64 x 32 mesh, 8 controllers, 64 GB/s links, 8 TB/s
     // HBM; an IPU clone without the penalty keys.
-    let mesh = include_str!("../../model/chips/sn40l-like.toml")
-        .replace("cores = 1040", "cores = 2048")
-        .replace("width = 40", "width = 64")
-        .replace("height = 26", "height = 32")
-        .replace(
-            "bandwidth_bytes_per_s = 2.0e12",
-            "bandwidth_bytes_per_s = 8.0e12",
-        )
+    let mesh = reviewers_mesh()
         .replace("link_bytes_per_s = 102.4e9", "link_bytes_per_s = 64.0e9")
         .replace("description = ", "# description = ");
     let shown = stdout(&["chips", "show", &write("mesh.toml", &mesh)]);

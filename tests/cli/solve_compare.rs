@@ -481,3 +481,60 @@ fn compare_and_gap_print_their_tables_as_csv_with_the_json_numbers() {
         assert_eq!(out.status.code(), Some(2), "{bad:?}");
     }
 }
+
+#[test]
+fn a_variant_behind_basic_is_explained_with_its_numbers_and_only_then() {
+    // The review's second chip (ux-2 #10): a 64 x 32 mesh whose 16 controllers' 1 TB/s links
+    // distribute HBM data at 8.533 TB/s, just above its 8 TB/s HBM, so a load's NoC time is
+    // about its HBM time times its layout's broadcast ratio.
+    let chip = super::common::reviewers_mesh()
+        .replace("controllers = 8", "controllers = 16")
+        .replace("link_bytes_per_s = 102.4e9", "link_bytes_per_s = 1.0e12");
+    let file = scratch("behind-basic").join("fastnoc.toml");
+    std::fs::write(&file, chip).unwrap();
+    let args = [
+        "compare",
+        "--model",
+        "opt-1.3b",
+        "--num-layers",
+        "2",
+        "--chip",
+        file.to_str().unwrap(),
+        "--no-timings",
+        "--json",
+    ];
+    let j = elk_json(&args);
+    let rows = j["methods"].as_array().unwrap();
+    let ms = |m: &str| {
+        rows.iter().find(|r| r["method"] == m).unwrap()["makespan_ms"]
+            .as_f64()
+            .unwrap()
+    };
+    let notes: Vec<&str> = j["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    // Every method slower than Basic for this reason has its note, naming its slowdown.
+    let behind: Vec<&str> = ["basic-fill", "elk-dyn-greedy", "elk-full-greedy"]
+        .into_iter()
+        .filter(|m| ms(m) > ms("basic"))
+        .collect();
+    assert!(!behind.is_empty(), "{j}");
+    for m in &behind {
+        let note = notes
+            .iter()
+            .find(|n| n.starts_with(&format!("{m} is ")))
+            .unwrap_or_else(|| panic!("no note for {m}: {notes:?}"));
+        assert!(
+            note.contains(&format!("{:.2}x slower than Basic", ms(m) / ms("basic"))),
+            "{note}"
+        );
+        assert!(note.contains("NoC cycles per HBM cycle"), "{note}");
+        assert!(note.contains("B_NoC,dist 8.533 TB/s"), "{note}");
+    }
+    // The main job's configuration has no such method: no note.
+    let main = elk_json(&["compare", "--no-timings", "--json"]);
+    assert_eq!(main["notes"].as_array().unwrap().len(), 0, "{main}");
+}
