@@ -102,6 +102,12 @@ pub struct Marks {
     pub steps: bool,
     /// Lines: a log x axis (the x values are all positive).
     pub log_x: bool,
+    /// Notes on single points, written in the figure's CSV (series, point, note): e.g. that
+    /// Ideal is out of reach on that point's chip.
+    pub point_notes: Vec<(usize, usize, String)>,
+    /// Columns the figure's CSV adds after its own (name, one value per point index): what
+    /// each point is, e.g. the model and chip of a sweep's cell.
+    pub context: Vec<(String, Vec<String>)>,
 }
 
 /// The spread of the samples behind one bar.
