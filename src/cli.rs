@@ -1,5 +1,6 @@
 //! Subcommands: one file each under `cli/`.
 
+mod bound_cache;
 mod chip_choice;
 mod chips;
 mod detailed;

@@ -514,29 +514,31 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The segment relaxation's LP bound of `inst` (what `gap` computes on a whole model), its
-/// price search shown on a spinner; `None` when it does not apply (fewer than two layers) or
-/// no price was solved within 60 s.
+/// The segment relaxation's LP bound of `inst` (what `gap` computes on a whole model), from
+/// the bound cache or computed with its price search shown on a spinner; `None` when it does
+/// not apply (fewer than two layers) or no price was solved within 60 s.
 fn segment_bound(inst: &Instance) -> anyhow::Result<Option<elk_solver::segments::SegmentBound>> {
-    let progress = super::progress::ExactProgress::start("segment relaxation");
-    let roof = elk_solver::bounds::roofline(inst).best();
     let opts = elk_solver::segments::SegmentOptions {
         lp_only: true,
         ..elk_solver::segments::SegmentOptions::default()
     };
-    let found = elk_solver::segments::segment_bound_with(inst, &opts, &|step| {
-        progress.exact(
-            "bound",
-            inst,
-            &elk_solver::ExactEvent::Segment {
-                step: *step,
-                incumbent: None,
-                bound: step.best_bound.map_or(roof, |b| b.max(roof)),
-            },
-        )
-    })?;
-    progress.finish();
-    Ok(found)
+    super::bound_cache::segment_bound(inst, opts.time_limit.as_secs_f64(), || {
+        let progress = super::progress::ExactProgress::start("segment relaxation");
+        let roof = elk_solver::bounds::roofline(inst).best();
+        let found = elk_solver::segments::segment_bound_with(inst, &opts, &|step| {
+            progress.exact(
+                "bound",
+                inst,
+                &elk_solver::ExactEvent::Segment {
+                    step: *step,
+                    incumbent: None,
+                    bound: step.best_bound.map_or(roof, |b| b.max(roof)),
+                },
+            )
+        })?;
+        progress.finish();
+        Ok(found)
+    })
 }
 
 /// The instance's name with the chip's HBM bandwidth: `… on ipu-pod4 @ 16 TB/s HBM`.

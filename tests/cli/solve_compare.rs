@@ -428,6 +428,33 @@ fn compare_bound_segment_measures_every_gap_against_the_segment_relaxation() {
     );
     assert!(text.contains("its best price μ = "), "{text}");
     assert!(text.contains("the roofline bound is lower: "), "{text}");
+    // The bound is cached beside the plan tables: a fresh cache computes and keeps it, the
+    // next run reads it, and a corrupted entry is computed again, all with the same bytes.
+    let cache = scratch("bound-cache");
+    let env = [("XDG_CACHE_HOME", cache.to_str().unwrap())];
+    let args = [&model[..], &["--bound", "segment"]].concat();
+    // (The header's build time is the one wall-clock figure --no-timings keeps.)
+    let body = |out: std::process::Output| {
+        assert!(out.status.success());
+        let text = String::from_utf8(out.stdout).unwrap();
+        text.split_once('\n').unwrap().1.to_string()
+    };
+    let first = body(elk_env(&args, &env));
+    let bounds = cache.join("elk-opt").join("bounds");
+    let entries: Vec<_> = std::fs::read_dir(&bounds).unwrap().flatten().collect();
+    assert_eq!(entries.len(), 1, "one bound kept");
+    assert_eq!(body(elk_env(&args, &env)), first);
+    std::fs::write(entries[0].path(), "{\"format\": \"elk-bound/1\"").unwrap();
+    assert_eq!(body(elk_env(&args, &env)), first);
+    assert_eq!(first, text.split_once('\n').unwrap().1);
+    // Without the cache, nothing is written.
+    let none = scratch("bound-no-cache");
+    let out = elk_env(
+        &[&args[..], &["--no-cache"]].concat(),
+        &[("XDG_CACHE_HOME", none.to_str().unwrap())],
+    );
+    assert!(out.status.success());
+    assert!(!none.join("elk-opt").exists());
 }
 
 #[test]
