@@ -53,4 +53,4 @@ echo "| \`compare\` (Llama2-13B: every heuristic, re-timed rows, Ideal, roofline
 rm -rf "${cache:?}"/*
 c=$(wall "$bin")
 w=$(wall "$bin")
-echo "| \`elk-opt\`, the main job (\`compare --layer-exact 1\`: the above plus one layer's MILP, 1 s limit) | $c s | $w s | — |"
+echo "| \`elk-opt\`, the main job (\`compare --bound segment --layer-exact 1\`: the above with the segment relaxation's bound, plus one layer's MILP, 1 s limit) | $c s | $w s | — |"

@@ -6,6 +6,7 @@ use crate::error::{ModelError, Result};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
+pub mod advice;
 pub mod keys;
 pub mod network;
 mod overrides;

@@ -64,6 +64,19 @@ pub struct MethodResult {
     pub tflops: Option<f64>,
     /// Fig-18 breakdown, cycles.
     pub breakdown: Option<Breakdown>,
+    /// 100·(makespan − bound)/bound against the cell's certified bound (grids with
+    /// `bound = true`): an upper bound on the gap to the optimum.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gap_le_pct: Option<f64>,
+}
+
+/// A cell's certified lower bound on every schedule's makespan (grids with `bound = true`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CellBound {
+    /// The bound, ms.
+    pub bound_ms: f64,
+    /// `segment relaxation` or `roofline`, whichever is stronger.
+    pub source: String,
 }
 
 /// A cell's line in the results file.
@@ -79,6 +92,13 @@ pub struct CellResult {
     pub ideal_ms: Option<f64>,
     /// Every method.
     pub methods: Vec<MethodResult>,
+    /// The certified lower bound (grids with `bound = true`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bound: Option<CellBound>,
+    /// Why Ideal is out of reach on the cell's chip, when it is: its NoC distributes HBM data
+    /// slower than the HBM delivers it, and Ideal assumes loads never contend.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ideal_unreachable: Option<String>,
     /// Why the cell has no results (bad model name, nothing fits, …).
     pub error: Option<String>,
     /// The configuration cannot run: an operator has no plan that fits SRAM (`error` says
@@ -180,6 +200,8 @@ fn failed(figure: &str, cell: &Cell, error: String) -> CellResult {
         ops: 0,
         ideal_ms: None,
         methods: Vec::new(),
+        bound: None,
+        ideal_unreachable: None,
         error: Some(error),
         does_not_fit: false,
     }
@@ -187,15 +209,62 @@ fn failed(figure: &str, cell: &Cell, error: String) -> CellResult {
 
 /// Runs every method of `methods` on the cell's variant of `chip`.
 pub fn run_cell_on(figure: &str, cell: &Cell, chip: ChipSpec, methods: &[String]) -> CellResult {
+    run_cell_with(figure, cell, chip, methods, false)
+}
+
+/// Why Elk's Ideal is out of reach on `chip`, when it is (B_NoC,dist below the HBM).
+pub fn ideal_unreachable(chip: &ChipSpec) -> Option<String> {
+    use elk_stage::units::si;
+    let dist = elk_model::build::noc_distribution_bytes_per_s(chip);
+    let hbm = chip.hbm.bandwidth_bytes_per_s;
+    (dist < hbm).then(|| {
+        format!(
+            "Ideal is unreachable on {}: its NoC distributes HBM data at most at {} (B_NoC,dist), below the HBM's {}, and Ideal assumes loads never contend",
+            chip.name,
+            si(dist, "B/s"),
+            si(hbm, "B/s")
+        )
+    })
+}
+
+/// The certified lower bound of `inst`: the segment relaxation's LP bound (what `gap` and
+/// `compare --bound segment` use on a whole model), or the roofline's where it is stronger
+/// or the relaxation does not apply.
+pub fn certified_bound(inst: &Instance) -> elk_solver::Result<(Cycles, &'static str)> {
+    let roof = elk_solver::bounds::roofline(inst).best();
+    let opts = elk_solver::segments::SegmentOptions {
+        lp_only: true,
+        ..elk_solver::segments::SegmentOptions::default()
+    };
+    Ok(match elk_solver::segments::segment_bound(inst, &opts)? {
+        Some(b) if Cycles(b.bound_cycles) > roof => (Cycles(b.bound_cycles), "segment relaxation"),
+        _ => (roof, "roofline"),
+    })
+}
+
+/// [`run_cell_on`], and with `bound` the cell's certified bound and every method's gap to
+/// it.
+pub fn run_cell_with(
+    figure: &str,
+    cell: &Cell,
+    chip: ChipSpec,
+    methods: &[String],
+    bound: bool,
+) -> CellResult {
     let mut result = CellResult {
         figure: figure.into(),
         cell: cell.clone(),
         ops: 0,
         ideal_ms: None,
         methods: Vec::new(),
+        bound: None,
+        ideal_unreachable: None,
         error: None,
         does_not_fit: false,
     };
+    result.ideal_unreachable = cell_chip_from(chip.clone(), cell)
+        .ok()
+        .and_then(|c| ideal_unreachable(&c));
     let inst = match cell_instance_on(cell, chip) {
         Ok(i) => i,
         Err(e) => {
@@ -219,6 +288,7 @@ pub fn run_cell_on(figure: &str, cell: &Cell, chip: ChipSpec, methods: &[String]
             noc_util: None,
             tflops: None,
             breakdown: None,
+            gap_le_pct: None,
         };
         // One failure policy: a method error (an invalid schedule included) fails the
         // cell loudly, never as a blank result.
@@ -245,6 +315,21 @@ pub fn run_cell_on(figure: &str, cell: &Cell, chip: ChipSpec, methods: &[String]
             }
         }
         result.methods.push(r);
+    }
+    if bound {
+        match certified_bound(&inst) {
+            Ok((b, source)) => {
+                let bound_ms = inst.ms(b);
+                for r in &mut result.methods {
+                    r.gap_le_pct = r.makespan_ms.map(|t| 100.0 * (t - bound_ms) / bound_ms);
+                }
+                result.bound = Some(CellBound {
+                    bound_ms,
+                    source: source.into(),
+                });
+            }
+            Err(e) => result.error = Some(format!("bound: {e}")),
+        }
     }
     result
 }

@@ -30,7 +30,7 @@ mod lines;
 mod paint;
 
 pub use bars::{bars, bars_marked};
-pub use figure::{relink, Figure, Format, Style};
+pub use figure::{csv_field, csv_fields, relink, Figure, Format, Style};
 pub use lines::{cdf, lines, lines_marked};
 
 use crate::error::{ReportError, Result};
@@ -102,6 +102,12 @@ pub struct Marks {
     pub steps: bool,
     /// Lines: a log x axis (the x values are all positive).
     pub log_x: bool,
+    /// Notes on single points, written in the figure's CSV (series, point, note): e.g. that
+    /// Ideal is out of reach on that point's chip.
+    pub point_notes: Vec<(usize, usize, String)>,
+    /// Columns the figure's CSV adds after its own (name, one value per point index): what
+    /// each point is, e.g. the model and chip of a sweep's cell.
+    pub context: Vec<(String, Vec<String>)>,
 }
 
 /// The spread of the samples behind one bar.

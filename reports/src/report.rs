@@ -130,6 +130,20 @@ fn value_or_why(
     }
 }
 
+/// Every grid dimension of each of `rows` as a CSV column (the chip included), so a figure's
+/// data says which cell each point is, whatever the figure's title and panels show.
+fn cell_context(rows: &[&CellResult]) -> Vec<(String, Vec<String>)> {
+    dims::ALL
+        .iter()
+        .map(|d| {
+            (
+                d.column().to_string(),
+                rows.iter().map(|r| d.raw(&r.cell)).collect(),
+            )
+        })
+        .collect()
+}
+
 /// One series per method over `rows` (point `i` at `x(i, row)`), and an [`Absent`] for each
 /// row where a method has no value; then, with `ideal`, Elk's Ideal as the reference series.
 fn method_series(
@@ -139,7 +153,10 @@ fn method_series(
     value: impl Fn(&MethodResult) -> Option<f64>,
     ideal: bool,
 ) -> (Vec<Series>, Marks) {
-    let mut marks = Marks::default();
+    let mut marks = Marks {
+        context: cell_context(rows),
+        ..Marks::default()
+    };
     let mut series = Vec::new();
     for (s, name) in methods.iter().enumerate() {
         let mut points = Vec::new();
@@ -295,6 +312,7 @@ pub fn report(results: &[CellResult], title: &str, header: &Header) -> Result<Fi
         ));
     }
     files.push(finding.file());
+    certified_gaps(&shown, &mut md, &mut files);
     if !errors.is_empty() {
         md.push_str("\n## Cells without results\n\n| cell | why |\n|---|---|\n");
         for r in errors {
@@ -330,6 +348,53 @@ pub fn report(results: &[CellResult], title: &str, header: &Header) -> Result<Fi
     files.insert(0, ("README.md".into(), md.into_bytes()));
     crate::plot::relink(&mut files);
     Ok(files)
+}
+
+/// Grids with `bound = true`: each cell's certified bound and every method's gap to it, as a
+/// table and as `gaps.csv` (one row per cell and method, every grid dimension a column).
+fn certified_gaps(rows: &[&CellResult], md: &mut String, files: &mut Files) {
+    let bounded: Vec<&CellResult> = rows.iter().copied().filter(|r| r.bound.is_some()).collect();
+    if bounded.is_empty() {
+        return;
+    }
+    let methods = methods_of(&bounded);
+    md.push_str("\n## Certified gaps\n\nEach method's gap ≤ % to the cell's certified lower bound (the segment relaxation's LP bound, or the roofline's where it is stronger; docs/exact.md): at least that close to the optimum. Data: [gaps.csv](gaps.csv).\n\n| configuration | bound ms | bound |");
+    for m in &methods {
+        md.push_str(&format!(" {m} gap ≤ % |"));
+    }
+    md.push_str(&format!(
+        "\n|---|---|---|{}\n",
+        "---|".repeat(methods.len())
+    ));
+    let names = labels(&bounded);
+    let mut csv = String::new();
+    let columns: Vec<&str> = dims::ALL.iter().map(|d| d.column()).collect();
+    csv.push_str(&columns.join(","));
+    csv.push_str(",method,makespan_ms,bound_ms,bound_source,gap_le_pct\n");
+    for (r, name) in bounded.iter().zip(&names) {
+        let Some(b) = &r.bound else { continue };
+        md.push_str(&format!("| {name} | {:.4} | {} |", b.bound_ms, b.source));
+        for m in &methods {
+            md.push_str(&format!(" {} |", value_or_why(r, m, |x| x.gap_le_pct, 2)));
+        }
+        md.push('\n');
+        let dims: Vec<String> = dims::ALL
+            .iter()
+            .map(|d| crate::plot::csv_field(&d.raw(&r.cell)))
+            .collect();
+        for m in &r.methods {
+            csv.push_str(&format!(
+                "{},{},{},{},{},{}\n",
+                dims.join(","),
+                crate::plot::csv_field(&m.method),
+                m.makespan_ms.map_or(String::new(), |v| v.to_string()),
+                b.bound_ms,
+                crate::plot::csv_field(&b.source),
+                m.gap_le_pct.map_or(String::new(), |v| v.to_string()),
+            ));
+        }
+    }
+    files.push(("gaps.csv".into(), csv.into_bytes()));
 }
 
 /// The method a headline quotes: Elk-Full when the grid ran it, else the last method.
@@ -526,6 +591,7 @@ fn latency_bars(
     // The same cells as % of Ideal: the figure's question, on one scale for every model.
     let mut pct_marks = Marks {
         groups,
+        context: cell_context(results),
         ..Marks::default()
     };
     let pct_series: Vec<Series> = methods
@@ -778,15 +844,46 @@ fn sweep_lines(
             }
             md.push('\n');
         }
-        let (series, marks) = method_series(
+        let (series, mut marks) = method_series(
             &methods,
             rows,
             |_, r| x_of(figure, &r.cell).0,
             of,
             !training,
         );
+        // A NoC-bound chip: Ideal's line is no target there, and the figure and its CSV say so.
+        let unreachable: Vec<(usize, &str)> = rows
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| r.ideal_unreachable.as_deref().map(|w| (i, w)))
+            .collect();
+        let title = match (unreachable.first(), marks.reference) {
+            (Some((_, why)), Some(ideal)) => {
+                let at: Vec<String> = unreachable
+                    .iter()
+                    .map(|(i, _)| x_of(figure, &rows[*i].cell).0.to_string())
+                    .collect();
+                md.push_str(&format!(
+                    "\n{why}; at {x_desc} = {}, Ideal's line is no target.\n",
+                    at.join(", ")
+                ));
+                for (i, why) in &unreachable {
+                    marks.point_notes.push((ideal, *i, why.to_string()));
+                }
+                if unreachable.len() == rows.len() {
+                    format!("{group} (Ideal unreachable: NoC-bound)")
+                } else {
+                    format!(
+                        "{group} (Ideal unreachable at {} of {} points: NoC-bound)",
+                        unreachable.len(),
+                        rows.len()
+                    )
+                }
+            }
+            _ => group.clone(),
+        };
         let stem = format!("{figure}-{n}");
-        let drawn = lines_marked(group, x_desc, y_desc, &series, &marks, style)?;
+        let drawn = lines_marked(&title, x_desc, y_desc, &series, &marks, style)?;
         files.extend(drawn.files(&stem));
         md.push_str(&format!("\n![{group}]({stem}.svg)\n\n"));
     }

@@ -3,7 +3,7 @@
 //! on restart, and at the end the file rewritten in cell order — so an interrupted-and-resumed
 //! run, a sharded-and-merged run and a straight run write identical bytes.
 
-use crate::cell::{run_cell_on, CellResult};
+use crate::cell::{run_cell_with, CellResult};
 use crate::error::{io, ReportError, Result};
 use crate::grid::Grid;
 use rayon::prelude::*;
@@ -147,7 +147,9 @@ pub fn run_sweep(
     let sink = Mutex::new((file, 0usize));
     todo.par_iter().try_for_each(|cell| -> Result<()> {
         let r = match chips.specs.get(&cell.chip) {
-            Some(chip) => run_cell_on(&grid.figure, cell, chip.clone(), &grid.methods),
+            Some(chip) => {
+                run_cell_with(&grid.figure, cell, chip.clone(), &grid.methods, grid.bound)
+            }
             None => return Err(io(out, format!("cell {}: chip not loaded", cell.index))),
         };
         let line = serde_json::to_string(&r).map_err(|e| io(out, e))?;

@@ -448,7 +448,32 @@ fn every_figure_has_a_csv_of_exactly_its_plotted_numbers() {
     assert_eq!(stems(".svg"), ["latency", "pct_of_ideal"]);
 
     let rows = csv_rows(file("latency.csv"));
-    assert_eq!(rows[0], ["series", "category", "latency (ms)", "note"]);
+    // The plotted columns, then every grid dimension of the point's cell (the chip too).
+    assert_eq!(
+        rows[0],
+        [
+            "series",
+            "category",
+            "latency (ms)",
+            "note",
+            "model",
+            "mode",
+            "batch",
+            "kv",
+            "chip",
+            "hbm_tbps",
+            "noc_scale",
+            "compute_scale",
+            "topology",
+            "cores"
+        ]
+    );
+    for (k, row) in rows[1..].iter().enumerate() {
+        let cell = &results[k % results.len()].cell;
+        assert_eq!(row[8], cell.chip, "{row:?}");
+        assert_eq!(row[4], cell.model, "{row:?}");
+    }
+    let rows: Vec<Vec<String>> = rows.iter().map(|r| r[..4].to_vec()).collect();
     let labels = ["bert-base on ipu-mk2", "bert-base on chip.toml"];
     // One row per series and configuration: each method's makespan, then Ideal, exactly as
     // measured (a number that reads back to the same f64), or empty with why.
@@ -512,10 +537,19 @@ fn line_figures_have_a_csv_with_the_swept_quantity_and_units() {
     for (name, csv) in csvs {
         let rows = csv_rows(csv);
         assert_eq!(
-            rows[0],
-            ["series", "HBM bandwidth (TB/s)", "latency (ms)", "note"],
+            rows[0][..5],
+            [
+                "series",
+                "HBM bandwidth (TB/s)",
+                "latency (ms)",
+                "note",
+                "model"
+            ],
             "{name}"
         );
+        // The swept quantity is a column of its own too, equal to the x value.
+        let hbm = rows[0].iter().position(|h| h == "hbm_tbps").unwrap();
+        assert!(rows[1..].iter().all(|r| r[hbm] == r[1]), "{name}");
         // basic and Ideal at 4 and 16 TB/s.
         let xs: Vec<(&str, &str)> = rows[1..]
             .iter()

@@ -131,6 +131,10 @@ pub enum ExactStop {
     /// The warm start already met a lower bound known before any model was built (roofline
     /// or LP relaxation): optimal, with no backend run.
     WarmStartMeetsBound,
+    /// The model was too large to build, so the window search ([`crate::lns`]) improved the
+    /// warm start instead: its own stop reason and the makespans before and after are in
+    /// [`ExactReport::search`].
+    WindowSearch,
 }
 
 /// The lower bounds computed.
@@ -605,7 +609,17 @@ pub fn solve_exact_with(
             None
         };
         return finish(inst, opts, run, BackendResult::nothing()).map(|mut r| {
-            r.stop = ExactStop::NotAttempted;
+            // Something ran when the window search did: the stop says so, never "not
+            // attempted".
+            // The schedule is the warm start's only when the search improved nothing.
+            r.from_warm_start = search
+                .as_ref()
+                .is_none_or(|s| s.makespan_cycles >= s.input_cycles);
+            r.stop = if search.is_some() {
+                ExactStop::WindowSearch
+            } else {
+                ExactStop::NotAttempted
+            };
             r.search = search;
             r
         });
@@ -720,7 +734,7 @@ fn whole_model_bound(
     match segment_bound_with(inst, &seg_opts, &on_step)? {
         Some(b) => {
             run.notes.push(format!(
-                "segment relaxation: {} segments of {} layer(s), {} distinct, {} each, best price μ = {}",
+                "segment relaxation: {} segments of {} layer(s), {} distinct, {} each, best price μ = {:.3}",
                 b.segments,
                 b.layers_per_segment,
                 b.distinct,
@@ -1154,6 +1168,10 @@ impl ExactReport {
             ExactStop::TimeLimit | ExactStop::Killed => StopReason::TimeLimit,
             ExactStop::NotAttempted => StopReason::NotAttempted,
             ExactStop::WarmStartMeetsBound => StopReason::Completed,
+            ExactStop::WindowSearch => match self.search.as_ref().map(|s| s.stop) {
+                Some(LnsStop::TimeLimit) => StopReason::TimeLimit,
+                _ => StopReason::Completed,
+            },
         };
         let mut notes = self.notes.clone();
         notes.push(format!(

@@ -50,6 +50,27 @@ impl Default for SegmentOptions {
     }
 }
 
+/// `fnv1a64:…` of everything a segment bound depends on besides its instance: this module,
+/// the MILP encoding it solves (LPs included) and the lock file (HiGHS's version), so a bound
+/// cached under it is never reused by code that would compute another.
+pub fn fingerprint() -> &'static str {
+    static FINGERPRINT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    FINGERPRINT.get_or_init(|| {
+        let mut h = elk_stage::hash::Fnv1a64::default();
+        for s in [
+            include_str!("segments.rs"),
+            include_str!("milp.rs"),
+            include_str!("milp/encode.rs"),
+            include_str!("milp/warm.rs"),
+            include_str!("../../Cargo.lock"),
+        ] {
+            h.update(s.as_bytes());
+            h.update(&[0]);
+        }
+        h.finish()
+    })
+}
+
 /// Every segment bound is lowered by this relative amount before it is summed.
 pub const SAFETY: f64 = 1e-6;
 

@@ -42,6 +42,12 @@ impl Chip {
         distribution_below_hbm(&self.spec)
     }
 
+    /// How the user named the chip: the TOML file they gave, else the preset's name (what
+    /// `elk-opt chips show` takes).
+    pub fn given(&self) -> &str {
+        self.record.file.as_deref().unwrap_or(&self.record.name)
+    }
+
     /// The spec named by its label, so instance names and headers show the override.
     pub fn named(&self) -> ChipSpec {
         let mut c = self.spec.clone();
@@ -157,17 +163,23 @@ pub fn distribution_below_hbm(spec: &ChipSpec) -> Option<(f64, f64)> {
 }
 
 /// The warning `chips show` and `instance` print for a chip whose NoC cannot distribute HBM
-/// data as fast as the HBM delivers it (a mesh or torus whose links are too slow for its HBM).
-pub fn slow_distribution_warning(spec: &ChipSpec) -> Option<String> {
+/// data as fast as the HBM delivers it (a mesh or torus whose links are too slow for its HBM),
+/// with what to raise; `show` is how the user named the chip (a preset or the TOML file they
+/// gave), for the `chips show` command it points to (`None`: this is `chips show`).
+pub fn slow_distribution_warning(spec: &ChipSpec, show: Option<&str>) -> Option<String> {
     use elk_stage::units::si;
     let (dist, hbm) = distribution_below_hbm(spec)?;
+    let advice = elk_model::chip::advice::distribution_advice(spec)
+        .map_or(String::new(), |a| format!("; {}", a.describe(spec)));
     Some(format!(
         "{}: the NoC distributes HBM data at most at {} (B_NoC,dist), {:.0} % of the HBM's {}: \
-         every load is NoC-bound, so the HBM's bandwidth cannot be used (`elk-opt chips show {}`)",
+         every load is NoC-bound, so the HBM's bandwidth cannot be used{advice}{}",
         spec.name,
         si(dist, "B/s"),
         100.0 * dist / hbm,
         si(hbm, "B/s"),
-        spec.name
+        show.map_or(String::new(), |given| format!(
+            " (`elk-opt chips show {given}`)"
+        ))
     ))
 }

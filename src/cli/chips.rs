@@ -92,7 +92,10 @@ pub fn run(cmd: ChipsCmd) -> anyhow::Result<()> {
                 "# HBM distribution over the NoC (B_NoC,dist): {}",
                 noc_distribution_explained(c)
             );
-            if let Some(w) = super::chip_choice::slow_distribution_warning(c) {
+            if let Some(a) = elk_model::chip::advice::distribution_advice(c) {
+                println!("# {}", a.describe(c));
+            }
+            if let Some(w) = super::chip_choice::slow_distribution_warning(c, None) {
                 eprintln!("warning: {w}");
             }
             if let CostModelSpec::IpuMk2 {

@@ -78,19 +78,19 @@ pub struct DetailedFlags {
     chip: Option<String>,
     /// Override the chip's HBM bandwidth, TB/s (decimal), as `--hbm-tbps` did when the
     /// instance was built (the recorded override is applied without it).
-    #[arg(long, requires = "detailed")]
+    #[arg(long, requires = "detailed", allow_negative_numbers = true)]
     hbm_tbps: Option<f64>,
     /// Override the chip's topology.
     #[arg(long, value_enum, requires = "detailed")]
     topology: Option<TopologyName>,
     /// Mesh/torus width in cores.
-    #[arg(long, requires = "detailed")]
+    #[arg(long, requires = "detailed", value_parser = super::flags::count::<u64>, allow_negative_numbers = true)]
     width: Option<u64>,
     /// Mesh/torus height in cores.
-    #[arg(long, requires = "detailed")]
+    #[arg(long, requires = "detailed", value_parser = super::flags::count::<u64>, allow_negative_numbers = true)]
     height: Option<u64>,
     /// Number of HBM controllers.
-    #[arg(long, requires = "detailed")]
+    #[arg(long, requires = "detailed", value_parser = super::flags::count::<u64>, allow_negative_numbers = true)]
     hbm_controllers: Option<u64>,
     /// Controller placement.
     #[arg(long, value_enum, requires = "detailed")]

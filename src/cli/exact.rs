@@ -9,6 +9,7 @@ use super::progress::ExactProgress;
 use clap::{Args, ValueEnum};
 use elk_solver::lns::{LnsStop, LnsSummary};
 use elk_solver::milp::Linearisation;
+use elk_solver::RETIME_SUFFIX;
 use elk_solver::{
     gap_pct, Backend, Bounds, Exact, ExactOptions, ExactReport, ExactStatus, ExactStop, ModelStats,
     WholeModelBound, WholeModelSearch, WorkerCommand,
@@ -48,7 +49,7 @@ pub struct ExactFlags {
     #[arg(long, value_enum, default_value = "milp")]
     backend: BackendName,
     /// Seconds the exact backend may run; enforced by killing it 1 s after.
-    #[arg(long, default_value_t = 60.0)]
+    #[arg(long, default_value_t = 60.0, allow_negative_numbers = true)]
     time_limit: f64,
     /// MILP memory-row linearisation.
     #[arg(long, value_enum, default_value = "big-m")]
@@ -150,6 +151,10 @@ pub struct GapArgs {
     /// Machine-readable output.
     #[arg(long)]
     json: bool,
+    /// The table as CSV on stdout, one row per method (the exact part's schedule last, with
+    /// its status), units in the column names as in `--json` (docs/json.md, "CSV").
+    #[arg(long, conflicts_with = "json")]
+    csv: bool,
 }
 
 /// The exact solve's summary as printed with `--json`.
@@ -159,6 +164,8 @@ struct ExactSummary {
     backend: &'static str,
     status: ExactStatus,
     stop: ExactStop,
+    /// What actually ran and what it did, in words (the exact row's status in `gap`).
+    ran: String,
     makespan_cycles: Option<Cycles>,
     makespan_ms: Option<f64>,
     lower_bound_cycles: Cycles,
@@ -338,12 +345,83 @@ fn heuristics_shown(
     all_heuristics(inst, &|k, n, name| progress.heuristic(k, n, name))
 }
 
-fn summary(inst: &Instance, r: &ExactReport, warm: Option<&str>, no_timings: bool) -> ExactSummary {
+/// What ran in an exact solve and what it did, in one phrase: the `ran` of `--json` and the
+/// status of `gap`'s exact row. Never "not attempted" when the window search ran, and never a
+/// MILP when only the warm start was checked against a bound.
+fn what_ran(inst: &Instance, r: &ExactReport, warm: Option<(&str, Cycles)>) -> String {
+    // A backend whose schedule is no faster than the warm start found nothing better, even
+    // when it returns a copy of its own.
+    let no_better = r.from_warm_start
+        || warm
+            .zip(r.makespan_cycles)
+            .is_some_and(|((_, w), t)| t.get() >= w.get() * (1.0 - 1e-12));
+    let warm = warm.map_or("the warm start", |w| w.0);
+    let backend = match r.backend {
+        elk_solver::Backend::Milp => "MILP (HiGHS)",
+        elk_solver::Backend::Smt => "SMT (z3)",
+    };
+    let kept = if no_better {
+        format!("; it found nothing better than {warm}")
+    } else {
+        String::new()
+    };
+    match r.stop {
+        ExactStop::WindowSearch => match &r.search {
+            Some(s) => format!(
+                "window search ({}): improved {warm} {:.4} → {:.4} ms",
+                match s.stop {
+                    LnsStop::Converged => "converged",
+                    LnsStop::TimeLimit => "time limit",
+                    LnsStop::MeetsBound => "meets the bound: optimal",
+                },
+                inst.ms(s.input_cycles),
+                inst.ms(s.makespan_cycles)
+            ),
+            None => "window search".into(),
+        },
+        ExactStop::NotAttempted => format!(
+            "nothing ran: the model is too large to build and the window search did not run; {warm} is reported as it is"
+        ),
+        ExactStop::WarmStartMeetsBound => format!(
+            "no MILP ran: {warm} meets the {} bound, so it is optimal",
+            bound_name(&r.bounds, &r.bound_source)
+        ),
+        ExactStop::Killed => format!("{backend} overran its time limit and was killed{kept}"),
+        ExactStop::Completed if r.status == ExactStatus::Optimal => {
+            format!("{backend}: optimal (proof completed){kept}")
+        }
+        ExactStop::Completed => format!("{backend}: completed"),
+        ExactStop::TimeLimit if r.status == ExactStatus::Optimal => format!(
+            "{backend}: time limit, optimal (meets the {} bound){kept}",
+            bound_name(&r.bounds, &r.bound_source)
+        ),
+        ExactStop::TimeLimit => format!("{backend}: time limit{kept}"),
+    }
+}
+
+/// The name of `gap`'s exact row: the method whose schedule it is (`None`: no row, the
+/// schedule is the warm start's, already a row).
+fn exact_row_name(r: &ExactReport) -> Option<String> {
+    match r.stop {
+        ExactStop::NotAttempted => None,
+        ExactStop::WindowSearch => Some(elk_solver::lns::LNS_METHOD.into()),
+        ExactStop::WarmStartMeetsBound => Some("warm-start".into()),
+        _ => Some(format!("exact-{}", r.backend.name())),
+    }
+}
+
+fn summary(
+    inst: &Instance,
+    r: &ExactReport,
+    warm: Option<(&str, Cycles)>,
+    no_timings: bool,
+) -> ExactSummary {
     ExactSummary {
         instance: inst.name.clone(),
         backend: r.backend.name(),
         status: r.status,
         stop: r.stop,
+        ran: what_ran(inst, r, warm),
         makespan_cycles: r.makespan_cycles,
         makespan_ms: r.makespan_cycles.map(|t| inst.ms(t)),
         lower_bound_cycles: r.lower_bound_cycles,
@@ -351,7 +429,7 @@ fn summary(inst: &Instance, r: &ExactReport, warm: Option<&str>, no_timings: boo
         gap_pct: r.gap_pct,
         solve_s: (!no_timings).then_some(r.solve_s),
         model: ModelJson::from(&r.model),
-        warm_start: warm.map(str::to_string),
+        warm_start: warm.map(|w| w.0.to_string()),
         from_warm_start: r.from_warm_start,
         bounds: r.bounds.clone(),
         notes: r.notes.clone(),
@@ -391,13 +469,14 @@ pub fn solve(
     } else {
         heuristics_shown(&inst, &progress)?.1
     };
-    let warm_name = warm.as_ref().map(|s| s.method.clone());
+    let warm_is = warm.as_ref().map(|s| (s.method.clone(), s.makespan_cycles));
     let report = run_exact(&inst, flags, warm, &progress)?;
     progress.finish();
     if let (Some(path), Some(s)) = (output, &report.schedule) {
         super::output::write_schedule(path, &inst, s)?;
     }
-    let sum = summary(&inst, &report, warm_name.as_deref(), no_timings);
+    let warm_is = warm_is.as_ref().map(|(n, t)| (n.as_str(), *t));
+    let sum = summary(&inst, &report, warm_is, no_timings);
     if json {
         let config = Config {
             source: source.config(),
@@ -433,7 +512,9 @@ pub fn solve(
     }
     let m = &sum.model;
     match sum.stop {
-        ExactStop::NotAttempted => println!("model: not built (too large; see the note)"),
+        ExactStop::NotAttempted | ExactStop::WindowSearch => {
+            println!("model: not built (too large; see the note)")
+        }
         ExactStop::Killed => println!("model: size unknown (the worker was killed)"),
         ExactStop::WarmStartMeetsBound => {
             println!("model: not built (the warm start meets the lower bound)")
@@ -503,13 +584,13 @@ fn status_word(
         (ExactStatus::Optimal, ExactStop::Completed) => "optimal".into(),
         (ExactStatus::Optimal, _) => format!("optimal (meets the {bound} bound)"),
         (ExactStatus::Infeasible, _) => "infeasible (proven: no schedule fits)".into(),
-        (_, ExactStop::NotAttempted) if search == Some(LnsStop::TimeLimit) => format!(
+        (_, ExactStop::WindowSearch) if search == Some(LnsStop::TimeLimit) => format!(
             "time limit in the window search ({gap} against the {bound} bound; the whole-model MILP is too large to build)"
         ),
-        (_, ExactStop::NotAttempted) if search == Some(LnsStop::Converged) => format!(
+        (_, ExactStop::WindowSearch) if search == Some(LnsStop::Converged) => format!(
             "window search converged: no window improves ({gap} against the {bound} bound; the whole-model MILP is too large to build)"
         ),
-        (_, ExactStop::NotAttempted) => format!(
+        (_, ExactStop::NotAttempted | ExactStop::WindowSearch) => format!(
             "not attempted (model too large; {gap} against the bound; cut it with --layers/--ops or --window)"
         ),
         (_, ExactStop::Killed) => format!("time limit, worker killed ({gap})"),
@@ -550,6 +631,9 @@ struct GapRow {
     /// bound and the gap a certified upper bound on the true one.
     reference_is_optimum: bool,
     compile_s: Option<f64>,
+    /// The exact row only: what ran to find its schedule (the summary's `ran`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    status: Option<String>,
 }
 
 /// `gap` output.
@@ -586,6 +670,11 @@ impl GapReport {
         self.exact.solve_s
     }
 
+    /// The reference is a proven optimum (else a lower bound).
+    pub(super) fn reference_is_optimum(&self) -> bool {
+        self.reference == "optimum"
+    }
+
     /// The heuristic the solve was warm-started from.
     pub(super) fn warm_start(&self) -> Option<&str> {
         self.exact.warm_start.as_deref()
@@ -595,7 +684,8 @@ impl GapReport {
 /// `gap`.
 pub fn gap(a: GapArgs) -> anyhow::Result<()> {
     check_flags(&a.exact)?;
-    let (inst, _) = a.source.load()?;
+    let loaded = a.source.load_full()?;
+    let inst = loaded.instance;
     let out = gap_report(&inst, &a.exact, a.timings.no_timings)?;
     if a.json {
         let config = Config {
@@ -606,8 +696,12 @@ pub fn gap(a: GapArgs) -> anyhow::Result<()> {
         };
         return super::print_json("gap", &config, &out);
     }
-    println!("{}", inst.name);
-    print_gap(&inst, &out);
+    if a.csv {
+        print_gap_csv(&inst, loaded.chip.as_ref(), &out);
+        return Ok(());
+    }
+    println!("{}", super::solve::header(&inst, loaded.chip.as_ref()));
+    print_gap(&inst, &out, "--time-limit");
     Ok(())
 }
 
@@ -622,7 +716,8 @@ pub(super) fn gap_report(
     let progress = ExactProgress::start("heuristics");
     let (heuristic_rows, best) = heuristics_shown(inst, &progress)?;
     let warm = if flags.no_warm_start { None } else { best };
-    let warm_name = warm.as_ref().map(|s| s.method.clone());
+    let warm_is = warm.as_ref().map(|s| (s.method.clone(), s.makespan_cycles));
+    let warm_is = warm_is.as_ref().map(|(n, t)| (n.as_str(), *t));
     let report = run_exact(inst, flags, warm, &progress)?;
     progress.finish();
     let mut rows: Vec<GapRow> = heuristic_rows
@@ -634,15 +729,17 @@ pub(super) fn gap_report(
             gap_pct: None,
             reference_is_optimum: false,
             compile_s: if no_timings { None } else { row.compile_s },
+            status: None,
         })
         .collect();
     let reference = report.gap_reference();
     let certified = reference.optimum;
     let reference = reference.cycles;
-    // Not attempted, the exact row would only repeat the warm start.
-    if report.stop != ExactStop::NotAttempted {
+    // The best schedule the exact part found is a row, named for what found it (not
+    // attempted, it would only repeat the warm start).
+    if let Some(method) = exact_row_name(&report) {
         rows.push(GapRow {
-            method: format!("exact-{}", report.backend.name()),
+            method,
             makespan_cycles: report.makespan_cycles,
             makespan_ms: report.makespan_cycles.map(|t| inst.ms(t)),
             gap_pct: None,
@@ -652,6 +749,7 @@ pub(super) fn gap_report(
             } else {
                 Some(report.solve_s)
             },
+            status: Some(what_ran(inst, &report, warm_is)),
         });
     }
     for r in &mut rows {
@@ -662,14 +760,53 @@ pub(super) fn gap_report(
         instance: inst.name.clone(),
         reference: if certified { "optimum" } else { "lower bound" },
         reference_cycles: reference,
-        exact: summary(inst, &report, warm_name.as_deref(), no_timings),
+        exact: summary(inst, &report, warm_is, no_timings),
         rows,
         ideal_cycles: elk_heuristics::ideal(inst).cycles,
     })
 }
 
+/// `gap --csv`: every row with the reference it is measured against.
+fn print_gap_csv(inst: &Instance, chip: Option<&super::chip_choice::Chip>, out: &GapReport) {
+    use super::output::{csv_number as num, csv_row_head};
+    let chip = chip.map(|c| c.label_with_hbm()).unwrap_or_default();
+    let reference_ms = inst.ms(out.reference_cycles);
+    let rows: Vec<Vec<String>> = out
+        .rows
+        .iter()
+        .map(|r| {
+            let mut row = csv_row_head(&inst.name, &chip, &r.method, r.makespan_ms, r.gap_pct);
+            row.extend([
+                (!r.reference_is_optimum).to_string(),
+                out.reference.to_string(),
+                num(Some(reference_ms)),
+                out.exact.bound_source.clone(),
+                num(r.compile_s),
+                r.status.clone().unwrap_or_default(),
+            ]);
+            row
+        })
+        .collect();
+    super::output::print_csv(
+        &[
+            "instance",
+            "chip",
+            "method",
+            "makespan_ms",
+            "gap_pct",
+            "gap_is_upper_bound",
+            "reference",
+            "reference_ms",
+            "bound_source",
+            "time_s",
+            "status",
+        ],
+        &rows,
+    );
+}
+
 /// The body of `gap`'s table: the reference, every row with its gap, Ideal, the legend.
-pub(super) fn print_gap(inst: &Instance, out: &GapReport) {
+pub(super) fn print_gap(inst: &Instance, out: &GapReport, limit_flag: &str) {
     let reference = out.reference_cycles;
     println!(
         "reference: {} = {} = {:.6} ms ({}; exact status {})",
@@ -691,8 +828,12 @@ pub(super) fn print_gap(inst: &Instance, out: &GapReport) {
         "method", "makespan ms", "gap %", "time s"
     );
     for r in &out.rows {
+        let status = r
+            .status
+            .as_ref()
+            .map_or(String::new(), |s| format!("  {s}"));
         println!(
-            "{:<width$} {:>14} {:>12} {:>10}",
+            "{:<width$} {:>14} {:>12} {:>10}{status}",
             r.method,
             r.makespan_ms.map_or("-".into(), |v| format!("{v:.6}")),
             r.gap_pct.map_or("-".into(), |g| {
@@ -716,15 +857,54 @@ pub(super) fn print_gap(inst: &Instance, out: &GapReport) {
     println!(
         "gap % = 100·(makespan − reference)/reference: exact against an optimum; '≤' marks a certified upper bound on the gap, measured against a proven lower bound"
     );
+    if out.rows.iter().any(|r| r.method.ends_with(RETIME_SUFFIX)) {
+        println!("{}", super::method_rows::RETIME_LEGEND);
+    }
     // How the whole-model bound was reached, and when it improved.
-    for n in out
+    let segment_notes: Vec<&String> = out
         .exact
         .notes
         .iter()
         .filter(|n| n.starts_with("segment relaxation"))
-    {
+        .collect();
+    for n in &segment_notes {
         println!("{n}");
     }
+    if out.exact.bounds.segment_cycles.is_some() {
+        println!("μ: the price the segment relaxation puts on one cycle of load work moved across a layer boundary; every price gives a valid bound and the best is kept (docs/exact.md, \"Whole models\")");
+    }
+    if let Some(hint) = stronger_bound(out, limit_flag) {
+        println!("{hint}");
+    }
+}
+
+/// Where a stronger reference than `out`'s would come from, when one may exist: the line
+/// under `gap`'s table that says a proven lower bound is not the last word.
+fn stronger_bound(out: &GapReport, limit_flag: &str) -> Option<String> {
+    let e = &out.exact;
+    if out.reference == "optimum" {
+        return None;
+    }
+    let time_limited = matches!(e.stop, ExactStop::TimeLimit | ExactStop::Killed)
+        || e.search
+            .as_ref()
+            .is_some_and(|s| s.stop == LnsStop::TimeLimit);
+    let mut ways = Vec::new();
+    // Only the segment relaxation's LP flavour is cheap enough to be the default.
+    if e.bound_source == "segment relaxation" && e.notes.iter().any(|n| n.contains(", LP each,")) {
+        ways.push("`--whole-model-bound milp` (MILP dual bounds per segment, slower)");
+    }
+    let longer = format!("a longer {limit_flag}");
+    if time_limited {
+        ways.push(&longer);
+    }
+    (!ways.is_empty()).then(|| {
+        format!(
+            "a stronger bound may exist: the {} bound is the best proven within this run; try {}",
+            e.bound_source,
+            ways.join(" or ")
+        )
+    })
 }
 
 #[cfg(test)]

@@ -77,8 +77,28 @@ pub struct Timings {
 pub fn seconds(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
-        _ => Err(format!("'{s}': expected a positive number of seconds")),
+        _ => Err("must be a positive number of seconds".into()),
     }
+}
+
+/// A whole number of things (`--batch`, `--kv`, `--num-layers`, `--width`, …): a negative one
+/// is refused as such, not as "invalid digit" (zero passes here; each command says what it
+/// needs of it).
+pub fn count<T: std::str::FromStr>(s: &str) -> Result<T, String> {
+    if s.starts_with('-') && s.parse::<f64>().is_ok() {
+        return Err("must be positive".into());
+    }
+    s.parse::<T>()
+        .map_err(|_| "expected a positive whole number".into())
+}
+
+/// `--window W`: a whole number of stages, 0 or more.
+pub fn window(s: &str) -> Result<u32, String> {
+    if s.starts_with('-') && s.parse::<f64>().is_ok() {
+        return Err("must be 0 or more (stages)".into());
+    }
+    s.parse::<u32>()
+        .map_err(|_| "expected a whole number of stages".into())
 }
 
 /// A command line clap refused, printed as clap prints it, except a conflict between two
@@ -95,6 +115,21 @@ pub fn parse_error(err: clap::Error) -> std::process::ExitCode {
     match (err.kind(), pair) {
         (ErrorKind::ArgumentConflict, (Some(a), Some(b))) => {
             eprintln!("error: {}", conflict(&a, &b));
+            std::process::ExitCode::from(2)
+        }
+        // A value its parser refused: one line, as the CLI's own checks print it
+        // (`--hbm-tbps -8: must be positive`), without clap's usage block.
+        (ErrorKind::ValueValidation, (Some(flag), _)) => {
+            let value = match err.get(ContextKind::InvalidValue) {
+                Some(ContextValue::String(v)) => v.clone(),
+                _ => String::new(),
+            };
+            let why = std::error::Error::source(&err)
+                .map_or_else(|| "invalid value".to_string(), |e| e.to_string());
+            eprintln!(
+                "error: {}",
+                elk_stage::error::one_line(&format!("{flag} {value}: {why}"))
+            );
             std::process::ExitCode::from(2)
         }
         _ => err.exit(),
@@ -119,6 +154,9 @@ fn conflict(a: &str, b: &str) -> String {
                          build another instance with `elk-opt instance` to change it"
             .to_string(),
         "--method" => format!("{other} is a flag of the exact solver (`solve --exact`)"),
+        "--json" if other == "--csv" => {
+            "they are two formats of the same results: choose one".to_string()
+        }
         "--json" => "--json prints every operator already".to_string(),
         _ => "the two ask for different things".to_string(),
     };

@@ -16,15 +16,15 @@ pub struct ImportArgs {
     #[arg(long, default_value = "decode", value_parser = super::flags::mode)]
     pub mode: Mode,
     /// Batch size (placeholder 99); the same default as every other command.
-    #[arg(long, default_value_t = 32)]
+    #[arg(long, default_value_t = 32, value_parser = super::flags::count::<u64>, allow_negative_numbers = true)]
     pub batch: u64,
     /// KV length in decode, sequence length otherwise (placeholder 66); the same default as
     /// every other command.
-    #[arg(long, alias = "seq", default_value_t = 2048)]
+    #[arg(long, alias = "seq", default_value_t = 2048, value_parser = super::flags::count::<u64>, allow_negative_numbers = true)]
     pub kv: u64,
     /// The number of identical layers, when detection finds none or the wrong ones (the
     /// graph must have exactly N; the reference artifact's `--layers` hint).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = super::flags::count::<usize>, allow_negative_numbers = true)]
     pub num_layers: Option<usize>,
     /// `clean` (default) or `reference` (reproduce the reference artifact's parse).
     #[arg(long, default_value = "clean", value_parser = super::flags::compat)]

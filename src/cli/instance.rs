@@ -19,7 +19,7 @@ pub struct InstanceArgs {
     chip: String,
     /// Override the chip's HBM bandwidth, TB/s (decimal); the instance's name shows it
     /// (`on ipu-pod4 @ 8 TB/s HBM`).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     hbm_tbps: Option<f64>,
     /// Only layers A..B, half-open: layers A to B−1 (`0..1` is layer 0), a sub-instance for
     /// exact solving.
@@ -33,7 +33,7 @@ pub struct InstanceArgs {
     #[arg(long, default_value = "free", value_parser = super::flags::load_order)]
     load_order: LoadOrder,
     /// Preload window W (loads start at most W stages before their operator).
-    #[arg(long)]
+    #[arg(long, value_parser = super::flags::window, allow_negative_numbers = true)]
     window: Option<u32>,
     /// The stage model's NoC row: `phased` (the default: loads beside an operator's compute
     /// phase move at most its length of HBM work; what the paced detailed replay measures:
@@ -69,7 +69,7 @@ struct Written<'a> {
 
 pub fn run(a: InstanceArgs) -> anyhow::Result<()> {
     let chip = super::chip_choice::load(&a.chip, a.hbm_tbps)?;
-    if let Some(w) = super::chip_choice::slow_distribution_warning(&chip.spec) {
+    if let Some(w) = super::chip_choice::slow_distribution_warning(&chip.spec, Some(chip.given())) {
         eprintln!("warning: {w}");
     }
     let range = op_range(a.layers.as_deref(), a.ops.as_deref())?;

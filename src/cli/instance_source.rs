@@ -32,7 +32,7 @@ pub struct InstanceSource {
     chip: String,
     /// Override the chip's HBM bandwidth, TB/s (decimal); names and headers show it
     /// (`on ipu-pod4 @ 8 TB/s HBM`).
-    #[arg(long, conflicts_with = "instance")]
+    #[arg(long, conflicts_with = "instance", allow_negative_numbers = true)]
     hbm_tbps: Option<f64>,
     /// Load-order policy of the built instance: free (Elk-Full may permute), fixed, or a
     /// maximum displacement D.
@@ -51,7 +51,7 @@ pub struct InstanceSource {
     #[arg(long, conflicts_with = "instance")]
     ops: Option<String>,
     /// Preload window W: every load starts at most W stages before its operator.
-    #[arg(long, conflicts_with = "instance")]
+    #[arg(long, conflicts_with = "instance", value_parser = super::flags::window, allow_negative_numbers = true)]
     window: Option<u32>,
     /// The built instance's NoC row: `phased` (the default; what the paced detailed replay
     /// measures, docs/detailed.md) or `spec` (SPEC §4's, the reference artifact's).

@@ -21,6 +21,9 @@ pub(super) fn heuristic_names() -> impl Iterator<Item = &'static str> {
         .chain(elk_heuristics::VARIANTS)
 }
 
+/// The legend line of the re-timed rows, under every table that has them.
+pub(super) const RETIME_LEGEND: &str = "*+retime: that schedule's options, load order and load starts kept, its load work re-timed by an LP (docs/exact.md)";
+
 /// The re-timed methods `compare` adds after the plain heuristics.
 pub(super) const COMPARE_RETIMED: [&str; 2] = ["elk-dyn", "elk-full"];
 
@@ -240,4 +243,77 @@ pub(super) fn all_heuristics(
         rows.push(row);
     }
     Ok((rows, best.map(|b| b.0)))
+}
+
+/// Σ_j ν_j·H_j and Σ_j exec_j of `options` on `inst`, cycles: the NoC time its loads need
+/// and its operators' execution time.
+fn load_noc_and_exec(inst: &Instance, options: &[usize]) -> (f64, f64) {
+    inst.ops
+        .iter()
+        .zip(options)
+        .filter_map(|(op, &k)| op.options.get(k).map(|o| (op, o)))
+        .fold((0.0, 0.0), |(noc, exec), (op, o)| {
+            (
+                noc + o.noc_per_hbm * op.hbm_cycles.get(),
+                exec + o.exec_cycles.get(),
+            )
+        })
+}
+
+/// Notes for `compare` on the methods slower than Basic because their options' loads cost
+/// more NoC time (ux-2 #10): only when that happens, with the numbers. `chosen` holds each
+/// method's options; `chip`, when known, says why the NoC cost matters here.
+pub(super) fn behind_basic_notes(
+    inst: &Instance,
+    chip: Option<&elk_model::chip::ChipSpec>,
+    rows: &[Row],
+    chosen: &[(String, Vec<usize>)],
+) -> Vec<String> {
+    let Some(basic_t) = rows.first().and_then(|r| r.makespan_cycles) else {
+        return Vec::new();
+    };
+    let Some((_, basic_opts)) = chosen.iter().find(|(m, _)| m == "basic") else {
+        return Vec::new();
+    };
+    let (basic_noc, basic_exec) = load_noc_and_exec(inst, basic_opts);
+    let hbm: f64 = inst.ops.iter().map(|o| o.hbm_cycles.get()).sum();
+    if hbm <= 0.0 {
+        return Vec::new();
+    }
+    let ms = |c: f64| inst.ms(Cycles(c));
+    let why_here = chip.map_or(String::new(), |c| {
+        use elk_stage::units::si;
+        format!(
+            " (B_NoC,dist {} against the HBM's {})",
+            si(elk_model::build::noc_distribution_bytes_per_s(c), "B/s"),
+            si(c.hbm.bandwidth_bytes_per_s, "B/s")
+        )
+    });
+    let mut notes = Vec::new();
+    for (method, options) in chosen {
+        let Some(t) = rows
+            .iter()
+            .find(|r| &r.method == method)
+            .and_then(|r| r.makespan_cycles)
+        else {
+            continue;
+        };
+        let (noc, exec) = load_noc_and_exec(inst, options);
+        // Slower than Basic, and its loads need at least a tenth more NoC time: that is why.
+        if t <= basic_t || noc <= 1.1 * basic_noc {
+            continue;
+        }
+        notes.push(format!(
+            "{method} is {:.2}x slower than Basic here because its options replicate their data more: its loads cost {:.3} NoC cycles per HBM cycle (Basic's {:.3}), {:.3} ms of NoC time for {:.3} ms of HBM time (Basic's {:.3} ms); it picks options by execution time ({:.3} ms in all, Basic's {:.3}) and not by that NoC cost, which is small where the NoC distributes HBM data much faster than the HBM delivers it, and not on this chip{why_here}",
+            t.get() / basic_t.get(),
+            noc / hbm,
+            basic_noc / hbm,
+            ms(noc),
+            ms(hbm),
+            ms(basic_noc),
+            ms(exec),
+            ms(basic_exec),
+        ));
+    }
+    notes
 }

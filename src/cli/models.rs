@@ -38,10 +38,10 @@ pub struct ShowArgs {
     #[arg(long, default_value = "decode", value_parser = super::flags::mode)]
     pub mode: Mode,
     /// Batch size.
-    #[arg(long, default_value_t = 32)]
+    #[arg(long, default_value_t = 32, value_parser = super::flags::count::<u64>, allow_negative_numbers = true)]
     pub batch: u64,
     /// KV length (decode) or sequence length (every other mode).
-    #[arg(long, alias = "seq", default_value_t = 2048)]
+    #[arg(long, alias = "seq", default_value_t = 2048, value_parser = super::flags::count::<u64>, allow_negative_numbers = true)]
     pub kv: u64,
     /// Element types, as `--dtype` in every command (fp16, bf16, fp8, int8, fp32, w8a16, …).
     #[arg(long, value_parser = super::flags::dtype)]
@@ -51,7 +51,7 @@ pub struct ShowArgs {
     #[arg(long, value_name = "DTYPE", value_parser = super::flags::optimizer_dtype)]
     pub optimizer_dtype: Option<elk_model::zoo::AdamState>,
     /// Build the model with N layers (as `--num-layers` in every command).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = super::flags::count::<usize>, allow_negative_numbers = true)]
     pub num_layers: Option<usize>,
     /// Refused: `--layers` is a slice `A..B` elsewhere; a layer count is `--num-layers N`.
     #[arg(long, hide = true, allow_hyphen_values = true)]

@@ -36,3 +36,39 @@ pub fn write_atomic_bytes(path: &Path, contents: &[u8]) -> anyhow::Result<()> {
         format!("{}: cannot replace", path.display())
     })
 }
+
+/// A table as CSV on stdout (RFC 4180 quoting): `header`, then one line per row. Numbers are
+/// best given through [`csv_number`], so they read back to the value printed elsewhere.
+pub fn print_csv(header: &[&str], rows: &[Vec<String>]) {
+    use elk_reports::plot::csv_field;
+    let line = |fields: &mut dyn Iterator<Item = &str>| {
+        fields.map(csv_field).collect::<Vec<_>>().join(",")
+    };
+    println!("{}", line(&mut header.iter().copied()));
+    for r in rows {
+        println!("{}", line(&mut r.iter().map(String::as_str)));
+    }
+}
+
+/// A number for CSV: Rust's shortest round-trip form; empty when absent.
+pub fn csv_number(v: Option<f64>) -> String {
+    v.map_or(String::new(), |v| v.to_string())
+}
+
+/// The first fields of every CSV row of `compare` and `gap`: where (instance, chip), which
+/// method, its makespan and its gap.
+pub fn csv_row_head(
+    instance: &str,
+    chip: &str,
+    method: &str,
+    makespan_ms: Option<f64>,
+    gap_pct: Option<f64>,
+) -> Vec<String> {
+    vec![
+        instance.to_string(),
+        chip.to_string(),
+        method.to_string(),
+        csv_number(makespan_ms),
+        csv_number(gap_pct),
+    ]
+}

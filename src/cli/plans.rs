@@ -15,7 +15,7 @@ pub struct PlansArgs {
     #[arg(long, default_value = super::chip_choice::DEFAULT_CHIP)]
     chip: String,
     /// Override the chip's HBM bandwidth, TB/s (decimal); the header shows it.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     hbm_tbps: Option<f64>,
     /// Print the full option table of this operator (name as in `models show`).
     #[arg(long)]

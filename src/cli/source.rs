@@ -29,14 +29,14 @@ pub struct GraphSource {
     #[arg(long, default_value = "decode", value_parser = super::flags::mode)]
     pub mode: Mode,
     /// Batch size.
-    #[arg(long, default_value_t = 32)]
+    #[arg(long, default_value_t = 32, value_parser = super::flags::count::<u64>, allow_negative_numbers = true)]
     pub batch: u64,
     /// KV length (decode) or sequence length (every other mode).
-    #[arg(long, alias = "seq", default_value_t = 2048)]
+    #[arg(long, alias = "seq", default_value_t = 2048, value_parser = super::flags::count::<u64>, allow_negative_numbers = true)]
     pub kv: u64,
     /// The number of layers: a zoo model is built with N layers; an imported graph must
     /// have N identical layers (when detection finds none or the wrong ones).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = super::flags::count::<usize>, allow_negative_numbers = true)]
     pub num_layers: Option<usize>,
     /// Importer flavour of `--import`: `clean` (the default) or `reference`.
     #[arg(long, value_parser = super::flags::compat)]

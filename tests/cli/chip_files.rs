@@ -1,7 +1,7 @@
 //! Chip files for people: a template that parses, every missing key at once, defaults and
 //! derived bandwidths shown, unit slips warned about, whole floats taken for integer keys.
 
-use super::common::{elk, elk_ok, scratch};
+use super::common::{elk, elk_ok, reviewers_mesh, scratch, SMALL_MODEL};
 
 fn write(name: &str, text: &str) -> String {
     let f = scratch("chip-files").join(name);
@@ -28,7 +28,8 @@ fn templates_are_commented_valid_chips() {
         // The mesh template has sn40l-like's links and controllers, which distribute HBM data
         // at 712 GB/s, below its 2 TB/s HBM: the one warning it gets says so.
         let expected = match topology {
-            "mesh" => "warning: my-chip: the NoC distributes HBM data at most at 712.348 GB/s (B_NoC,dist), 36 % of the HBM's 2.000 TB/s: every load is NoC-bound, so the HBM's bandwidth cannot be used (`elk-opt chips show my-chip`)\n",
+            // What to raise, and to what (the warning is `chips show`'s own: no pointer to it).
+            "mesh" => "warning: my-chip: the NoC distributes HBM data at most at 712.348 GB/s (B_NoC,dist), 36 % of the HBM's 2.000 TB/s: every load is NoC-bound, so the HBM's bandwidth cannot be used; to make the NoC no longer the bound of HBM loads, raise noc.link_bytes_per_s from 1.024e11 to ≥ 2.875e11 (287.500 GB/s), or both: hbm.controllers = 16 with noc.link_bytes_per_s ≥ 2.157e11 (215.700 GB/s) (more controllers alone cannot: 128, one per edge core, reach 1.311 TB/s)\n",
             _ => "",
         };
         assert_eq!(stderr, expected);
@@ -85,14 +86,7 @@ fn show_marks_defaults_and_prints_the_bandwidths_that_decide() {
     ), "{pod}");
     // The reviewer's chip: 2,048 cores on a 64 x 32 mesh, 8 controllers, 64 GB/s links, 8 TB/s
     // HBM; an IPU clone without the penalty keys.
-    let mesh = include_str!("../../model/chips/sn40l-like.toml")
-        .replace("cores = 1040", "cores = 2048")
-        .replace("width = 40", "width = 64")
-        .replace("height = 26", "height = 32")
-        .replace(
-            "bandwidth_bytes_per_s = 2.0e12",
-            "bandwidth_bytes_per_s = 8.0e12",
-        )
+    let mesh = reviewers_mesh()
         .replace("link_bytes_per_s = 102.4e9", "link_bytes_per_s = 64.0e9")
         .replace("description = ", "# description = ");
     let shown = stdout(&["chips", "show", &write("mesh.toml", &mesh)]);
@@ -102,6 +96,32 @@ fn show_marks_defaults_and_prints_the_bandwidths_that_decide() {
         ),
         "{shown}"
     );
+    // The line under it says which keys to raise, and to what.
+    assert!(
+        shown.contains("\n# to make the NoC no longer the bound of HBM loads, raise noc.link_bytes_per_s from 6.4e10 to ≥ 1.25e12 (1.250 TB/s), or both: hbm.controllers = 16 with noc.link_bytes_per_s ≥ 9.375e11 (937.500 GB/s) (more controllers alone cannot: 188, one per edge core, reach 752.000 GB/s)\n"),
+        "{shown}"
+    );
+    // `instance` on that chip file warns too, and points to a `chips show` that works: the
+    // file the user gave, not the chip's name (ux-2 #12).
+    let file = write("mesh-for-instance.toml", &mesh);
+    let inst = scratch("chip-files").join("mesh-inst.json");
+    let out = elk_ok(
+        &[
+            &["instance"][..],
+            &SMALL_MODEL,
+            &["--chip", &file, "-o", inst.to_str().unwrap()],
+        ]
+        .concat(),
+    );
+    let warning = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        warning
+            .lines()
+            .next()
+            .is_some_and(|w| w.ends_with(&format!("(`elk-opt chips show {file}`)"))),
+        "{warning}"
+    );
+    elk_ok(&["chips", "show", &file]);
     assert!(
         shown.contains("\ndescription = \"\"  # (default)\n"),
         "{shown}"

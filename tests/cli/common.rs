@@ -226,3 +226,17 @@ pub fn hidden_layers_graph(dir: &Path) -> PathBuf {
     std::fs::write(&path, dot_chain(&widths)).unwrap();
     path
 }
+
+/// The reviewers' chip (ux-2 #8): sn40l-like grown to 2,048 cores on a 64 × 32 mesh with
+/// 8 TB/s of HBM, its controllers and links as `sn40l-like.toml` has them (8 and 102.4e9),
+/// for the caller to change.
+pub fn reviewers_mesh() -> String {
+    include_str!("../../model/chips/sn40l-like.toml")
+        .replace("cores = 1040", "cores = 2048")
+        .replace("width = 40", "width = 64")
+        .replace("height = 26", "height = 32")
+        .replace(
+            "bandwidth_bytes_per_s = 2.0e12",
+            "bandwidth_bytes_per_s = 8.0e12",
+        )
+}

@@ -86,9 +86,24 @@ fn gap_lists_every_heuristic_against_the_optimum() {
         .iter()
         .chain(&elk_heuristics::VARIANTS)
         .copied()
-        .chain(["elk-dyn+retime", "elk-full+retime", "exact-milp"])
+        .chain(["elk-dyn+retime", "elk-full+retime"])
         .collect();
-    assert_eq!(names, registered);
+    assert_eq!(names[..names.len() - 1], registered);
+    // The exact row is named for what found its schedule: here the best heuristic already
+    // meets the roofline bound, so no MILP is built and the row says so.
+    let exact = rows.last().unwrap();
+    assert_eq!(j["exact"]["stop"], "warm_start_meets_bound", "{j}");
+    assert_eq!(exact["method"], "warm-start", "{exact}");
+    let status = exact["status"].as_str().unwrap();
+    assert!(
+        status.starts_with("no MILP ran: ") && status.ends_with("so it is optimal"),
+        "{status}"
+    );
+    assert_eq!(j["exact"]["ran"], exact["status"]);
+    // Only the exact row has a status.
+    assert!(rows[..rows.len() - 1]
+        .iter()
+        .all(|r| r.get("status").is_none()));
     for r in rows {
         assert_eq!(r["reference_is_optimum"], true);
         assert!(r["gap_pct"].as_f64().unwrap() >= -1e-6, "{r}");
@@ -234,8 +249,15 @@ fn a_whole_model_is_improved_by_the_window_search_and_the_simulator_agrees() {
     args.extend(model);
     args.extend(["-o", sched.to_str().unwrap()]);
     let j = elk_json(&args);
-    assert_eq!(j["stop"], "not_attempted", "{j}");
+    // Something ran: the stop says the window search, and `ran` what it did.
+    assert_eq!(j["stop"], "window_search", "{j}");
     assert_eq!(j["status"], "feasible", "{j}");
+    assert_eq!(j["from_warm_start"], false, "{j}");
+    let ran = j["ran"].as_str().unwrap();
+    assert!(
+        ran.starts_with("window search (") && ran.contains(" improved elk-"),
+        "{ran}"
+    );
     let search = &j["search"];
     let (input, best) = (
         search["input_cycles"].as_f64().unwrap(),
@@ -255,6 +277,19 @@ fn a_whole_model_is_improved_by_the_window_search_and_the_simulator_agrees() {
     let t = s["makespan_cycles"].as_f64().unwrap();
     assert!((t - best).abs() <= 1e-9 * t, "simulate {t} vs solve {best}");
     assert_eq!(s["method"], "window-search", "{s}");
+    // `gap` shows the search's schedule as a row of its own, with what it did.
+    let mut gap = vec!["gap", "--time-limit", "12", "--no-timings", "--json"];
+    gap.extend(model);
+    let g = elk_json(&gap);
+    let last = g["rows"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["method"], "window-search", "{g}");
+    assert!(
+        last["status"]
+            .as_str()
+            .unwrap()
+            .starts_with("window search ("),
+        "{last}"
+    );
     // The text output names the search in its status.
     let mut text = vec!["solve", "--exact", "--time-limit", "12"];
     text.extend(model);

@@ -49,7 +49,7 @@ fn files() -> PathBuf {
 #[test]
 fn each_bad_input_gets_its_one_line() {
     let d = files();
-    let cases: [(&[&str], &str); 14] = [
+    let cases: [(&[&str], &str); 20] = [
         (&["simulate", "--instance", "fmt.json", "--schedule", "short.json"],
          "error: fmt.json: malformed JSON: format 'elk-instance/2': expected 'elk-instance/1'"),
         (&["simulate", "--instance", "extra.json", "--schedule", "short.json"],
@@ -69,15 +69,25 @@ fn each_bad_input_gets_its_one_line() {
         (&["chips", "show", "chip.toml"],
          "error: chip.toml: line 2: key 'cores': invalid value: integer `-4`, expected u64"),
         (&["sweep", "grid.toml"],
-         "error: grid.toml: line 5: key 'colour': unknown field `colour`, expected one of `figure`, `models`, `modes`, `batches`, `kvs`, `chips`, `hbm_tbps`, `noc_scale`, `compute_scale`, `topologies`, `cores`, `hbm_per_1472_cores_tbps`, `methods`"),
+         "error: grid.toml: line 5: key 'colour': unknown field `colour`, expected one of `figure`, `models`, `modes`, `batches`, `kvs`, `chips`, `hbm_tbps`, `noc_scale`, `compute_scale`, `topologies`, `cores`, `hbm_per_1472_cores_tbps`, `methods`, `bound`"),
         (&["sweep", "methods.toml"],
-         "error: methods.toml: key 'methods': unknown method 'magic'"),
+         "error: methods.toml: key 'methods': unknown method 'magic': expected one of basic, static, elk-dyn, elk-full, basic-fill, static-fill, elk-dyn-greedy, elk-full-greedy, bound (Ideal is always reported; the exact solver is `elk-opt gap`, per configuration)"),
         (&["sweep", "fig17", "--shard", "3/2"],
          "error: --shard: '3/2': expected K/N with 0 ≤ K < N"),
         (&["study", "nope"],
          "error: study 'nope': expected one of gap, gap-whole, ideal, hbm-emulation, order-pruning, cost-noise, ablation, replay-fidelity"),
         (&["instance", "--model", "llama2-7b", "--layers", "5..3", "-o", "x.json"],
          "error: range '5..3': expected A..B with A < B"),
+        // A negative number after a flag is its value, refused as such (ux-2 #14), with or
+        // without `=`.
+        (&["compare", "--batch", "-4"], "error: --batch -4: must be positive"),
+        (&["compare", "--batch=-4"], "error: --batch -4: must be positive"),
+        (&["compare", "--hbm-tbps", "-8"], "error: --hbm-tbps -8: must be positive"),
+        (&["gap", "--time-limit", "-1"],
+         "error: --time-limit -1: must be a positive number of seconds"),
+        (&["compare", "--window", "-2"], "error: --window -2: must be 0 or more (stages)"),
+        (&["models", "show", "llama2-7b", "--kv", "x"],
+         "error: --kv x: expected a positive whole number"),
     ];
     for (args, expected) in cases {
         let out = elk_in(&d, args);

@@ -174,7 +174,10 @@ fn layer_exact_gives_the_layer_optimum_and_every_heuristic_its_gap_there() {
     {
         assert!(names.contains(h), "{h} missing from {names:?}");
     }
-    assert_eq!(names.last(), Some(&"exact-milp"), "{names:?}");
+    // No MILP ran: the row is named for where its schedule came from, and says so.
+    assert_eq!(names.last(), Some(&"warm-start"), "{names:?}");
+    let status = rows.last().unwrap()["status"].as_str().unwrap();
+    assert!(status.starts_with("no MILP ran: "), "{status}");
     let mut best = f64::INFINITY;
     for r in rows {
         let (t, g) = (
@@ -265,11 +268,18 @@ fn the_header_warns_when_the_noc_cannot_distribute_hbm_data_fast_enough() {
 fn help_documents_the_main_job_and_layer_exact() {
     let top = String::from_utf8(elk_ok(&["--help"]).stdout).unwrap();
     assert!(
-        top.contains("With no command: the main job, `elk-opt compare --layer-exact 1`"),
+        top.contains(
+            "With no command: the main job, `elk-opt compare --bound segment --layer-exact 1`"
+        ),
         "{top}"
     );
     let help = String::from_utf8(elk_ok(&["compare", "--help"]).stdout).unwrap();
     assert!(help.contains("--layer-exact <SECONDS>"), "{help}");
+    // It says what the main job really gives the layer: 1 s, a look and not a proof.
+    assert!(
+        help.contains("The main job (no arguments) uses 1: a look at the layer, not"),
+        "{help}"
+    );
     // It cuts a layer from the model's graph: an instance file has none.
     let inst = bert_instance();
     let out = elk(&[
@@ -372,4 +382,186 @@ fn solve_without_a_schedule_fails_and_writes_nothing() {
     assert_eq!(json.status.code(), Some(1));
     assert!(results(&json.stdout)["makespan_ms"].is_null());
     assert_eq!(solve("elk-dyn", &[]).status.code(), Some(0));
+}
+
+#[test]
+fn compare_bound_segment_measures_every_gap_against_the_segment_relaxation() {
+    // Three Llama2-13B layers at 8 TB/s: the segment relaxation beats the roofline.
+    let model = [
+        "compare",
+        "--model",
+        "llama2-13b",
+        "--num-layers",
+        "3",
+        "--hbm-tbps",
+        "8",
+        "--no-timings",
+    ];
+    let j = elk_json(&[&model[..], &["--bound", "segment", "--json"]].concat());
+    assert_eq!(j["bound_source"], "segment relaxation", "{j}");
+    let (bound, roof) = (
+        j["bound_ms"].as_f64().unwrap(),
+        j["roofline_bound_ms"].as_f64().unwrap(),
+    );
+    assert!(bound > roof, "{bound} vs roofline {roof}");
+    for r in j["methods"].as_array().unwrap() {
+        if r["method"] == "ideal" {
+            continue;
+        }
+        let (t, g) = (
+            r["makespan_ms"].as_f64().unwrap(),
+            r["gap_le_pct"].as_f64().unwrap(),
+        );
+        // No schedule beats a certified bound, and each gap is measured against it.
+        assert!(g >= 0.0, "{r}");
+        assert!((t / (1.0 + g / 100.0) - bound).abs() <= 1e-9 * bound, "{r}");
+    }
+    // The default is the roofline, and the footer says which bound and what tightens it.
+    let plain = elk_json(&[&model[..], &["--json"]].concat());
+    assert_eq!(plain["bound_source"], "roofline");
+    assert_eq!(plain["bound_ms"], plain["roofline_bound_ms"]);
+    let text =
+        String::from_utf8(elk_ok(&[&model[..], &["--bound", "segment"]].concat()).stdout).unwrap();
+    assert!(
+        text.contains("gap ≤ %: against the certified segment relaxation lower bound"),
+        "{text}"
+    );
+    assert!(text.contains("its best price μ = "), "{text}");
+    assert!(text.contains("the roofline bound is lower: "), "{text}");
+    // The bound is cached beside the plan tables: a fresh cache computes and keeps it, the
+    // next run reads it, and a corrupted entry is computed again, all with the same bytes.
+    let cache = scratch("bound-cache");
+    let env = [("XDG_CACHE_HOME", cache.to_str().unwrap())];
+    let args = [&model[..], &["--bound", "segment"]].concat();
+    // (The header's build time is the one wall-clock figure --no-timings keeps.)
+    let body = |out: std::process::Output| {
+        assert!(out.status.success());
+        let text = String::from_utf8(out.stdout).unwrap();
+        text.split_once('\n').unwrap().1.to_string()
+    };
+    let first = body(elk_env(&args, &env));
+    let bounds = cache.join("elk-opt").join("bounds");
+    let entries: Vec<_> = std::fs::read_dir(&bounds).unwrap().flatten().collect();
+    assert_eq!(entries.len(), 1, "one bound kept");
+    assert_eq!(body(elk_env(&args, &env)), first);
+    std::fs::write(entries[0].path(), "{\"format\": \"elk-bound/1\"").unwrap();
+    assert_eq!(body(elk_env(&args, &env)), first);
+    assert_eq!(first, text.split_once('\n').unwrap().1);
+    // Without the cache, nothing is written.
+    let none = scratch("bound-no-cache");
+    let out = elk_env(
+        &[&args[..], &["--no-cache"]].concat(),
+        &[("XDG_CACHE_HOME", none.to_str().unwrap())],
+    );
+    assert!(out.status.success());
+    assert!(!none.join("elk-opt").exists());
+}
+
+#[test]
+fn compare_and_gap_print_their_tables_as_csv_with_the_json_numbers() {
+    use elk_reports::plot::csv_fields;
+    let csv = String::from_utf8(compare_small(&["--csv", "--no-timings"])).unwrap();
+    let j = results(&compare_small(&["--json", "--no-timings"]));
+    let mut lines = csv.lines();
+    let header = csv_fields(lines.next().unwrap());
+    assert_eq!(
+        header[..7],
+        [
+            "instance",
+            "chip",
+            "method",
+            "makespan_ms",
+            "gap_le_pct",
+            "bound_ms",
+            "bound_source"
+        ]
+    );
+    let rows: Vec<Vec<String>> = lines.map(csv_fields).collect();
+    let methods = j["methods"].as_array().unwrap();
+    assert_eq!(rows.len(), methods.len());
+    for (row, m) in rows.iter().zip(methods) {
+        assert_eq!(row.len(), header.len(), "{row:?}");
+        assert_eq!(row[0], j["instance"].as_str().unwrap());
+        assert_eq!(row[1], "ipu-pod4 @ 16 TB/s HBM");
+        assert_eq!(row[2], m["method"].as_str().unwrap());
+        // Numbers read back to the JSON's exactly.
+        let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+        for key in ["makespan_ms", "hbm_util_pct", "speedup_vs_basic_x"] {
+            let v: f64 = row[col(key)].parse().unwrap();
+            assert_eq!(v, m[key].as_f64().unwrap(), "{key}: {row:?}");
+        }
+        assert_eq!(row[col("bound_source")], "roofline");
+    }
+    // gap: the exact part's row last, with its status.
+    let gap: Vec<u8> =
+        elk_ok(&[&["gap"][..], &SMALL_MODEL, &["--csv", "--no-timings"]].concat()).stdout;
+    let gap = String::from_utf8(gap).unwrap();
+    let last = csv_fields(gap.lines().last().unwrap());
+    assert!(
+        ["exact-milp", "warm-start"].contains(&last[2].as_str()),
+        "{gap}"
+    );
+    assert!(!last[10].is_empty(), "the exact row has a status: {gap}");
+    // One format at a time, and the layer section is gap's.
+    for bad in [&["--csv", "--json"][..], &["--csv", "--layer-exact", "1"]] {
+        let out = elk(&[&["compare"][..], &SMALL_MODEL, bad].concat());
+        assert_eq!(out.status.code(), Some(2), "{bad:?}");
+    }
+}
+
+#[test]
+fn a_variant_behind_basic_is_explained_with_its_numbers_and_only_then() {
+    // The review's second chip (ux-2 #10): a 64 x 32 mesh whose 16 controllers' 1 TB/s links
+    // distribute HBM data at 8.533 TB/s, just above its 8 TB/s HBM, so a load's NoC time is
+    // about its HBM time times its layout's broadcast ratio.
+    let chip = super::common::reviewers_mesh()
+        .replace("controllers = 8", "controllers = 16")
+        .replace("link_bytes_per_s = 102.4e9", "link_bytes_per_s = 1.0e12");
+    let file = scratch("behind-basic").join("fastnoc.toml");
+    std::fs::write(&file, chip).unwrap();
+    let args = [
+        "compare",
+        "--model",
+        "opt-1.3b",
+        "--num-layers",
+        "2",
+        "--chip",
+        file.to_str().unwrap(),
+        "--no-timings",
+        "--json",
+    ];
+    let j = elk_json(&args);
+    let rows = j["methods"].as_array().unwrap();
+    let ms = |m: &str| {
+        rows.iter().find(|r| r["method"] == m).unwrap()["makespan_ms"]
+            .as_f64()
+            .unwrap()
+    };
+    let notes: Vec<&str> = j["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    // Every method slower than Basic for this reason has its note, naming its slowdown.
+    let behind: Vec<&str> = ["basic-fill", "elk-dyn-greedy", "elk-full-greedy"]
+        .into_iter()
+        .filter(|m| ms(m) > ms("basic"))
+        .collect();
+    assert!(!behind.is_empty(), "{j}");
+    for m in &behind {
+        let note = notes
+            .iter()
+            .find(|n| n.starts_with(&format!("{m} is ")))
+            .unwrap_or_else(|| panic!("no note for {m}: {notes:?}"));
+        assert!(
+            note.contains(&format!("{:.2}x slower than Basic", ms(m) / ms("basic"))),
+            "{note}"
+        );
+        assert!(note.contains("NoC cycles per HBM cycle"), "{note}");
+        assert!(note.contains("B_NoC,dist 8.533 TB/s"), "{note}");
+    }
+    // The main job's configuration has no such method: no note.
+    let main = elk_json(&["compare", "--no-timings", "--json"]);
+    assert_eq!(main["notes"].as_array().unwrap().len(), 0, "{main}");
 }

@@ -38,7 +38,7 @@ fn bad_chips_and_methods_exit_2_before_any_cell_runs() {
         (
             "method.toml",
             grid("\"ipu-mk2\"", "\"basic\", \"elk-fulll\""),
-            "error: sweep/method.toml: key 'methods': unknown method 'elk-fulll'",
+            "error: sweep/method.toml: key 'methods': unknown method 'elk-fulll': expected one of basic, static, elk-dyn, elk-full, basic-fill, static-fill, elk-dyn-greedy, elk-full-greedy, bound (Ideal is always reported; the exact solver is `elk-opt gap`, per configuration)",
         ),
     ] {
         std::fs::write(d.join("sweep").join(name), text).unwrap();
@@ -108,5 +108,131 @@ fn failed_cells_make_the_sweep_fail_and_are_retried() {
     assert!(
         err.contains("1 cell does not fit the chip (no plan fits SRAM)"),
         "{err}"
+    );
+}
+
+#[test]
+fn a_grid_that_asks_for_the_bound_gets_it_and_every_gap() {
+    let d = scratch("sweeps-bound");
+    // `bound` among the methods is `bound = true`; both give the same results.
+    std::fs::write(
+        d.join("a.toml"),
+        grid("\"ipu-pod4\"", "\"basic\", \"elk-full\", \"bound\""),
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("b.toml"),
+        grid("\"ipu-pod4\"", "\"basic\", \"elk-full\"") + "bound = true\n",
+    )
+    .unwrap();
+    for g in ["a", "b"] {
+        let out = elk_in(
+            &d,
+            &["sweep", &format!("{g}.toml"), "-o", &format!("{g}.jsonl")],
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let a = std::fs::read_to_string(d.join("a.jsonl")).unwrap();
+    assert_eq!(a, std::fs::read_to_string(d.join("b.jsonl")).unwrap());
+    let line: serde_json::Value = serde_json::from_str(a.lines().next().unwrap()).unwrap();
+    let bound = line["bound"]["bound_ms"].as_f64().unwrap();
+    let source = line["bound"]["source"].as_str().unwrap();
+    assert!(
+        ["segment relaxation", "roofline"].contains(&source),
+        "{line}"
+    );
+    let methods = line["methods"].as_array().unwrap();
+    assert_eq!(methods.len(), 2, "{line}");
+    for m in methods {
+        let (t, g) = (
+            m["makespan_ms"].as_f64().unwrap(),
+            m["gap_le_pct"].as_f64().unwrap(),
+        );
+        assert!(
+            g >= 0.0 && (bound * (1.0 + g / 100.0) - t).abs() <= 1e-9 * t,
+            "{m}"
+        );
+    }
+    // The report shows the gaps, with every dimension in its CSV.
+    let out = elk_in(&d, &["report", "a.jsonl", "-o", "rep"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let readme = std::fs::read_to_string(d.join("rep/README.md")).unwrap();
+    assert!(readme.contains("## Certified gaps"), "{readme}");
+    let csv = std::fs::read_to_string(d.join("rep/gaps.csv")).unwrap();
+    assert!(
+        csv.starts_with("model,mode,batch,kv,chip,hbm_tbps,noc_scale,compute_scale,topology,cores,method,makespan_ms,bound_ms,bound_source,gap_le_pct\n"),
+        "{csv}"
+    );
+    // Without the bound, no bound key at all: earlier results files stay as they were.
+    std::fs::write(d.join("c.toml"), grid("\"ipu-pod4\"", "\"basic\"")).unwrap();
+    let out = elk_in(&d, &["sweep", "c.toml", "-o", "c.jsonl"]);
+    assert!(out.status.success());
+    let c = std::fs::read_to_string(d.join("c.jsonl")).unwrap();
+    assert!(
+        !c.contains("\"bound\"") && !c.contains("gap_le_pct") && !c.contains("ideal_unreachable"),
+        "{c}"
+    );
+}
+
+#[test]
+fn a_figure_on_a_noc_bound_chip_says_ideal_is_unreachable() {
+    // sn40l-like distributes HBM data at 712 GB/s: at 0.5 TB/s the NoC keeps up, at 2 TB/s
+    // it does not.
+    let d = scratch("sweeps-unreachable");
+    std::fs::write(
+        d.join("g.toml"),
+        "figure = \"vs-hbm\"\nmodels = [\"bert-base\"]\nbatches = [8]\nkvs = [128]\nchips = [\"sn40l-like\"]\nhbm_tbps = [0.5, 2]\nmethods = [\"basic\"]\n",
+    )
+    .unwrap();
+    let out = elk_in(&d, &["sweep", "g.toml", "-o", "r.jsonl", "--report", "rep"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(d.join("r.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(lines[0].get("ideal_unreachable").is_none(), "{}", lines[0]);
+    let why = lines[1]["ideal_unreachable"].as_str().unwrap();
+    assert!(
+        why.starts_with("Ideal is unreachable on sn40l-like"),
+        "{why}"
+    );
+    let readme = std::fs::read_to_string(d.join("rep/README.md")).unwrap();
+    assert!(readme.contains("Ideal's line is no target"), "{readme}");
+    // The CSV notes it on that point only; the figure's title says it.
+    let csv = std::fs::read_to_string(d.join("rep/vs-hbm-0.csv")).unwrap();
+    // Every point says which cell it is: each grid dimension, the chip included, a column.
+    assert!(
+        csv.lines().next().unwrap().ends_with(
+            ",note,model,mode,batch,kv,chip,hbm_tbps,noc_scale,compute_scale,topology,cores"
+        ),
+        "{csv}"
+    );
+    let ideal: Vec<&str> = csv.lines().filter(|l| l.starts_with("ideal,")).collect();
+    assert!(
+        ideal[1].ends_with(",bert-base,decode,8,128,sn40l-like,2,1,1,,"),
+        "{csv}"
+    );
+    assert_eq!(ideal.len(), 2, "{csv}");
+    assert!(
+        !ideal[0].contains("unreachable") && ideal[1].contains("Ideal is unreachable"),
+        "{csv}"
+    );
+    let svg = std::fs::read_to_string(d.join("rep/vs-hbm-0.svg")).unwrap();
+    assert!(
+        svg.contains("Ideal unreachable at 1 of 2 points: NoC-bound"),
+        "the figure says it"
     );
 }

@@ -7,6 +7,7 @@
 //! An image is a figure of the report, drawn inline (see [`Blocks::figure`]); a link or image
 //! to another site is printed as text, so the page never points at the network.
 
+use crate::plot::csv_fields;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// `s` with `& < > " '` escaped: safe as element text and inside a quoted attribute.
@@ -414,27 +415,6 @@ fn aligns(line: &str) -> Option<Vec<Option<&'static str>>> {
             })
         })
         .collect()
-}
-
-/// The fields of one CSV line (RFC 4180: `"…"` quotes, `""` a quote inside).
-fn csv_fields(line: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut field = String::new();
-    let mut quoted = false;
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (c, quoted) {
-            ('"', true) if chars.peek() == Some(&'"') => {
-                field.push('"');
-                chars.next();
-            }
-            ('"', _) => quoted = !quoted,
-            (',', false) => out.push(std::mem::take(&mut field)),
-            (c, _) => field.push(c),
-        }
-    }
-    out.push(field);
-    out
 }
 
 /// A figure's CSV as a folded table (`name` in its summary). The report's CSVs hold no line

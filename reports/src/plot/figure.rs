@@ -176,12 +176,33 @@ pub(super) fn png(
 }
 
 /// One CSV field, quoted when it holds a comma, a quote or a line break (RFC 4180).
-fn csv_field(s: &str) -> String {
+pub fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
         s.to_string()
     }
+}
+
+/// The fields of one CSV line (RFC 4180: `"…"` quotes, `""` a quote inside).
+pub fn csv_fields(line: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut field = String::new();
+    let mut quoted = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                field.push('"');
+                chars.next();
+            }
+            ('"', _) => quoted = !quoted,
+            (',', false) => out.push(std::mem::take(&mut field)),
+            (c, _) => field.push(c),
+        }
+    }
+    out.push(field);
+    out
 }
 
 /// The CSV of a chart: `series,X,Y,note`, X being `category` for bars (`categories`) or the
@@ -194,7 +215,12 @@ pub(super) fn data_csv(
     series: &[Series],
     marks: &Marks,
 ) -> String {
-    let mut out = format!("series,{},{},note\n", csv_field(x_desc), csv_field(y_desc));
+    let mut out = format!("series,{},{},note", csv_field(x_desc), csv_field(y_desc));
+    for (name, _) in &marks.context {
+        out.push(',');
+        out.push_str(&csv_field(name));
+    }
+    out.push('\n');
     for (s, ser) in series.iter().enumerate() {
         for (i, (x, y)) in ser.points.iter().enumerate() {
             let x = match categories {
@@ -212,11 +238,23 @@ pub(super) fn data_csv(
             if let Some(sp) = marks.spread.iter().find(|p| p.series == s && p.point == i) {
                 notes.push(format!("min {} max {}", sp.lo, sp.hi));
             }
+            notes.extend(
+                marks
+                    .point_notes
+                    .iter()
+                    .filter(|(series, point, _)| (*series, *point) == (s, i))
+                    .map(|(_, _, n)| n.clone()),
+            );
             out.push_str(&format!(
-                "{},{x},{y},{}\n",
+                "{},{x},{y},{}",
                 csv_field(&ser.name),
                 csv_field(&notes.join("; "))
             ));
+            for (_, values) in &marks.context {
+                out.push(',');
+                out.push_str(&values.get(i).map_or_else(String::new, |v| csv_field(v)));
+            }
+            out.push('\n');
         }
     }
     out

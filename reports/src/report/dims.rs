@@ -23,7 +23,7 @@ pub(crate) enum Dim {
 }
 
 /// Every dimension, in the order labels print them.
-const ALL: [Dim; 10] = [
+pub(crate) const ALL: [Dim; 10] = [
     Dim::Model,
     Dim::Mode,
     Dim::Batch,
@@ -90,6 +90,39 @@ impl Dim {
                 Some(n) => format!("{n} cores"),
                 None => "chip's cores".into(),
             },
+        }
+    }
+
+    /// The column a CSV names this dimension by (the grid's key, in the singular).
+    pub(crate) fn column(self) -> &'static str {
+        match self {
+            Dim::Model => "model",
+            Dim::Mode => "mode",
+            Dim::Batch => "batch",
+            Dim::Kv => "kv",
+            Dim::Chip => "chip",
+            Dim::Hbm => "hbm_tbps",
+            Dim::Noc => "noc_scale",
+            Dim::Compute => "compute_scale",
+            Dim::Topology => "topology",
+            Dim::Cores => "cores",
+        }
+    }
+
+    /// The cell's value of this dimension for a CSV: the number or name as the grid gives it
+    /// (empty: the chip's own).
+    pub(crate) fn raw(self, c: &Cell) -> String {
+        match self {
+            Dim::Model => c.model.clone(),
+            Dim::Mode => c.mode.clone(),
+            Dim::Batch => c.batch.to_string(),
+            Dim::Kv => c.kv.to_string(),
+            Dim::Chip => c.chip.clone(),
+            Dim::Hbm => c.hbm_tbps.map_or(String::new(), num),
+            Dim::Noc => num(c.noc_scale),
+            Dim::Compute => num(c.compute_scale),
+            Dim::Topology => c.topology.clone().unwrap_or_default(),
+            Dim::Cores => c.cores.map_or(String::new(), |n| n.to_string()),
         }
     }
 
@@ -235,6 +268,8 @@ mod tests {
             ops: 0,
             ideal_ms: None,
             methods: Vec::new(),
+            bound: None,
+            ideal_unreachable: None,
             error: None,
             does_not_fit: false,
         }

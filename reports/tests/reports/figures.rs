@@ -142,6 +142,7 @@ fn method(name: &str, ms: Option<f64>) -> MethodResult {
         noc_util: None,
         tflops: None,
         breakdown: None,
+        gap_le_pct: None,
     }
 }
 
@@ -158,6 +159,8 @@ fn result(figure: &str, cell: Cell, basic: f64, static_ms: Option<f64>, full: f6
             method("static", static_ms),
             method("elk-full", Some(full)),
         ],
+        bound: None,
+        ideal_unreachable: None,
         error: None,
         does_not_fit: false,
     }
