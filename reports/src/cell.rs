@@ -209,7 +209,80 @@ fn failed(figure: &str, cell: &Cell, error: String) -> CellResult {
 
 /// Runs every method of `methods` on the cell's variant of `chip`.
 pub fn run_cell_on(figure: &str, cell: &Cell, chip: ChipSpec, methods: &[String]) -> CellResult {
-    run_cell_with(figure, cell, chip, methods, false)
+    run_cell_with(figure, cell, chip, methods, false, &MoeCell::default())
+}
+
+/// How a cell with a routing runs the MoE load policies (grids with `routings`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct MoeCell {
+    /// Routing steps sampled (seed 1).
+    pub steps: usize,
+    /// The policies (empty: load-all, on-demand, predicted-K, oracle).
+    pub policies: Vec<String>,
+}
+
+impl Default for MoeCell {
+    fn default() -> MoeCell {
+        MoeCell {
+            steps: crate::grid::MOE_STEPS,
+            policies: Vec::new(),
+        }
+    }
+}
+
+/// The load policies of an MoE cell over its sampled steps, one row each: the mean
+/// makespan, and as `gap_le_pct` the mean of each step's makespan over that step's certified
+/// bound (docs/moe.md).
+fn policy_rows(cell: &Cell, chip: ChipSpec, moe: &MoeCell) -> crate::Result<Vec<MethodResult>> {
+    use elk_model::load_policy::Policy;
+    let Some(routing) = &cell.routing else {
+        return Ok(Vec::new());
+    };
+    let model = zoo::find(&cell.model)?;
+    let top_k = model.moe().map_or(1, |m| m.top_k);
+    let policies = if moe.policies.is_empty() {
+        vec![
+            Policy::LoadAll,
+            Policy::OnDemand,
+            Policy::Predicted(top_k as usize),
+            Policy::Oracle,
+        ]
+    } else {
+        moe.policies
+            .iter()
+            .map(|p| Policy::parse(p))
+            .collect::<elk_model::Result<_>>()?
+    };
+    let spec = crate::moe::MoeSpec {
+        params: ZooParams::new(Mode::parse(&cell.mode)?, cell.batch, cell.kv),
+        chip: cell_chip_from(chip, cell)?,
+        opts: InstanceOptions {
+            load_order: LoadOrder::Named(NamedOrder::Free),
+            plan_cache: plan_cache(),
+            ..InstanceOptions::default()
+        },
+        routing: elk_model::routing::Routing::parse(routing)?,
+        steps: moe.steps,
+        seed: 1,
+        policies,
+        methods: crate::moe::DEFAULT_METHODS.map(String::from).to_vec(),
+    };
+    let report = crate::moe::run(model, &spec, &|_| {})?;
+    Ok(report
+        .summary
+        .iter()
+        .map(|s| MethodResult {
+            method: s.policy.clone(),
+            status: Some(MethodStatus::Scheduled),
+            reason: None,
+            makespan_ms: Some(s.mean_ms),
+            hbm_util: None,
+            noc_util: None,
+            tflops: None,
+            breakdown: None,
+            gap_le_pct: Some(s.mean_gap_pct),
+        })
+        .collect())
 }
 
 /// Why Elk's Ideal is out of reach on `chip`, when it is (B_NoC,dist below the HBM).
@@ -250,6 +323,7 @@ pub fn run_cell_with(
     chip: ChipSpec,
     methods: &[String],
     bound: bool,
+    moe: &MoeCell,
 ) -> CellResult {
     let mut result = CellResult {
         figure: figure.into(),
@@ -265,6 +339,15 @@ pub fn run_cell_with(
     result.ideal_unreachable = cell_chip_from(chip.clone(), cell)
         .ok()
         .and_then(|c| ideal_unreachable(&c));
+    if cell.routing.is_some() {
+        // A routed cell is the load policies on its sampled steps: the grid's methods and
+        // Ideal would schedule another workload (the balanced routing's graph).
+        match policy_rows(cell, chip, moe) {
+            Ok(rows) => result.methods = rows,
+            Err(e) => return failed(figure, cell, format!("load policies: {e}")),
+        }
+        return result;
+    }
     let inst = match cell_instance_on(cell, chip) {
         Ok(i) => i,
         Err(e) => {

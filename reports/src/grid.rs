@@ -56,6 +56,16 @@ pub struct Grid {
     /// the roofline's where it is stronger) and every method's gap to it (`gap_le_pct`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub bound: bool,
+    /// MoE models: routings (`uniform`, `zipf:S`, `balanced`, `trace:FILE`; docs/moe.md), an
+    /// axis of the grid; each such cell also runs the load policies over sampled steps.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub routings: Vec<String>,
+    /// With `routings`: the load policies (empty: load-all, on-demand, predicted-K, oracle).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub policies: Vec<String>,
+    /// With `routings`: the routing steps sampled per cell (seed 1).
+    #[serde(default = "moe_steps", skip_serializing_if = "is_moe_steps")]
+    pub moe_steps: usize,
     /// The grid file (or preset name) that errors name.
     #[serde(skip)]
     pub source: String,
@@ -82,6 +92,14 @@ fn pod4() -> Vec<String> {
 }
 fn one() -> Vec<f64> {
     vec![1.0]
+}
+/// Routing steps per MoE cell by default.
+pub const MOE_STEPS: usize = 20;
+fn moe_steps() -> usize {
+    MOE_STEPS
+}
+fn is_moe_steps(n: &usize) -> bool {
+    *n == MOE_STEPS
 }
 /// The "method" that asks for the certified lower bound and the gaps to it.
 pub const BOUND: &str = "bound";
@@ -116,6 +134,9 @@ pub struct Cell {
     pub topology: Option<String>,
     /// Cores override.
     pub cores: Option<u64>,
+    /// MoE routing (grids with `routings`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub routing: Option<String>,
 }
 
 impl Cell {
@@ -133,13 +154,20 @@ impl Cell {
             compute_scale: 1.0,
             topology: None,
             cores: None,
+            routing: None,
         }
     }
 
     /// A stable text key (for resuming and merging).
     pub fn key(&self) -> String {
+        // A routing extends the key; cells without one keep the key they always had.
+        let routing = self
+            .routing
+            .as_ref()
+            .map(|r| format!("|routing {r}"))
+            .unwrap_or_default();
         format!(
-            "{}|{}|b{}|s{}|{}|hbm{:?}|noc{}|comp{}|{:?}|cores{:?}",
+            "{}|{}|b{}|s{}|{}|hbm{:?}|noc{}|comp{}|{:?}|cores{:?}{routing}",
             self.model,
             self.mode,
             self.batch,
@@ -306,6 +334,7 @@ impl Grid {
                 return Err(bad(format!("key '{key}': 0 must be ≥ 1")));
             }
         }
+        self.check_moe(&bad)?;
         for m in &self.models {
             let model = elk_model::zoo::find(m)
                 .map_err(|e| bad(format!("key 'models': entry '{m}': {e}")))?;
@@ -318,6 +347,62 @@ impl Grid {
                     )));
                 }
             }
+        }
+        Ok(())
+    }
+
+    /// The MoE keys: routings that parse, policies that exist, MoE models in decode only, no
+    /// NoC or compute scaling (the policies' instances are built per step).
+    fn check_moe(&self, bad: &dyn Fn(String) -> ReportError) -> Result<()> {
+        if self.routings.is_empty() {
+            for (key, set) in [
+                ("policies", !self.policies.is_empty()),
+                ("moe_steps", self.moe_steps != MOE_STEPS),
+            ] {
+                if set {
+                    return Err(bad(format!(
+                        "key '{key}': applies to MoE cells: give `routings` too"
+                    )));
+                }
+            }
+            return Ok(());
+        }
+        for r in &self.routings {
+            elk_model::routing::Routing::parse(r)
+                .map_err(|e| bad(format!("key 'routings': entry '{r}': {e}")))?;
+        }
+        for p in &self.policies {
+            elk_model::load_policy::Policy::parse(p)
+                .map_err(|e| bad(format!("key 'policies': {e}")))?;
+        }
+        if self.moe_steps == 0 {
+            return Err(bad("key 'moe_steps': must be ≥ 1".into()));
+        }
+        for m in &self.models {
+            let moe = elk_model::zoo::find(m).map(|z| z.moe().is_some());
+            if let Ok(false) = moe {
+                return Err(bad(format!(
+                    "key 'models': entry '{m}' has no experts: `routings` applies to MoE models \
+                     (mixtral-8x7b, qwen3-30b-a3b, olmoe-1b-7b)"
+                )));
+            }
+        }
+        if self.modes.iter().any(|m| m != "decode") {
+            return Err(bad(
+                "key 'modes': `routings` runs the load policies in decode only".into(),
+            ));
+        }
+        if self
+            .noc_scale
+            .iter()
+            .chain(&self.compute_scale)
+            .any(|&x| x != 1.0)
+        {
+            return Err(bad(
+                "key 'noc_scale'/'compute_scale': not with `routings` (the policies' instances \
+                 are built per step, unscaled)"
+                    .into(),
+            ));
         }
         Ok(())
     }
@@ -341,6 +426,11 @@ impl Grid {
         } else {
             self.cores.iter().copied().map(Some).collect()
         };
+        let routings: Vec<Option<String>> = if self.routings.is_empty() {
+            vec![None]
+        } else {
+            self.routings.iter().cloned().map(Some).collect()
+        };
         let mut cells = Vec::new();
         for model in &self.models {
             for mode in &self.modes {
@@ -358,19 +448,22 @@ impl Grid {
                                                     }
                                                     _ => hbm,
                                                 };
-                                                cells.push(Cell {
-                                                    index: cells.len(),
-                                                    model: model.clone(),
-                                                    mode: mode.clone(),
-                                                    batch,
-                                                    kv,
-                                                    chip: chip.clone(),
-                                                    hbm_tbps: hbm,
-                                                    noc_scale: noc,
-                                                    compute_scale: comp,
-                                                    topology: topo.clone(),
-                                                    cores: c,
-                                                });
+                                                for routing in &routings {
+                                                    cells.push(Cell {
+                                                        index: cells.len(),
+                                                        model: model.clone(),
+                                                        mode: mode.clone(),
+                                                        batch,
+                                                        kv,
+                                                        chip: chip.clone(),
+                                                        hbm_tbps: hbm,
+                                                        noc_scale: noc,
+                                                        compute_scale: comp,
+                                                        topology: topo.clone(),
+                                                        cores: c,
+                                                        routing: routing.clone(),
+                                                    });
+                                                }
                                             }
                                         }
                                     }

@@ -133,7 +133,7 @@ fn value_or_why(
 /// Every grid dimension of each of `rows` as a CSV column (the chip included), so a figure's
 /// data says which cell each point is, whatever the figure's title and panels show.
 fn cell_context(rows: &[&CellResult]) -> Vec<(String, Vec<String>)> {
-    dims::ALL
+    dims::csv_dims(rows)
         .iter()
         .map(|d| {
             (
@@ -177,7 +177,8 @@ fn method_series(
             points,
         });
     }
-    if ideal {
+    // Routed MoE cells have no Ideal (docs/moe.md): no series of crosses for them.
+    if ideal && rows.iter().any(|r| r.ideal_ms.is_some()) {
         let s = series.len();
         let mut points = Vec::new();
         for (i, r) in rows.iter().enumerate() {
@@ -368,7 +369,8 @@ fn certified_gaps(rows: &[&CellResult], md: &mut String, files: &mut Files) {
     ));
     let names = labels(&bounded);
     let mut csv = String::new();
-    let columns: Vec<&str> = dims::ALL.iter().map(|d| d.column()).collect();
+    let csv_dims = dims::csv_dims(&bounded);
+    let columns: Vec<&str> = csv_dims.iter().map(|d| d.column()).collect();
     csv.push_str(&columns.join(","));
     csv.push_str(",method,makespan_ms,bound_ms,bound_source,gap_le_pct\n");
     for (r, name) in bounded.iter().zip(&names) {
@@ -378,7 +380,7 @@ fn certified_gaps(rows: &[&CellResult], md: &mut String, files: &mut Files) {
             md.push_str(&format!(" {} |", value_or_why(r, m, |x| x.gap_le_pct, 2)));
         }
         md.push('\n');
-        let dims: Vec<String> = dims::ALL
+        let dims: Vec<String> = csv_dims
             .iter()
             .map(|d| crate::plot::csv_field(&d.raw(&r.cell)))
             .collect();
@@ -822,19 +824,21 @@ fn sweep_lines(
         for m in &methods {
             md.push_str(&format!(" {m} {unit} |"));
         }
-        if !training {
+        // Routed MoE cells have no Ideal figure (docs/moe.md): no column of "no figure".
+        let with_ideal = !training && rows.iter().any(|r| r.ideal_ms.is_some() || r.does_not_fit);
+        if with_ideal {
             md.push_str(" ideal ms |");
         }
         md.push_str(&format!(
             "\n|---|{}\n",
-            "---|".repeat(methods.len() + usize::from(!training))
+            "---|".repeat(methods.len() + usize::from(with_ideal))
         ));
         for r in rows {
             md.push_str(&format!("| {} |", x_of(figure, &r.cell).0));
             for m in &methods {
                 md.push_str(&format!(" {} |", value_or_why(r, m, of, 4)));
             }
-            if !training {
+            if with_ideal {
                 let ideal = match r.ideal_ms {
                     Some(i) => format!("{i:.4}"),
                     None if r.does_not_fit => "does not fit".into(),

@@ -148,7 +148,18 @@ pub fn run_sweep(
     todo.par_iter().try_for_each(|cell| -> Result<()> {
         let r = match chips.specs.get(&cell.chip) {
             Some(chip) => {
-                run_cell_with(&grid.figure, cell, chip.clone(), &grid.methods, grid.bound)
+                let moe = crate::cell::MoeCell {
+                    steps: grid.moe_steps,
+                    policies: grid.policies.clone(),
+                };
+                run_cell_with(
+                    &grid.figure,
+                    cell,
+                    chip.clone(),
+                    &grid.methods,
+                    grid.bound,
+                    &moe,
+                )
             }
             None => return Err(io(out, format!("cell {}: chip not loaded", cell.index))),
         };

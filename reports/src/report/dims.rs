@@ -20,10 +20,11 @@ pub(crate) enum Dim {
     Compute,
     Topology,
     Cores,
+    Routing,
 }
 
 /// Every dimension, in the order labels print them.
-pub(crate) const ALL: [Dim; 10] = [
+pub(crate) const ALL: [Dim; 11] = [
     Dim::Model,
     Dim::Mode,
     Dim::Batch,
@@ -34,7 +35,17 @@ pub(crate) const ALL: [Dim; 10] = [
     Dim::Compute,
     Dim::Topology,
     Dim::Cores,
+    Dim::Routing,
 ];
+
+/// The dimensions a CSV of `rows` has a column for: every one, but the routing only when a
+/// cell has one (so the CSVs of grids without MoE routings keep their columns).
+pub(crate) fn csv_dims(rows: &[&CellResult]) -> Vec<Dim> {
+    let routed = rows.iter().any(|r| r.cell.routing.is_some());
+    ALL.into_iter()
+        .filter(|d| *d != Dim::Routing || routed)
+        .collect()
+}
 
 /// A number without a spurious ".0".
 fn num(v: f64) -> String {
@@ -90,6 +101,10 @@ impl Dim {
                 Some(n) => format!("{n} cores"),
                 None => "chip's cores".into(),
             },
+            Dim::Routing => match &c.routing {
+                Some(r) => format!("routing {r}"),
+                None => "balanced routing".into(),
+            },
         }
     }
 
@@ -106,6 +121,7 @@ impl Dim {
             Dim::Compute => "compute_scale",
             Dim::Topology => "topology",
             Dim::Cores => "cores",
+            Dim::Routing => "routing",
         }
     }
 
@@ -123,6 +139,7 @@ impl Dim {
             Dim::Compute => num(c.compute_scale),
             Dim::Topology => c.topology.clone().unwrap_or_default(),
             Dim::Cores => c.cores.map_or(String::new(), |n| n.to_string()),
+            Dim::Routing => c.routing.clone().unwrap_or_default(),
         }
     }
 
@@ -143,6 +160,7 @@ impl Dim {
             Dim::Compute => c.compute_scale == 1.0,
             Dim::Topology => c.topology.is_none(),
             Dim::Cores => c.cores.is_none(),
+            Dim::Routing => c.routing.is_none(),
             _ => false,
         }
     }

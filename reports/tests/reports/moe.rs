@@ -133,3 +133,79 @@ fn on_demand_loads_wait_for_their_router_and_idle_experts_load_only_under_load_a
     assert_eq!(idle, 12);
     assert_eq!(si.touched(), 2);
 }
+
+#[test]
+fn a_grid_with_routings_runs_the_policies_per_cell() {
+    use elk_reports::grid::Grid;
+    let text = r#"figure = "vs-hbm"
+models = ["mixtral-8x7b"]
+batches = [2]
+kvs = [128]
+chips = ["ipu-mk2"]
+hbm_tbps = [4.0, 8.0]
+methods = ["elk-dyn"]
+routings = ["uniform", "zipf:1.5"]
+moe_steps = 3
+"#;
+    let grid = Grid::from_toml("g.toml", text).unwrap();
+    let cells = grid.cells();
+    assert_eq!(cells.len(), 4);
+    assert_eq!(cells[1].routing.as_deref(), Some("zipf:1.5"));
+    assert!(cells[0].key().ends_with("|routing uniform"));
+    let moe = elk_reports::cell::MoeCell {
+        steps: 3,
+        policies: vec!["on-demand".into()],
+    };
+    let chip = ChipSpec::preset("ipu-mk2").unwrap();
+    let r = elk_reports::cell::run_cell_with("vs-hbm", &cells[0], chip, &grid.methods, false, &moe);
+    assert_eq!(r.error, None);
+    let names: Vec<&str> = r.methods.iter().map(|m| m.method.as_str()).collect();
+    assert_eq!(
+        names,
+        ["on-demand", "oracle"],
+        "policies only, the oracle added"
+    );
+    assert_eq!(r.ideal_ms, None);
+    let (d, o) = (&r.methods[0], &r.methods[1]);
+    assert!(o.makespan_ms.unwrap() <= d.makespan_ms.unwrap());
+    assert!(d.gap_le_pct.unwrap() >= o.gap_le_pct.unwrap());
+    // A cell without a routing keeps its old key and runs the methods.
+    let plain = Grid::from_toml(
+        "g.toml",
+        &text.replace(
+            "routings = [\"uniform\", \"zipf:1.5\"]\nmoe_steps = 3\n",
+            "",
+        ),
+    )
+    .unwrap();
+    assert!(
+        plain.cells()[0].key().ends_with("|coresNone"),
+        "{}",
+        plain.cells()[0].key()
+    );
+}
+
+#[test]
+fn grid_moe_keys_are_checked() {
+    use elk_reports::grid::Grid;
+    let base = "figure = \"bars\"\nmodels = [\"MODEL\"]\nbatches = [2]\nkvs = [128]\n";
+    let err = |model: &str, extra: &str| {
+        Grid::from_toml(
+            "g.toml",
+            &format!("{}{extra}", base.replace("MODEL", model)),
+        )
+        .unwrap_err()
+        .to_string()
+    };
+    let e = err("llama2-7b", "routings = [\"uniform\"]\n");
+    assert!(e.contains("entry 'llama2-7b' has no experts"), "{e}");
+    let e = err("mixtral-8x7b", "routings = [\"skewed\"]\n");
+    assert!(e.contains("key 'routings': entry 'skewed'"), "{e}");
+    let e = err("mixtral-8x7b", "policies = [\"on-demand\"]\n");
+    assert!(e.contains("key 'policies': applies to MoE cells"), "{e}");
+    let e = err(
+        "mixtral-8x7b",
+        "routings = [\"uniform\"]\nnoc_scale = [2.0]\n",
+    );
+    assert!(e.contains("not with `routings`"), "{e}");
+}
