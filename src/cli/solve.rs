@@ -490,7 +490,7 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
                 "  the roofline bound is lower: {:.4} ms ({parts}); {prefix}",
                 inst.ms(roof.best())
             );
-            println!("  stronger: `elk-opt gap` (adds the window search's schedule as a row), `gap --whole-model-bound milp` (MILP dual bounds per segment, slower)");
+            println!("  a stronger bound may come from `gap --whole-model-bound milp` (MILP dual bounds per segment, slower); `elk-opt gap` adds the window search's schedule as a row");
         }
         _ => {
             println!(
