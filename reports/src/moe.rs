@@ -281,11 +281,8 @@ pub fn p50_p99(v: &[f64]) -> (f64, f64) {
     let mut v = v.to_vec();
     v.sort_by(f64::total_cmp);
     let n = v.len();
-    let p50 = if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    };
+    // The median as every study takes it (the mean of the middle two for an even count).
+    let (p50, _, _) = crate::studies::summary(&v);
     (p50, v[((n - 1) as f64 * 0.99).round() as usize])
 }
 

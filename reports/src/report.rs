@@ -130,6 +130,42 @@ fn value_or_why(
     }
 }
 
+/// Where Ideal is out of reach among `rows` (a NoC-bound chip): a note on each such Ideal
+/// point for the figure's CSV, a line in the README naming the points (`at(i)`), and the
+/// suffix for the figure's title ("" when Ideal is reachable everywhere).
+fn unreachable_ideal(
+    rows: &[&CellResult],
+    marks: &mut Marks,
+    at: &dyn Fn(usize) -> String,
+    md: &mut String,
+) -> String {
+    let unreachable: Vec<(usize, &str)> = rows
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| r.ideal_unreachable.as_deref().map(|w| (i, w)))
+        .collect();
+    let (Some((_, why)), Some(ideal)) = (unreachable.first(), marks.reference) else {
+        return String::new();
+    };
+    let points: Vec<String> = unreachable.iter().map(|(i, _)| at(*i)).collect();
+    md.push_str(&format!(
+        "\n{why}; at {}, Ideal is no target.\n",
+        points.join(", ")
+    ));
+    for (i, why) in &unreachable {
+        marks.point_notes.push((ideal, *i, why.to_string()));
+    }
+    if unreachable.len() == rows.len() {
+        " (Ideal unreachable: NoC-bound)".into()
+    } else {
+        format!(
+            " (Ideal unreachable at {} of {} points: NoC-bound)",
+            unreachable.len(),
+            rows.len()
+        )
+    }
+}
+
 /// Every grid dimension of each of `rows` as a CSV column (the chip included), so a figure's
 /// data says which cell each point is, whatever the figure's title and panels show.
 fn cell_context(rows: &[&CellResult]) -> Vec<(String, Vec<String>)> {
@@ -581,8 +617,9 @@ fn latency_bars(
     let (series, mut marks) =
         method_series(&methods, results, |i, _| i as f64, |m| m.makespan_ms, true);
     marks.groups = groups.clone();
+    let suffix = unreachable_ideal(results, &mut marks, &|i| names[i].clone(), md);
     let svg = bars_marked(
-        &format!("Latency per configuration{}", shared(results, &[])),
+        &format!("Latency per configuration{}{suffix}", shared(results, &[])),
         &short,
         &series,
         "latency (ms)",
@@ -855,37 +892,13 @@ fn sweep_lines(
             of,
             !training,
         );
-        // A NoC-bound chip: Ideal's line is no target there, and the figure and its CSV say so.
-        let unreachable: Vec<(usize, &str)> = rows
-            .iter()
-            .enumerate()
-            .filter_map(|(i, r)| r.ideal_unreachable.as_deref().map(|w| (i, w)))
-            .collect();
-        let title = match (unreachable.first(), marks.reference) {
-            (Some((_, why)), Some(ideal)) => {
-                let at: Vec<String> = unreachable
-                    .iter()
-                    .map(|(i, _)| x_of(figure, &rows[*i].cell).0.to_string())
-                    .collect();
-                md.push_str(&format!(
-                    "\n{why}; at {x_desc} = {}, Ideal's line is no target.\n",
-                    at.join(", ")
-                ));
-                for (i, why) in &unreachable {
-                    marks.point_notes.push((ideal, *i, why.to_string()));
-                }
-                if unreachable.len() == rows.len() {
-                    format!("{group} (Ideal unreachable: NoC-bound)")
-                } else {
-                    format!(
-                        "{group} (Ideal unreachable at {} of {} points: NoC-bound)",
-                        unreachable.len(),
-                        rows.len()
-                    )
-                }
-            }
-            _ => group.clone(),
-        };
+        let suffix = unreachable_ideal(
+            rows,
+            &mut marks,
+            &|i| format!("{x_desc} = {}", x_of(figure, &rows[i].cell).0),
+            md,
+        );
+        let title = format!("{group}{suffix}");
         let stem = format!("{figure}-{n}");
         let drawn = lines_marked(&title, x_desc, y_desc, &series, &marks, style)?;
         files.extend(drawn.files(&stem));

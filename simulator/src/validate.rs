@@ -220,25 +220,30 @@ pub fn validate(inst: &Instance, s: &Schedule) -> Vec<Violation> {
         }
         // The oracle's own statement of the window rule (deliberately not
         // `Instance::window_start`): load j may start no earlier than W stages before the
-        // stage j + 1 in which its operator runs.
-        if let Some(w) = inst.ops[j].preload_window {
+        // stage j + 1 in which its operator runs — W its own (a load released at run time),
+        // then the instance's.
+        type Make = fn(String, usize, usize) -> Violation;
+        let windows: [(Option<u32>, Make); 2] = [
+            (inst.ops[j].preload_window, |op, start, earliest| {
+                Violation::Released {
+                    op,
+                    start,
+                    earliest,
+                }
+            }),
+            (inst.preload_window, |op, start, earliest| {
+                Violation::Window {
+                    op,
+                    start,
+                    earliest,
+                }
+            }),
+        ];
+        for (w, make) in windows {
+            let Some(w) = w else { continue };
             let earliest = (j + 1).saturating_sub(w as usize);
             if start[j] != usize::MAX && start[j] < earliest {
-                v.push(Violation::Released {
-                    op: inst.ops[j].name.clone(),
-                    start: start[j],
-                    earliest,
-                });
-            }
-        }
-        if let Some(w) = inst.preload_window {
-            let earliest = (j + 1).saturating_sub(w as usize);
-            if start[j] != usize::MAX && start[j] < earliest {
-                v.push(Violation::Window {
-                    op: inst.ops[j].name.clone(),
-                    start: start[j],
-                    earliest,
-                });
+                v.push(make(inst.ops[j].name.clone(), start[j], earliest));
             }
         }
     }

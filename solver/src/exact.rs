@@ -591,12 +591,7 @@ pub fn solve_exact_with(
     let bounds = Bounds::roofline(inst);
     let roof_best = bounds.roofline_best().get();
     let mut run = Progress::new(progress, started, limit, bounds, warm);
-    let size = crate::milp::estimated_size(inst);
-    // z3 is far slower per constraint than HiGHS: it gets a tenth of the size.
-    let max = match opts.backend {
-        Backend::Milp => crate::milp::MAX_SIZE,
-        Backend::Smt => crate::milp::MAX_SIZE / 10,
-    };
+    let (size, max) = (crate::milp::estimated_size(inst), max_size(opts.backend));
     if size > max {
         run.notes.push(format!(
             "model too large to attempt (≈ {size} rows and columns, limit {max}): cut the instance with --layers/--ops or set a preload window (--window); reporting the best schedule given and the best bound that needs no model (roofline, segment relaxation)"
@@ -664,6 +659,22 @@ pub fn solve_exact_with(
         }
     };
     finish(inst, opts, run, result)
+}
+
+/// The largest model `backend` is given (rows and columns, as
+/// [`crate::milp::estimated_size`] counts them): z3 is far slower per constraint than HiGHS,
+/// so it gets a tenth.
+fn max_size(backend: Backend) -> usize {
+    match backend {
+        Backend::Milp => crate::milp::MAX_SIZE,
+        Backend::Smt => crate::milp::MAX_SIZE / 10,
+    }
+}
+
+/// `inst` is too large for `backend`: an exact solve bounds it by the segment relaxation and
+/// improves its warm start by the window search instead.
+pub fn too_large(inst: &Instance, backend: Backend) -> bool {
+    crate::milp::estimated_size(inst) > max_size(backend)
 }
 
 /// Each price whose bound beat every earlier one: a note without times ("segment relaxation
@@ -1066,6 +1077,10 @@ impl ExactReport {
             status = ExactStatus::Optimal;
         }
         let what = match stop {
+            ExactStop::Killed if too_large(inst, backend) => format!(
+                "the worker overran its time limit and was killed in the whole-model search (segment relaxation, window search; the model is too large for the {} backend)",
+                backend.name()
+            ),
             ExactStop::Killed => format!(
                 "the {} backend overran its time limit and was killed",
                 backend.name()

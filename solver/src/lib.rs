@@ -39,6 +39,7 @@ pub mod smt;
 pub mod worker;
 
 pub use error::{Result, SolverError};
+pub use exact::too_large;
 pub use exact::{
     gap_pct, meets_bound, solve_exact, solve_exact_with, Backend, Bounds, ExactEvent, ExactOptions,
     ExactReport, ExactStatus, ExactStop, GapReference, ModelStats, Phase, WholeModelBound,

@@ -386,6 +386,14 @@ fn what_ran(inst: &Instance, r: &ExactReport, warm: Option<(&str, Cycles)>) -> S
             "no MILP ran: {warm} meets the {} bound, so it is optimal",
             bound_name(&r.bounds, &r.bound_source)
         ),
+        ExactStop::Killed if elk_solver::too_large(inst, r.backend) => format!(
+            "the whole-model search (segment relaxation, window search) overran its time limit and was killed; {}",
+            if r.from_warm_start {
+                format!("{warm} is reported as it is")
+            } else {
+                "its last incumbent is reported".into()
+            }
+        ),
         ExactStop::Killed => format!("{backend} overran its time limit and was killed{kept}"),
         ExactStop::Completed if r.status == ExactStatus::Optimal => {
             format!("{backend}: optimal (proof completed){kept}")

@@ -194,7 +194,7 @@ pub struct CompareArgs {
     /// and print its optimum, or its best bound when the limit stops the solve, with every
     /// heuristic's gap there. The main job (no arguments) uses 1: a look at the layer, not
     /// a proof (its gaps are upper bounds; `gap --layers 0..1 --time-limit 60` proves the
-    /// main job's layer optimal in ≈ 20 s on 2 idle cores).
+    /// main job's layer optimal in 20–35 s on 2 cores).
     #[arg(
         allow_negative_numbers = true,
         long,
@@ -511,7 +511,7 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
                 "  the roofline bound is lower: {:.4} ms ({parts}); {prefix}",
                 inst.ms(roof.best())
             );
-            println!("  stronger: `elk-opt gap` (adds the window search's schedule as a row), `gap --whole-model-bound milp` (MILP dual bounds per segment, slower)");
+            println!("  a stronger bound may come from `gap --whole-model-bound milp` (MILP dual bounds per segment, slower); `elk-opt gap` adds the window search's schedule as a row");
         }
         _ => {
             println!(

@@ -210,7 +210,10 @@ fn a_figure_on_a_noc_bound_chip_says_ideal_is_unreachable() {
         "{why}"
     );
     let readme = std::fs::read_to_string(d.join("rep/README.md")).unwrap();
-    assert!(readme.contains("Ideal's line is no target"), "{readme}");
+    assert!(
+        readme.contains("; at HBM bandwidth (TB/s) = 2, Ideal is no target."),
+        "{readme}"
+    );
     // The CSV notes it on that point only; the figure's title says it.
     let csv = std::fs::read_to_string(d.join("rep/vs-hbm-0.csv")).unwrap();
     // Every point says which cell it is: each grid dimension, the chip included, a column.
@@ -234,5 +237,27 @@ fn a_figure_on_a_noc_bound_chip_says_ideal_is_unreachable() {
     assert!(
         svg.contains("Ideal unreachable at 1 of 2 points: NoC-bound"),
         "the figure says it"
+    );
+    // A bar figure says it too.
+    std::fs::write(d.join("bars.toml"), grid("\"sn40l-like\"", "\"basic\"")).unwrap();
+    let out = elk_in(
+        &d,
+        &["sweep", "bars.toml", "-o", "b.jsonl", "--report", "bars"],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let svg = std::fs::read_to_string(d.join("bars/latency.svg")).unwrap();
+    assert!(
+        svg.contains("(Ideal unreachable: NoC-bound)"),
+        "the bar figure says it"
+    );
+    let csv = std::fs::read_to_string(d.join("bars/latency.csv")).unwrap();
+    let ideal = csv.lines().find(|l| l.starts_with("ideal,")).unwrap();
+    assert!(
+        ideal.contains("Ideal is unreachable on sn40l-like"),
+        "{csv}"
     );
 }
