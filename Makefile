@@ -32,8 +32,9 @@ lint: deps
 	$(CARGO) fmt --check
 	$(CARGO) clippy $(CARGO_FLAGS) --workspace --all-targets -- -D warnings
 
-# Regenerates the checked-in results in results/: the fig17 and fig19 sweeps and the seven
-# studies (about 2 minutes on 2 cores, scripts/reports-time.sh; plus gap-whole: 8 whole
+# Regenerates the checked-in results in results/: the fig17 and fig19 sweeps and the eight
+# studies (about 3 minutes on 2 cores, study moe about 1 of them; scripts/reports-time.sh;
+# plus gap-whole: 8 whole
 # models with their bounds, ≈ 45 min). Sweeps resume from results/*.jsonl; delete those
 # files to recompute from scratch.
 STUDIES := gap gap-whole ideal hbm-emulation order-pruning cost-noise ablation replay-fidelity moe
