@@ -185,6 +185,38 @@ pub fn run(
     })
 }
 
+/// The instance each policy of `spec` (and the oracle, last) faces in step `step`: what
+/// `elk-opt moe --emit-instances` writes, e.g. for `solve --exact` on a policy's instance.
+pub fn step_instances(
+    model: &ZooModel,
+    spec: &MoeSpec,
+    step: u64,
+) -> Result<Vec<(Policy, Instance)>> {
+    let Some(moe) = model.moe().copied() else {
+        return Err(ReportError::Model(elk_model::ModelError::Invalid(format!(
+            "{} has no experts",
+            model.name
+        ))));
+    };
+    let layers = spec.params.layers.unwrap_or(model.layers());
+    let routing = spec
+        .routing
+        .sample(&moe, layers, spec.params.batch, spec.seed, step)?;
+    let mut memo = InstanceMemo::new(&spec.chip, &spec.opts);
+    let si = StepInstances::build(model, &spec.params, &routing.counts(moe.experts), &mut memo)?;
+    let ranking: Vec<Vec<usize>> = (0..layers).map(|l| spec.routing.ranking(&moe, l)).collect();
+    let mut policies = spec.policies.clone();
+    policies.retain(|p| *p != Policy::Oracle);
+    policies.push(Policy::Oracle);
+    Ok(policies
+        .into_iter()
+        .map(|p| {
+            let inst = si.instance(&p, &ranking);
+            (p, inst)
+        })
+        .collect())
+}
+
 /// The best judged schedule of `inst` among `methods`.
 fn best_schedule(
     inst: &Instance,

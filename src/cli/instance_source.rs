@@ -294,6 +294,7 @@ impl InstanceSource {
             load_order: self.load_order,
             noc_row: self.noc_row,
             all_steps: false,
+            emit_instances: None,
             json: false,
         })
     }

@@ -72,6 +72,10 @@ pub struct MoeArgs {
     /// Every step's row in the text output too (the JSON always has them).
     #[arg(long)]
     pub all_steps: bool,
+    /// Also write step 0's instance of each policy (and the oracle's) to DIR as
+    /// `step0-<policy>.json` (elk-instance/1), e.g. for `solve --exact --instance`.
+    #[arg(long, value_name = "DIR")]
+    pub emit_instances: Option<std::path::PathBuf>,
     /// Machine-readable output.
     #[arg(long)]
     pub json: bool,
@@ -262,6 +266,13 @@ pub fn run(a: MoeArgs) -> anyhow::Result<()> {
     let bar = super::progress::bar(spec.steps as u64, "routing steps built");
     let report = elk_reports::moe::run(&model, &spec, &|done| bar.set_position(done as u64))?;
     bar.finish_and_clear();
+    if let Some(dir) = &a.emit_instances {
+        std::fs::create_dir_all(dir).map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
+        for (p, inst) in elk_reports::moe::step_instances(&model, &spec, 0)? {
+            let path = dir.join(format!("step0-{}.json", p.name()));
+            super::output::write_atomic(&path, &inst.to_json()?)?;
+        }
+    }
     let title = format!(
         "{} decode b{} kv{} on {chip_label}, routing {}, {} steps (seed {})",
         model.name, a.batch, a.kv, a.routing, a.steps, a.seed

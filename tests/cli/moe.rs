@@ -132,3 +132,29 @@ fn a_trace_routes_every_step_as_recorded() {
         assert_eq!(p[2]["makespan_ms"], p[3]["makespan_ms"]);
     }
 }
+
+#[test]
+fn a_policys_instance_is_written_for_the_exact_solver() {
+    let dir = super::common::scratch("moe-emit");
+    let d = dir.to_str().unwrap();
+    elk_ok(&args(&["--policies", "on-demand", "--emit-instances", d]));
+    let on_demand = std::fs::read_to_string(dir.join("step0-on-demand.json")).unwrap();
+    let oracle = std::fs::read_to_string(dir.join("step0-oracle.json")).unwrap();
+    // On demand, the experts' loads carry their own window; the oracle's do not.
+    let released = |text: &str| {
+        let v: serde_json::Value = serde_json::from_str(text).unwrap();
+        v["ops"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|o| o.get("preload_window").is_some())
+            .count()
+    };
+    assert!(released(&on_demand) > 0, "no released load");
+    assert_eq!(released(&oracle), 0);
+    // The simulator reads it, and a schedule of it is judged against its windows.
+    let path = dir.join("step0-on-demand.json");
+    let p = path.to_str().unwrap();
+    let r = super::common::elk_json(&["solve", "--method", "elk-dyn", "--instance", p, "--json"]);
+    assert!(r["makespan_ms"].as_f64().unwrap() > 0.0, "{r}");
+}
