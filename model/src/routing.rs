@@ -205,7 +205,7 @@ fn weighted_pick(rng: &mut Rng, weights: &[f64], k: usize) -> Vec<u32> {
 /// (seeded by the layer), so the popular experts differ between layers but not between runs.
 fn zipf_weights(e: usize, s: f64, l: usize) -> Vec<f64> {
     let mut rank: Vec<usize> = (0..e).collect();
-    let mut rng = Rng::new(0x5EED_0F_2175 ^ l as u64);
+    let mut rng = Rng::new(0x005E_ED0F_2175 ^ l as u64);
     for i in (1..e).rev() {
         let j = rng.range(0, i as u64) as usize;
         rank.swap(i, j);

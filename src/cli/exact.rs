@@ -335,7 +335,9 @@ fn heuristics_shown(
     inst: &Instance,
     progress: &ExactProgress,
 ) -> anyhow::Result<(Vec<super::method_rows::Row>, Option<Schedule>)> {
-    all_heuristics(inst, &|k, n, name| progress.heuristic(k, n, name))
+    Ok(all_heuristics(inst, &|k, n, name| {
+        progress.heuristic(k, n, name)
+    })?)
 }
 
 fn summary(inst: &Instance, r: &ExactReport, warm: Option<&str>, no_timings: bool) -> ExactSummary {

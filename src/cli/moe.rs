@@ -25,7 +25,7 @@ fn positive_count(s: &str) -> Result<u64, String> {
 #[derive(Args, Debug, Clone)]
 pub struct MoeArgs {
     /// An MoE model of the zoo (mixtral-8x7b, qwen3-30b-a3b, olmoe-1b-7b) or a model file
-    /// with a [moe] table.
+    /// with a `[moe]` table.
     #[arg(long, default_value = "mixtral-8x7b")]
     pub model: String,
     /// Batch size (decode: one token per sequence, so the tokens routed per layer).

@@ -79,7 +79,7 @@ impl ExpertTokens {
 }
 
 /// The (layer, expert, part) of an operator of a routed expert, from its name
-/// (`l{l}.moe.e{e}.{part}`, as [`moe_block`] names them).
+/// (`l{l}.moe.e{e}.{part}`, as `moe_block` names them).
 pub fn expert_op(name: &str) -> Option<(usize, usize, &str)> {
     let (layer, rest) = name.strip_prefix('l')?.split_once(".moe.e")?;
     let (expert, part) = rest.split_once('.')?;
