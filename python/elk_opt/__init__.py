@@ -64,7 +64,7 @@ def _warn(lines: Iterable[str]) -> None:
 
 
 def _pandas() -> Any:
-    import pandas  # a dependency of the package; imported late so `import elk_opt` is quick
+    import pandas  # type: ignore[import-untyped]  # imported late: `import elk_opt` stays quick
 
     return pandas
 
@@ -362,7 +362,7 @@ def _progress(progress: Progress, what: str) -> "tuple[Optional[Callable[[int, i
     if callable(progress):
         return progress, lambda: None
     try:
-        from tqdm.auto import tqdm
+        from tqdm.auto import tqdm  # type: ignore[import-untyped]
     except ImportError:
         return None, lambda: None
     bar: Any = None
@@ -397,7 +397,7 @@ class CompareResult:
 
     def to_dict(self) -> Dict[str, Any]:
         """The ``results`` of ``elk-opt compare --json`` for the same inputs."""
-        return json.loads(json.dumps(self._results))
+        return dict(json.loads(json.dumps(self._results)))
 
     def to_json(self) -> str:
         """The whole ``--json`` envelope (schema, tool version, config, results)."""

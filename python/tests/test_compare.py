@@ -83,3 +83,18 @@ def test_models_and_chips_equal_the_cli_lists():
     assert list(chips["name"]) == [c["name"] for c in cli_chips]
     assert list(chips["hbm.bandwidth_bytes_per_s"]) == [c["hbm"]["bandwidth_bytes_per_s"] for c in cli_chips]
     assert elk_opt.Chip("ipu-pod4").spec == cli("chips", "show", "ipu-pod4", "--json")["results"]
+
+
+def test_the_gil_is_released_while_methods_run():
+    # With the GIL held for the whole compare the loop below could not run until it ends.
+    import threading
+
+    inst = elk_opt.instance("llama2-7b", num_layers=2)
+    done = []
+    t = threading.Thread(target=lambda: done.append(inst.compare()))
+    t.start()
+    spins = 0
+    while t.is_alive():
+        spins += 1
+    t.join()
+    assert done and spins > 1000
