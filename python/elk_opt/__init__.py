@@ -37,6 +37,8 @@ __all__ = [
     "instance",
     "compare",
     "solve",
+    "moe",
+    "MoeResult",
     "__version__",
     "DEFAULTS",
 ]
@@ -551,3 +553,106 @@ class Schedule:
 
     def __repr__(self) -> str:
         return f"Schedule({self.method!r} on {self.instance.name!r})"
+
+
+class MoeResult:
+    """What ``elk-opt moe --json`` prints: :meth:`to_dict` is its ``results``, :attr:`df` the
+    policies over the steps (``summary``: ``mean_ms``, ``p50_ms``, ``p99_ms``,
+    ``mean_vs_oracle_pct``, ``mean_gap_pct``, …), :attr:`steps_df` one row per step and
+    policy (``step``, ``experts_touched``, ``bound_ms``, ``policy``, ``makespan_ms``, …)."""
+
+    def __init__(self, results: Dict[str, Any], config: Dict[str, Any]) -> None:
+        self._results = results
+        self.config = config
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The ``results`` of ``elk-opt moe --json`` for the same inputs."""
+        return dict(json.loads(json.dumps(self._results)))
+
+    @property
+    def df(self) -> Any:
+        return _pandas().DataFrame(self._results["summary"])
+
+    @property
+    def steps_df(self) -> Any:
+        rows = []
+        for st in self._results["steps"]:
+            head = {k: v for k, v in st.items() if k != "policies"}
+            for p in st["policies"]:
+                rows.append(dict(head, **p))
+        return _pandas().DataFrame(rows)
+
+    def __repr__(self) -> str:
+        return f"MoeResult({self._results['instance']!r})"
+
+    def _repr_html_(self) -> str:
+        return str(self.df._repr_html_())
+
+
+def moe(
+    model: str = "mixtral-8x7b",
+    chip: ChipLike = DEFAULTS["chip"],
+    batch: int = DEFAULTS["batch"],
+    kv: int = DEFAULTS["kv"],
+    *,
+    routing: str = "uniform",
+    steps: int = 100,
+    seed: int = 1,
+    policies: Optional[List[str]] = None,
+    methods: Optional[List[str]] = None,
+    num_layers: Optional[int] = None,
+    dtype: Optional[str] = None,
+    hbm_tbps: Optional[float] = None,
+    load_order: Union[str, int] = DEFAULTS["load_order"],
+    noc_row: str = DEFAULTS["noc_row"],
+    cache: bool = True,
+    progress: Progress = None,
+) -> MoeResult:
+    """An MoE model's expert-loading policies over sampled routing steps (``elk-opt moe
+    --json``; docs/moe.md): load-all, on-demand, predicted-k and the oracle by default, each
+    step's schedules judged, against the oracle and its certified bound. ``routing`` is
+    ``uniform``, ``zipf:S``, …; ``policies`` and ``methods`` are ``--policies`` and
+    ``--methods`` (default: ``["elk-dyn"]``)."""
+    c = _chip(chip, hbm_tbps)
+    choice = dict(
+        model=os.fspath(model),
+        batch=int(batch),
+        kv=int(kv),
+        num_layers=num_layers,
+        dtype=dtype,
+        chip=c.given,
+        hbm_tbps=c.hbm_tbps,
+        overrides=c.overrides,
+        routing=routing,
+        steps=int(steps),
+        seed=int(seed),
+        policies=list(policies or []),
+        methods=list(methods or ["elk-dyn"]),
+        load_order=str(load_order),
+        noc_row=noc_row,
+        cache=bool(cache),
+    )
+    cb, close = _progress(progress, "routing steps")
+    try:
+        out, warns = _native.moe_json(choice, cb)
+    finally:
+        close()
+    _warn(warns)
+    results = json.loads(out)
+    config = {
+        "model": choice["model"],
+        "mode": "decode",
+        "batch": choice["batch"],
+        "kv_tokens": choice["kv"],
+        "num_layers": num_layers,
+        "chip": c.given,
+        "hbm_tbps": c.hbm_tbps,
+        "routing": routing,
+        "steps": choice["steps"],
+        "seed": choice["seed"],
+        "policies": [p["policy"] for p in results["summary"]],
+        "methods": choice["methods"],
+        "load_order": choice["load_order"],
+        "noc_row": noc_row,
+    }
+    return MoeResult(results, config)

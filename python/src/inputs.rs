@@ -203,7 +203,9 @@ pub struct GraphChoice {
 }
 
 /// A zoo model or model file, with the warnings the CLI prints for it (source::load_model).
-fn zoo_model(name: &str) -> Result<(std::borrow::Cow<'static, ZooModel>, Vec<String>), Failure> {
+pub fn zoo_model(
+    name: &str,
+) -> Result<(std::borrow::Cow<'static, ZooModel>, Vec<String>), Failure> {
     let (m, mut warnings) = ZooModel::load_with_warnings(name)?;
     if let std::borrow::Cow::Owned(own) = &m {
         for line in own.count_mismatches()? {
