@@ -21,6 +21,14 @@ def moe_json(
     choice: Dict[str, Any], progress: Optional[Callable[[int, int, str], Any]] = None
 ) -> Tuple[str, List[str]]: ...
 
+def sweep_json(
+    grid: str,
+    output: str,
+    is_toml: bool = False,
+    shard: Optional[str] = None,
+    progress: Optional[Callable[[int, int, str], Any]] = None,
+) -> Tuple[str, str, List[str]]: ...
+
 class NativeInstance:
     @property
     def name(self) -> str: ...

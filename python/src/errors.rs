@@ -71,10 +71,13 @@ impl From<elk_stage::method::MethodError> for Failure {
 impl From<elk_reports::ReportError> for Failure {
     fn from(e: elk_reports::ReportError) -> Failure {
         use elk_reports::ReportError as R;
+        // As the CLI's exit codes: a wrapped ModelError is not bad input there either.
         match e {
-            R::Grid { .. } | R::Results { .. } | R::Refused { .. } | R::Model(_) => {
-                Failure::Input(chain(&e))
-            }
+            R::Grid { .. }
+            | R::NoGrid { .. }
+            | R::Results { .. }
+            | R::Refused { .. }
+            | R::Model(_) => Failure::Input(chain(&e)),
             _ => Failure::Runtime(chain(&e)),
         }
     }

@@ -12,6 +12,7 @@ mod errors;
 mod inputs;
 mod moe;
 mod objects;
+mod sweep;
 
 use pyo3::prelude::*;
 
@@ -27,6 +28,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(inputs::method_names, m)?)?;
     m.add_function(wrap_pyfunction!(objects::build_instance, m)?)?;
     m.add_function(wrap_pyfunction!(moe::moe_json, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep::sweep_json, m)?)?;
     m.add_class::<objects::NativeInstance>()?;
     m.add_class::<objects::NativeSchedule>()?;
     Ok(())
