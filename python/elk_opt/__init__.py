@@ -346,6 +346,12 @@ def instance(
         batch=int(batch),
         kv_tokens=int(kv),
         num_layers=graph["num_layers"],
+    )
+    if m.kind == "import":
+        config["compat"] = m.compat or "clean"
+    if m.dtype is not None and m.dtype != "fp16":
+        config["dtype"] = m.dtype
+    config.update(
         chip=c.given,
         hbm_tbps=c.hbm_tbps,
         load_order=str(load_order),
