@@ -4,13 +4,14 @@
 # Both first run `deps`, which installs only the Debian packages that are missing.
 
 # Debian packages the build needs: cmake + libclang to compile HiGHS from source (highs-sys)
-# and to generate z3's bindings; libz3-dev is the z3 library the SMT backend links.
-DEB_PACKAGES := cmake libclang1-14 libclang-common-14-dev libz3-dev
+# and to generate z3's bindings; libz3-dev is the z3 library the SMT backend links; python3
+# and python3-venv for the Python package (make python: a virtualenv under target/).
+DEB_PACKAGES := cmake libclang1-14 libclang-common-14-dev libz3-dev python3 python3-venv
 
 CARGO := cargo
 CARGO_FLAGS := --release -j2
 
-.PHONY: deps run test lint bench reports test-slurm test-browser
+.PHONY: deps run test lint bench reports test-slurm test-browser python
 
 deps:
 	@command -v $(CARGO) >/dev/null || { echo "cargo not found: install Rust first (rustup)"; exit 1; }
@@ -22,8 +23,22 @@ deps:
 run: deps
 	$(CARGO) run $(CARGO_FLAGS) --bin elk-opt --
 
-test: deps
+test: deps python
 	$(CARGO) test $(CARGO_FLAGS) --workspace
+	$(PY_VENV)/bin/python -m pytest -q python/tests
+
+# The Python package elk_opt (docs/python.md), built with maturin in the workspace's target
+# dir (the library crates are not compiled twice) and installed into the virtualenv
+# target/py-venv with pandas and pytest: `target/py-venv/bin/python -c 'import elk_opt'`.
+# The CLI is built too: the pytest suite checks every result against its --json.
+PY_VENV := target/py-venv
+python: deps
+	@test -x $(PY_VENV)/bin/python || python3 -m venv $(PY_VENV)
+	$(PY_VENV)/bin/python -m pip install -q maturin pytest pandas
+	$(CARGO) build $(CARGO_FLAGS) --bin elk-opt
+	rm -f target/wheels/elk_opt-*.whl
+	$(PY_VENV)/bin/maturin build --release -j2 -m python/Cargo.toml -o target/wheels -i $(PY_VENV)/bin/python
+	$(PY_VENV)/bin/python -m pip install -q --force-reinstall --no-deps target/wheels/elk_opt-*.whl
 
 bench: deps
 	$(CARGO) bench -j2 -p elk-benchmarks

@@ -129,6 +129,7 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
         err.downcast_ref::<elk_reports::ReportError>(),
         Some(
             elk_reports::ReportError::Grid { .. }
+                | elk_reports::ReportError::NoGrid { .. }
                 | elk_reports::ReportError::Results { .. }
                 | elk_reports::ReportError::Refused { .. }
         )

@@ -12,6 +12,12 @@ pub enum ReportError {
         /// What is wrong.
         detail: String,
     },
+    /// A grid name that is neither a preset nor a file.
+    #[error("grid '{name}': not a preset ({}) and no such file", crate::grid::PRESETS.join(", "))]
+    NoGrid {
+        /// The name given.
+        name: String,
+    },
     /// A results file is malformed (file, line, what).
     #[error("{file}:{line}: {}", elk_model::error::one_line(.detail))]
     Results {

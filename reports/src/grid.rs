@@ -478,6 +478,19 @@ impl Grid {
     }
 }
 
+/// A grid by preset name (`fig17` … `fig24`) or TOML file path, as `elk-opt sweep GRID`
+/// takes it.
+pub fn load(name: &str) -> Result<Grid> {
+    if let Some(text) = preset(name) {
+        return Grid::from_toml(name, text);
+    }
+    let path = std::path::Path::new(name);
+    if !path.exists() {
+        return Err(ReportError::NoGrid { name: name.into() });
+    }
+    Grid::from_file(path)
+}
+
 /// The built-in presets (SPEC §7, the reference grids), as TOML text.
 pub fn preset(name: &str) -> Option<&'static str> {
     Some(match name {

@@ -13,6 +13,7 @@
 #![deny(missing_docs)]
 
 pub mod cell;
+pub mod compare;
 mod error;
 pub mod finding;
 pub mod grid;
@@ -22,5 +23,6 @@ pub mod plot;
 pub mod report;
 pub mod studies;
 pub mod sweep;
+pub mod zoo_list;
 
 pub use error::{ReportError, Result};

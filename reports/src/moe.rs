@@ -118,6 +118,115 @@ pub struct MoeReport {
     pub planned_shapes: usize,
 }
 
+/// The experts of `model`, given as `given` (`--model`): an error naming the zoo's MoE
+/// models when it has none (bad input: the CLI exits 2).
+pub fn experts_of(model: &ZooModel, given: &str) -> elk_model::Result<elk_model::zoo::Moe> {
+    model.moe().copied().ok_or_else(|| {
+        elk_model::ModelError::Invalid(format!(
+            "--model {given}: not an MoE model (the zoo's: mixtral-8x7b, qwen3-30b-a3b, \
+             olmoe-1b-7b; or a model file with a [moe] table)"
+        ))
+    })
+}
+
+/// The run's inputs as `elk-opt moe` takes them (and Python's `moe()`).
+#[derive(Clone, Debug)]
+pub struct MoeInputs {
+    /// Batch, KV length, layers, dtypes (decode).
+    pub params: ZooParams,
+    /// The chip, named by its label (`ipu-pod4 @ 8 TB/s HBM`).
+    pub chip: ChipSpec,
+    /// Instance options (plan cache, NoC row, load order).
+    pub opts: InstanceOptions,
+    /// `--routing` as given (`uniform`, `zipf:1.2`, …).
+    pub routing: String,
+    /// `--steps`.
+    pub steps: usize,
+    /// `--seed`.
+    pub seed: u64,
+    /// `--policies` (empty: load-all, on-demand, predicted-k, oracle).
+    pub policies: Vec<String>,
+    /// `--methods`: registry names.
+    pub methods: Vec<String>,
+}
+
+impl MoeSpec {
+    /// The spec of `inputs` for a model with `moe`'s experts: the routing and the policies
+    /// parsed, the heuristics checked against the registry (bad input: the CLI exits 2).
+    pub fn new(moe: &elk_model::zoo::Moe, inputs: MoeInputs) -> elk_model::Result<MoeSpec> {
+        let routing = Routing::parse(&inputs.routing)?;
+        let names = if inputs.policies.is_empty() {
+            vec![
+                "load-all".to_string(),
+                "on-demand".into(),
+                format!("predicted-{}", moe.top_k),
+                "oracle".into(),
+            ]
+        } else {
+            inputs.policies.clone()
+        };
+        let policies = names
+            .iter()
+            .map(|p| Policy::parse(p))
+            .collect::<elk_model::Result<Vec<_>>>()?;
+        for m in &inputs.methods {
+            if elk_heuristics::by_name(m).is_none() {
+                return Err(elk_model::ModelError::Invalid(format!(
+                    "--methods {m}: unknown heuristic; known: {}",
+                    elk_heuristics::NAMES
+                        .iter()
+                        .chain(elk_heuristics::VARIANTS.iter())
+                        .copied()
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )));
+            }
+        }
+        Ok(MoeSpec {
+            params: inputs.params,
+            chip: inputs.chip,
+            opts: inputs.opts,
+            routing,
+            steps: inputs.steps,
+            seed: inputs.seed,
+            policies,
+            methods: inputs.methods,
+        })
+    }
+}
+
+/// `elk-opt moe --json`'s results: what ran, the model's experts, and the report.
+#[derive(Serialize)]
+pub struct MoeResults<'a> {
+    /// `mixtral-8x7b decode b32 kv2048 on ipu-pod4 @ 16 TB/s HBM, routing uniform, 100
+    /// steps (seed 1)`.
+    pub instance: String,
+    /// Experts per layer.
+    pub experts: u64,
+    /// Experts per token (k).
+    #[serde(rename = "experts_per_token")]
+    pub top_k: u64,
+    /// Tokens routed per layer (the batch).
+    pub tokens_per_layer: u64,
+    /// Every step and each policy's summary.
+    #[serde(flatten)]
+    pub report: &'a MoeReport,
+}
+
+/// The title of a run (`MoeResults::instance`): the model, batch, KV, chip label, the
+/// routing as given, steps and seed.
+pub fn title(
+    model: &str,
+    batch: u64,
+    kv: u64,
+    chip_label: &str,
+    routing: &str,
+    steps: u64,
+    seed: u64,
+) -> String {
+    format!("{model} decode b{batch} kv{kv} on {chip_label}, routing {routing}, {steps} steps (seed {seed})")
+}
+
 /// Runs every policy on `spec.steps` sampled steps of `model`; `progress(done)` after each
 /// step's instances are built and again as steps are scheduled.
 pub fn run(

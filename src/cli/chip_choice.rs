@@ -2,10 +2,10 @@
 //! label names and headers print (`ipu-pod4 @ 8 TB/s HBM`), and the record instance files
 //! keep of it; for `simulate --detailed`, the chip the instance records.
 
-use elk_model::build::noc_distribution_bytes_per_s;
 use elk_model::chip::{ChipOverrides, ChipSpec};
 use elk_model::provenance::{chip_ref, is_preset};
-use elk_stage::instance::{label, ChipRef};
+use elk_reports::compare::ChipLabel;
+use elk_stage::instance::ChipRef;
 
 /// The chip of the built-in default and of replays of instances that record none.
 pub const DEFAULT_CHIP: &str = "ipu-pod4";
@@ -27,19 +27,16 @@ impl Chip {
 
     /// Its name with its HBM bandwidth, overridden or not: `ipu-pod4 @ 16 TB/s HBM`.
     pub fn label_with_hbm(&self) -> String {
-        // A preset's bandwidth is a round number of GB/s: no float noise in the label.
-        let tbps = self
-            .record
-            .hbm_tbps
-            .unwrap_or((self.spec.hbm.bandwidth_bytes_per_s / 1e9).round() / 1e3);
-        label(&self.record.name, Some(tbps))
+        self.as_label().label_with_hbm()
     }
 
-    /// B_NoC,dist when it is below the HBM bandwidth (mesh and torus chips with few
-    /// controller links): HBM data cannot reach the cores as fast as the HBM delivers it, so
-    /// Elk's Ideal (loads never contend) is out of reach. `(distribution, HBM)` in bytes/s.
-    pub fn distribution_below_hbm(&self) -> Option<(f64, f64)> {
-        distribution_below_hbm(&self.spec)
+    /// The chip as [`elk_reports::compare`] labels it.
+    pub fn as_label(&self) -> ChipLabel<'_> {
+        ChipLabel {
+            spec: &self.spec,
+            record: &self.record,
+            given: self.given(),
+        }
     }
 
     /// How the user named the chip: the TOML file they gave, else the preset's name (what
@@ -155,11 +152,9 @@ pub fn for_replay(
     }
 }
 
-/// [`Chip::distribution_below_hbm`] of a spec.
+/// B_NoC,dist and the HBM bandwidth of a spec, when the first is below the second.
 pub fn distribution_below_hbm(spec: &ChipSpec) -> Option<(f64, f64)> {
-    let dist = noc_distribution_bytes_per_s(spec);
-    let hbm = spec.hbm.bandwidth_bytes_per_s;
-    (dist < hbm).then_some((dist, hbm))
+    elk_reports::compare::distribution_below_hbm(spec)
 }
 
 /// The warning `chips show` and `instance` print for a chip whose NoC cannot distribute HBM

@@ -342,7 +342,9 @@ fn heuristics_shown(
     inst: &Instance,
     progress: &ExactProgress,
 ) -> anyhow::Result<(Vec<super::method_rows::Row>, Option<Schedule>)> {
-    all_heuristics(inst, &|k, n, name| progress.heuristic(k, n, name))
+    Ok(all_heuristics(inst, &|k, n, name| {
+        progress.heuristic(k, n, name)
+    })?)
 }
 
 /// What ran in an exact solve and what it did, in one phrase: the `ran` of `--json` and the

@@ -64,23 +64,6 @@ pub struct ShowArgs {
     pub json: bool,
 }
 
-#[derive(Serialize)]
-struct ModelRow {
-    name: &'static str,
-    layers: usize,
-    decode: bool,
-    /// Experts per layer and experts per token (MoE models).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    experts: Option<ExpertsRow>,
-    /// The graph's parameters: all of them, and those one token uses.
-    total_params: u64,
-    active_params: u64,
-    published_params: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    published_active_params: Option<f64>,
-    source: &'static str,
-}
-
 /// `models show --json`: the graph, and the model's own parameter counts.
 #[derive(Serialize)]
 struct ShowJson<'a> {
@@ -132,38 +115,10 @@ impl ModelParams {
     }
 }
 
-#[derive(Serialize)]
-struct ExpertsRow {
-    /// Routed experts per layer.
-    experts: u64,
-    /// Experts each token is routed to (top-k).
-    #[serde(rename = "experts_per_token")]
-    top_k: u64,
-}
-
 pub fn run(cmd: ModelsCmd) -> anyhow::Result<()> {
     match cmd {
         ModelsCmd::List { json } => {
-            let rows = zoo::models()
-                .iter()
-                .map(|m| {
-                    let (total_params, active_params) = m.parameter_counts()?;
-                    Ok(ModelRow {
-                        name: &m.name,
-                        layers: m.layers(),
-                        decode: m.supports_decode(),
-                        experts: m.moe().map(|x| ExpertsRow {
-                            experts: x.experts,
-                            top_k: x.top_k,
-                        }),
-                        total_params,
-                        active_params,
-                        published_params: m.published_params,
-                        published_active_params: m.published_active_params,
-                        source: &m.source,
-                    })
-                })
-                .collect::<anyhow::Result<Vec<ModelRow>>>()?;
+            let rows = elk_reports::zoo_list::rows()?;
             if json {
                 return crate::cli::print_json("models-list", &crate::cli::no_config(), &rows);
             }

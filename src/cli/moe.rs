@@ -1,14 +1,13 @@
 //! `elk-opt moe`: MoE load policies over sampled routing steps (docs/moe.md).
 
 use super::chip_choice;
-use super::flags::{NocRowName, Usage};
+use super::flags::NocRowName;
 use clap::Args;
 use elk_model::build::InstanceOptions;
 use elk_model::graph::Mode;
 use elk_model::load_policy::Policy;
-use elk_model::routing::Routing;
 use elk_model::zoo::ZooParams;
-use elk_reports::moe::{MoeReport, MoeSpec, DEFAULT_METHODS};
+use elk_reports::moe::{MoeInputs, MoeReport, MoeResults, MoeSpec, DEFAULT_METHODS};
 use elk_stage::instance::LoadOrder;
 use elk_stage::units::si;
 use serde::Serialize;
@@ -124,16 +123,13 @@ pub struct MoeSection {
 impl MoeSection {
     /// Runs the policies of `a`.
     pub fn run(a: &MoeArgs) -> anyhow::Result<MoeSection> {
-        let (model, spec, chip_label) = spec(a)?;
+        let (model, spec, title) = spec(a)?;
         let moe = model.moe().copied().unwrap_or(NO_EXPERTS);
         let bar = super::progress::bar(spec.steps as u64, "routing steps built");
         let report = elk_reports::moe::run(&model, &spec, &|done| bar.set_position(done as u64))?;
         bar.finish_and_clear();
         Ok(MoeSection {
-            title: format!(
-                "{} decode b{} kv{} on {chip_label}, routing {}, {} steps (seed {})",
-                model.name, a.batch, a.kv, a.routing, a.steps, a.seed
-            ),
+            title,
             routing: spec.routing.label(),
             steps: a.steps,
             seed: a.seed,
@@ -182,19 +178,7 @@ struct MoeConfig {
     noc_row: NocRowName,
 }
 
-/// `moe --json`: the results.
-#[derive(Serialize)]
-struct MoeResults<'a> {
-    instance: String,
-    experts: u64,
-    #[serde(rename = "experts_per_token")]
-    top_k: u64,
-    tokens_per_layer: u64,
-    #[serde(flatten)]
-    report: &'a MoeReport,
-}
-
-/// The spec, the model and the chip label of `a`.
+/// The model, the spec and the run's title of `a`.
 pub fn spec(
     a: &MoeArgs,
 ) -> anyhow::Result<(
@@ -203,46 +187,12 @@ pub fn spec(
     String,
 )> {
     let model = super::source::load_model(&a.model)?;
-    let Some(moe) = model.moe().copied() else {
-        return Usage::err(format!(
-            "--model {}: not an MoE model (the zoo's: mixtral-8x7b, qwen3-30b-a3b, olmoe-1b-7b; \
-             or a model file with a [moe] table)",
-            a.model
-        ));
-    };
+    let moe = elk_reports::moe::experts_of(&model, &a.model)?;
     let chip = chip_choice::load(&a.chip, a.hbm_tbps)?;
-    let routing = Routing::parse(&a.routing)?;
-    let names = if a.policies.is_empty() {
-        vec![
-            "load-all".to_string(),
-            "on-demand".into(),
-            format!("predicted-{}", moe.top_k),
-            "oracle".into(),
-        ]
-    } else {
-        a.policies.clone()
-    };
-    let policies = names
-        .iter()
-        .map(|p| Policy::parse(p))
-        .collect::<Result<Vec<_>, _>>()?;
-    for m in &a.methods {
-        if elk_heuristics::by_name(m).is_none() {
-            return Usage::err(format!(
-                "--methods {m}: unknown heuristic; known: {}",
-                elk_heuristics::NAMES
-                    .iter()
-                    .chain(elk_heuristics::VARIANTS.iter())
-                    .copied()
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
-        }
-    }
     let mut params = ZooParams::new(Mode::Decode, a.batch, a.kv);
     params.layers = a.num_layers;
     params.dtypes = a.dtype.unwrap_or_default();
-    let spec = MoeSpec {
+    let inputs = MoeInputs {
         params,
         chip: chip.named(),
         opts: InstanceOptions {
@@ -251,17 +201,27 @@ pub fn spec(
             noc_row: a.noc_row.row(),
             ..InstanceOptions::default()
         },
-        routing,
+        routing: a.routing.clone(),
         steps: a.steps as usize,
         seed: a.seed,
-        policies,
+        policies: a.policies.clone(),
         methods: a.methods.clone(),
     };
-    Ok((model, spec, chip.label_with_hbm()))
+    let spec = MoeSpec::new(&moe, inputs)?;
+    let title = elk_reports::moe::title(
+        &model.name,
+        a.batch,
+        a.kv,
+        &chip.label_with_hbm(),
+        &a.routing,
+        a.steps,
+        a.seed,
+    );
+    Ok((model, spec, title))
 }
 
 pub fn run(a: MoeArgs) -> anyhow::Result<()> {
-    let (model, spec, chip_label) = spec(&a)?;
+    let (model, spec, title) = spec(&a)?;
     let moe = model.moe().copied().unwrap_or(NO_EXPERTS);
     let bar = super::progress::bar(spec.steps as u64, "routing steps built");
     let report = elk_reports::moe::run(&model, &spec, &|done| bar.set_position(done as u64))?;
@@ -273,10 +233,6 @@ pub fn run(a: MoeArgs) -> anyhow::Result<()> {
             super::output::write_atomic(&path, &inst.to_json()?)?;
         }
     }
-    let title = format!(
-        "{} decode b{} kv{} on {chip_label}, routing {}, {} steps (seed {})",
-        model.name, a.batch, a.kv, a.routing, a.steps, a.seed
-    );
     if a.json {
         let config = MoeConfig {
             model: a.model.clone(),

@@ -1,7 +1,6 @@
 //! Writing output files atomically: a temporary file in the same directory, then a rename, so
 //! an interrupted or failed run never leaves a half-written file or clobbers a good one.
 
-use anyhow::Context;
 use elk_stage::instance::Instance;
 use elk_stage::schedule::Schedule;
 use std::path::Path;
@@ -19,22 +18,10 @@ pub fn write_atomic(path: &Path, contents: &str) -> anyhow::Result<()> {
     write_atomic_bytes(path, contents.as_bytes())
 }
 
-/// Writes `contents` (text, or a PNG figure) to `path` atomically.
+/// Writes `contents` (text, or a PNG figure) to `path` atomically
+/// ([`elk_stage::error::write_atomic`]).
 pub fn write_atomic_bytes(path: &Path, contents: &[u8]) -> anyhow::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    std::fs::write(&tmp, contents).with_context(|| format!("{}: cannot write", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| {
-        let _ = std::fs::remove_file(&tmp);
-        format!("{}: cannot replace", path.display())
-    })
+    Ok(elk_stage::error::write_atomic(path, contents)?)
 }
 
 /// A table as CSV on stdout (RFC 4180 quoting): `header`, then one line per row. Numbers are

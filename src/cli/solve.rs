@@ -5,17 +5,13 @@ use super::chip_choice::Chip;
 use super::flags::Timings;
 use super::instance_source::{InstanceSource, SourceConfig};
 use super::method_rows::{
-    heuristic, heuristic_names, ideal_row, method_named, method_parser, retimed_row, row_of,
-    run_method, Row, COMPARE_RETIMED, RETIME_LEGEND,
+    heuristic_names, ideal_row, method_named, method_parser, run_method, RETIME_LEGEND,
 };
 use clap::Args;
-use elk_model::build::noc_distribution_bytes_per_s;
 use elk_sim::evaluate_with;
 use elk_sim::trace::ChromeTrace;
-use elk_solver::RETIME_SUFFIX;
 use elk_stage::instance::Instance;
-use elk_stage::method::Budget;
-use elk_stage::units::{si, Cycles};
+use elk_stage::units::Cycles;
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -247,23 +243,9 @@ struct CompareConfig {
 /// `compare --json`: the results.
 #[derive(Serialize)]
 struct CompareReport {
-    instance: String,
-    /// The chip with its HBM bandwidth (`ipu-pod4 @ 16 TB/s HBM`; `null`: an instance file
-    /// whose chip is not found).
-    chip: Option<String>,
-    hbm_tbps: Option<f64>,
-    /// B_NoC,dist: how fast the NoC can distribute HBM data to the cores.
-    hbm_distribution_tbps: Option<f64>,
-    warnings: Vec<String>,
-    /// Why a method falls behind Basic, when it does and the reason is known (empty else).
-    notes: Vec<String>,
-    /// The certified lower bound the rows' `gap_le_pct` is measured against.
-    bound_ms: f64,
-    /// Which bound that is: `roofline` or `segment relaxation`.
-    bound_source: &'static str,
-    /// The roofline bound (equal to `bound_ms` when it is the source).
-    roofline_bound_ms: f64,
-    methods: Vec<Row>,
+    /// Every method's row and the bound (the Python package's `compare()` is this part).
+    #[serde(flatten)]
+    base: elk_reports::compare::CompareReport,
     /// `--layer-exact`: one layer solved exactly.
     #[serde(skip_serializing_if = "Option::is_none")]
     layer: Option<super::layer_exact::LayerSection>,
@@ -292,60 +274,32 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
     };
     let loaded = a.source.load_full()?;
     let (inst, build_s) = (&loaded.instance, loaded.build_s);
-    let mut rows = Vec::new();
-    let methods: Vec<&str> = heuristic_names().collect();
-    let bar = super::progress::bar((methods.len() + COMPARE_RETIMED.len()) as u64, "methods");
-    // The heuristics, then the re-timed rows from the schedules they found (not a second run).
-    let mut inner = Vec::new();
-    // Each heuristic's chosen options, for the notes on why a variant falls behind Basic.
-    let mut chosen: Vec<(String, Vec<usize>)> = Vec::new();
-    for name in methods {
-        bar.set_message(name);
-        let m = heuristic(name)?;
-        let judged = elk_sim::run_judged(inst, m.as_ref(), &Budget::default())?;
-        if COMPARE_RETIMED.contains(&name) {
-            inner.push((name, judged.clone()));
-        }
-        let (row, result) = row_of(m.name(), judged);
-        if let Some((s, _)) = result {
-            chosen.push((row.method.clone(), s.options.clone()));
-        }
-        rows.push(row);
-        bar.inc(1);
-    }
-    for (name, judged) in &inner {
-        bar.set_message(format!("{name}{RETIME_SUFFIX}"));
-        rows.push(retimed_row(inst, name, judged, a.timings.no_timings)?.0);
-        bar.inc(1);
-    }
-    bar.finish_and_clear();
-    if a.timings.no_timings {
-        rows.iter_mut().for_each(|r| r.compile_s = None);
-    }
-    rows.push(ideal_row(inst, a.timings.no_timings));
-    let ideal_cycles = rows[rows.len() - 1].makespan_cycles;
-    let basic = rows[0].makespan_cycles;
-    let roof = elk_solver::bounds::roofline(inst);
+    let chip = loaded.chip.as_ref();
     let segment = match a.bound {
         BoundChoice::Roofline => None,
         BoundChoice::Segment => segment_bound(inst)?,
     };
-    let (bound, bound_source) = match &segment {
-        Some(s) if Cycles(s.bound_cycles) > roof.best() => {
-            (Cycles(s.bound_cycles), "segment relaxation")
-        }
-        _ => (roof.best(), "roofline"),
+    let n = heuristic_names().count() + elk_reports::compare::COMPARE_RETIMED.len();
+    let bar = super::progress::bar(n as u64, "methods");
+    let report = elk_reports::compare::compare(
+        inst,
+        chip.map(Chip::as_label),
+        a.timings.no_timings,
+        segment.as_ref().map(|s| Cycles(s.bound_cycles)),
+        &mut |k, _, name| {
+            bar.set_position(k as u64 - 1);
+            bar.set_message(name.to_string());
+        },
+    )?;
+    bar.finish_and_clear();
+    let roof = report.roofline;
+    let bound_source = report.bound_source;
+    let bound = match bound_source {
+        "segment relaxation" => segment
+            .as_ref()
+            .map_or(roof.best(), |s| Cycles(s.bound_cycles)),
+        _ => roof.best(),
     };
-    let ideal_index = rows.len() - 1;
-    for (i, r) in rows.iter_mut().enumerate() {
-        if let Some(t) = r.makespan_cycles {
-            r.speedup_vs_basic_x = basic.map(|b| b / t);
-            r.ideal_pct = ideal_cycles.map(|i| 100.0 * i.get() / t.get());
-            if i != ideal_index {
-                r.gap_le_pct = elk_solver::gap_pct(t, bound);
-            }
-        }
-    }
     let layer = match a.layer_exact {
         Some(seconds) => Some(super::layer_exact::solve(
             &loaded,
@@ -358,9 +312,6 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
         .as_ref()
         .map(super::moe::MoeSection::run)
         .transpose()?;
-    let chip = loaded.chip.as_ref();
-    let warnings: Vec<String> = chip.and_then(ideal_unreachable).into_iter().collect();
-    let notes = super::method_rows::behind_basic_notes(inst, chip.map(|c| &c.spec), &rows, &chosen);
     if a.json {
         let config = CompareConfig {
             source: a.source.config(),
@@ -372,21 +323,13 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
             "compare",
             &config,
             &CompareReport {
-                instance: inst.name.clone(),
-                chip: chip.map(Chip::label_with_hbm),
-                hbm_tbps: chip.map(|c| c.spec.hbm.bandwidth_bytes_per_s / 1e12),
-                hbm_distribution_tbps: chip.map(|c| noc_distribution_bytes_per_s(&c.spec) / 1e12),
-                warnings,
-                notes,
-                bound_ms: inst.ms(bound),
-                bound_source,
-                roofline_bound_ms: inst.ms(roof.best()),
-                methods: rows,
+                base: report,
                 layer: layer.map(|(_, s)| s),
                 moe,
             },
         );
     }
+    let (rows, warnings, notes) = (&report.methods, &report.warnings, &report.notes);
     if a.csv {
         use super::output::{csv_number as num, csv_row_head};
         let chip_label = chip.map(Chip::label_with_hbm).unwrap_or_default();
@@ -438,7 +381,7 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     println!("{} (instance built in {build_s:.2} s)", header(inst, chip));
-    for w in &warnings {
+    for w in warnings {
         println!("warning: {w}");
     }
     let w = rows.iter().map(|r| r.method.len()).max().unwrap_or(6);
@@ -455,7 +398,7 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
         "compile s"
     );
     let opt = |x: Option<f64>, f: &dyn Fn(f64) -> String| x.map_or("-".to_string(), f);
-    for r in &rows {
+    for r in rows {
         // A method without a schedule says so in its makespan column and why in the rest of
         // its row, never a row of bare "-".
         let makespan = match r.makespan_ms {
@@ -483,7 +426,7 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
         );
     }
     println!("basic … elk-full: the reference artifact's algorithms; *-fill, *-greedy: elk-opt's named variants (docs/heuristics.md)");
-    for n in &notes {
+    for n in notes {
         println!("note: {n}");
     }
     println!("{RETIME_LEGEND}");
@@ -578,22 +521,4 @@ pub(super) fn header(inst: &Instance, chip: Option<&Chip>) -> String {
         Some(graph) => format!("{graph}{}", chip.label_with_hbm()),
         None => format!("{} (chip {})", inst.name, chip.label_with_hbm()),
     }
-}
-
-/// Why Ideal is out of reach on `chip`, when it is: the NoC distributes HBM data slower than
-/// the HBM delivers it (a mesh or torus with few links out of the controllers), while Ideal
-/// assumes loads never contend.
-fn ideal_unreachable(chip: &Chip) -> Option<String> {
-    let (dist, hbm) = chip.distribution_below_hbm()?;
-    let advice = elk_model::chip::advice::distribution_advice(&chip.spec)
-        .map_or(String::new(), |a| format!("; {}", a.describe(&chip.spec)));
-    Some(format!(
-        "Ideal is unreachable on {}: the NoC distributes HBM data at most at {} (B_NoC,dist; \
-         `elk-opt chips show {}`), below the HBM's {}, and Ideal assumes loads never contend; \
-         every HBM-bound schedule is NoC-bound here{advice}",
-        chip.label(),
-        si(dist, "B/s"),
-        chip.given(),
-        si(hbm, "B/s")
-    ))
 }

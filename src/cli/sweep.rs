@@ -3,7 +3,7 @@
 
 use super::flags::OldOut;
 use clap::{Args, Subcommand};
-use elk_reports::grid::{preset, Grid, PRESETS};
+use elk_reports::grid::Grid;
 use elk_reports::plot::{Format, Style};
 use elk_reports::report::{report, today, Files, Header};
 use elk_reports::sweep::{merge, read_results, run_sweep, Shard};
@@ -168,18 +168,7 @@ impl FigureFlags {
 
 /// The grid of a preset name or a TOML file.
 pub fn load_grid(name: &str) -> anyhow::Result<Grid> {
-    if let Some(text) = preset(name) {
-        return Ok(Grid::from_toml(name, text)?);
-    }
-    let path = Path::new(name);
-    if !path.exists() {
-        return Err(super::flags::Usage(format!(
-            "grid '{name}': not a preset ({}) and no such file",
-            PRESETS.join(", ")
-        ))
-        .into());
-    }
-    Ok(Grid::from_file(path)?)
+    Ok(elk_reports::grid::load(name)?)
 }
 
 fn grid_stem(name: &str) -> String {

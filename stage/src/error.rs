@@ -58,3 +58,48 @@ pub fn read_file(path: &std::path::Path) -> Result<String> {
         error,
     })
 }
+
+/// A file that could not be written atomically: which file, what failed (`cannot write`
+/// the temporary file, `cannot replace` the target with it), and the I/O error.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {what}", .path.display())]
+pub struct WriteError {
+    /// The temporary file (writing failed) or the target (the rename failed).
+    pub path: std::path::PathBuf,
+    /// `cannot write` or `cannot replace`.
+    pub what: &'static str,
+    /// The underlying error.
+    #[source]
+    pub error: std::io::Error,
+}
+
+/// Writes `contents` to `path` atomically: a temporary file in the same directory, then a
+/// rename, so an interrupted or failed run never leaves a half-written file or clobbers a
+/// good one (the CLI's output files and the Python package's `save`).
+pub fn write_atomic(
+    path: &std::path::Path,
+    contents: &[u8],
+) -> std::result::Result<(), WriteError> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    std::fs::write(&tmp, contents).map_err(|error| WriteError {
+        path: tmp.clone(),
+        what: "cannot write",
+        error,
+    })?;
+    std::fs::rename(&tmp, path).map_err(|error| {
+        let _ = std::fs::remove_file(&tmp);
+        WriteError {
+            path: path.to_path_buf(),
+            what: "cannot replace",
+            error,
+        }
+    })
+}

@@ -1,0 +1,733 @@
+"""elk-opt from Python: the CLI's commands as functions, results as dicts and DataFrames.
+
+The computations are the Rust library crates the ``elk-opt`` binary calls (no subprocess),
+with the CLI's defaults (batch 32, KV 2048, decode, chip ipu-pod4, load order free, the
+phased NoC row, the plan cache), its errors (bad input raises ``ValueError`` with the CLI's
+one-line message, a failed run raises :class:`SolverError`) and its determinism.
+
+>>> import elk_opt
+>>> r = elk_opt.compare("llama2-7b", num_layers=1)          # elk-opt compare --json
+>>> r.df[["method", "makespan_ms", "gap_le_pct"]]            # doctest: +SKIP
+>>> s = elk_opt.solve("llama2-7b", method="elk-full", num_layers=1)
+>>> s.save("s.json", instance_path="i.json")                 # solve -o / --emit-instance
+
+See docs/python.md for every function and the CLI command it maps to.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import warnings
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Union
+
+from . import _native
+from ._native import SolverError
+
+__all__ = [
+    "SolverError",
+    "Model",
+    "Chip",
+    "Instance",
+    "Schedule",
+    "CompareResult",
+    "models",
+    "chips",
+    "methods",
+    "instance",
+    "compare",
+    "solve",
+    "moe",
+    "MoeResult",
+    "sweep",
+    "SweepResult",
+    "__version__",
+    "DEFAULTS",
+]
+
+__version__: str = _native.TOOL_VERSION
+
+#: The CLI's defaults, the same in every function.
+DEFAULTS: Dict[str, Any] = {
+    "model": "llama2-13b",
+    "chip": "ipu-pod4",
+    "mode": "decode",
+    "batch": 32,
+    "kv": 2048,
+    "load_order": "free",
+    "noc_row": "phased",
+}
+
+Progress = Union[bool, Callable[[int, int, str], Any], None]
+
+
+def _warn(lines: Iterable[str]) -> None:
+    """The warnings the CLI prints on stderr, as Python warnings."""
+    for line in lines:
+        warnings.warn(line, stacklevel=3)
+
+
+def _pandas() -> Any:
+    import pandas  # type: ignore[import-untyped]  # imported late: `import elk_opt` stays quick
+
+    return pandas
+
+
+def models() -> Any:
+    """The zoo, as ``elk-opt models list --json``: one row per model (a DataFrame).
+
+    An MoE model's ``experts`` object becomes two columns, ``experts`` and
+    ``experts_per_token`` (empty for dense models).
+    """
+    rows = json.loads(_native.models_json())
+    flat = []
+    for r in rows:
+        r = dict(r)
+        e = r.pop("experts", None) or {}
+        r["experts"] = e.get("experts")
+        r["experts_per_token"] = e.get("experts_per_token")
+        flat.append(r)
+    return _pandas().DataFrame(flat)
+
+
+def chips() -> Any:
+    """The chip presets, as ``elk-opt chips list --json``: one row per chip (a DataFrame);
+    nested keys are joined with dots (``hbm.bandwidth_bytes_per_s``)."""
+    return _pandas().json_normalize(json.loads(_native.chips_json()))
+
+
+def methods() -> List[str]:
+    """Every method :func:`solve` accepts (``solve --method``): the heuristics, ``ideal``,
+    then each heuristic re-timed (``NAME+retime``)."""
+    return list(_native.method_names())
+
+
+class Model:
+    """A model: a zoo name, a model file (TOML), a Hugging Face config.json (``--model``),
+    a graph in the reference JSON format (``--import``) or an ONNX file (``--onnx``).
+
+    ``Model("llama2-7b")`` is a zoo model or model file; :meth:`from_file` tells the kinds
+    of file apart. ``num_layers``, ``dtype`` (zoo models) and ``compat`` (imports) are the
+    CLI's ``--num-layers``, ``--dtype`` and ``--compat``.
+    """
+
+    def __init__(
+        self,
+        name: str = DEFAULTS["model"],
+        *,
+        num_layers: Optional[int] = None,
+        dtype: Optional[str] = None,
+        kind: str = "model",
+        compat: Optional[str] = None,
+    ) -> None:
+        self.kind = kind
+        self.source = os.fspath(name)
+        self.num_layers = num_layers
+        self.dtype = dtype
+        self.compat = compat
+        if kind == "model":
+            canonical, layers, warns = _native.check_model(self.source)
+            _warn(warns)
+            self.name: str = canonical
+            self.layers: Optional[int] = layers
+        elif kind in ("import", "onnx"):
+            if not os.path.exists(self.source):
+                raise ValueError(f"{self.source}: cannot read: No such file or directory (os error 2)")
+            self.name = os.path.basename(self.source)
+            self.layers = None
+        else:
+            raise ValueError(f"model kind '{kind}': one of model, import, onnx")
+
+    @classmethod
+    def from_file(
+        cls,
+        path: Union[str, "os.PathLike[str]"],
+        *,
+        num_layers: Optional[int] = None,
+        dtype: Optional[str] = None,
+        compat: Optional[str] = None,
+    ) -> "Model":
+        """A model from a file: ``.toml`` (a model file) and a Hugging Face config.json
+        (a JSON object with ``model_type`` or ``architectures``) as ``--model``, ``.onnx`` as
+        ``--onnx``, any other JSON (the reference format) as ``--import``."""
+        p = os.fspath(path)
+        if p.endswith(".onnx"):
+            return cls(p, kind="onnx", num_layers=num_layers)
+        if p.endswith(".json"):
+            try:
+                with open(p, encoding="utf-8") as f:
+                    head = json.load(f)
+            except (OSError, ValueError):
+                head = None
+            if isinstance(head, dict) and ("model_type" in head or "architectures" in head):
+                return cls(p, kind="model", num_layers=num_layers, dtype=dtype)
+            return cls(p, kind="import", num_layers=num_layers, compat=compat)
+        return cls(p, kind="model", num_layers=num_layers, dtype=dtype)
+
+    def _choice(self, mode: str, batch: int, kv: int, num_layers: Optional[int]) -> Dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "source": self.source,
+            "mode": mode,
+            "batch": int(batch),
+            "kv": int(kv),
+            "num_layers": num_layers if num_layers is not None else self.num_layers,
+            "dtype": self.dtype,
+            "compat": self.compat,
+        }
+
+    def __repr__(self) -> str:
+        return f"Model({self.source!r}, kind={self.kind!r})"
+
+
+class Chip:
+    """A chip preset or chip TOML file (``--chip``), with ``hbm_tbps`` (``--hbm-tbps``) and
+    other overrides: ``cores``, ``topology`` (``all-to-all``, ``mesh``, ``torus``),
+    ``width``, ``height``, ``hbm_controllers``, ``placement`` (``edges``, ``single-core``).
+    ``spec`` is the chip as ``chips show --json`` prints it, overrides applied."""
+
+    _KEYS = ("cores", "topology", "width", "height", "hbm_controllers", "placement")
+
+    def __init__(
+        self,
+        name_or_path: Union[str, "os.PathLike[str]"] = DEFAULTS["chip"],
+        hbm_tbps: Optional[float] = None,
+        **overrides: Any,
+    ) -> None:
+        unknown = sorted(set(overrides) - set(self._KEYS))
+        if unknown:
+            raise ValueError(
+                f"unknown chip override(s) {', '.join(unknown)}: one of {', '.join(self._KEYS)}"
+            )
+        self.given = os.fspath(name_or_path)
+        self.hbm_tbps = None if hbm_tbps is None else float(hbm_tbps)
+        self.overrides: Dict[str, Any] = {k: overrides.get(k) for k in self._KEYS}
+        spec, warns = _native.chip_json(self.given, self.hbm_tbps, self.overrides)
+        _warn(warns)
+        self.spec: Dict[str, Any] = json.loads(spec)
+        self.name: str = self.spec["name"]
+
+    def _choice(self) -> Dict[str, Any]:
+        return {"chip": self.given, "hbm_tbps": self.hbm_tbps, "overrides": self.overrides}
+
+    def __repr__(self) -> str:
+        extra = "".join(f", {k}={v!r}" for k, v in self.overrides.items() if v is not None)
+        hbm = "" if self.hbm_tbps is None else f", hbm_tbps={self.hbm_tbps!r}"
+        return f"Chip({self.given!r}{hbm}{extra})"
+
+
+ModelLike = Union[Model, str, "os.PathLike[str]"]
+ChipLike = Union[Chip, str, "os.PathLike[str]"]
+
+
+def _model(m: ModelLike) -> Model:
+    if isinstance(m, Model):
+        return m
+    p = os.fspath(m)
+    if p.endswith((".json", ".onnx")):
+        return Model.from_file(p)
+    return Model(p)
+
+
+def _chip(c: ChipLike, hbm_tbps: Optional[float]) -> Chip:
+    if isinstance(c, Chip):
+        if hbm_tbps is None or hbm_tbps == c.hbm_tbps:
+            return c
+        return Chip(c.given, hbm_tbps, **{k: v for k, v in c.overrides.items() if v is not None})
+    return Chip(c, hbm_tbps)
+
+
+class Instance:
+    """A stage-model instance (elk-instance/1): a graph's plans on a chip, what every
+    method schedules. Build one with :func:`instance`, read one with :meth:`load`."""
+
+    def __init__(self, native: Any, config: Dict[str, Any]) -> None:
+        self._native = native
+        #: The inputs as ``--json`` prints them in ``config``.
+        self.config = config
+
+    @property
+    def name(self) -> str:
+        """``llama2-13b decode b32 kv2048 on ipu-pod4``."""
+        return str(self._native.name)
+
+    @property
+    def operators(self) -> int:
+        return int(self._native.operators)
+
+    @property
+    def build_s(self) -> float:
+        """Seconds spent building it (plan tables) or reading it."""
+        return float(self._native.build_s)
+
+    def save(self, path: Union[str, "os.PathLike[str]"]) -> None:
+        """Writes the instance file (``instance -o FILE``, ``--emit-instance FILE``)."""
+        self._native.save(os.fspath(path))
+
+    @classmethod
+    def load(cls, path: Union[str, "os.PathLike[str]"]) -> "Instance":
+        """Reads an instance file (``--instance FILE``)."""
+        p = os.fspath(path)
+        return cls(_native.NativeInstance.load(p), {"instance": p})
+
+    def compare(self, *, no_timings: bool = False, progress: Progress = None) -> "CompareResult":
+        """Every method on this instance: :func:`compare`."""
+        cb, close = _progress(progress, "methods")
+        try:
+            results = json.loads(self._native.compare(no_timings, cb))
+        finally:
+            close()
+        return CompareResult(results, dict(self.config, no_timings=no_timings), self)
+
+    def solve(
+        self, method: str = "elk-full", *, no_timings: bool = False, progress: Progress = None
+    ) -> "Schedule":
+        """One method on this instance: :func:`solve`."""
+        if method == "ideal":
+            raise ValueError("--method ideal gives a figure, not a schedule: use compare()")
+        cb, close = _progress(progress, "solve")
+        try:
+            if cb is not None:
+                cb(0, 1, method)
+            row_json, native = self._native.solve(method, no_timings)
+            if cb is not None:
+                cb(1, 1, "")
+        finally:
+            close()
+        row = json.loads(row_json)
+        if native is None:
+            why = row["notes"][-1] if row["notes"] else row["status"]
+            raise SolverError(f"{row['method']} found no schedule for {self.name}: {why}")
+        return Schedule(native, self, row)
+
+    def __repr__(self) -> str:
+        return f"Instance({self.name!r}, operators={self.operators})"
+
+
+def instance(
+    model: ModelLike = DEFAULTS["model"],
+    chip: ChipLike = DEFAULTS["chip"],
+    batch: int = DEFAULTS["batch"],
+    kv: int = DEFAULTS["kv"],
+    *,
+    mode: str = DEFAULTS["mode"],
+    num_layers: Optional[int] = None,
+    hbm_tbps: Optional[float] = None,
+    load_order: Union[str, int] = DEFAULTS["load_order"],
+    layers: Optional[str] = None,
+    ops: Optional[str] = None,
+    window: Optional[int] = None,
+    noc_row: str = DEFAULTS["noc_row"],
+    cache: bool = True,
+) -> Instance:
+    """Builds the instance of ``model`` on ``chip`` (``elk-opt instance``): the plan tables
+    of every operator (read from the plan cache when they are there; ``cache=False`` is
+    ``--no-cache``). ``layers``/``ops`` cut a sub-instance (``"0..1"``, half-open);
+    ``load_order`` is ``free``, ``fixed`` or a maximum displacement."""
+    m = _model(model)
+    c = _chip(chip, hbm_tbps)
+    graph = m._choice(mode, batch, kv, num_layers)
+    build = dict(
+        c._choice(),
+        load_order=str(load_order),
+        layers=layers,
+        ops=ops,
+        window=window,
+        noc_row=noc_row,
+        cache=bool(cache),
+    )
+    native, warns = _native.build_instance(graph, build)
+    _warn(warns)
+    config: Dict[str, Any] = {}
+    key = {"model": "model", "import": "import", "onnx": "onnx"}[m.kind]
+    config[key] = m.source
+    config.update(
+        mode=mode,
+        batch=int(batch),
+        kv_tokens=int(kv),
+        num_layers=graph["num_layers"],
+    )
+    if m.kind == "import":
+        config["compat"] = m.compat or "clean"
+    if m.dtype is not None and m.dtype != "fp16":
+        config["dtype"] = m.dtype
+    config.update(
+        chip=c.given,
+        hbm_tbps=c.hbm_tbps,
+        load_order=str(load_order),
+        layers=layers,
+        ops=ops,
+        preload_window_stages=window,
+        noc_row=noc_row,
+    )
+    return Instance(native, config)
+
+
+def _progress(progress: Progress, what: str) -> "tuple[Optional[Callable[[int, int, str], Any]], Callable[[], None]]":
+    """The callback handed to Rust, and what closes it. ``True``: a tqdm bar (notebook-aware)
+    when tqdm is installed, else nothing; a callable: called as ``progress(k, n, name)``
+    before step ``k`` of ``n`` and once with ``k = n + 1`` at the end."""
+    if progress is None or progress is False:
+        return None, lambda: None
+    if callable(progress):
+        return progress, lambda: None
+    try:
+        from tqdm.auto import tqdm  # type: ignore[import-untyped]
+    except ImportError:
+        return None, lambda: None
+    bar: Any = None
+
+    def cb(k: int, n: int, name: str) -> None:
+        nonlocal bar
+        if bar is None:
+            bar = tqdm(total=n, desc=what)
+        bar.n = min(k - 1, n) if k > 0 else 0
+        bar.set_postfix_str(name)
+        bar.refresh()
+
+    def close() -> None:
+        if bar is not None:
+            bar.n = bar.total
+            bar.refresh()
+            bar.close()
+
+    return cb, close
+
+
+class CompareResult:
+    """What ``elk-opt compare --json`` prints: :meth:`to_dict` is its ``results``, ``config``
+    its ``config``, and :attr:`df` the method rows as a DataFrame whose columns are the JSON
+    keys (units in the names: ``makespan_ms``, ``gap_le_pct``, ``hbm_util_pct``, …), led by
+    the instance's ``instance``, ``chip``, ``hbm_tbps`` and ``bound_ms``."""
+
+    def __init__(self, results: Dict[str, Any], config: Dict[str, Any], inst: Instance) -> None:
+        self._results = results
+        self.config = config
+        self.instance = inst
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The ``results`` of ``elk-opt compare --json`` for the same inputs."""
+        return dict(json.loads(json.dumps(self._results)))
+
+    def to_json(self) -> str:
+        """The whole ``--json`` envelope (schema, tool version, config, results)."""
+        return json.dumps(
+            {
+                "schema": "elk-opt/compare/1",
+                "tool_version": __version__,
+                "config": self.config,
+                "results": self._results,
+            },
+            indent=2,
+        )
+
+    @property
+    def methods(self) -> List[Dict[str, Any]]:
+        return list(self._results["methods"])
+
+    @property
+    def bound_ms(self) -> float:
+        return float(self._results["bound_ms"])
+
+    @property
+    def warnings(self) -> List[str]:
+        return list(self._results["warnings"])
+
+    @property
+    def df(self) -> Any:
+        pd = _pandas()
+        head = {k: self._results[k] for k in ("instance", "chip", "hbm_tbps", "bound_ms")}
+        keys: List[str] = []
+        for row in self._results["methods"]:
+            for k in row:
+                if k not in keys:
+                    keys.append(k)
+        rows = [dict(head, **{k: row.get(k) for k in keys}) for row in self._results["methods"]]
+        return pd.DataFrame(rows, columns=list(head) + keys)
+
+    def row(self, method: str) -> Dict[str, Any]:
+        """The row of one method."""
+        for r in self._results["methods"]:
+            if r["method"] == method:
+                return dict(r)
+        raise KeyError(method)
+
+    def __repr__(self) -> str:
+        return f"CompareResult({self._results['instance']!r}, {len(self._results['methods'])} methods)"
+
+    def _repr_html_(self) -> str:
+        return str(self.df._repr_html_())
+
+
+def compare(
+    model: Union[ModelLike, Instance] = DEFAULTS["model"],
+    chip: ChipLike = DEFAULTS["chip"],
+    batch: int = DEFAULTS["batch"],
+    kv: int = DEFAULTS["kv"],
+    *,
+    no_timings: bool = False,
+    progress: Progress = None,
+    **build: Any,
+) -> CompareResult:
+    """Every method side by side (``elk-opt compare --json``): every heuristic, the
+    re-timed rows, Elk's Ideal, each with its gap to the certified roofline bound.
+    ``model`` may be an :class:`Instance` (``--instance``); otherwise the keyword arguments
+    of :func:`instance` apply (``mode``, ``num_layers``, ``hbm_tbps``, ``load_order``,
+    ``layers``, ``ops``, ``window``, ``noc_row``, ``cache``)."""
+    inst = model if isinstance(model, Instance) else instance(model, chip, batch, kv, **build)
+    return inst.compare(no_timings=no_timings, progress=progress)
+
+
+def solve(
+    model: Union[ModelLike, Instance] = DEFAULTS["model"],
+    chip: ChipLike = DEFAULTS["chip"],
+    batch: int = DEFAULTS["batch"],
+    kv: int = DEFAULTS["kv"],
+    *,
+    method: str = "elk-full",
+    no_timings: bool = False,
+    progress: Progress = None,
+    **build: Any,
+) -> "Schedule":
+    """One method (``elk-opt solve --method M``): its schedule, judged by the simulator.
+    Raises :class:`SolverError` when the method finds none (the CLI exits 1)."""
+    inst = model if isinstance(model, Instance) else instance(model, chip, batch, kv, **build)
+    return inst.solve(method, no_timings=no_timings, progress=progress)
+
+
+class Schedule:
+    """A schedule (elk-schedule/1) of an :class:`Instance`: what ``solve -o`` writes."""
+
+    def __init__(self, native: Any, inst: Instance, row: Optional[Dict[str, Any]] = None) -> None:
+        self._native = native
+        self.instance = inst
+        #: ``solve --json``'s results (the method's row); ``None`` for a loaded schedule.
+        self.row = row
+
+    @property
+    def method(self) -> str:
+        return str(self._native.method)
+
+    @property
+    def makespan_cycles(self) -> float:
+        """The simulator's makespan (the stage model)."""
+        return float(self.simulate()["makespan_cycles"])
+
+    @property
+    def makespan_ms(self) -> float:
+        return float(self.simulate()["makespan_ms"])
+
+    def save(
+        self,
+        path: Union[str, "os.PathLike[str]"],
+        instance_path: Union[str, "os.PathLike[str]", None] = None,
+    ) -> None:
+        """Writes the schedule file (``solve -o``), and its instance to ``instance_path``
+        (``--emit-instance``) when given: ``simulate`` needs both."""
+        self._native.save(os.fspath(path), self.instance._native)
+        if instance_path is not None:
+            self.instance.save(instance_path)
+
+    @classmethod
+    def load(
+        cls,
+        path: Union[str, "os.PathLike[str]"],
+        instance: Union[Instance, str, "os.PathLike[str]"],
+    ) -> "Schedule":
+        """Reads a schedule file for ``instance`` (an :class:`Instance` or its file)."""
+        inst = instance if isinstance(instance, Instance) else Instance.load(instance)
+        return cls(_native.NativeSchedule.load(os.fspath(path)), inst)
+
+    def to_json(self) -> str:
+        """The schedule file's text, stamped with its instance."""
+        return str(self._native.to_json(self.instance._native))
+
+    def simulate(self) -> Dict[str, Any]:
+        """``elk-opt simulate --json``'s results: ``valid``, ``violations`` and the stage
+        model's evaluation (``makespan_cycles``, ``makespan_ms``, ``stages``,
+        ``hbm_util_pct``, …). A schedule of another instance raises ``ValueError``."""
+        return dict(json.loads(self._native.simulate(self.instance._native)))
+
+    def simulate_detailed(self) -> Dict[str, Any]:
+        """The detailed replay on the instance's chip (``simulate --detailed``, paced loads):
+        the simulator's report (``makespan_cycles``, ``makespan_ms``, ``breakdown``,
+        ``link_utilisation_mean``, ``hottest_links``, ``controller_utilisation``, …)."""
+        return dict(json.loads(self._native.simulate_detailed(self.instance._native)))
+
+    def trace(self, path: Union[str, "os.PathLike[str]"]) -> None:
+        """Writes a Chrome trace of the stage model's evaluation (``solve --trace``; open
+        it in Perfetto)."""
+        self._native.trace(os.fspath(path), self.instance._native)
+
+    def __repr__(self) -> str:
+        return f"Schedule({self.method!r} on {self.instance.name!r})"
+
+
+class MoeResult:
+    """What ``elk-opt moe --json`` prints: :meth:`to_dict` is its ``results``, :attr:`df` the
+    policies over the steps (``summary``: ``mean_ms``, ``p50_ms``, ``p99_ms``,
+    ``mean_vs_oracle_pct``, ``mean_gap_pct``, …), :attr:`steps_df` one row per step and
+    policy (``step``, ``experts_touched``, ``bound_ms``, ``policy``, ``makespan_ms``, …)."""
+
+    def __init__(self, results: Dict[str, Any], config: Dict[str, Any]) -> None:
+        self._results = results
+        self.config = config
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The ``results`` of ``elk-opt moe --json`` for the same inputs."""
+        return dict(json.loads(json.dumps(self._results)))
+
+    @property
+    def df(self) -> Any:
+        return _pandas().DataFrame(self._results["summary"])
+
+    @property
+    def steps_df(self) -> Any:
+        rows = []
+        for st in self._results["steps"]:
+            head = {k: v for k, v in st.items() if k != "policies"}
+            for p in st["policies"]:
+                rows.append(dict(head, **p))
+        return _pandas().DataFrame(rows)
+
+    def __repr__(self) -> str:
+        return f"MoeResult({self._results['instance']!r})"
+
+    def _repr_html_(self) -> str:
+        return str(self.df._repr_html_())
+
+
+def moe(
+    model: str = "mixtral-8x7b",
+    chip: ChipLike = DEFAULTS["chip"],
+    batch: int = DEFAULTS["batch"],
+    kv: int = DEFAULTS["kv"],
+    *,
+    routing: str = "uniform",
+    steps: int = 100,
+    seed: int = 1,
+    policies: Optional[List[str]] = None,
+    methods: Optional[List[str]] = None,
+    num_layers: Optional[int] = None,
+    dtype: Optional[str] = None,
+    hbm_tbps: Optional[float] = None,
+    load_order: Union[str, int] = DEFAULTS["load_order"],
+    noc_row: str = DEFAULTS["noc_row"],
+    cache: bool = True,
+    progress: Progress = None,
+) -> MoeResult:
+    """An MoE model's expert-loading policies over sampled routing steps (``elk-opt moe
+    --json``; docs/moe.md): load-all, on-demand, predicted-k and the oracle by default, each
+    step's schedules judged, against the oracle and its certified bound. ``routing`` is
+    ``uniform``, ``zipf:S``, …; ``policies`` and ``methods`` are ``--policies`` and
+    ``--methods`` (default: ``["elk-dyn"]``)."""
+    c = _chip(chip, hbm_tbps)
+    choice = dict(
+        model=os.fspath(model),
+        batch=int(batch),
+        kv=int(kv),
+        num_layers=num_layers,
+        dtype=dtype,
+        chip=c.given,
+        hbm_tbps=c.hbm_tbps,
+        overrides=c.overrides,
+        routing=routing,
+        steps=int(steps),
+        seed=int(seed),
+        policies=list(policies or []),
+        methods=list(methods or ["elk-dyn"]),
+        load_order=str(load_order),
+        noc_row=noc_row,
+        cache=bool(cache),
+    )
+    cb, close = _progress(progress, "routing steps")
+    try:
+        out, warns = _native.moe_json(choice, cb)
+    finally:
+        close()
+    _warn(warns)
+    results = json.loads(out)
+    config = {
+        "model": choice["model"],
+        "mode": "decode",
+        "batch": choice["batch"],
+        "kv_tokens": choice["kv"],
+        "num_layers": num_layers,
+        "chip": c.given,
+        "hbm_tbps": c.hbm_tbps,
+        "routing": routing,
+        "steps": choice["steps"],
+        "seed": choice["seed"],
+        "policies": [p["policy"] for p in results["summary"]],
+        "methods": choice["methods"],
+        "load_order": choice["load_order"],
+        "noc_row": noc_row,
+    }
+    return MoeResult(results, config)
+
+
+class SweepResult:
+    """What ``elk-opt sweep GRID -o FILE`` did: :attr:`summary` is ``sweep --json``'s
+    ``results`` (``cells``, ``ran_cells``, ``failed_cells``, …, ``output``), :attr:`cells`
+    the results file's lines (in cell order) and :attr:`df` one row per cell and method:
+    the cell's keys (``index``, ``model``, ``mode``, ``batch``, ``kv``, ``chip``,
+    ``hbm_tbps``, …, ``ops``, ``ideal_ms``, ``error``) then the method's (``method``,
+    ``status``, ``makespan_ms``, ``hbm_util``, ``noc_util`` as fractions, ``tflops``)."""
+
+    def __init__(self, summary: Dict[str, Any], cells: List[Dict[str, Any]]) -> None:
+        self.summary = summary
+        self.cells = cells
+
+    @property
+    def df(self) -> Any:
+        rows = []
+        for line in self.cells:
+            head = dict(line["cell"])
+            head.update(
+                figure=line["figure"],
+                ops=line["ops"],
+                ideal_ms=line.get("ideal_ms"),
+                error=line.get("error"),
+                does_not_fit=line.get("does_not_fit", False),
+            )
+            for m in line["methods"] or [{}]:
+                m = {k: v for k, v in m.items() if k != "breakdown"}
+                rows.append(dict(head, **m))
+        return _pandas().DataFrame(rows)
+
+    def __repr__(self) -> str:
+        return f"SweepResult({self.summary['cells']} cells -> {self.summary['output']!r})"
+
+
+def sweep(
+    grid: str,
+    output: Union[str, "os.PathLike[str]", None] = None,
+    *,
+    shard: Optional[str] = None,
+    progress: Progress = None,
+) -> SweepResult:
+    """Runs a grid of configurations × methods (``elk-opt sweep GRID -o OUTPUT``): a preset
+    (``fig17`` … ``fig24``), a grid TOML file, or the TOML text itself (docs/sweeps.md).
+    Resumable: cells already in ``output`` are not run again. ``output`` defaults to
+    ``<grid>.jsonl`` (``grid.jsonl`` for TOML text) in the current directory, as the CLI's;
+    ``shard="K/N"`` runs one shard. Raises :class:`SolverError` when cells failed (their
+    errors are their lines, as the CLI exits 1)."""
+    is_toml = "\n" in grid
+    if output is None:
+        stem = "grid" if is_toml else os.path.splitext(os.path.basename(grid))[0]
+        output = f"{stem}.jsonl"
+    out = os.fspath(output)
+    cb, close = _progress(progress, "cells")
+    try:
+        summary, lines, warns = _native.sweep_json(grid, out, is_toml, shard, cb)
+    finally:
+        close()
+    _warn(warns)
+    result = SweepResult(json.loads(summary), json.loads(lines))
+    failed = result.summary["failed_cells"]
+    if failed:
+        raise SolverError(
+            f"{failed} cell{'' if failed == 1 else 's'} failed (of {result.summary['cells']}): "
+            f"each failed cell's error is its line in {out}; rerunning the same command retries them"
+        )
+    return result

@@ -1,0 +1,144 @@
+//! `elk-opt moe`: the MoE load policies over sampled routing steps (docs/moe.md), through
+//! the same [`elk_reports::moe`] functions the CLI calls.
+
+use crate::errors::Failure;
+use crate::inputs::{load_chip, zoo_model, Overrides};
+use elk_model::build::InstanceOptions;
+use elk_model::dtype::Dtypes;
+use elk_model::graph::Mode;
+use elk_model::plan::PlanCache;
+use elk_model::zoo::ZooParams;
+use elk_reports::compare::ChipLabel;
+use elk_reports::moe::{experts_of, run, title, MoeInputs, MoeResults, MoeSpec};
+use elk_stage::instance::{LoadOrder, NocRow};
+use pyo3::prelude::*;
+
+/// `elk-opt moe`'s flags.
+#[derive(Debug, Clone, FromPyObject)]
+#[pyo3(from_item_all)]
+pub struct MoeChoice {
+    /// `--model`.
+    pub model: String,
+    /// `--batch`.
+    pub batch: u64,
+    /// `--kv`.
+    pub kv: u64,
+    /// `--num-layers`.
+    pub num_layers: Option<usize>,
+    /// `--dtype`.
+    pub dtype: Option<String>,
+    /// `--chip`.
+    pub chip: String,
+    /// `--hbm-tbps`.
+    pub hbm_tbps: Option<f64>,
+    /// The other chip overrides.
+    pub overrides: Option<Overrides>,
+    /// `--routing`.
+    pub routing: String,
+    /// `--steps`.
+    pub steps: u64,
+    /// `--seed`.
+    pub seed: u64,
+    /// `--policies` (empty: the defaults).
+    pub policies: Vec<String>,
+    /// `--methods`.
+    pub methods: Vec<String>,
+    /// `--load-order`.
+    pub load_order: String,
+    /// `--noc-row`.
+    pub noc_row: String,
+    /// The plan cache (`false`: `--no-cache`).
+    pub cache: bool,
+}
+
+/// `moe --json`'s results as JSON, and the warnings the CLI prints on stderr;
+/// `progress(done, steps, "steps")` as steps are built and scheduled (GIL released).
+#[pyfunction]
+#[pyo3(signature = (choice, progress=None))]
+pub fn moe_json(
+    py: Python<'_>,
+    choice: MoeChoice,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<(String, Vec<String>)> {
+    let out = py.detach(|| -> Result<(String, Vec<String>), Failure> {
+        if choice.steps == 0 {
+            return Err(Failure::input("--steps 0: must be at least 1"));
+        }
+        let (model, mut warnings) = zoo_model(&choice.model)?;
+        let moe = experts_of(&model, &choice.model)?;
+        let chip = load_chip(
+            &choice.chip,
+            choice.hbm_tbps,
+            &choice.overrides.clone().unwrap_or_default(),
+        )?;
+        warnings.extend(chip.warnings.iter().cloned());
+        let mut params = ZooParams::new(Mode::Decode, choice.batch, choice.kv);
+        params.layers = choice.num_layers;
+        if let Some(d) = &choice.dtype {
+            params.dtypes = Dtypes::parse(d).map_err(Failure::input)?;
+        }
+        let noc_row = match choice.noc_row.as_str() {
+            "phased" => NocRow::Phased,
+            "spec" => NocRow::Spec,
+            other => {
+                return Err(Failure::input(format!(
+                    "noc_row '{other}': one of phased, spec"
+                )))
+            }
+        };
+        let mut named = chip.spec.clone();
+        named.name = chip.record.label();
+        let spec = MoeSpec::new(
+            &moe,
+            MoeInputs {
+                params,
+                chip: named,
+                opts: InstanceOptions {
+                    load_order: LoadOrder::parse(&choice.load_order)?,
+                    plan_cache: if choice.cache {
+                        PlanCache::default_location()
+                    } else {
+                        None
+                    },
+                    noc_row,
+                    ..InstanceOptions::default()
+                },
+                routing: choice.routing.clone(),
+                steps: choice.steps as usize,
+                seed: choice.seed,
+                policies: choice.policies.clone(),
+                methods: choice.methods.clone(),
+            },
+        )?;
+        let steps = choice.steps as usize;
+        let report = run(&model, &spec, &|done| {
+            if let Some(cb) = &progress {
+                Python::attach(|py| {
+                    let _ = cb.call1(py, (done + 1, steps, "steps"));
+                });
+            }
+        })?;
+        let label = ChipLabel {
+            spec: &chip.spec,
+            record: &chip.record,
+        }
+        .label_with_hbm();
+        let results = MoeResults {
+            instance: title(
+                &model.name,
+                choice.batch,
+                choice.kv,
+                &label,
+                &choice.routing,
+                choice.steps,
+                choice.seed,
+            ),
+            experts: moe.experts,
+            top_k: moe.top_k,
+            tokens_per_layer: choice.batch,
+            report: &report,
+        };
+        Ok((serde_json::to_string(&results)?, warnings))
+    })?;
+    Ok(out)
+}

@@ -1,0 +1,356 @@
+//! Instances and schedules: built, compared, solved, saved and loaded, simulated. Every
+//! long computation runs with the GIL released (`Python::detach`, pyo3's name for
+//! `allow_threads`); a progress callback re-attaches only to be called.
+
+use crate::errors::Failure;
+use crate::inputs::{load_chip, GraphChoice, Overrides};
+use elk_model::build::{build_instance_with_stats, InstanceOptions, OpRange};
+use elk_model::chip::ChipSpec;
+use elk_model::plan::PlanCache;
+use elk_reports::compare::{self, ChipLabel};
+use elk_sim::detailed::{simulate_detailed, DetailedConfig};
+use elk_sim::trace::ChromeTrace;
+use elk_sim::{evaluate, evaluate_with, validate};
+use elk_stage::instance::{ChipRef, Instance, InstanceFile, LoadOrder, NocRow};
+use elk_stage::schedule::Schedule;
+use pyo3::prelude::*;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Writes `contents` to `path` atomically, as the CLI writes its output files.
+fn write_atomic(path: &Path, contents: &str) -> Result<(), Failure> {
+    elk_stage::error::write_atomic(path, contents.as_bytes())
+        .map_err(|e| Failure::runtime(format!("{e}: {}", e.error)))
+}
+
+/// The progress callback, called with (k, n, name) with the GIL re-acquired; its errors are
+/// ignored (a broken progress bar must not fail a solve).
+fn report_progress(progress: Option<&Py<PyAny>>, k: usize, n: usize, name: &str) {
+    if let Some(cb) = progress {
+        Python::attach(|py| {
+            let _ = cb.call1(py, (k, n, name));
+        });
+    }
+}
+
+/// The instance options as the CLI's `InstanceSource` takes them.
+#[derive(Debug, Clone, FromPyObject)]
+#[pyo3(from_item_all)]
+pub struct BuildChoice {
+    /// `--chip`.
+    pub chip: String,
+    /// `--hbm-tbps`.
+    pub hbm_tbps: Option<f64>,
+    /// The other chip overrides.
+    pub overrides: Option<Overrides>,
+    /// `--load-order`: `free`, `fixed` or a displacement.
+    pub load_order: String,
+    /// `--layers A..B`.
+    pub layers: Option<String>,
+    /// `--ops A..B`.
+    pub ops: Option<String>,
+    /// `--window W`.
+    pub window: Option<u32>,
+    /// `--noc-row`: `phased` or `spec`.
+    pub noc_row: String,
+    /// The plan cache (`false`: `--no-cache`).
+    pub cache: bool,
+}
+
+/// Builds the instance of a graph on a chip, as `compare --model … --chip …` builds it
+/// (GIL released). Returns it with the warnings the CLI prints on stderr.
+#[pyfunction]
+pub fn build_instance(
+    py: Python<'_>,
+    graph: GraphChoice,
+    build: BuildChoice,
+) -> PyResult<(NativeInstance, Vec<String>)> {
+    let result = py.detach(|| -> Result<(NativeInstance, Vec<String>), Failure> {
+        let start = Instant::now();
+        let chip = load_chip(
+            &build.chip,
+            build.hbm_tbps,
+            &build.overrides.clone().unwrap_or_default(),
+        )?;
+        let range = match (build.layers.as_deref(), build.ops.as_deref()) {
+            (Some(l), _) => OpRange::Layers(OpRange::parse_range(l)?),
+            (_, Some(o)) => OpRange::Ops(OpRange::parse_range(o)?),
+            _ => OpRange::All,
+        };
+        let load_order = LoadOrder::parse(&build.load_order)?;
+        let noc_row = match build.noc_row.as_str() {
+            "phased" => NocRow::Phased,
+            "spec" => NocRow::Spec,
+            other => {
+                return Err(Failure::input(format!(
+                    "noc_row '{other}': one of phased, spec"
+                )))
+            }
+        };
+        let (graph, mut warnings) = graph.load()?;
+        warnings.extend(chip.warnings.iter().cloned());
+        let opts = InstanceOptions {
+            range,
+            load_order,
+            preload_window: build.window,
+            plan_cache: if build.cache {
+                PlanCache::default_location()
+            } else {
+                None
+            },
+            noc_row,
+        };
+        // The spec named by its label, so the instance's name shows the HBM override.
+        let mut named = chip.spec.clone();
+        named.name = chip.record.label();
+        let (instance, stats) = build_instance_with_stats(&graph, &named, &opts)?;
+        if let Some(e) = &stats.write_error {
+            warnings.push(format!(
+                "plan cache not updated: {e} (pass cache=False to skip it)"
+            ));
+        }
+        Ok((
+            NativeInstance {
+                instance,
+                chip: Some((chip.spec, chip.record)),
+                build_s: start.elapsed().as_secs_f64(),
+            },
+            warnings,
+        ))
+    })?;
+    Ok(result)
+}
+
+/// A stage-model instance (elk-instance/1) with the chip it was built for.
+#[pyclass(module = "elk_opt._native", frozen)]
+pub struct NativeInstance {
+    instance: Instance,
+    chip: Option<(ChipSpec, ChipRef)>,
+    build_s: f64,
+}
+
+impl NativeInstance {
+    fn label(&self) -> Option<ChipLabel<'_>> {
+        self.chip
+            .as_ref()
+            .map(|(spec, record)| ChipLabel { spec, record })
+    }
+}
+
+#[pymethods]
+impl NativeInstance {
+    /// The instance's name (`llama2-13b decode b32 kv2048 on ipu-pod4`).
+    #[getter]
+    fn name(&self) -> String {
+        self.instance.name.clone()
+    }
+
+    /// Its number of operators.
+    #[getter]
+    fn operators(&self) -> usize {
+        self.instance.ops.len()
+    }
+
+    /// Seconds spent building it (plan tables) or reading it.
+    #[getter]
+    fn build_s(&self) -> f64 {
+        self.build_s
+    }
+
+    /// Cycles to milliseconds at the instance's clock.
+    fn ms(&self, cycles: f64) -> f64 {
+        cycles / self.instance.clock_hz * 1e3
+    }
+
+    /// `compare --json`'s results (without `layer` and `moe`), as JSON; `progress(k, n,
+    /// name)` before each method row.
+    #[pyo3(signature = (no_timings=false, progress=None))]
+    fn compare(
+        &self,
+        py: Python<'_>,
+        no_timings: bool,
+        progress: Option<Py<PyAny>>,
+    ) -> PyResult<String> {
+        let json = py.detach(|| -> Result<String, Failure> {
+            let report = compare::compare(
+                &self.instance,
+                self.label(),
+                no_timings,
+                &mut |k, n, name| report_progress(progress.as_ref(), k, n, name),
+            )?;
+            Ok(serde_json::to_string(&report)?)
+        })?;
+        Ok(json)
+    }
+
+    /// `solve --method M --json`'s results (the method's row) as JSON, and its schedule
+    /// (`None`: `ideal`, or no schedule found).
+    #[pyo3(signature = (method, no_timings=false))]
+    fn solve(
+        &self,
+        py: Python<'_>,
+        method: &str,
+        no_timings: bool,
+    ) -> PyResult<(String, Option<NativeSchedule>)> {
+        let result = py.detach(|| -> Result<(String, Option<NativeSchedule>), Failure> {
+            if method == "ideal" {
+                let row = compare::ideal_row(&self.instance, no_timings);
+                return Ok((serde_json::to_string(&row)?, None));
+            }
+            let m = compare::method_named(method, no_timings)?;
+            let (mut row, result) = compare::run_method(&self.instance, m.as_ref())?;
+            if no_timings {
+                row.compile_s = None;
+            }
+            let schedule = result.map(|(s, _)| NativeSchedule { schedule: s });
+            Ok((serde_json::to_string(&row)?, schedule))
+        })?;
+        Ok(result)
+    }
+
+    /// The instance file's text (elk-instance/1, with the chip it was built for).
+    fn to_json(&self) -> PyResult<String> {
+        let file = InstanceFile {
+            instance: self.instance.clone(),
+            chip: self.chip.as_ref().map(|(_, r)| r.clone()),
+        };
+        Ok(file.to_json().map_err(Failure::from)?)
+    }
+
+    /// Writes the instance file (atomically).
+    fn save(&self, path: PathBuf) -> PyResult<()> {
+        let text = self.to_json()?;
+        Ok(write_atomic(&path, &text)?)
+    }
+
+    /// Reads an instance file; its chip is found again when it is a preset or its TOML file
+    /// is still there.
+    #[staticmethod]
+    fn load(py: Python<'_>, path: PathBuf) -> PyResult<NativeInstance> {
+        let inst = py.detach(|| -> Result<NativeInstance, Failure> {
+            let start = Instant::now();
+            let file = InstanceFile::read(&path)?;
+            let chip = file.chip.as_ref().and_then(|r| {
+                let source = match &r.file {
+                    Some(f) if Path::new(f).exists() => f.clone(),
+                    _ => r.name.clone(),
+                };
+                load_chip(&source, r.hbm_tbps, &Overrides::default())
+                    .ok()
+                    .map(|c| (c.spec, c.record))
+            });
+            Ok(NativeInstance {
+                instance: file.instance,
+                chip,
+                build_s: start.elapsed().as_secs_f64(),
+            })
+        })?;
+        Ok(inst)
+    }
+}
+
+/// A schedule (elk-schedule/1).
+#[pyclass(module = "elk_opt._native", frozen)]
+pub struct NativeSchedule {
+    schedule: Schedule,
+}
+
+#[pymethods]
+impl NativeSchedule {
+    /// The method that produced it.
+    #[getter]
+    fn method(&self) -> String {
+        self.schedule.method.clone()
+    }
+
+    /// The schedule file's text, stamped with `inst`'s name and hash (as `solve -o` writes
+    /// it).
+    fn to_json(&self, inst: &NativeInstance) -> PyResult<String> {
+        let mut s = self.schedule.clone();
+        s.stamp(&inst.instance);
+        Ok(s.to_json().map_err(Failure::from)?)
+    }
+
+    /// Writes the schedule file (atomically), stamped with `inst`.
+    fn save(&self, path: PathBuf, inst: &NativeInstance) -> PyResult<()> {
+        let text = self.to_json(inst)?;
+        Ok(write_atomic(&path, &text)?)
+    }
+
+    /// Reads a schedule file.
+    #[staticmethod]
+    fn load(path: PathBuf) -> PyResult<NativeSchedule> {
+        let schedule = Schedule::read(&path).map_err(Failure::from)?;
+        Ok(NativeSchedule { schedule })
+    }
+
+    /// `simulate --json`'s verdict: validity, violations and the stage model's evaluation,
+    /// as JSON. A schedule of another instance raises `ValueError`.
+    fn simulate(&self, py: Python<'_>, inst: &NativeInstance) -> PyResult<String> {
+        let json = py.detach(|| -> Result<String, Failure> {
+            let i = &inst.instance;
+            self.schedule.check_instance(i)?;
+            let violations: Vec<String> = validate(i, &self.schedule)
+                .iter()
+                .map(|v| v.to_string())
+                .collect();
+            let mut out = serde_json::json!({
+                "instance": i.name,
+                "method": self.schedule.method,
+                "valid": violations.is_empty(),
+                "violations": violations,
+            });
+            if violations.is_empty() {
+                let e = evaluate(i, &self.schedule);
+                let [compute, noc, hbm] = e.stages_bound;
+                let extra = serde_json::json!({
+                    "stages": e.stages,
+                    "makespan_cycles": e.makespan_cycles,
+                    "makespan_ms": e.makespan_ms,
+                    "stages_bound": {
+                        "compute_stages": compute,
+                        "noc_stages": noc,
+                        "hbm_stages": hbm,
+                    },
+                    "hbm_util_pct": 100.0 * e.hbm_utilisation,
+                    "noc_util_pct": 100.0 * e.noc_utilisation,
+                    "tflops": e.tflops,
+                });
+                if let (Some(o), serde_json::Value::Object(x)) = (out.as_object_mut(), extra) {
+                    o.extend(x);
+                }
+            }
+            Ok(serde_json::to_string(&out)?)
+        })?;
+        Ok(json)
+    }
+
+    /// The detailed replay on the chip the instance was built for (`simulate --detailed`,
+    /// paced loads): the simulator's report as JSON.
+    fn simulate_detailed(&self, py: Python<'_>, inst: &NativeInstance) -> PyResult<String> {
+        let json = py.detach(|| -> Result<String, Failure> {
+            let Some((spec, record)) = &inst.chip else {
+                return Err(Failure::input(
+                    "the instance does not record a chip found from here: no detailed replay",
+                ));
+            };
+            self.schedule.check_instance(&inst.instance)?;
+            let mut named = spec.clone();
+            named.name = record.label();
+            let cfg = DetailedConfig::from_chip(&named);
+            let report = simulate_detailed(&inst.instance, &self.schedule, &named, &cfg)?;
+            Ok(serde_json::to_string(&report)?)
+        })?;
+        Ok(json)
+    }
+
+    /// Writes a Chrome trace of the stage model's evaluation (`solve --trace`).
+    fn trace(&self, path: PathBuf, inst: &NativeInstance) -> PyResult<()> {
+        self.schedule
+            .check_instance(&inst.instance)
+            .map_err(Failure::from)?;
+        let mut trace = ChromeTrace::new(inst.instance.clock_hz);
+        evaluate_with(&inst.instance, &self.schedule, &mut trace);
+        Ok(write_atomic(&path, &trace.to_json())?)
+    }
+}

@@ -1,0 +1,34 @@
+"""Shared by the pytest suite: the built CLI to check against, and one plan cache per run
+under target/ for both the Python calls and the CLI (as the CLI suite shares one)."""
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+os.environ.setdefault("XDG_CACHE_HOME", str(ROOT / "target" / "tmp" / "py-plan-cache"))
+
+BIN = Path(os.environ.get("ELK_OPT_BIN", ROOT / "target" / "release" / "elk-opt"))
+
+
+def cli(*args, ok=True):
+    """Runs the built elk-opt with `args`: its parsed `--json` (ok) or the completed process."""
+    if not BIN.exists():
+        pytest.skip(f"{BIN} not built (cargo build --release --bin elk-opt)")
+    p = subprocess.run([str(BIN), *map(str, args)], capture_output=True, text=True, check=False)
+    if not ok:
+        return p
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)
+
+
+def cli_error(*args):
+    """The CLI's one-line error message (without `error: `) and its exit code."""
+    p = cli(*args, ok=False)
+    assert p.returncode != 0
+    line = p.stderr.strip().splitlines()[-1]
+    assert line.startswith("error: "), p.stderr
+    return line[len("error: "):], p.returncode

@@ -1,0 +1,54 @@
+"""Bad input raises ValueError with the CLI's one-line message; a run that finds nothing
+raises elk_opt.SolverError."""
+
+import pytest
+
+import elk_opt
+from conftest import cli_error
+
+
+def test_unknown_model_is_a_value_error_with_the_cli_message():
+    message, code = cli_error("compare", "--model", "no-such-model")
+    assert code == 2
+    with pytest.raises(ValueError) as e:
+        elk_opt.compare("no-such-model")
+    assert str(e.value) == message
+    with pytest.raises(ValueError) as e:
+        elk_opt.Model("no-such-model")
+    assert str(e.value) == message
+
+
+def test_unknown_chip_is_a_value_error_with_the_cli_message():
+    message, code = cli_error("compare", "--model", "llama2-7b", "--chip", "no-such-chip")
+    assert code == 2
+    with pytest.raises(ValueError) as e:
+        elk_opt.Chip("no-such-chip")
+    assert str(e.value) == message
+
+
+def test_bad_hbm_bandwidth_is_a_value_error_with_the_cli_message():
+    message, code = cli_error("compare", "--model", "llama2-7b", "--hbm-tbps=-1")
+    assert code == 2
+    with pytest.raises(ValueError) as e:
+        elk_opt.Chip("ipu-pod4", hbm_tbps=-1)
+    assert str(e.value) == message
+
+
+def test_bad_range_is_a_value_error_with_the_cli_message():
+    message, code = cli_error("compare", "--model", "llama2-7b", "--ops", "5..2")
+    assert code == 2
+    with pytest.raises(ValueError) as e:
+        elk_opt.compare("llama2-7b", ops="5..2")
+    assert str(e.value) == message
+
+
+def test_unknown_method_and_ideal_are_value_errors():
+    inst = elk_opt.instance("llama2-7b", num_layers=1, ops="0..4")
+    with pytest.raises(ValueError):
+        inst.solve("no-such-method")
+    with pytest.raises(ValueError):
+        inst.solve("ideal")
+
+
+def test_solver_error_is_a_runtime_error():
+    assert issubclass(elk_opt.SolverError, RuntimeError)

@@ -1,0 +1,492 @@
+//! One row per method, shared by the CLI's `solve`, `compare` and `gap` and by the Python
+//! package: run through [`elk_sim::run_judged`] (the one run-and-judge path), with the method
+//! names read from the one registry: the faithful [`elk_heuristics::NAMES`], then the named
+//! [`elk_heuristics::VARIANTS`], then each of them re-timed (`NAME+retime`; `compare` adds
+//! the rows of [`COMPARE_RETIMED`], re-timing the schedules it already has). [`compare`] is
+//! the whole of `elk-opt compare`'s results (without its optional `layer` and `moe`
+//! sections), so the CLI's `--json` and Python's `compare()` are one computation.
+//!
+//! ```
+//! let inst = elk_stage::corpus::random_instance(7, &elk_stage::corpus::RandomSpec::tiny(6, 3));
+//! let report = elk_reports::compare::compare(&inst, None, true, &mut |_, _, _| {}).unwrap();
+//! assert_eq!(report.methods[0].method, "basic");
+//! assert_eq!(report.methods.last().unwrap().method, "ideal");
+//! ```
+
+use elk_heuristics::ideal;
+use elk_sim::{Evaluation, Judged};
+use elk_solver::{Retimed, RETIME_SUFFIX};
+use elk_stage::instance::Instance;
+use elk_stage::method::{Budget, Method, MethodError, Outcome, Solved};
+use elk_stage::schedule::Schedule;
+use elk_stage::units::Cycles;
+use serde::Serialize;
+use std::time::Instant;
+
+/// Every registered heuristic: the faithful ones, then the variants.
+pub fn heuristic_names() -> impl Iterator<Item = &'static str> {
+    elk_heuristics::NAMES
+        .into_iter()
+        .chain(elk_heuristics::VARIANTS)
+}
+
+/// The re-timed methods `compare` adds after the plain heuristics.
+pub const COMPARE_RETIMED: [&str; 2] = ["elk-dyn", "elk-full"];
+
+/// The legend line of the re-timed rows, under every table that has them.
+pub const RETIME_LEGEND: &str = "*+retime: that schedule's options, load order and load starts kept, its load work re-timed by an LP (docs/exact.md)";
+
+/// One method's verdict as printed.
+#[derive(Serialize, Debug, Clone)]
+pub struct Row {
+    /// The method's name (`elk-full`, `elk-full+retime`, `ideal`).
+    pub method: String,
+    /// `heuristic`, `no schedule found`, `infeasible (proven)`, or Ideal's caveat.
+    pub status: String,
+    /// The simulator's makespan.
+    pub makespan_cycles: Option<Cycles>,
+    /// The same in milliseconds.
+    pub makespan_ms: Option<f64>,
+    /// T_basic / T (`compare` fills it): a ratio, hence `_x`.
+    pub speedup_vs_basic_x: Option<f64>,
+    /// 100·T_ideal / T: the method's speed in percent of Ideal's (`compare` fills it).
+    pub ideal_pct: Option<f64>,
+    /// HBM busy time over the makespan, percent.
+    pub hbm_util_pct: Option<f64>,
+    /// NoC busy time over the makespan, percent.
+    pub noc_util_pct: Option<f64>,
+    /// Achieved TFLOP/s.
+    pub tflops: Option<f64>,
+    /// Wall-clock seconds the method took (`null` with `no_timings`).
+    pub compile_s: Option<f64>,
+    /// 100·(T − bound)/bound against the certified roofline bound: an upper bound on the
+    /// true gap to the optimum (`compare` fills it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gap_le_pct: Option<f64>,
+    /// What the method said (orders tried, why it found nothing).
+    pub notes: Vec<String>,
+}
+
+/// Elk's Ideal figure as a row (not a schedule, not a bound).
+pub fn ideal_row(inst: &Instance, no_timings: bool) -> Row {
+    let start = Instant::now();
+    let report = ideal(inst);
+    let mut notes = vec![
+        "Elk's definition: fastest option per operator, whole SRAM, loads never contend".into(),
+    ];
+    if report.cycles.is_none() {
+        notes.push("the preload window leaves the relaxed loads no room: no figure".into());
+    }
+    Row {
+        method: "ideal".into(),
+        status: "not a schedule, not a proven bound".into(),
+        makespan_cycles: report.cycles,
+        makespan_ms: report.cycles.map(|c| inst.ms(c)),
+        speedup_vs_basic_x: None,
+        ideal_pct: report.cycles.map(|_| 100.0),
+        hbm_util_pct: report.cycles.map(|c| 100.0 * (report.hbm_cycles / c)),
+        noc_util_pct: None,
+        tflops: None,
+        compile_s: (!no_timings).then(|| start.elapsed().as_secs_f64()),
+        gap_le_pct: None,
+        notes,
+    }
+}
+
+/// Runs `m` and judges it: its row, and its schedule with the simulator's evaluation.
+/// A method error (an invalid schedule included) is an error, never a blank row.
+pub fn run_method(
+    inst: &Instance,
+    m: &dyn Method,
+) -> Result<(Row, Option<(Schedule, Evaluation)>), MethodError> {
+    let judged = elk_sim::run_judged(inst, m, &Budget::default())?;
+    Ok(row_of(m.name(), judged))
+}
+
+/// The row of a judged run of the method `method`, and its schedule with the evaluation.
+pub fn row_of(method: &str, judged: Judged) -> (Row, Option<(Schedule, Evaluation)>) {
+    let mut row = Row {
+        method: method.into(),
+        status: "heuristic".into(),
+        makespan_cycles: None,
+        makespan_ms: None,
+        speedup_vs_basic_x: None,
+        ideal_pct: None,
+        hbm_util_pct: None,
+        noc_util_pct: None,
+        tflops: None,
+        compile_s: Some(judged.seconds),
+        gap_le_pct: None,
+        notes: judged.solved.notes.clone(),
+    };
+    if let Some(claim) = judged.claim_differs() {
+        row.notes
+            .push(format!("method's own estimate {:.1} cycles", claim.get()));
+    }
+    match &judged.solved.outcome {
+        Outcome::Unknown { reason } => {
+            row.status = "no schedule found".into();
+            row.notes.push(reason.clone());
+        }
+        Outcome::Infeasible { reason } => {
+            row.status = "infeasible (proven)".into();
+            row.notes.push(reason.clone());
+        }
+        _ => {}
+    }
+    let Some(e) = judged.evaluation else {
+        return (row, None);
+    };
+    let Some(s) = judged.solved.outcome.schedule().cloned() else {
+        return (row, None);
+    };
+    row.makespan_cycles = Some(e.makespan_cycles);
+    row.makespan_ms = Some(e.makespan_ms);
+    row.hbm_util_pct = Some(100.0 * e.hbm_utilisation);
+    row.noc_util_pct = Some(100.0 * e.noc_utilisation);
+    row.tflops = e.tflops;
+    (row, Some((s, e)))
+}
+
+/// A heuristic of the registry by its (clap-validated) name.
+pub fn heuristic(name: &str) -> Result<Box<dyn Method>, MethodError> {
+    elk_heuristics::by_name(name).ok_or_else(|| MethodError::Input {
+        method: name.to_string(),
+        detail: format!(
+            "no heuristic named '{name}' (one of {})",
+            heuristic_names().collect::<Vec<_>>().join(", ")
+        ),
+    })
+}
+
+/// A heuristic, or `NAME+retime`: the heuristic with its load work re-timed by the LP of
+/// [`elk_solver::retime`] (a separate, named method; the faithful ones are never re-timed
+/// silently). `no_timings` leaves the LP's wall-clock time out of the notes.
+pub fn method_named(name: &str, no_timings: bool) -> Result<Box<dyn Method>, MethodError> {
+    let Some(inner) = name.strip_suffix(RETIME_SUFFIX) else {
+        return heuristic(name);
+    };
+    let retimed = Retimed::new(heuristic(inner)?);
+    Ok(Box::new(if no_timings {
+        retimed.without_timings()
+    } else {
+        retimed
+    }))
+}
+
+/// A method's recorded result, returned again under its name: `compare` re-times the
+/// schedules it already has instead of running the heuristic a second time.
+struct Replay {
+    name: &'static str,
+    solved: Solved,
+}
+
+impl Method for Replay {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn schedule(&self, _: &Instance, _: &Budget) -> Result<Solved, MethodError> {
+        Ok(self.solved.clone())
+    }
+}
+
+/// The row of `NAME+retime` from the judged run of heuristic `name` (`inner`): the re-timing
+/// runs on its schedule, and the compile time is the heuristic's plus the LP's.
+pub fn retimed_row(
+    inst: &Instance,
+    name: &'static str,
+    inner: &Judged,
+    no_timings: bool,
+) -> Result<(Row, Option<(Schedule, Evaluation)>), MethodError> {
+    let replay = Replay {
+        name,
+        solved: inner.solved.clone(),
+    };
+    let m = Retimed::new(Box::new(replay));
+    let m = if no_timings { m.without_timings() } else { m };
+    let (mut row, result) = run_method(inst, &m)?;
+    row.compile_s = row.compile_s.map(|s| s + inner.seconds);
+    Ok((row, result))
+}
+
+/// Every heuristic's row (the faithful ones, then the variants, then the re-timed rows of
+/// [`COMPARE_RETIMED`]), and the best schedule among them (the warm start). `starting(k, n,
+/// name)` is called before row `k` of `n` is computed (a progress display).
+pub fn all_heuristics(
+    inst: &Instance,
+    starting: &dyn Fn(usize, usize, &str),
+) -> Result<(Vec<Row>, Option<Schedule>), MethodError> {
+    let n = heuristic_names().count() + COMPARE_RETIMED.len();
+    let mut rows = Vec::new();
+    let mut best: Option<(Schedule, Cycles)> = None;
+    let mut keep = |result: Option<(Schedule, Evaluation)>| {
+        if let Some((s, e)) = result {
+            if best.as_ref().is_none_or(|(_, t)| e.makespan_cycles < *t) {
+                best = Some((s, e.makespan_cycles));
+            }
+        }
+    };
+    let mut inner = Vec::new();
+    for (k, name) in heuristic_names().enumerate() {
+        starting(k + 1, n, name);
+        let judged = elk_sim::run_judged(inst, heuristic(name)?.as_ref(), &Budget::default())?;
+        if COMPARE_RETIMED.contains(&name) {
+            inner.push((name, judged.clone()));
+        }
+        let (row, result) = row_of(name, judged);
+        keep(result);
+        rows.push(row);
+    }
+    for (k, (name, judged)) in inner.iter().enumerate() {
+        starting(
+            n - inner.len() + k + 1,
+            n,
+            &format!("{name}{RETIME_SUFFIX}"),
+        );
+        let (row, result) = retimed_row(inst, name, judged, false)?;
+        keep(result);
+        rows.push(row);
+    }
+    Ok((rows, best.map(|b| b.0)))
+}
+
+/// The chip a compared instance was built for, as headers and `--json` show it.
+#[derive(Clone, Copy, Debug)]
+pub struct ChipLabel<'a> {
+    /// The chip as used (overrides applied).
+    pub spec: &'a elk_model::chip::ChipSpec,
+    /// What an instance built on it records (the name, the `--hbm-tbps` override).
+    pub record: &'a elk_stage::instance::ChipRef,
+    /// How the user named it: the TOML file given, else the preset (what `elk-opt chips
+    /// show` takes).
+    pub given: &'a str,
+}
+
+impl ChipLabel<'_> {
+    /// Its name with its HBM bandwidth, overridden or not: `ipu-pod4 @ 16 TB/s HBM`.
+    pub fn label_with_hbm(&self) -> String {
+        // A preset's bandwidth is a round number of GB/s: no float noise in the label.
+        let tbps = self
+            .record
+            .hbm_tbps
+            .unwrap_or((self.spec.hbm.bandwidth_bytes_per_s / 1e9).round() / 1e3);
+        elk_stage::instance::label(&self.record.name, Some(tbps))
+    }
+
+    /// B_NoC,dist when it is below the HBM bandwidth (mesh and torus chips with few
+    /// controller links): `(distribution, HBM)` in bytes/s.
+    pub fn distribution_below_hbm(&self) -> Option<(f64, f64)> {
+        distribution_below_hbm(self.spec)
+    }
+
+    /// Why Ideal is out of reach on this chip, when it is: the NoC distributes HBM data slower
+    /// than the HBM delivers it, while Ideal assumes loads never contend.
+    pub fn ideal_unreachable(&self) -> Option<String> {
+        use elk_stage::units::si;
+        let (dist, hbm) = self.distribution_below_hbm()?;
+        let advice = elk_model::chip::advice::distribution_advice(self.spec)
+            .map_or(String::new(), |a| format!("; {}", a.describe(self.spec)));
+        Some(format!(
+            "Ideal is unreachable on {}: the NoC distributes HBM data at most at {} (B_NoC,dist; \
+             `elk-opt chips show {}`), below the HBM's {}, and Ideal assumes loads never contend; \
+             every HBM-bound schedule is NoC-bound here{advice}",
+            self.record.label(),
+            si(dist, "B/s"),
+            self.given,
+            si(hbm, "B/s")
+        ))
+    }
+}
+
+/// B_NoC,dist of `spec` when it is below its HBM bandwidth: `(distribution, HBM)`, bytes/s.
+pub fn distribution_below_hbm(spec: &elk_model::chip::ChipSpec) -> Option<(f64, f64)> {
+    let dist = elk_model::build::noc_distribution_bytes_per_s(spec);
+    let hbm = spec.hbm.bandwidth_bytes_per_s;
+    (dist < hbm).then_some((dist, hbm))
+}
+
+/// `elk-opt compare`'s results (`elk-opt/compare/1`, without the optional `layer` and `moe`
+/// sections the CLI adds after these keys).
+#[derive(Serialize, Debug, Clone)]
+pub struct CompareReport {
+    /// The instance's name.
+    pub instance: String,
+    /// The chip with its HBM bandwidth (`ipu-pod4 @ 16 TB/s HBM`; `null`: an instance file
+    /// whose chip is not found).
+    pub chip: Option<String>,
+    /// The chip's HBM bandwidth, TB/s.
+    pub hbm_tbps: Option<f64>,
+    /// B_NoC,dist: how fast the NoC can distribute HBM data to the cores, TB/s.
+    pub hbm_distribution_tbps: Option<f64>,
+    /// Warnings about the chip (Ideal unreachable, with what to raise).
+    pub warnings: Vec<String>,
+    /// Why a method falls behind Basic, when it does and the reason is known (empty else).
+    pub notes: Vec<String>,
+    /// The certified lower bound the rows' `gap_le_pct` is measured against, ms.
+    pub bound_ms: f64,
+    /// Which bound that is: `roofline` or `segment relaxation`.
+    pub bound_source: &'static str,
+    /// The roofline bound, ms (equal to `bound_ms` when it is the source).
+    pub roofline_bound_ms: f64,
+    /// Every method's row: the heuristics, the re-timed rows, then Ideal.
+    pub methods: Vec<Row>,
+    /// The roofline bound's parts (printed by the CLI's table, not in `--json`).
+    #[serde(skip)]
+    pub roofline: elk_solver::bounds::Roofline,
+}
+
+/// Every heuristic of the registry, the re-timed rows of [`COMPARE_RETIMED`] and Elk's Ideal
+/// on `inst`, with each row's speedup over Basic, percent of Ideal and gap to the certified
+/// bound: the roofline's, or `segment` (the segment relaxation's bound, computed by the
+/// caller: `elk-opt compare --bound segment`) where it is stronger. What `elk-opt compare`
+/// prints. `starting(k, n, name)` is called before row `k` (1-based) of the `n` method rows
+/// is computed, `starting(n + 1, n, "")` once they are done (a progress display).
+/// `no_timings` leaves the compile times out (`null`).
+pub fn compare(
+    inst: &Instance,
+    chip: Option<ChipLabel<'_>>,
+    no_timings: bool,
+    segment: Option<Cycles>,
+    starting: &mut dyn FnMut(usize, usize, &str),
+) -> Result<CompareReport, MethodError> {
+    let mut rows = Vec::new();
+    let n = heuristic_names().count() + COMPARE_RETIMED.len();
+    // The heuristics, then the re-timed rows from the schedules they found (not a second run).
+    let mut inner = Vec::new();
+    // Each heuristic's chosen options, for the notes on why a variant falls behind Basic.
+    let mut chosen: Vec<(String, Vec<usize>)> = Vec::new();
+    for (k, name) in heuristic_names().enumerate() {
+        starting(k + 1, n, name);
+        let m = heuristic(name)?;
+        let judged = elk_sim::run_judged(inst, m.as_ref(), &Budget::default())?;
+        if COMPARE_RETIMED.contains(&name) {
+            inner.push((name, judged.clone()));
+        }
+        let (row, result) = row_of(m.name(), judged);
+        if let Some((s, _)) = result {
+            chosen.push((row.method.clone(), s.options.clone()));
+        }
+        rows.push(row);
+    }
+    for (k, (name, judged)) in inner.iter().enumerate() {
+        starting(
+            n - inner.len() + k + 1,
+            n,
+            &format!("{name}{RETIME_SUFFIX}"),
+        );
+        rows.push(retimed_row(inst, name, judged, no_timings)?.0);
+    }
+    starting(n + 1, n, "");
+    if no_timings {
+        rows.iter_mut().for_each(|r| r.compile_s = None);
+    }
+    rows.push(ideal_row(inst, no_timings));
+    let ideal_cycles = rows[rows.len() - 1].makespan_cycles;
+    let basic = rows[0].makespan_cycles;
+    let roof = elk_solver::bounds::roofline(inst);
+    let (bound, bound_source) = match segment {
+        Some(s) if s > roof.best() => (s, "segment relaxation"),
+        _ => (roof.best(), "roofline"),
+    };
+    let ideal_index = rows.len() - 1;
+    for (i, r) in rows.iter_mut().enumerate() {
+        if let Some(t) = r.makespan_cycles {
+            r.speedup_vs_basic_x = basic.map(|b| b / t);
+            r.ideal_pct = ideal_cycles.map(|i| 100.0 * i.get() / t.get());
+            if i != ideal_index {
+                r.gap_le_pct = elk_solver::gap_pct(t, bound);
+            }
+        }
+    }
+    Ok(CompareReport {
+        instance: inst.name.clone(),
+        chip: chip.map(|c| c.label_with_hbm()),
+        hbm_tbps: chip.map(|c| c.spec.hbm.bandwidth_bytes_per_s / 1e12),
+        hbm_distribution_tbps: chip
+            .map(|c| elk_model::build::noc_distribution_bytes_per_s(c.spec) / 1e12),
+        warnings: chip
+            .and_then(|c| c.ideal_unreachable())
+            .into_iter()
+            .collect(),
+        notes: behind_basic_notes(inst, chip.map(|c| c.spec), &rows, &chosen),
+        bound_ms: inst.ms(bound),
+        bound_source,
+        roofline_bound_ms: inst.ms(roof.best()),
+        methods: rows,
+        roofline: roof,
+    })
+}
+
+/// Σ_j ν_j·H_j and Σ_j exec_j of `options` on `inst`, cycles: the NoC time its loads need
+/// and its operators' execution time.
+fn load_noc_and_exec(inst: &Instance, options: &[usize]) -> (f64, f64) {
+    inst.ops
+        .iter()
+        .zip(options)
+        .filter_map(|(op, &k)| op.options.get(k).map(|o| (op, o)))
+        .fold((0.0, 0.0), |(noc, exec), (op, o)| {
+            (
+                noc + o.noc_per_hbm * op.hbm_cycles.get(),
+                exec + o.exec_cycles.get(),
+            )
+        })
+}
+
+/// Notes for `compare` on the methods slower than Basic because their options' loads cost
+/// more NoC time (ux-2 #10): only when that happens, with the numbers. `chosen` holds each
+/// method's options; `chip`, when known, says why the NoC cost matters here.
+pub fn behind_basic_notes(
+    inst: &Instance,
+    chip: Option<&elk_model::chip::ChipSpec>,
+    rows: &[Row],
+    chosen: &[(String, Vec<usize>)],
+) -> Vec<String> {
+    let Some(basic_t) = rows.first().and_then(|r| r.makespan_cycles) else {
+        return Vec::new();
+    };
+    let Some((_, basic_opts)) = chosen.iter().find(|(m, _)| m == "basic") else {
+        return Vec::new();
+    };
+    let (basic_noc, basic_exec) = load_noc_and_exec(inst, basic_opts);
+    let hbm: f64 = inst.ops.iter().map(|o| o.hbm_cycles.get()).sum();
+    if hbm <= 0.0 {
+        return Vec::new();
+    }
+    let ms = |c: f64| inst.ms(Cycles(c));
+    let why_here = chip.map_or(String::new(), |c| {
+        use elk_stage::units::si;
+        format!(
+            " (B_NoC,dist {} against the HBM's {})",
+            si(elk_model::build::noc_distribution_bytes_per_s(c), "B/s"),
+            si(c.hbm.bandwidth_bytes_per_s, "B/s")
+        )
+    });
+    let mut notes = Vec::new();
+    for (method, options) in chosen {
+        let Some(t) = rows
+            .iter()
+            .find(|r| &r.method == method)
+            .and_then(|r| r.makespan_cycles)
+        else {
+            continue;
+        };
+        let (noc, exec) = load_noc_and_exec(inst, options);
+        // Slower than Basic, and its loads need at least a tenth more NoC time: that is why.
+        if t <= basic_t || noc <= 1.1 * basic_noc {
+            continue;
+        }
+        notes.push(format!(
+            "{method} is {:.2}x slower than Basic here because its options replicate their data more: its loads cost {:.3} NoC cycles per HBM cycle (Basic's {:.3}), {:.3} ms of NoC time for {:.3} ms of HBM time (Basic's {:.3} ms); it picks options by execution time ({:.3} ms in all, Basic's {:.3}) and not by that NoC cost, which is small where the NoC distributes HBM data much faster than the HBM delivers it, and not on this chip{why_here}",
+            t.get() / basic_t.get(),
+            noc / hbm,
+            basic_noc / hbm,
+            ms(noc),
+            ms(hbm),
+            ms(basic_noc),
+            ms(exec),
+            ms(basic_exec),
+        ));
+    }
+    notes
+}
