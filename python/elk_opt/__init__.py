@@ -277,7 +277,9 @@ class Instance:
             results = json.loads(self._native.compare(no_timings, cb))
         finally:
             close()
-        return CompareResult(results, dict(self.config, no_timings=no_timings), self)
+        # The bound is the roofline's, as `elk-opt compare` gives it by default.
+        config = dict(self.config, bound="roofline", no_timings=no_timings)
+        return CompareResult(results, config, self)
 
     def solve(
         self, method: str = "elk-full", *, no_timings: bool = False, progress: Progress = None

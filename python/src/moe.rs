@@ -121,6 +121,7 @@ pub fn moe_json(
         let label = ChipLabel {
             spec: &chip.spec,
             record: &chip.record,
+            given: chip.record.file.as_deref().unwrap_or(&chip.record.name),
         }
         .label_with_hbm();
         let results = MoeResults {

@@ -133,7 +133,11 @@ impl NativeInstance {
     fn label(&self) -> Option<ChipLabel<'_>> {
         self.chip
             .as_ref()
-            .map(|(spec, record)| ChipLabel { spec, record })
+            .map(|(spec, record)| ChipLabel {
+                spec,
+                record,
+                given: record.file.as_deref().unwrap_or(&record.name),
+            })
     }
 }
 
@@ -176,6 +180,8 @@ impl NativeInstance {
                 &self.instance,
                 self.label(),
                 no_timings,
+                // The roofline bound, as `compare` prints it by default (`--bound roofline`).
+                None,
                 &mut |k, n, name| report_progress(progress.as_ref(), k, n, name),
             )?;
             Ok(serde_json::to_string(&report)?)
