@@ -114,14 +114,13 @@ pub fn moe_json(
         let report = run(&model, &spec, &|done| {
             if let Some(cb) = &progress {
                 Python::attach(|py| {
-                    let _ = cb.call1(py, (done + 1, steps, "steps"));
+                    let _ = cb.call1(py, (done, steps, "steps"));
                 });
             }
         })?;
         let label = ChipLabel {
             spec: &chip.spec,
             record: &chip.record,
-            given: chip.record.file.as_deref().unwrap_or(&chip.record.name),
         }
         .label_with_hbm();
         let results = MoeResults {

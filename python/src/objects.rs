@@ -131,11 +131,9 @@ pub struct NativeInstance {
 
 impl NativeInstance {
     fn label(&self) -> Option<ChipLabel<'_>> {
-        self.chip.as_ref().map(|(spec, record)| ChipLabel {
-            spec,
-            record,
-            given: record.file.as_deref().unwrap_or(&record.name),
-        })
+        self.chip
+            .as_ref()
+            .map(|(spec, record)| ChipLabel { spec, record })
     }
 }
 

@@ -234,39 +234,27 @@ impl Default for MoeCell {
 /// makespan, and as `gap_le_pct` the mean of each step's makespan over that step's certified
 /// bound (docs/moe.md).
 fn policy_rows(cell: &Cell, chip: ChipSpec, moe: &MoeCell) -> crate::Result<Vec<MethodResult>> {
-    use elk_model::load_policy::Policy;
     let Some(routing) = &cell.routing else {
         return Ok(Vec::new());
     };
     let model = zoo::find(&cell.model)?;
-    let top_k = model.moe().map_or(1, |m| m.top_k);
-    let policies = if moe.policies.is_empty() {
-        vec![
-            Policy::LoadAll,
-            Policy::OnDemand,
-            Policy::Predicted(top_k as usize),
-            Policy::Oracle,
-        ]
-    } else {
-        moe.policies
-            .iter()
-            .map(|p| Policy::parse(p))
-            .collect::<elk_model::Result<_>>()?
-    };
-    let spec = crate::moe::MoeSpec {
-        params: ZooParams::new(Mode::parse(&cell.mode)?, cell.batch, cell.kv),
-        chip: cell_chip_from(chip, cell)?,
-        opts: InstanceOptions {
-            load_order: LoadOrder::Named(NamedOrder::Free),
-            plan_cache: plan_cache(),
-            ..InstanceOptions::default()
+    let spec = crate::moe::MoeSpec::new(
+        &crate::moe::experts_of(model, &cell.model)?,
+        crate::moe::MoeInputs {
+            params: ZooParams::new(Mode::parse(&cell.mode)?, cell.batch, cell.kv),
+            chip: cell_chip_from(chip, cell)?,
+            opts: InstanceOptions {
+                load_order: LoadOrder::Named(NamedOrder::Free),
+                plan_cache: plan_cache(),
+                ..InstanceOptions::default()
+            },
+            routing: routing.clone(),
+            steps: moe.steps,
+            seed: 1,
+            policies: moe.policies.clone(),
+            methods: crate::moe::DEFAULT_METHODS.map(String::from).to_vec(),
         },
-        routing: elk_model::routing::Routing::parse(routing)?,
-        steps: moe.steps,
-        seed: 1,
-        policies,
-        methods: crate::moe::DEFAULT_METHODS.map(String::from).to_vec(),
-    };
+    )?;
     let report = crate::moe::run(model, &spec, &|_| {})?;
     Ok(report
         .summary

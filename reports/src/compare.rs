@@ -259,12 +259,15 @@ pub struct ChipLabel<'a> {
     pub spec: &'a elk_model::chip::ChipSpec,
     /// What an instance built on it records (the name, the `--hbm-tbps` override).
     pub record: &'a elk_stage::instance::ChipRef,
-    /// How the user named it: the TOML file given, else the preset (what `elk-opt chips
-    /// show` takes).
-    pub given: &'a str,
 }
 
-impl ChipLabel<'_> {
+impl<'a> ChipLabel<'a> {
+    /// How the user named the chip: the TOML file given, else the preset's name (what
+    /// `elk-opt chips show` takes).
+    pub fn given(&self) -> &'a str {
+        self.record.file.as_deref().unwrap_or(&self.record.name)
+    }
+
     /// Its name with its HBM bandwidth, overridden or not: `ipu-pod4 @ 16 TB/s HBM`.
     pub fn label_with_hbm(&self) -> String {
         // A preset's bandwidth is a round number of GB/s: no float noise in the label.
@@ -294,7 +297,7 @@ impl ChipLabel<'_> {
              every HBM-bound schedule is NoC-bound here{advice}",
             self.record.label(),
             si(dist, "B/s"),
-            self.given,
+            self.given(),
             si(hbm, "B/s")
         ))
     }

@@ -227,23 +227,72 @@ pub fn title(
     format!("{model} decode b{batch} kv{kv} on {chip_label}, routing {routing}, {steps} steps (seed {seed})")
 }
 
+/// What every step of a run shares: the model's experts, the layers and tokens routed, each
+/// layer's experts most likely first, and the policies with the oracle last.
+struct Setup {
+    moe: elk_model::zoo::Moe,
+    layers: usize,
+    tokens: u64,
+    ranking: Vec<Vec<usize>>,
+    policies: Vec<Policy>,
+}
+
+impl Setup {
+    fn new(model: &ZooModel, spec: &MoeSpec) -> Result<Setup> {
+        let Some(moe) = model.moe().copied() else {
+            return Err(ReportError::Model(elk_model::ModelError::Invalid(format!(
+                "{} has no experts: --routing and load policies apply to MoE models (models \
+                 list shows the experts column)",
+                model.name
+            ))));
+        };
+        let layers = spec.params.layers.unwrap_or(model.layers());
+        let tokens = spec.params.batch
+            * if spec.params.mode == elk_model::graph::Mode::Decode {
+                1
+            } else {
+                spec.params.seq
+            };
+        let mut policies = spec.policies.clone();
+        policies.retain(|p| *p != Policy::Oracle);
+        policies.push(Policy::Oracle);
+        Ok(Setup {
+            moe,
+            layers,
+            tokens,
+            ranking: (0..layers).map(|l| spec.routing.ranking(&moe, l)).collect(),
+            policies,
+        })
+    }
+
+    /// The operators of step `step`, its routing sampled from the spec's seed.
+    fn step(
+        &self,
+        model: &ZooModel,
+        spec: &MoeSpec,
+        step: u64,
+        memo: &mut InstanceMemo,
+    ) -> Result<StepInstances> {
+        let routing = spec
+            .routing
+            .sample(&self.moe, self.layers, self.tokens, spec.seed, step)?;
+        Ok(StepInstances::build(
+            model,
+            &spec.params,
+            &routing.counts(self.moe.experts),
+            memo,
+        )?)
+    }
+}
+
 /// Runs every policy on `spec.steps` sampled steps of `model`; `progress(done)` after each
-/// step's instances are built and again as steps are scheduled.
+/// step's instances are built.
 pub fn run(
     model: &ZooModel,
     spec: &MoeSpec,
     progress: &(dyn Fn(usize) + Sync),
 ) -> Result<MoeReport> {
-    let Some(moe) = model.moe().copied() else {
-        return Err(ReportError::Model(elk_model::ModelError::Invalid(format!(
-            "{} has no experts: --routing and load policies apply to MoE models (models list \
-             shows the experts column)",
-            model.name
-        ))));
-    };
-    let mut policies = spec.policies.clone();
-    policies.retain(|p| *p != Policy::Oracle);
-    policies.push(Policy::Oracle);
+    let setup = Setup::new(model, spec)?;
     let methods: Vec<Box<dyn elk_stage::method::Method>> = spec
         .methods
         .iter()
@@ -255,23 +304,11 @@ pub fn run(
             })
         })
         .collect::<Result<_>>()?;
-    let layers = spec.params.layers.unwrap_or(model.layers());
-    let tokens = spec.params.batch
-        * if spec.params.mode == elk_model::graph::Mode::Decode {
-            1
-        } else {
-            spec.params.seq
-        };
-    let ranking: Vec<Vec<usize>> = (0..layers).map(|l| spec.routing.ranking(&moe, l)).collect();
     let mut memo = InstanceMemo::new(&spec.chip, &spec.opts);
     let mut built = Vec::with_capacity(spec.steps);
     let mut touched_total = 0usize;
     for step in 0..spec.steps {
-        let routing = spec
-            .routing
-            .sample(&moe, layers, tokens, spec.seed, step as u64)?;
-        let counts = routing.counts(moe.experts);
-        let si = StepInstances::build(model, &spec.params, &counts, &mut memo)?;
+        let si = setup.step(model, spec, step as u64, &mut memo)?;
         touched_total += si.touched();
         built.push(si);
         progress(step + 1);
@@ -279,16 +316,16 @@ pub fn run(
     let steps: Vec<StepResult> = built
         .par_iter()
         .enumerate()
-        .map(|(step, si)| run_step(step, si, &policies, &ranking, &methods))
+        .map(|(step, si)| run_step(step, si, &setup.policies, &setup.ranking, &methods))
         .collect::<Result<_>>()?;
-    let summary = summarise(&policies, &steps, layers);
-    let e = moe.experts as f64;
-    let k = moe.top_k.min(moe.experts) as f64;
+    let summary = summarise(&setup.policies, &steps, setup.layers);
+    let e = setup.moe.experts as f64;
+    let k = setup.moe.top_k.min(setup.moe.experts) as f64;
     Ok(MoeReport {
         summary,
         mean_touched_experts_per_layer: touched_total as f64
-            / (spec.steps.max(1) * layers.max(1)) as f64,
-        uniform_expected_experts_per_layer: e * (1.0 - (1.0 - k / e).powf(tokens as f64)),
+            / (spec.steps.max(1) * setup.layers.max(1)) as f64,
+        uniform_expected_experts_per_layer: e * (1.0 - (1.0 - k / e).powf(setup.tokens as f64)),
         planned_shapes: memo.shapes(),
         steps,
     })
@@ -301,28 +338,13 @@ pub fn step_instances(
     spec: &MoeSpec,
     step: u64,
 ) -> Result<Vec<(Policy, Instance)>> {
-    let Some(moe) = model.moe().copied() else {
-        return Err(ReportError::Model(elk_model::ModelError::Invalid(format!(
-            "{} has no experts",
-            model.name
-        ))));
-    };
-    let layers = spec.params.layers.unwrap_or(model.layers());
-    let routing = spec
-        .routing
-        .sample(&moe, layers, spec.params.batch, spec.seed, step)?;
+    let setup = Setup::new(model, spec)?;
     let mut memo = InstanceMemo::new(&spec.chip, &spec.opts);
-    let si = StepInstances::build(model, &spec.params, &routing.counts(moe.experts), &mut memo)?;
-    let ranking: Vec<Vec<usize>> = (0..layers).map(|l| spec.routing.ranking(&moe, l)).collect();
-    let mut policies = spec.policies.clone();
-    policies.retain(|p| *p != Policy::Oracle);
-    policies.push(Policy::Oracle);
-    Ok(policies
-        .into_iter()
-        .map(|p| {
-            let inst = si.instance(&p, &ranking);
-            (p, inst)
-        })
+    let si = setup.step(model, spec, step, &mut memo)?;
+    Ok(setup
+        .policies
+        .iter()
+        .map(|p| (*p, si.instance(p, &setup.ranking)))
         .collect())
 }
 

@@ -35,14 +35,13 @@ impl Chip {
         ChipLabel {
             spec: &self.spec,
             record: &self.record,
-            given: self.given(),
         }
     }
 
     /// How the user named the chip: the TOML file they gave, else the preset's name (what
     /// `elk-opt chips show` takes).
     pub fn given(&self) -> &str {
-        self.record.file.as_deref().unwrap_or(&self.record.name)
+        self.as_label().given()
     }
 
     /// The spec named by its label, so instance names and headers show the override.

@@ -293,13 +293,7 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
     )?;
     bar.finish_and_clear();
     let roof = report.roofline;
-    let bound_source = report.bound_source;
-    let bound = match bound_source {
-        "segment relaxation" => segment
-            .as_ref()
-            .map_or(roof.best(), |s| Cycles(s.bound_cycles)),
-        _ => roof.best(),
-    };
+    let (bound_ms, bound_source) = (report.bound_ms, report.bound_source);
     let layer = match a.layer_exact {
         Some(seconds) => Some(super::layer_exact::solve(
             &loaded,
@@ -344,7 +338,7 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
                     r.gap_le_pct,
                 );
                 row.extend([
-                    num(Some(inst.ms(bound))),
+                    num(Some(bound_ms)),
                     bound_source.to_string(),
                     num(r.speedup_vs_basic_x),
                     num(r.ideal_pct),
@@ -443,7 +437,7 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
         Some(s) if bound_source == "segment relaxation" => {
             println!(
                 "gap ≤ %: against the certified segment relaxation lower bound {:.4} ms (one LP per distinct layer, {} segments; docs/exact.md, \"Whole models\"), so at least that close to the optimum",
-                inst.ms(bound),
+                bound_ms,
                 s.segments
             );
             println!(
@@ -459,7 +453,7 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
         _ => {
             println!(
                 "gap ≤ %: against the certified roofline lower bound {:.4} ms ({parts}), so at least that close to the optimum; {}",
-                inst.ms(bound),
+                bound_ms,
                 match a.bound {
                     BoundChoice::Roofline =>
                         "`--bound segment` or `elk-opt gap` tightens it (segment relaxation, docs/exact.md)",

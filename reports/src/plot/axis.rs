@@ -102,14 +102,15 @@ impl Scale {
 }
 
 /// Whether an axis description gives its quantity in percent: it starts with "%" ("% of
-/// Ideal (…)") or its unit, in the last parentheses, is "%" or "% of …" ("gap (%)",
-/// "replay − model (% of the model)").
+/// Ideal (…)") or its unit, in the last parentheses, is "%", "% of …" or "%, …" ("gap (%)",
+/// "replay − model (% of the model)", "above the oracle (%, mean of the steps)").
 pub(super) fn is_percent(desc: &str) -> bool {
     let desc = desc.trim();
     let unit = desc
         .rfind('(')
         .map(|at| desc[at + 1..].trim_end_matches(')').trim());
-    desc.starts_with('%') || unit.is_some_and(|u| u == "%" || u.starts_with("% "))
+    desc.starts_with('%')
+        || unit.is_some_and(|u| u == "%" || u.starts_with("% ") || u.starts_with("%,"))
 }
 
 /// Round-number ticks (1, 2 or 5 × 10^k apart, 4 to 10 of them) over `range`.
@@ -210,6 +211,7 @@ mod tests {
             "certified gap to the optimum, at most (%)",
             "replay − model (% of the model)",
             "degradation (% of true-cost plan)",
+            "makespan above the oracle's (%, mean of the steps)",
         ] {
             assert!(is_percent(desc), "{desc}");
             assert_eq!(Scale::for_quantity(desc, v.iter().copied()), Scale::Linear);
