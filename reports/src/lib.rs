@@ -16,6 +16,7 @@ pub mod cell;
 pub mod compare;
 mod error;
 pub mod finding;
+pub mod gap;
 pub mod grid;
 pub mod html;
 pub mod moe;

@@ -3,34 +3,15 @@
 //! exactly by the MILP within SECONDS, and every heuristic's gap there to the proven
 //! optimum, or to the best proven bound when the time limit stops the solve. It is
 //! `gap --layers 0..1 --time-limit SECONDS` on the instance the whole model's run already
-//! has, without planning the layer again.
+//! has, without planning the layer again; the section is [`elk_reports::gap::layer_section`]
+//! (Python's `compare(layer_exact=…)` computes the same).
 
-use super::exact::{gap_report, print_gap, ExactFlags, GapReport};
+use super::exact::{print_gap, show, worker};
 use super::instance_source::Loaded;
+use super::progress::ExactProgress;
 use elk_model::build::{cut_instance, OpRange};
+use elk_reports::gap::{LayerSection, LAYER};
 use elk_stage::instance::Instance;
-use serde::Serialize;
-
-/// The layer cut: layer 0 is the first transformer layer (the zoo's and the importer's
-/// layer structure puts the embeddings in a prologue before it).
-const LAYER: usize = 0;
-
-/// The layer section as `--json` prints it.
-#[derive(Serialize)]
-pub(super) struct LayerSection {
-    /// The layer cut (`--layers 0..1`).
-    layer: usize,
-    operators: usize,
-    time_limit_s: f64,
-    /// The exact solve's status in words.
-    status: String,
-    /// The proven optimum, or the best proven lower bound when `gap.reference` says so.
-    reference_ms: f64,
-    /// Wall-clock seconds of the exact solve (`null` with `--no-timings`).
-    solve_s: Option<f64>,
-    /// What `gap --layers 0..1 --time-limit SECONDS --json` prints for this layer.
-    gap: GapReport,
-}
 
 /// Cuts the layer out of `loaded` (a whole model built from its graph), solves it and
 /// returns the layer's instance with the section.
@@ -46,16 +27,12 @@ pub(super) fn solve(
         );
     };
     let layer = cut_instance(&loaded.instance, graph, &OpRange::Layers(LAYER..LAYER + 1))?;
-    let gap = gap_report(&layer, &ExactFlags::milp_within(seconds), no_timings)?;
-    let section = LayerSection {
-        layer: LAYER,
-        operators: layer.ops.len(),
-        time_limit_s: seconds,
-        status: gap.status(),
-        reference_ms: layer.ms(gap.reference_cycles()),
-        solve_s: gap.solve_s(),
-        gap,
-    };
+    let progress = ExactProgress::start("heuristics");
+    let section =
+        elk_reports::gap::layer_section(&layer, seconds, no_timings, Some(worker()?), &|step| {
+            show(&progress, &layer, step)
+        })?;
+    progress.finish();
     Ok((layer, section))
 }
 
@@ -79,7 +56,9 @@ pub(super) fn print(layer: &Instance, s: &LayerSection) {
         "exact MILP (1 HiGHS thread, limit {} s{}): {}{}",
         s.time_limit_s,
         s.gap
-            .warm_start()
+            .exact
+            .warm_start
+            .as_deref()
             .map_or(String::new(), |w| format!(", warm start {w}")),
         s.status,
         s.solve_s.map_or(String::new(), |t| format!(", {t:.1} s"))

@@ -5,7 +5,7 @@
 use elk_solver::RETIME_SUFFIX;
 
 pub(super) use elk_reports::compare::{
-    all_heuristics, heuristic_names, ideal_row, method_named, run_method, Row, RETIME_LEGEND,
+    heuristic_names, ideal_row, method_named, run_method, RETIME_LEGEND,
 };
 
 /// The names `--method` accepts: every registered heuristic, then `ideal` (a figure), then

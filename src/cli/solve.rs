@@ -248,7 +248,7 @@ struct CompareReport {
     base: elk_reports::compare::CompareReport,
     /// `--layer-exact`: one layer solved exactly.
     #[serde(skip_serializing_if = "Option::is_none")]
-    layer: Option<super::layer_exact::LayerSection>,
+    layer: Option<elk_reports::gap::LayerSection>,
     /// `--routing`: the MoE load policies over sampled steps.
     #[serde(skip_serializing_if = "Option::is_none")]
     moe: Option<super::moe::MoeSection>,

@@ -1,0 +1,734 @@
+//! The certified gap, shared by the CLI's `gap`, `solve --exact` and `compare --layer-exact`
+//! and by the Python package: every heuristic, then the exact backend warm-started from the
+//! best of them, and each one's distance from the optimum (or from the best proven lower
+//! bound). [`gap_report`] is the whole of `elk-opt gap --json`'s results and [`solve_exact`]
+//! those of `solve --exact --json`, so the CLI and Python's `gap()`/`solve(exact=True)` are
+//! one computation; the callers only say where the worker process runs ([`WorkerCommand`]:
+//! the CLI's own `exact-worker`, Python's interpreter) and show the progress.
+//!
+//! ```
+//! use elk_reports::gap::{gap_report, ExactSettings};
+//! let inst = elk_stage::corpus::random_instance(7, &elk_stage::corpus::RandomSpec::tiny(4, 2));
+//! // In this process (no worker), the MILP within 5 s.
+//! let report = gap_report(&inst, &ExactSettings::milp_within(5.0), true, None, &|_| {}).unwrap();
+//! assert_eq!(report.rows[0].method, "basic");
+//! // Every gap is measured against the same reference, and none is negative.
+//! assert!(report.rows.iter().all(|r| r.gap_pct.is_none_or(|g| g >= -1e-9)));
+//! ```
+
+use crate::compare::{all_heuristics, Row};
+use elk_solver::lns::{LnsStop, LnsSummary};
+use elk_solver::milp::Linearisation;
+use elk_solver::{
+    gap_pct, Backend, Bounds, Exact, ExactEvent, ExactOptions, ExactReport, ExactStatus, ExactStop,
+    ModelStats, WholeModelBound, WholeModelSearch, WorkerCommand,
+};
+use elk_stage::instance::Instance;
+use elk_stage::method::{Budget, MethodError};
+use elk_stage::schedule::Schedule;
+use elk_stage::units::Cycles;
+use serde::Serialize;
+use std::time::Duration;
+
+/// Seconds after the time limit before the worker is killed.
+pub const WORKER_GRACE: Duration = Duration::from_millis(1000);
+
+/// The exact solver's settings: the flags of `solve --exact` and `gap`, as their `--json`
+/// prints them in `config`.
+#[derive(Clone, Debug, Serialize)]
+pub struct ExactSettings {
+    /// The backend (`--backend`).
+    pub backend: Backend,
+    /// Seconds the backend may run (`--time-limit`); a worker is killed [`WORKER_GRACE`]
+    /// after.
+    pub time_limit_s: f64,
+    /// The MILP's memory-row linearisation (`--linearisation`).
+    pub linearisation: Linearisation,
+    /// Warm-start from the best heuristic (not `--no-warm-start`).
+    pub warm_start: bool,
+    /// Compute the LP-relaxation bound (not `--no-lp-bound`).
+    pub lp_bound: bool,
+    /// A model too large for the backend: its bound (`--whole-model-bound`).
+    pub whole_model_bound: WholeModelBound,
+    /// A model too large for the backend: improve the warm start by the window search (not
+    /// `--no-window-search`).
+    pub window_search: bool,
+}
+
+impl ExactSettings {
+    /// The MILP with the defaults (big-M rows, LP bound, warm start, the segment LP bound and
+    /// the window search) within `seconds`: `gap`'s defaults with `--time-limit seconds`, and
+    /// the one-layer solve of `compare --layer-exact`.
+    pub fn milp_within(seconds: f64) -> ExactSettings {
+        ExactSettings {
+            backend: Backend::Milp,
+            time_limit_s: seconds,
+            linearisation: Linearisation::BigM,
+            warm_start: true,
+            lp_bound: true,
+            whole_model_bound: WholeModelBound::Lp,
+            window_search: true,
+        }
+    }
+
+    /// The time limit is a positive number of seconds; the message names the CLI's flag.
+    pub fn check(&self) -> Result<(), String> {
+        if !(self.time_limit_s.is_finite() && self.time_limit_s > 0.0) {
+            return Err(format!(
+                "--time-limit {}: must be a positive number of seconds",
+                self.time_limit_s
+            ));
+        }
+        Ok(())
+    }
+
+    /// The exact method these settings describe, warm-started from `warm`, run in `worker`
+    /// (`None`: in this process).
+    fn method(&self, warm: Option<Schedule>, worker: Option<WorkerCommand>) -> Exact {
+        Exact {
+            options: ExactOptions {
+                backend: self.backend,
+                linearisation: self.linearisation,
+                time_limit: None,
+                warm_start: warm,
+                lp_bound: self.lp_bound,
+                whole_model: self.whole_model_bound,
+                whole_model_search: if self.window_search {
+                    WholeModelSearch::Window
+                } else {
+                    WholeModelSearch::Off
+                },
+            },
+            worker,
+        }
+    }
+}
+
+/// What a gap or exact solve is doing, for a progress display.
+#[derive(Debug)]
+pub enum GapStep<'a> {
+    /// Heuristic `k` of `n` starts.
+    Heuristic {
+        /// 1-based.
+        k: usize,
+        /// How many.
+        n: usize,
+        /// Its name.
+        name: &'a str,
+    },
+    /// The exact backend (`label`: backend and limit) is starting (its worker, if any).
+    Starting {
+        /// `exact milp (limit 60 s)`.
+        label: &'a str,
+    },
+    /// The exact solve reported `event`.
+    Exact {
+        /// As in [`GapStep::Starting`].
+        label: &'a str,
+        /// What it reported.
+        event: &'a ExactEvent,
+    },
+}
+
+/// The exact solve's summary as printed with `--json` (`solve --exact`'s results, `gap`'s
+/// `exact`).
+#[derive(Serialize)]
+pub struct ExactSummary {
+    /// The instance's name.
+    pub instance: String,
+    /// `milp` or `smt`.
+    pub backend: &'static str,
+    /// The verdict.
+    pub status: ExactStatus,
+    /// Why it stopped.
+    pub stop: ExactStop,
+    /// What actually ran and what it did, in words (the exact row's status in `gap`).
+    pub ran: String,
+    /// The simulator's makespan of the schedule found.
+    pub makespan_cycles: Option<Cycles>,
+    /// The same in milliseconds.
+    pub makespan_ms: Option<f64>,
+    /// The best proven lower bound.
+    pub lower_bound_cycles: Cycles,
+    /// What proved it.
+    pub bound_source: String,
+    /// 100·(makespan − bound)/bound.
+    pub gap_pct: Option<f64>,
+    /// Wall-clock seconds of the solve (`None` with `--no-timings`).
+    pub solve_s: Option<f64>,
+    /// The backend's model size.
+    pub model: ModelJson,
+    /// The heuristic the solve was warm-started from.
+    pub warm_start: Option<String>,
+    /// The schedule is the warm start's.
+    pub from_warm_start: bool,
+    /// Every lower bound computed.
+    pub bounds: Bounds,
+    /// Notes of the solve.
+    pub notes: Vec<String>,
+    /// The timed phases (left out with `--no-timings`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub phases: Option<Vec<PhaseJson>>,
+    /// The window search of a whole model (times left out with `--no-timings`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub search: Option<SearchJson>,
+}
+
+/// What the window search did, times left out with `--no-timings`.
+#[derive(Serialize)]
+pub struct SearchJson {
+    /// Why it stopped.
+    pub stop: LnsStop,
+    /// The warm start's makespan.
+    pub input_cycles: Cycles,
+    /// The same in milliseconds.
+    pub input_ms: f64,
+    /// The makespan it reached.
+    pub makespan_cycles: Cycles,
+    /// The same in milliseconds.
+    pub makespan_ms: f64,
+    /// Windows solved.
+    pub solved_windows: usize,
+    /// Windows proven optimal.
+    pub proven_windows: usize,
+    /// Sweeps over the model.
+    pub sweeps: usize,
+    /// Each improvement of the incumbent.
+    pub improvements: Vec<ImprovementJson>,
+    /// Wall-clock seconds (`None` with `--no-timings`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wall_s: Option<f64>,
+}
+
+/// One improvement of the window search's incumbent.
+#[derive(Serialize)]
+pub struct ImprovementJson {
+    /// The new makespan.
+    pub makespan_cycles: Cycles,
+    /// The same in milliseconds.
+    pub makespan_ms: f64,
+    /// What found it.
+    pub by: String,
+    /// Seconds into the search (`None` with `--no-timings`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at_s: Option<f64>,
+}
+
+impl SearchJson {
+    fn new(inst: &Instance, s: &LnsSummary, no_timings: bool) -> SearchJson {
+        let time = |v: f64| (!no_timings).then_some(v);
+        SearchJson {
+            stop: s.stop,
+            input_cycles: s.input_cycles,
+            input_ms: inst.ms(s.input_cycles),
+            makespan_cycles: s.makespan_cycles,
+            makespan_ms: inst.ms(s.makespan_cycles),
+            solved_windows: s.windows_solved,
+            proven_windows: s.windows_optimal,
+            sweeps: s.sweeps,
+            improvements: s
+                .improvements
+                .iter()
+                .map(|i| ImprovementJson {
+                    makespan_cycles: i.makespan_cycles,
+                    makespan_ms: inst.ms(i.makespan_cycles),
+                    by: i.by.clone(),
+                    at_s: time(i.at_s),
+                })
+                .collect(),
+            wall_s: time(s.seconds),
+        }
+    }
+}
+
+/// The backend's model size, every count named.
+#[derive(Serialize)]
+pub struct ModelJson {
+    /// Variables.
+    pub variables: usize,
+    /// Binary variables.
+    pub binaries: usize,
+    /// Constraints.
+    pub constraints: usize,
+    /// Options kept after Pareto pruning (MILP), of all options.
+    pub options_kept: Option<OptionsKept>,
+}
+
+/// Options kept after Pareto pruning, of all options.
+#[derive(Serialize)]
+pub struct OptionsKept {
+    /// Kept.
+    pub kept_options: usize,
+    /// All.
+    pub total_options: usize,
+}
+
+impl From<&ModelStats> for ModelJson {
+    fn from(m: &ModelStats) -> ModelJson {
+        ModelJson {
+            variables: m.variables,
+            binaries: m.binaries,
+            constraints: m.constraints,
+            options_kept: m.options_kept.map(|(kept, total)| OptionsKept {
+                kept_options: kept,
+                total_options: total,
+            }),
+        }
+    }
+}
+
+/// A timed phase of the solve.
+#[derive(Serialize)]
+pub struct PhaseJson {
+    /// What ran.
+    pub what: String,
+    /// Its wall-clock seconds.
+    pub wall_s: f64,
+}
+
+impl ExactSummary {
+    /// The status in words ([`status_word`]).
+    pub fn status_word(&self) -> String {
+        status_word(
+            self.status,
+            self.stop,
+            self.search.as_ref().map(|s| s.stop),
+            self.gap_pct,
+            &bound_name(&self.bounds, &self.bound_source),
+        )
+    }
+}
+
+/// Runs the exact backend described by `settings` on `inst` (in `worker`, with a hard limit,
+/// or in this process), warm-started from `warm`, through the same
+/// [`elk_stage::method::Method`] road as every method, its phases told to `progress`.
+pub fn run_exact(
+    inst: &Instance,
+    settings: &ExactSettings,
+    warm: Option<Schedule>,
+    worker: Option<WorkerCommand>,
+    progress: &dyn Fn(GapStep<'_>),
+) -> Result<ExactReport, MethodError> {
+    let exact = settings.method(warm, worker);
+    let label = format!(
+        "exact {} (limit {} s)",
+        exact.options.backend.name(),
+        settings.time_limit_s
+    );
+    progress(GapStep::Starting { label: &label });
+    exact.report_with(inst, &Budget::seconds(settings.time_limit_s), &|e| {
+        progress(GapStep::Exact {
+            label: &label,
+            event: e,
+        })
+    })
+}
+
+/// Every heuristic on `inst` (their rows and the best schedule), each told to `progress`.
+fn heuristics_told(
+    inst: &Instance,
+    progress: &dyn Fn(GapStep<'_>),
+) -> Result<(Vec<Row>, Option<Schedule>), MethodError> {
+    all_heuristics(inst, &|k, n, name| {
+        progress(GapStep::Heuristic { k, n, name })
+    })
+}
+
+/// `solve --exact`: the heuristics (unless the settings turn the warm start off), then the
+/// exact backend warm-started from the best of them; the summary `--json` prints and the
+/// schedule found, if any.
+pub fn solve_exact(
+    inst: &Instance,
+    settings: &ExactSettings,
+    no_timings: bool,
+    worker: Option<WorkerCommand>,
+    progress: &dyn Fn(GapStep<'_>),
+) -> Result<(ExactSummary, Option<Schedule>), MethodError> {
+    let warm = if settings.warm_start {
+        heuristics_told(inst, progress)?.1
+    } else {
+        None
+    };
+    let warm_is = warm.as_ref().map(|s| (s.method.clone(), s.makespan_cycles));
+    let report = run_exact(inst, settings, warm, worker, progress)?;
+    let warm_is = warm_is.as_ref().map(|(n, t)| (n.as_str(), *t));
+    let sum = summary(inst, &report, warm_is, no_timings);
+    Ok((sum, report.schedule))
+}
+
+/// What ran in an exact solve and what it did, in one phrase: the `ran` of `--json` and the
+/// status of `gap`'s exact row. Never "not attempted" when the window search ran, and never a
+/// MILP when only the warm start was checked against a bound.
+fn what_ran(inst: &Instance, r: &ExactReport, warm: Option<(&str, Cycles)>) -> String {
+    // A backend whose schedule is no faster than the warm start found nothing better, even
+    // when it returns a copy of its own.
+    let no_better = r.from_warm_start
+        || warm
+            .zip(r.makespan_cycles)
+            .is_some_and(|((_, w), t)| t.get() >= w.get() * (1.0 - 1e-12));
+    let warm = warm.map_or("the warm start", |w| w.0);
+    let backend = match r.backend {
+        Backend::Milp => "MILP (HiGHS)",
+        Backend::Smt => "SMT (z3)",
+    };
+    let kept = if no_better {
+        format!("; it found nothing better than {warm}")
+    } else {
+        String::new()
+    };
+    match r.stop {
+        ExactStop::WindowSearch => match &r.search {
+            Some(s) => format!(
+                "window search ({}): improved {warm} {:.4} → {:.4} ms",
+                match s.stop {
+                    LnsStop::Converged => "converged",
+                    LnsStop::TimeLimit => "time limit",
+                    LnsStop::MeetsBound => "meets the bound: optimal",
+                },
+                inst.ms(s.input_cycles),
+                inst.ms(s.makespan_cycles)
+            ),
+            None => "window search".into(),
+        },
+        ExactStop::NotAttempted => format!(
+            "nothing ran: the model is too large to build and the window search did not run; {warm} is reported as it is"
+        ),
+        ExactStop::WarmStartMeetsBound => format!(
+            "no MILP ran: {warm} meets the {} bound, so it is optimal",
+            bound_name(&r.bounds, &r.bound_source)
+        ),
+        ExactStop::Killed if elk_solver::too_large(inst, r.backend) => format!(
+            "the whole-model search (segment relaxation, window search) overran its time limit and was killed; {}",
+            if r.from_warm_start {
+                format!("{warm} is reported as it is")
+            } else {
+                "its last incumbent is reported".into()
+            }
+        ),
+        ExactStop::Killed => format!("{backend} overran its time limit and was killed{kept}"),
+        ExactStop::Completed if r.status == ExactStatus::Optimal => {
+            format!("{backend}: optimal (proof completed){kept}")
+        }
+        ExactStop::Completed => format!("{backend}: completed"),
+        ExactStop::TimeLimit if r.status == ExactStatus::Optimal => format!(
+            "{backend}: time limit, optimal (meets the {} bound){kept}",
+            bound_name(&r.bounds, &r.bound_source)
+        ),
+        ExactStop::TimeLimit => format!("{backend}: time limit{kept}"),
+    }
+}
+
+/// The name of `gap`'s exact row: the method whose schedule it is (`None`: no row, the
+/// schedule is the warm start's, already a row).
+fn exact_row_name(r: &ExactReport) -> Option<String> {
+    match r.stop {
+        ExactStop::NotAttempted => None,
+        ExactStop::WindowSearch => Some(elk_solver::lns::LNS_METHOD.into()),
+        ExactStop::WarmStartMeetsBound => Some("warm-start".into()),
+        _ => Some(format!("exact-{}", r.backend.name())),
+    }
+}
+
+fn summary(
+    inst: &Instance,
+    r: &ExactReport,
+    warm: Option<(&str, Cycles)>,
+    no_timings: bool,
+) -> ExactSummary {
+    ExactSummary {
+        instance: inst.name.clone(),
+        backend: r.backend.name(),
+        status: r.status,
+        stop: r.stop,
+        ran: what_ran(inst, r, warm),
+        makespan_cycles: r.makespan_cycles,
+        makespan_ms: r.makespan_cycles.map(|t| inst.ms(t)),
+        lower_bound_cycles: r.lower_bound_cycles,
+        bound_source: r.bound_source.clone(),
+        gap_pct: r.gap_pct,
+        solve_s: (!no_timings).then_some(r.solve_s),
+        model: ModelJson::from(&r.model),
+        warm_start: warm.map(|w| w.0.to_string()),
+        from_warm_start: r.from_warm_start,
+        bounds: r.bounds.clone(),
+        notes: r.notes.clone(),
+        phases: (!no_timings).then(|| {
+            r.phases
+                .iter()
+                .map(|p| PhaseJson {
+                    what: p.what.clone(),
+                    wall_s: p.seconds,
+                })
+                .collect()
+        }),
+        search: r
+            .search
+            .as_ref()
+            .map(|s| SearchJson::new(inst, s, no_timings)),
+    }
+}
+
+/// The status in words: what was proven, and why the solve stopped.
+pub fn status_word(
+    s: ExactStatus,
+    stop: ExactStop,
+    search: Option<LnsStop>,
+    gap: Option<f64>,
+    bound: &str,
+) -> String {
+    let gap = gap.map_or("no schedule".into(), |g| format!("gap {g:.3} %"));
+    match (s, stop) {
+        (ExactStatus::Optimal, ExactStop::Completed) => "optimal".into(),
+        (ExactStatus::Optimal, _) => format!("optimal (meets the {bound} bound)"),
+        (ExactStatus::Infeasible, _) => "infeasible (proven: no schedule fits)".into(),
+        (_, ExactStop::WindowSearch) if search == Some(LnsStop::TimeLimit) => format!(
+            "time limit in the window search ({gap} against the {bound} bound; the whole-model MILP is too large to build)"
+        ),
+        (_, ExactStop::WindowSearch) if search == Some(LnsStop::Converged) => format!(
+            "window search converged: no window improves ({gap} against the {bound} bound; the whole-model MILP is too large to build)"
+        ),
+        (_, ExactStop::NotAttempted | ExactStop::WindowSearch) => format!(
+            "not attempted (model too large; {gap} against the bound; cut it with --layers/--ops or --window)"
+        ),
+        (_, ExactStop::Killed) => format!("time limit, worker killed ({gap})"),
+        (ExactStatus::Feasible, _) => format!("time limit ({gap})"),
+        (ExactStatus::Unknown, _) => "time limit (no schedule found)".into(),
+    }
+}
+
+/// The bound that certified an optimum: its source, which after a proof reads "optimum", is
+/// then the best bound other than the schedule itself.
+pub fn bound_name(b: &Bounds, source: &str) -> String {
+    if source != "optimum" {
+        return source.to_string();
+    }
+    let roof = b.roofline_best();
+    let candidates = [
+        (b.lp_cycles, "LP relaxation"),
+        (b.segment_cycles, "segment relaxation"),
+        (b.backend_cycles, "backend dual"),
+    ];
+    candidates
+        .iter()
+        .filter_map(|(v, name)| v.filter(|&v| v > roof).map(|v| (v, *name)))
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map_or("roofline", |(_, name)| name)
+        .to_string()
+}
+
+/// One row of `gap`.
+#[derive(Serialize)]
+pub struct GapRow {
+    /// The method (the exact part's row: `exact-milp`, `window-search`, `warm-start`).
+    pub method: String,
+    /// The simulator's makespan.
+    pub makespan_cycles: Option<Cycles>,
+    /// The same in milliseconds.
+    pub makespan_ms: Option<f64>,
+    /// 100·(T − reference)/reference.
+    pub gap_pct: Option<f64>,
+    /// The reference is a proven optimum, so the gap is exact; otherwise it is a proven lower
+    /// bound and the gap a certified upper bound on the true one.
+    pub reference_is_optimum: bool,
+    /// Seconds the method ran (`None` with `--no-timings`).
+    pub compile_s: Option<f64>,
+    /// The exact row only: what ran to find its schedule (the summary's `ran`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+}
+
+/// `gap --json`'s results.
+#[derive(Serialize)]
+pub struct GapReport {
+    /// The instance's name.
+    pub instance: String,
+    /// `optimum` or `lower bound`: what the gaps are measured against.
+    pub reference: &'static str,
+    /// Its value.
+    pub reference_cycles: Cycles,
+    /// The exact solve.
+    pub exact: ExactSummary,
+    /// Every heuristic, then the exact part's schedule.
+    pub rows: Vec<GapRow>,
+    /// Elk's Ideal figure (not a bound).
+    pub ideal_cycles: Option<Cycles>,
+}
+
+impl GapReport {
+    /// The exact solve's status in words ([`status_word`]).
+    pub fn status(&self) -> String {
+        self.exact.status_word()
+    }
+
+    /// The reference is a proven optimum (else a lower bound).
+    pub fn reference_is_optimum(&self) -> bool {
+        self.reference == "optimum"
+    }
+}
+
+/// Every heuristic, then the exact backend warm-started from the best of them, on `inst`,
+/// with each one's gap to the optimum (or to the best proven bound): `gap`, and the layer
+/// section of `compare --layer-exact`. The exact part runs in `worker` (`None`: in this
+/// process, where HiGHS may overrun the limit).
+pub fn gap_report(
+    inst: &Instance,
+    settings: &ExactSettings,
+    no_timings: bool,
+    worker: Option<WorkerCommand>,
+    progress: &dyn Fn(GapStep<'_>),
+) -> Result<GapReport, MethodError> {
+    let (heuristic_rows, best) = heuristics_told(inst, progress)?;
+    let warm = if settings.warm_start { best } else { None };
+    let warm_is = warm.as_ref().map(|s| (s.method.clone(), s.makespan_cycles));
+    let warm_is = warm_is.as_ref().map(|(n, t)| (n.as_str(), *t));
+    let report = run_exact(inst, settings, warm, worker, progress)?;
+    let mut rows: Vec<GapRow> = heuristic_rows
+        .into_iter()
+        .map(|row| GapRow {
+            method: row.method,
+            makespan_cycles: row.makespan_cycles,
+            makespan_ms: row.makespan_ms,
+            gap_pct: None,
+            reference_is_optimum: false,
+            compile_s: if no_timings { None } else { row.compile_s },
+            status: None,
+        })
+        .collect();
+    let reference = report.gap_reference();
+    let certified = reference.optimum;
+    let reference = reference.cycles;
+    // The best schedule the exact part found is a row, named for what found it (not
+    // attempted, it would only repeat the warm start).
+    if let Some(method) = exact_row_name(&report) {
+        rows.push(GapRow {
+            method,
+            makespan_cycles: report.makespan_cycles,
+            makespan_ms: report.makespan_cycles.map(|t| inst.ms(t)),
+            gap_pct: None,
+            reference_is_optimum: certified,
+            compile_s: if no_timings {
+                None
+            } else {
+                Some(report.solve_s)
+            },
+            status: Some(what_ran(inst, &report, warm_is)),
+        });
+    }
+    for r in &mut rows {
+        r.gap_pct = r.makespan_cycles.and_then(|t| gap_pct(t, reference));
+        r.reference_is_optimum = certified;
+    }
+    Ok(GapReport {
+        instance: inst.name.clone(),
+        reference: if certified { "optimum" } else { "lower bound" },
+        reference_cycles: reference,
+        exact: summary(inst, &report, warm_is, no_timings),
+        rows,
+        ideal_cycles: elk_heuristics::ideal(inst).cycles,
+    })
+}
+
+/// The layer `compare --layer-exact` cuts: layer 0 is the first transformer layer (the zoo's
+/// and the importer's layer structure puts the embeddings in a prologue before it).
+pub const LAYER: usize = 0;
+
+/// `compare --layer-exact SECONDS`'s section as `--json` prints it: one layer of the model
+/// (as `--layers 0..1` cuts it) solved exactly by the MILP within SECONDS, and every
+/// heuristic's gap there.
+#[derive(Serialize)]
+pub struct LayerSection {
+    /// The layer cut (`--layers 0..1`).
+    pub layer: usize,
+    /// Its operators.
+    pub operators: usize,
+    /// The MILP's time limit.
+    pub time_limit_s: f64,
+    /// The exact solve's status in words.
+    pub status: String,
+    /// The proven optimum, or the best proven lower bound when `gap.reference` says so.
+    pub reference_ms: f64,
+    /// Wall-clock seconds of the exact solve (`null` with `--no-timings`).
+    pub solve_s: Option<f64>,
+    /// What `gap --layers 0..1 --time-limit SECONDS --json` prints for this layer.
+    pub gap: GapReport,
+}
+
+/// The section of [`LAYER`], already cut from the model (`layer`): [`gap_report`] with the
+/// MILP's defaults within `seconds`.
+pub fn layer_section(
+    layer: &Instance,
+    seconds: f64,
+    no_timings: bool,
+    worker: Option<WorkerCommand>,
+    progress: &dyn Fn(GapStep<'_>),
+) -> Result<LayerSection, MethodError> {
+    let gap = gap_report(
+        layer,
+        &ExactSettings::milp_within(seconds),
+        no_timings,
+        worker,
+        progress,
+    )?;
+    Ok(LayerSection {
+        layer: LAYER,
+        operators: layer.ops.len(),
+        time_limit_s: seconds,
+        status: gap.status(),
+        reference_ms: layer.ms(gap.reference_cycles),
+        solve_s: gap.exact.solve_s,
+        gap,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_optimum_proven_by_a_bound_names_the_bound() {
+        let b = Bounds {
+            prefix_cycles: Cycles(100.0),
+            lp_cycles: Some(Cycles(120.0)),
+            ..Bounds::default()
+        };
+        let word = status_word(
+            ExactStatus::Optimal,
+            ExactStop::TimeLimit,
+            None,
+            Some(0.0),
+            &bound_name(&b, "optimum"),
+        );
+        assert_eq!(word, "optimal (meets the LP relaxation bound)");
+        let roof = Bounds {
+            prefix_cycles: Cycles(100.0),
+            ..Bounds::default()
+        };
+        assert_eq!(bound_name(&roof, "optimum"), "roofline");
+        assert_eq!(
+            status_word(
+                ExactStatus::Feasible,
+                ExactStop::TimeLimit,
+                None,
+                Some(2.5),
+                "x"
+            ),
+            "time limit (gap 2.500 %)"
+        );
+        assert!(status_word(
+            ExactStatus::Unknown,
+            ExactStop::NotAttempted,
+            None,
+            Some(1.0),
+            "x"
+        )
+        .starts_with("not attempted (model too large"));
+    }
+
+    #[test]
+    fn a_time_limit_must_be_positive() {
+        assert!(ExactSettings::milp_within(1.0).check().is_ok());
+        let err = ExactSettings::milp_within(0.0).check().unwrap_err();
+        assert_eq!(err, "--time-limit 0: must be a positive number of seconds");
+        assert!(ExactSettings::milp_within(f64::NAN).check().is_err());
+    }
+}
