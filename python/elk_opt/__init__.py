@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import warnings
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Union
 
@@ -41,6 +42,10 @@ __all__ = [
     "MoeResult",
     "sweep",
     "SweepResult",
+    "gap",
+    "GapResult",
+    "study",
+    "StudyResult",
     "__version__",
     "DEFAULTS",
 ]
@@ -270,21 +275,67 @@ class Instance:
         p = os.fspath(path)
         return cls(_native.NativeInstance.load(p), {"instance": p})
 
-    def compare(self, *, no_timings: bool = False, progress: Progress = None) -> "CompareResult":
+    def compare(
+        self,
+        *,
+        no_timings: bool = False,
+        progress: Progress = None,
+        bound: str = "roofline",
+        layer_exact: Optional[float] = None,
+    ) -> "CompareResult":
         """Every method on this instance: :func:`compare`."""
+        if bound not in ("roofline", "segment"):
+            raise ValueError(f"bound '{bound}': one of roofline, segment")
         cb, close = _progress(progress, "methods")
         try:
-            results = json.loads(self._native.compare(no_timings, cb))
+            out = self._native.compare(
+                no_timings,
+                cb,
+                bound == "segment",
+                None if layer_exact is None else float(layer_exact),
+                sys.executable,
+            )
         finally:
             close()
-        # The bound is the roofline's, as `elk-opt compare` gives it by default.
-        config = dict(self.config, bound="roofline", no_timings=no_timings)
+        results = json.loads(out)
+        config = dict(
+            self.config,
+            bound=bound,
+            layer_exact_s=None if layer_exact is None else float(layer_exact),
+            no_timings=no_timings,
+        )
         return CompareResult(results, config, self)
 
+    def gap(self, *, no_timings: bool = False, progress: Progress = None, **exact_flags: Any) -> "GapResult":
+        """Every heuristic's gap to the exact optimum or the certified bound: :func:`gap`
+        (``exact_flags``: its ``backend``, ``time_limit``, …)."""
+        choice = _exact_choice(**exact_flags)
+        cb, close = _progress(progress, "gap")
+        try:
+            results = json.loads(self._native.gap(choice, no_timings, cb))
+        finally:
+            close()
+        return GapResult(results, dict(self.config, **_exact_config(choice), no_timings=no_timings), self)
+
     def solve(
-        self, method: str = "elk-full", *, no_timings: bool = False, progress: Progress = None
+        self,
+        method: Optional[str] = None,
+        *,
+        exact: bool = False,
+        no_timings: bool = False,
+        progress: Progress = None,
+        **exact_flags: Any,
     ) -> "Schedule":
-        """One method on this instance: :func:`solve`."""
+        """One method on this instance, or the exact solver (``exact=True``): :func:`solve`."""
+        if exact:
+            if method is not None:
+                raise ValueError("method with exact=True: the exact solver is the method (--method conflicts with --exact)")
+            return self._solve_exact(no_timings=no_timings, progress=progress, **exact_flags)
+        if exact_flags:
+            raise ValueError(
+                f"{', '.join(sorted(exact_flags))}: the exact solver's flags, only with exact=True"
+            )
+        method = method or "elk-full"
         if method == "ideal":
             raise ValueError("--method ideal gives a figure, not a schedule: use compare()")
         cb, close = _progress(progress, "solve")
@@ -301,6 +352,22 @@ class Instance:
             why = row["notes"][-1] if row["notes"] else row["status"]
             raise SolverError(f"{row['method']} found no schedule for {self.name}: {why}")
         return Schedule(native, self, row)
+
+    def _solve_exact(self, *, no_timings: bool = False, progress: Progress = None, **exact_flags: Any) -> "Schedule":
+        choice = _exact_choice(**exact_flags)
+        cb, close = _progress(progress, "exact")
+        try:
+            summary_json, native = self._native.solve_exact(choice, no_timings, cb)
+        finally:
+            close()
+        summary = json.loads(summary_json)
+        if native is None:
+            raise SolverError(
+                f"exact {summary['backend']} found no schedule for {self.name}: {summary['ran']}"
+            )
+        s = Schedule(native, self, summary)
+        s.config = dict(self.config, **_exact_config(choice), no_timings=no_timings)
+        return s
 
     def __repr__(self) -> str:
         return f"Instance({self.name!r}, operators={self.operators})"
@@ -396,11 +463,61 @@ def _progress(progress: Progress, what: str) -> "tuple[Optional[Callable[[int, i
     return cb, close
 
 
-class CompareResult:
-    """What ``elk-opt compare --json`` prints: :meth:`to_dict` is its ``results``, ``config``
-    its ``config``, and :attr:`df` the method rows as a DataFrame whose columns are the JSON
-    keys (units in the names: ``makespan_ms``, ``gap_le_pct``, ``hbm_util_pct``, …), led by
-    the instance's ``instance``, ``chip``, ``hbm_tbps`` and ``bound_ms``."""
+def _exact_choice(
+    *,
+    backend: str = "milp",
+    time_limit: float = 60.0,
+    linearisation: str = "big-m",
+    warm_start: bool = True,
+    lp_bound: bool = True,
+    whole_model_bound: str = "lp",
+    window_search: bool = True,
+) -> Dict[str, Any]:
+    """The exact flags as the extension takes them, with the interpreter that runs the
+    worker process (the CLI runs its own executable's ``exact-worker``)."""
+    return {
+        "backend": backend,
+        "time_limit": float(time_limit),
+        "linearisation": linearisation,
+        "warm_start": bool(warm_start),
+        "lp_bound": bool(lp_bound),
+        "whole_model_bound": whole_model_bound,
+        "window_search": bool(window_search),
+        "python": sys.executable,
+    }
+
+
+def _exact_config(choice: Dict[str, Any]) -> Dict[str, Any]:
+    """The exact flags as ``--json`` prints them in ``config``."""
+    return {
+        "backend": choice["backend"],
+        "time_limit_s": choice["time_limit"],
+        "linearisation": choice["linearisation"],
+        "warm_start": choice["warm_start"],
+        "lp_bound": choice["lp_bound"],
+        "whole_model_bound": choice["whole_model_bound"],
+        "window_search": choice["window_search"],
+    }
+
+
+def _rows_frame(head: Dict[str, Any], rows: List[Dict[str, Any]]) -> Any:
+    """A DataFrame of ``rows`` (JSON objects; every key any row has, in first-seen order),
+    each led by the ``head`` columns, so the frames of a loop concatenate."""
+    keys: List[str] = []
+    for row in rows:
+        for k in row:
+            if k not in keys:
+                keys.append(k)
+    frame = [dict(head, **{k: row.get(k) for k in keys}) for row in rows]
+    return _pandas().DataFrame(frame, columns=list(head) + keys)
+
+
+class _Result:
+    """What a command's ``--json`` prints: :meth:`to_dict` is its ``results``, ``config`` its
+    ``config``; :meth:`row` one of its rows (under ``_ROWS``)."""
+
+    _SCHEMA = ""
+    _ROWS = ""
 
     def __init__(self, results: Dict[str, Any], config: Dict[str, Any], inst: Instance) -> None:
         self._results = results
@@ -408,20 +525,39 @@ class CompareResult:
         self.instance = inst
 
     def to_dict(self) -> Dict[str, Any]:
-        """The ``results`` of ``elk-opt compare --json`` for the same inputs."""
+        """The ``results`` of the CLI's ``--json`` for the same inputs."""
         return dict(json.loads(json.dumps(self._results)))
 
     def to_json(self) -> str:
         """The whole ``--json`` envelope (schema, tool version, config, results)."""
         return json.dumps(
-            {
-                "schema": "elk-opt/compare/1",
-                "tool_version": __version__,
-                "config": self.config,
-                "results": self._results,
-            },
+            {"schema": self._SCHEMA, "tool_version": __version__, "config": self.config, "results": self._results},
             indent=2,
         )
+
+    def row(self, method: str) -> Dict[str, Any]:
+        """The row of one method."""
+        for r in self._results[self._ROWS]:
+            if r["method"] == method:
+                return dict(r)
+        raise KeyError(method)
+
+    @property
+    def df(self) -> Any:
+        raise NotImplementedError
+
+    def _repr_html_(self) -> str:
+        return str(self.df._repr_html_())
+
+
+class CompareResult(_Result):
+    """What ``elk-opt compare --json`` prints: :meth:`to_dict` is its ``results``, ``config``
+    its ``config``, and :attr:`df` the method rows as a DataFrame whose columns are the JSON
+    keys (units in the names: ``makespan_ms``, ``gap_le_pct``, ``hbm_util_pct``, …), led by
+    the instance's ``instance``, ``chip``, ``hbm_tbps`` and ``bound_ms``."""
+
+    _SCHEMA = "elk-opt/compare/1"
+    _ROWS = "methods"
 
     @property
     def methods(self) -> List[Dict[str, Any]]:
@@ -437,28 +573,33 @@ class CompareResult:
 
     @property
     def df(self) -> Any:
-        pd = _pandas()
         head = {k: self._results[k] for k in ("instance", "chip", "hbm_tbps", "bound_ms")}
-        keys: List[str] = []
-        for row in self._results["methods"]:
-            for k in row:
-                if k not in keys:
-                    keys.append(k)
-        rows = [dict(head, **{k: row.get(k) for k in keys}) for row in self._results["methods"]]
-        return pd.DataFrame(rows, columns=list(head) + keys)
+        return _rows_frame(head, self._results["methods"])
 
-    def row(self, method: str) -> Dict[str, Any]:
-        """The row of one method."""
-        for r in self._results["methods"]:
-            if r["method"] == method:
-                return dict(r)
-        raise KeyError(method)
+    @property
+    def layer(self) -> Optional[Dict[str, Any]]:
+        """``layer_exact``'s section (``layer``, ``operators``, ``status``, ``reference_ms``,
+        ``gap``: what :func:`gap` gives for the layer); ``None`` without it."""
+        section = self._results.get("layer")
+        return None if section is None else dict(section)
+
+    @property
+    def layer_df(self) -> Any:
+        """The layer section's rows as :attr:`GapResult.df` has them (``None`` without it)."""
+        section = self._results.get("layer")
+        if section is None:
+            return None
+        g = section["gap"]
+        head = {
+            "instance": g["instance"],
+            "reference": g["reference"],
+            "reference_ms": section["reference_ms"],
+            "bound_source": g["exact"]["bound_source"],
+        }
+        return _rows_frame(head, g["rows"])
 
     def __repr__(self) -> str:
         return f"CompareResult({self._results['instance']!r}, {len(self._results['methods'])} methods)"
-
-    def _repr_html_(self) -> str:
-        return str(self.df._repr_html_())
 
 
 def compare(
@@ -467,17 +608,23 @@ def compare(
     batch: int = DEFAULTS["batch"],
     kv: int = DEFAULTS["kv"],
     *,
+    bound: str = "roofline",
+    layer_exact: Optional[float] = None,
     no_timings: bool = False,
     progress: Progress = None,
     **build: Any,
 ) -> CompareResult:
     """Every method side by side (``elk-opt compare --json``): every heuristic, the
-    re-timed rows, Elk's Ideal, each with its gap to the certified roofline bound.
-    ``model`` may be an :class:`Instance` (``--instance``); otherwise the keyword arguments
-    of :func:`instance` apply (``mode``, ``num_layers``, ``hbm_tbps``, ``load_order``,
-    ``layers``, ``ops``, ``window``, ``noc_row``, ``cache``)."""
+    re-timed rows, Elk's Ideal, each with its gap to the certified bound: the roofline's, or
+    with ``bound="segment"`` the segment relaxation's where it is stronger (``--bound
+    segment``). ``layer_exact=SECONDS`` (``--layer-exact``) adds the ``layer`` section: layer
+    0 of the same model solved by the MILP within SECONDS, every heuristic's gap there
+    (:attr:`CompareResult.layer`). ``model`` may be an :class:`Instance` (``--instance``;
+    not with ``layer_exact``); otherwise the keyword arguments of :func:`instance` apply
+    (``mode``, ``num_layers``, ``hbm_tbps``, ``load_order``, ``layers``, ``ops``,
+    ``window``, ``noc_row``, ``cache``)."""
     inst = model if isinstance(model, Instance) else instance(model, chip, batch, kv, **build)
-    return inst.compare(no_timings=no_timings, progress=progress)
+    return inst.compare(no_timings=no_timings, progress=progress, bound=bound, layer_exact=layer_exact)
 
 
 def solve(
@@ -486,15 +633,141 @@ def solve(
     batch: int = DEFAULTS["batch"],
     kv: int = DEFAULTS["kv"],
     *,
-    method: str = "elk-full",
+    method: Optional[str] = None,
+    exact: bool = False,
+    backend: str = "milp",
+    time_limit: float = 60.0,
+    linearisation: str = "big-m",
+    warm_start: bool = True,
+    lp_bound: bool = True,
+    whole_model_bound: str = "lp",
+    window_search: bool = True,
     no_timings: bool = False,
     progress: Progress = None,
     **build: Any,
 ) -> "Schedule":
-    """One method (``elk-opt solve --method M``): its schedule, judged by the simulator.
-    Raises :class:`SolverError` when the method finds none (the CLI exits 1)."""
+    """One method (``elk-opt solve --method M``, default ``elk-full``): its schedule, judged
+    by the simulator. ``exact=True`` is ``solve --exact``: the heuristics, then the exact
+    backend (``backend`` ``milp`` or ``smt``) warm-started from the best of them within
+    ``time_limit`` seconds (hard: it runs in a worker process, killed 1 s after), and the
+    schedule's :attr:`Schedule.row` is ``solve --exact --json``'s results (``status``,
+    ``lower_bound_cycles``, ``gap_pct``, ``ran``, ``bounds``, …). Raises
+    :class:`SolverError` when no schedule is found (the CLI exits 1 for a method; for
+    ``--exact`` it prints the report)."""
     inst = model if isinstance(model, Instance) else instance(model, chip, batch, kv, **build)
-    return inst.solve(method, no_timings=no_timings, progress=progress)
+    if not exact:
+        given = {
+            k: v
+            for k, v, default in [
+                ("backend", backend, "milp"),
+                ("time_limit", time_limit, 60.0),
+                ("linearisation", linearisation, "big-m"),
+                ("warm_start", warm_start, True),
+                ("lp_bound", lp_bound, True),
+                ("whole_model_bound", whole_model_bound, "lp"),
+                ("window_search", window_search, True),
+            ]
+            if v != default
+        }
+        return inst.solve(method, no_timings=no_timings, progress=progress, **given)
+    return inst.solve(
+        method,
+        exact=True,
+        backend=backend,
+        time_limit=time_limit,
+        linearisation=linearisation,
+        warm_start=warm_start,
+        lp_bound=lp_bound,
+        whole_model_bound=whole_model_bound,
+        window_search=window_search,
+        no_timings=no_timings,
+        progress=progress,
+    )
+
+
+class GapResult(_Result):
+    """What ``elk-opt gap --json`` prints: :meth:`to_dict` is its ``results``, ``config`` its
+    ``config``, and :attr:`df` one row per method (every heuristic, then the exact part's
+    best schedule: ``exact-milp``, ``window-search`` or ``warm-start``, with its ``status``)
+    whose columns are the JSON keys of a row (``method``, ``makespan_cycles``,
+    ``makespan_ms``, ``gap_pct``, ``reference_is_optimum``, ``compile_s``, ``status``), led
+    by ``instance``, ``reference`` (``optimum`` or ``lower bound``), ``reference_ms``,
+    ``bound_source`` and ``bound_ms``."""
+
+    _SCHEMA = "elk-opt/gap/1"
+    _ROWS = "rows"
+
+    @property
+    def exact(self) -> Dict[str, Any]:
+        """The exact solve's summary (``status``, ``stop``, ``ran``, ``bounds``, …)."""
+        return dict(self._results["exact"])
+
+    @property
+    def reference(self) -> str:
+        """``optimum`` (the gaps are exact) or ``lower bound`` (they are upper bounds)."""
+        return str(self._results["reference"])
+
+    @property
+    def reference_ms(self) -> float:
+        """The proven optimum or best proven lower bound the gaps are measured against."""
+        return float(self.instance._native.ms(self._results["reference_cycles"]))
+
+    @property
+    def bound_ms(self) -> float:
+        """The best proven lower bound (the exact solve's ``lower_bound_cycles``), ms."""
+        return float(self.instance._native.ms(self._results["exact"]["lower_bound_cycles"]))
+
+    @property
+    def df(self) -> Any:
+        head = {
+            "instance": self._results["instance"],
+            "reference": self.reference,
+            "reference_ms": self.reference_ms,
+            "bound_source": self._results["exact"]["bound_source"],
+            "bound_ms": self.bound_ms,
+        }
+        return _rows_frame(head, self._results["rows"])
+
+    def __repr__(self) -> str:
+        return f"GapResult({self._results['instance']!r}, reference {self.reference})"
+
+
+def gap(
+    model: Union[ModelLike, Instance] = DEFAULTS["model"],
+    chip: ChipLike = DEFAULTS["chip"],
+    batch: int = DEFAULTS["batch"],
+    kv: int = DEFAULTS["kv"],
+    *,
+    backend: str = "milp",
+    time_limit: float = 60.0,
+    linearisation: str = "big-m",
+    warm_start: bool = True,
+    lp_bound: bool = True,
+    whole_model_bound: str = "lp",
+    window_search: bool = True,
+    no_timings: bool = False,
+    progress: Progress = None,
+    **build: Any,
+) -> GapResult:
+    """Every heuristic's gap to the exact optimum, or to the certified lower bound
+    (``elk-opt gap --json``): the heuristics, then the exact backend warm-started from the
+    best of them within ``time_limit`` seconds (hard: a worker process, killed 1 s after),
+    its schedule a row too. On a model too large for the backend, the segment relaxation
+    bounds it (``whole_model_bound``: ``lp``, ``milp``, ``off``) and the window search
+    improves the warm start (``window_search``). The keyword arguments of :func:`instance`
+    apply, or ``model`` is an :class:`Instance`."""
+    inst = model if isinstance(model, Instance) else instance(model, chip, batch, kv, **build)
+    return inst.gap(
+        backend=backend,
+        time_limit=time_limit,
+        linearisation=linearisation,
+        warm_start=warm_start,
+        lp_bound=lp_bound,
+        whole_model_bound=whole_model_bound,
+        window_search=window_search,
+        no_timings=no_timings,
+        progress=progress,
+    )
 
 
 class Schedule:
@@ -503,8 +776,11 @@ class Schedule:
     def __init__(self, native: Any, inst: Instance, row: Optional[Dict[str, Any]] = None) -> None:
         self._native = native
         self.instance = inst
-        #: ``solve --json``'s results (the method's row); ``None`` for a loaded schedule.
+        #: ``solve --json``'s results (the method's row), or with ``exact=True`` ``solve
+        #: --exact --json``'s (the exact solve's summary); ``None`` for a loaded schedule.
         self.row = row
+        #: ``solve --exact --json``'s ``config`` (``None`` for a heuristic's schedule).
+        self.config: Optional[Dict[str, Any]] = None
 
     @property
     def method(self) -> str:
@@ -733,3 +1009,59 @@ def sweep(
             f"each failed cell's error is its line in {out}; rerunning the same command retries them"
         )
     return result
+
+
+class StudyResult:
+    """What ``elk-opt study NAME -o DIR`` wrote: :attr:`summary` is ``study --json``'s
+    ``results`` (``output``, ``files``), :attr:`finding` the headline the study wrote to
+    ``DIR/finding.json`` (``question``, ``finding``, ``number``) and :attr:`df` that as a
+    one-row DataFrame (led by ``study``, so the frames of several studies concatenate)."""
+
+    def __init__(self, name: str, summary: Dict[str, Any]) -> None:
+        self.name = name
+        self.summary = summary
+        path = os.path.join(summary["output"], "finding.json")
+        with open(path, encoding="utf-8") as f:
+            self.finding: Dict[str, Any] = json.load(f)
+
+    @property
+    def output(self) -> str:
+        return str(self.summary["output"])
+
+    @property
+    def files(self) -> List[str]:
+        return list(self.summary["files"])
+
+    @property
+    def readme(self) -> str:
+        """The report's Markdown (``DIR/README.md``)."""
+        with open(os.path.join(self.output, "README.md"), encoding="utf-8") as f:
+            return f.read()
+
+    @property
+    def df(self) -> Any:
+        return _pandas().DataFrame([dict({"study": self.name}, **self.finding)])
+
+    def __repr__(self) -> str:
+        return f"StudyResult({self.name!r} -> {self.output!r})"
+
+
+def study(
+    name: str,
+    output: Union[str, "os.PathLike[str]", None] = None,
+    *,
+    progress: Progress = None,
+) -> StudyResult:
+    """Answers one reviewer question (``elk-opt study NAME -o OUTPUT``): ``gap``,
+    ``gap-whole``, ``ideal``, ``hbm-emulation``, ``order-pruning``, ``cost-noise``,
+    ``ablation``, ``replay-fidelity`` or ``moe``. Writes the CLI's files (README.md, the
+    SVG plots and CSV tables, finding.json) into ``output`` (default ``results/NAME``, as
+    the CLI's) and returns them with the finding. An unknown name raises ``ValueError``
+    listing the studies."""
+    out = os.fspath(output) if output is not None else os.path.join("results", name)
+    cb, close = _progress(progress, f"study {name}")
+    try:
+        summary = json.loads(_native.study_json(name, out, cb))
+    finally:
+        close()
+    return StudyResult(name, summary)

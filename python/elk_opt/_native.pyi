@@ -21,6 +21,14 @@ def moe_json(
     choice: Dict[str, Any], progress: Optional[Callable[[int, int, str], Any]] = None
 ) -> Tuple[str, List[str]]: ...
 
+def exact_worker() -> None:
+    """The CLI's hidden `exact-worker`: one exact solve from stdin (the worker process of
+    `gap` and `solve(exact=True)`, run as `python -c ...`)."""
+
+def study_json(
+    name: str, output: str, progress: Optional[Callable[[int, int, str], Any]] = None
+) -> str: ...
+
 def sweep_json(
     grid: str,
     output: str,
@@ -38,8 +46,25 @@ class NativeInstance:
     def build_s(self) -> float: ...
     def ms(self, cycles: float) -> float: ...
     def compare(
-        self, no_timings: bool = False, progress: Optional[Callable[[int, int, str], Any]] = None
+        self,
+        no_timings: bool = False,
+        progress: Optional[Callable[[int, int, str], Any]] = None,
+        segment: bool = False,
+        layer_exact: Optional[float] = None,
+        python: Optional[str] = None,
     ) -> str: ...
+    def gap(
+        self,
+        choice: Dict[str, Any],
+        no_timings: bool = False,
+        progress: Optional[Callable[[int, int, str], Any]] = None,
+    ) -> str: ...
+    def solve_exact(
+        self,
+        choice: Dict[str, Any],
+        no_timings: bool = False,
+        progress: Optional[Callable[[int, int, str], Any]] = None,
+    ) -> Tuple[str, Optional[NativeSchedule]]: ...
     def solve(self, method: str, no_timings: bool = False) -> Tuple[str, Optional[NativeSchedule]]: ...
     def to_json(self) -> str: ...
     def save(self, path: str) -> None: ...

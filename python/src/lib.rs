@@ -9,9 +9,11 @@
 //! `elk_opt.SolverError`), and every solve runs with the GIL released.
 
 mod errors;
+mod exact;
 mod inputs;
 mod moe;
 mod objects;
+mod study;
 mod sweep;
 
 use pyo3::prelude::*;
@@ -28,6 +30,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(inputs::method_names, m)?)?;
     m.add_function(wrap_pyfunction!(objects::build_instance, m)?)?;
     m.add_function(wrap_pyfunction!(moe::moe_json, m)?)?;
+    m.add_function(wrap_pyfunction!(exact::exact_worker, m)?)?;
+    m.add_function(wrap_pyfunction!(study::study_json, m)?)?;
     m.add_function(wrap_pyfunction!(sweep::sweep_json, m)?)?;
     m.add_class::<objects::NativeInstance>()?;
     m.add_class::<objects::NativeSchedule>()?;

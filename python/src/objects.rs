@@ -3,16 +3,20 @@
 //! `allow_threads`); a progress callback re-attaches only to be called.
 
 use crate::errors::Failure;
+use crate::exact::{python_worker, ExactChoice, StepsTold};
 use crate::inputs::{load_chip, GraphChoice, Overrides};
-use elk_model::build::{build_instance_with_stats, InstanceOptions, OpRange};
+use elk_model::build::{build_instance_with_stats, cut_instance, InstanceOptions, OpRange};
 use elk_model::chip::ChipSpec;
+use elk_model::graph::Graph;
 use elk_model::plan::PlanCache;
 use elk_reports::compare::{self, ChipLabel};
+use elk_reports::gap::{layer_section, LAYER};
 use elk_sim::detailed::{simulate_detailed, DetailedConfig};
 use elk_sim::trace::ChromeTrace;
 use elk_sim::{evaluate, evaluate_with, validate};
 use elk_stage::instance::{ChipRef, Instance, InstanceFile, LoadOrder, NocRow};
 use elk_stage::schedule::Schedule;
+use elk_stage::units::Cycles;
 use pyo3::prelude::*;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -25,7 +29,7 @@ fn write_atomic(path: &Path, contents: &str) -> Result<(), Failure> {
 
 /// The progress callback, called with (k, n, name) with the GIL re-acquired; its errors are
 /// ignored (a broken progress bar must not fail a solve).
-fn report_progress(progress: Option<&Py<PyAny>>, k: usize, n: usize, name: &str) {
+pub(crate) fn report_progress(progress: Option<&Py<PyAny>>, k: usize, n: usize, name: &str) {
     if let Some(cb) = progress {
         Python::attach(|py| {
             let _ = cb.call1(py, (k, n, name));
@@ -89,6 +93,7 @@ pub fn build_instance(
         };
         let (graph, mut warnings) = graph.load()?;
         warnings.extend(chip.warnings.iter().cloned());
+        let opts_range = range.clone();
         let opts = InstanceOptions {
             range,
             load_order,
@@ -113,6 +118,7 @@ pub fn build_instance(
             NativeInstance {
                 instance,
                 chip: Some((chip.spec, chip.record)),
+                graph: matches!(opts_range, OpRange::All).then_some(graph),
                 build_s: start.elapsed().as_secs_f64(),
             },
             warnings,
@@ -126,6 +132,9 @@ pub fn build_instance(
 pub struct NativeInstance {
     instance: Instance,
     chip: Option<(ChipSpec, ChipRef)>,
+    /// The graph of a whole model (not cut, not read from a file): `compare(layer_exact=…)`
+    /// cuts its layer from it.
+    graph: Option<Graph>,
     build_s: f64,
 }
 
@@ -162,27 +171,112 @@ impl NativeInstance {
         cycles / self.instance.clock_hz * 1e3
     }
 
-    /// `compare --json`'s results (without `layer` and `moe`), as JSON; `progress(k, n,
-    /// name)` before each method row.
-    #[pyo3(signature = (no_timings=false, progress=None))]
+    /// `compare --json`'s results (without `moe`), as JSON; `progress(k, n, name)` before
+    /// each method row. `segment`: `--bound segment`; `layer_exact`: `--layer-exact
+    /// SECONDS`, its exact part in `python`'s worker.
+    #[pyo3(signature = (no_timings=false, progress=None, segment=false, layer_exact=None, python=None))]
     fn compare(
         &self,
         py: Python<'_>,
         no_timings: bool,
         progress: Option<Py<PyAny>>,
+        segment: bool,
+        layer_exact: Option<f64>,
+        python: Option<PathBuf>,
     ) -> PyResult<String> {
         let json = py.detach(|| -> Result<String, Failure> {
+            // Checked before any work, as the CLI's flags are.
+            let layer_graph = match layer_exact {
+                Some(s) if !(s.is_finite() && s > 0.0) => {
+                    return Err(Failure::input(format!(
+                        "--layer-exact {s}: must be a positive number of seconds"
+                    )))
+                }
+                Some(_) => Some(self.graph.as_ref().ok_or_else(|| {
+                    Failure::input(
+                        "--layer-exact cuts a layer from the model's graph: give --model, \
+                         --import or --onnx, not --instance (or run `gap` on a cut instance)",
+                    )
+                })?),
+                None => None,
+            };
+            let bound = if segment {
+                segment_bound(&self.instance)?
+            } else {
+                None
+            };
             let report = compare::compare(
                 &self.instance,
                 self.label(),
                 no_timings,
-                // The roofline bound, as `compare` prints it by default (`--bound roofline`).
-                None,
+                bound,
                 &mut |k, n, name| report_progress(progress.as_ref(), k, n, name),
             )?;
+            let mut json = serde_json::to_value(&report)?;
+            if let (Some(graph), Some(seconds)) = (layer_graph, layer_exact) {
+                let layer =
+                    cut_instance(&self.instance, graph, &OpRange::Layers(LAYER..LAYER + 1))?;
+                let worker = python.map(python_worker);
+                let section = layer_section(&layer, seconds, no_timings, worker, &|_| {})?;
+                if let Some(o) = json.as_object_mut() {
+                    o.insert("layer".into(), serde_json::to_value(&section)?);
+                }
+            }
+            Ok(serde_json::to_string(&json)?)
+        })?;
+        Ok(json)
+    }
+
+    /// `gap --json`'s results as JSON; `progress(k, n, name)` for each heuristic, then the
+    /// exact solve's events, then `(n + 1, n, "")`.
+    #[pyo3(signature = (choice, no_timings=false, progress=None))]
+    fn gap(
+        &self,
+        py: Python<'_>,
+        choice: ExactChoice,
+        no_timings: bool,
+        progress: Option<Py<PyAny>>,
+    ) -> PyResult<String> {
+        let json = py.detach(|| -> Result<String, Failure> {
+            let settings = choice.settings()?;
+            let told = StepsTold::new(progress.as_ref(), &self.instance);
+            let report = elk_reports::gap::gap_report(
+                &self.instance,
+                &settings,
+                no_timings,
+                Some(choice.worker()),
+                &|step| told.tell(step),
+            )?;
+            told.done();
             Ok(serde_json::to_string(&report)?)
         })?;
         Ok(json)
+    }
+
+    /// `solve --exact --json`'s results as JSON, and the schedule found (`None`: none).
+    #[pyo3(signature = (choice, no_timings=false, progress=None))]
+    fn solve_exact(
+        &self,
+        py: Python<'_>,
+        choice: ExactChoice,
+        no_timings: bool,
+        progress: Option<Py<PyAny>>,
+    ) -> PyResult<(String, Option<NativeSchedule>)> {
+        let result = py.detach(|| -> Result<(String, Option<NativeSchedule>), Failure> {
+            let settings = choice.settings()?;
+            let told = StepsTold::new(progress.as_ref(), &self.instance);
+            let (summary, schedule) = elk_reports::gap::solve_exact(
+                &self.instance,
+                &settings,
+                no_timings,
+                Some(choice.worker()),
+                &|step| told.tell(step),
+            )?;
+            told.done();
+            let schedule = schedule.map(|schedule| NativeSchedule { schedule });
+            Ok((serde_json::to_string(&summary)?, schedule))
+        })?;
+        Ok(result)
     }
 
     /// `solve --method M --json`'s results (the method's row) as JSON, and its schedule
@@ -244,6 +338,7 @@ impl NativeInstance {
             Ok(NativeInstance {
                 instance: file.instance,
                 chip,
+                graph: None,
                 build_s: start.elapsed().as_secs_f64(),
             })
         })?;
@@ -355,4 +450,17 @@ impl NativeSchedule {
         evaluate_with(&inst.instance, &self.schedule, &mut trace);
         Ok(write_atomic(&path, &trace.to_json())?)
     }
+}
+
+/// The segment relaxation's LP bound of `inst`, as `compare --bound segment` computes it (the
+/// CLI keeps it in its bound cache; the bound it reads there is the one computed here); `None`
+/// when it does not apply.
+fn segment_bound(inst: &Instance) -> Result<Option<Cycles>, Failure> {
+    let opts = elk_solver::segments::SegmentOptions {
+        lp_only: true,
+        ..elk_solver::segments::SegmentOptions::default()
+    };
+    let found = elk_solver::segments::segment_bound_with(inst, &opts, &|_| {})
+        .map_err(|e| Failure::runtime(e.to_string()))?;
+    Ok(found.map(|s| Cycles(s.bound_cycles)))
 }

@@ -1,0 +1,163 @@
+//! `elk-opt gap` and `elk-opt solve --exact`: [`elk_reports::gap`], the computation the CLI
+//! runs, with the exact backend in a worker process as the CLI's (so the time limit is
+//! hard): the CLI starts its own executable's `exact-worker`, this module the Python
+//! interpreter running [`exact_worker`].
+
+use crate::errors::Failure;
+use elk_reports::gap::{ExactSettings, GapStep, WORKER_GRACE};
+use elk_solver::milp::Linearisation;
+use elk_solver::{Backend, WholeModelBound, WorkerCommand};
+use elk_stage::instance::Instance;
+use pyo3::prelude::*;
+use std::cell::Cell;
+use std::path::PathBuf;
+
+/// The exact flags of `gap` and `solve --exact`, as the Python layer passes them.
+#[derive(Debug, Clone, FromPyObject)]
+#[pyo3(from_item_all)]
+pub struct ExactChoice {
+    /// `--backend`: `milp` or `smt`.
+    pub backend: String,
+    /// `--time-limit`, seconds.
+    pub time_limit: f64,
+    /// `--linearisation`: `big-m` or `per-option`.
+    pub linearisation: String,
+    /// Not `--no-warm-start`.
+    pub warm_start: bool,
+    /// Not `--no-lp-bound`.
+    pub lp_bound: bool,
+    /// `--whole-model-bound`: `lp`, `milp` or `off`.
+    pub whole_model_bound: String,
+    /// Not `--no-window-search`.
+    pub window_search: bool,
+    /// The interpreter that runs the worker (`sys.executable`).
+    pub python: PathBuf,
+}
+
+/// One of `values` by name, or the CLI's kind of message.
+fn pick<T: Copy>(flag: &str, given: &str, values: &[(&str, T)]) -> Result<T, Failure> {
+    values
+        .iter()
+        .find(|(name, _)| *name == given)
+        .map(|(_, v)| *v)
+        .ok_or_else(|| {
+            let names: Vec<&str> = values.iter().map(|(n, _)| *n).collect();
+            Failure::input(format!("{flag} '{given}': one of {}", names.join(", ")))
+        })
+}
+
+impl ExactChoice {
+    /// The settings, checked as the CLI checks its flags.
+    pub fn settings(&self) -> Result<ExactSettings, Failure> {
+        let settings = ExactSettings {
+            backend: pick(
+                "backend",
+                &self.backend,
+                &[("milp", Backend::Milp), ("smt", Backend::Smt)],
+            )?,
+            time_limit_s: self.time_limit,
+            linearisation: pick(
+                "linearisation",
+                &self.linearisation,
+                &[
+                    ("big-m", Linearisation::BigM),
+                    ("per-option", Linearisation::PerOption),
+                ],
+            )?,
+            warm_start: self.warm_start,
+            lp_bound: self.lp_bound,
+            whole_model_bound: pick(
+                "whole_model_bound",
+                &self.whole_model_bound,
+                &[
+                    ("lp", WholeModelBound::Lp),
+                    ("milp", WholeModelBound::Milp),
+                    ("off", WholeModelBound::Off),
+                ],
+            )?,
+            window_search: self.window_search,
+        };
+        settings.check().map_err(Failure::input)?;
+        Ok(settings)
+    }
+
+    /// The worker: this interpreter serving one exact solve ([`exact_worker`]).
+    pub fn worker(&self) -> WorkerCommand {
+        python_worker(self.python.clone())
+    }
+}
+
+/// `python -c "…exact_worker()"`: the worker process of the exact backend, killed
+/// [`WORKER_GRACE`] after its time limit.
+pub fn python_worker(python: PathBuf) -> WorkerCommand {
+    WorkerCommand {
+        program: python,
+        args: vec![
+            "-c".into(),
+            "from elk_opt import _native; _native.exact_worker()".into(),
+        ],
+        grace: WORKER_GRACE,
+    }
+}
+
+/// The CLI's hidden `exact-worker`: one exact solve read from stdin, its progress on stderr,
+/// its report on stdout. What the worker process of [`python_worker`] runs.
+#[pyfunction]
+pub fn exact_worker(py: Python<'_>) -> PyResult<()> {
+    py.detach(|| -> Result<(), Failure> {
+        let mut out = std::io::stdout();
+        elk_solver::worker::serve(std::io::stdin(), &mut out)
+            .map_err(|e| Failure::runtime(e.to_string()))?;
+        // The CLI's worker flushes when its `main` returns; this one returns to Python, which
+        // exits without flushing Rust's buffer: a short report would be lost.
+        std::io::Write::flush(&mut out)
+            .map_err(|e| Failure::runtime(format!("solver worker: writing the response: {e}")))
+    })?;
+    Ok(())
+}
+
+/// A progress callback for the gap's steps: `progress(k, n, name)` with the heuristics as
+/// steps 1..n−1 and the exact solve as step n (its events as the name), then `(n + 1, n,
+/// "")` from [`StepsTold::done`].
+pub struct StepsTold<'a> {
+    progress: Option<&'a Py<PyAny>>,
+    inst: &'a Instance,
+    heuristics: Cell<usize>,
+}
+
+impl<'a> StepsTold<'a> {
+    /// Tells `progress` (if any) about the steps on `inst`.
+    pub fn new(progress: Option<&'a Py<PyAny>>, inst: &'a Instance) -> StepsTold<'a> {
+        StepsTold {
+            progress,
+            inst,
+            heuristics: Cell::new(0),
+        }
+    }
+
+    /// One step.
+    pub fn tell(&self, step: GapStep<'_>) {
+        let exact = self.heuristics.get() + 1;
+        match step {
+            GapStep::Heuristic { k, n, name } => {
+                self.heuristics.set(n);
+                crate::objects::report_progress(self.progress, k, n + 1, name);
+            }
+            GapStep::Starting { label } => {
+                crate::objects::report_progress(self.progress, exact, exact, label)
+            }
+            GapStep::Exact { label, event } => crate::objects::report_progress(
+                self.progress,
+                exact,
+                exact,
+                &format!("{label}: {}", event.describe(self.inst)),
+            ),
+        }
+    }
+
+    /// The end.
+    pub fn done(&self) {
+        let n = self.heuristics.get() + 1;
+        crate::objects::report_progress(self.progress, n + 1, n, "");
+    }
+}

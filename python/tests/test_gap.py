@@ -1,0 +1,133 @@
+"""`elk_opt.gap()` is `elk-opt gap --json`, `solve(exact=True)` is `elk-opt solve --exact
+--json`, `compare(bound=..., layer_exact=...)` is `compare --bound --layer-exact`: the same
+results for the same inputs. The instances are small enough for HiGHS to prove the optimum
+well within the limit, so the results do not depend on the machine's speed."""
+
+import pandas as pd
+import pytest
+
+import elk_opt
+from conftest import cli, cli_error
+
+# 16 operators of one Llama2-7B layer: the MILP proves the optimum in about a second.
+SMALL = dict(num_layers=1, ops="0..16")
+SMALL_FLAGS = ["--model", "llama2-7b", "--num-layers", 1, "--ops", "0..16", "--no-timings"]
+
+
+def test_gap_results_and_config_equal_the_cli_json():
+    r = elk_opt.gap("llama2-7b", time_limit=10, no_timings=True, **SMALL)
+    out = cli("gap", *SMALL_FLAGS, "--time-limit", 10, "--json")
+    assert r.to_dict() == out["results"]
+    assert r.config == out["config"]
+    # The exact part proved the optimum: the gaps are exact, the MILP's row is last.
+    assert r.reference == "optimum"
+    assert r.df["method"].iloc[-1] == "exact-milp"
+
+
+def test_gap_dataframe_rows_and_units():
+    r = elk_opt.gap("llama2-7b", time_limit=10, no_timings=True, **SMALL)
+    df = r.df
+    assert isinstance(df, pd.DataFrame)
+    rows = r.to_dict()["rows"]
+    assert list(df["method"]) == [row["method"] for row in rows]
+    for col in ["instance", "reference", "reference_ms", "bound_source", "bound_ms", "method",
+                "makespan_cycles", "makespan_ms", "gap_pct", "reference_is_optimum", "compile_s", "status"]:
+        assert col in df.columns, col
+    best = df.set_index("method").loc["exact-milp"]
+    assert best["gap_pct"] == 0.0 and best["makespan_ms"] == pytest.approx(r.reference_ms)
+    # Every heuristic is at least as slow as the proven optimum.
+    assert (df["gap_pct"] >= 0).all()
+    assert r.bound_ms <= r.reference_ms
+
+
+def test_gap_of_a_saved_instance_equals_the_cli_json(tmp_path):
+    inst = elk_opt.instance("llama2-7b", **SMALL)
+    inst.save(tmp_path / "i.json")
+    r = elk_opt.gap(elk_opt.Instance.load(tmp_path / "i.json"), time_limit=10, no_timings=True)
+    out = cli("gap", "--instance", tmp_path / "i.json", "--time-limit", 10, "--no-timings", "--json")
+    assert r.to_dict() == out["results"]
+
+
+def test_gap_progress_sees_the_heuristics_then_the_exact_solve():
+    seen = []
+    elk_opt.gap("llama2-7b", time_limit=10, no_timings=True, progress=lambda *a: seen.append(a), **SMALL)
+    n = seen[0][1]
+    assert seen[0] == (1, n, "basic")
+    assert [k for k, _, _ in seen if k < n] == list(range(1, n))
+    assert any(name.startswith("exact milp (limit 10") for k, _, name in seen if k == n)
+    assert seen[-1] == (n + 1, n, "")
+
+
+def test_gap_is_deterministic():
+    a = elk_opt.gap("llama2-7b", time_limit=10, no_timings=True, **SMALL).to_json()
+    b = elk_opt.gap("llama2-7b", time_limit=10, no_timings=True, **SMALL).to_json()
+    assert a == b
+
+
+def test_solve_exact_row_equals_the_cli_json(tmp_path):
+    s = elk_opt.solve("llama2-7b", exact=True, time_limit=10, no_timings=True, **SMALL)
+    out = cli("solve", "--exact", *SMALL_FLAGS, "--time-limit", 10, "--json",
+              "-o", tmp_path / "s.json", "--emit-instance", tmp_path / "i.json")
+    assert s.row == out["results"]
+    config = dict(out["config"])
+    assert config.pop("output") == str(tmp_path / "s.json")
+    assert s.config == config
+    assert s.row["status"] == "optimal"
+    # The schedule is the exact one: the simulator gives the optimum, as the CLI's file does.
+    assert s.makespan_cycles == s.row["makespan_cycles"]
+    cli_schedule = elk_opt.Schedule.load(tmp_path / "s.json", tmp_path / "i.json")
+    assert cli_schedule.makespan_cycles == s.makespan_cycles
+
+
+def test_solve_exact_with_smt_equals_the_cli_json():
+    s = elk_opt.solve("llama2-7b", exact=True, backend="smt", time_limit=10, no_timings=True,
+                      num_layers=1, ops="0..6")
+    out = cli("solve", "--exact", "--backend", "smt", "--model", "llama2-7b", "--num-layers", 1,
+              "--ops", "0..6", "--time-limit", 10, "--no-timings", "--json")
+    assert s.row == out["results"]
+    assert s.row["backend"] == "smt"
+
+
+def test_exact_flag_errors_are_value_errors_with_the_cli_message():
+    message, code = cli_error("gap", "--model", "llama2-7b", "--num-layers", 1, "--time-limit", 0)
+    assert code == 2
+    with pytest.raises(ValueError) as e:
+        elk_opt.gap("llama2-7b", num_layers=1, time_limit=0)
+    assert str(e.value) == message
+    with pytest.raises(ValueError) as e:
+        elk_opt.solve("llama2-7b", num_layers=1, exact=True, time_limit=-1)
+    assert "--time-limit -1: must be a positive number of seconds" == str(e.value)
+    with pytest.raises(ValueError, match="backend 'gurobi': one of milp, smt"):
+        elk_opt.gap("llama2-7b", num_layers=1, backend="gurobi")
+    with pytest.raises(ValueError, match="only with exact=True"):
+        elk_opt.solve("llama2-7b", num_layers=1, time_limit=5)
+
+
+def test_compare_bound_segment_equals_the_cli_json():
+    # Two layers: the segment relaxation applies (one distinct layer, a boundary price).
+    r = elk_opt.compare("llama2-7b", num_layers=2, bound="segment", no_timings=True)
+    out = cli("compare", "--model", "llama2-7b", "--num-layers", 2, "--bound", "segment",
+              "--json", "--no-timings")
+    assert r.to_dict() == out["results"]
+    assert r.config == out["config"]
+    assert r.to_dict()["bound_source"] == "segment relaxation"
+    assert r.bound_ms > r.to_dict()["roofline_bound_ms"]
+
+
+def test_compare_layer_exact_equals_the_cli_json():
+    # BERT-base's layer 0 at batch 8 is proven optimal in about a second (a 5 s limit: no race).
+    r = elk_opt.compare("bert-base", batch=8, kv=512, num_layers=1, layer_exact=5, no_timings=True)
+    out = cli("compare", "--model", "bert-base", "--batch", 8, "--kv", 512, "--num-layers", 1,
+              "--layer-exact", 5, "--json", "--no-timings")
+    assert r.to_dict() == out["results"]
+    assert r.config == out["config"]
+    assert r.layer["gap"]["reference"] == "optimum"
+    assert list(r.layer_df["method"])[-1] == r.layer["gap"]["rows"][-1]["method"]
+
+
+def test_layer_exact_needs_the_model_graph(tmp_path):
+    inst = elk_opt.instance("llama2-7b", num_layers=1, ops="0..8")
+    with pytest.raises(ValueError, match="--layer-exact cuts a layer from the model's graph"):
+        inst.compare(layer_exact=1)
+    with pytest.raises(ValueError, match="bound 'lp': one of roofline, segment"):
+        inst.compare(bound="lp")
