@@ -584,6 +584,13 @@ class CompareResult(_Result):
         return None if section is None else dict(section)
 
     @property
+    def moe(self) -> Optional[Dict[str, Any]]:
+        """``routing``'s section (``title``, ``routing``, ``steps``, ``seed``, ``experts``,
+        ``experts_per_token``, ``steps``' rows, ``summary``); ``None`` without it."""
+        section = self._results.get("moe")
+        return None if section is None else dict(section)
+
+    @property
     def layer_df(self) -> Any:
         """The layer section's rows as :attr:`GapResult.df` has them (``None`` without it)."""
         section = self._results.get("layer")
@@ -610,6 +617,10 @@ def compare(
     *,
     bound: str = "roofline",
     layer_exact: Optional[float] = None,
+    routing: Optional[str] = None,
+    steps: int = 100,
+    seed: int = 1,
+    policies: Optional[List[str]] = None,
     no_timings: bool = False,
     progress: Progress = None,
     **build: Any,
@@ -619,12 +630,111 @@ def compare(
     with ``bound="segment"`` the segment relaxation's where it is stronger (``--bound
     segment``). ``layer_exact=SECONDS`` (``--layer-exact``) adds the ``layer`` section: layer
     0 of the same model solved by the MILP within SECONDS, every heuristic's gap there
-    (:attr:`CompareResult.layer`). ``model`` may be an :class:`Instance` (``--instance``;
-    not with ``layer_exact``); otherwise the keyword arguments of :func:`instance` apply
-    (``mode``, ``num_layers``, ``hbm_tbps``, ``load_order``, ``layers``, ``ops``,
-    ``window``, ``noc_row``, ``cache``)."""
+    (:attr:`CompareResult.layer`). ``routing`` (``--routing``, with ``steps``, ``seed``,
+    ``policies``) adds the ``moe`` section: an MoE model's load policies over sampled routing
+    steps, as :func:`moe` runs them (:attr:`CompareResult.moe`). ``model`` may be an
+    :class:`Instance` (``--instance``; not with ``layer_exact`` or ``routing``); otherwise
+    the keyword arguments of :func:`instance` apply (``mode``, ``num_layers``, ``hbm_tbps``,
+    ``load_order``, ``layers``, ``ops``, ``window``, ``noc_row``, ``cache``)."""
+    moe_choice = None
+    if routing is not None:
+        moe_choice = _routing_choice(model, chip, batch, kv, build, routing, steps, seed, policies)
     inst = model if isinstance(model, Instance) else instance(model, chip, batch, kv, **build)
-    return inst.compare(no_timings=no_timings, progress=progress, bound=bound, layer_exact=layer_exact)
+    r = inst.compare(no_timings=no_timings, progress=progress, bound=bound, layer_exact=layer_exact)
+    if moe_choice is not None:
+        cb, close = _progress(progress, "routing steps")
+        try:
+            section, warns = _native.moe_json(moe_choice, cb, True)
+        finally:
+            close()
+        _warn(warns)
+        r._results["moe"] = json.loads(section)
+    return r
+
+
+def _routing_choice(
+    model: Union[ModelLike, Instance],
+    chip: ChipLike,
+    batch: int,
+    kv: int,
+    build: Dict[str, Any],
+    routing: str,
+    steps: int,
+    seed: int,
+    policies: Optional[List[str]],
+) -> Dict[str, Any]:
+    """``compare --routing``'s run of the MoE load policies (as ``moe``'s), checked as the
+    CLI checks it, before any work."""
+
+    def refuse(what: str) -> ValueError:
+        return ValueError(
+            f"--routing runs the MoE load policies of a whole model (--model) in decode: not with {what}"
+        )
+
+    if isinstance(model, Instance):
+        raise refuse("--instance, --import or --onnx")
+    m = _model(model)
+    if m.kind != "model":
+        raise refuse("--instance, --import or --onnx")
+    if any(build.get(k) is not None for k in ("layers", "ops", "window")):
+        raise refuse("--layers, --ops or --window")
+    mode = build.get("mode", DEFAULTS["mode"])
+    if mode != "decode":
+        raise refuse(f"--mode {mode}")
+    return _moe_choice(
+        m.source,
+        _chip(chip, build.get("hbm_tbps")),
+        batch,
+        kv,
+        num_layers=build.get("num_layers", m.num_layers),
+        dtype=m.dtype,
+        routing=routing,
+        steps=steps,
+        seed=seed,
+        policies=policies,
+        methods=None,
+        load_order=build.get("load_order", DEFAULTS["load_order"]),
+        noc_row=build.get("noc_row", DEFAULTS["noc_row"]),
+        cache=build.get("cache", True),
+    )
+
+
+def _moe_choice(
+    model: str,
+    c: Chip,
+    batch: int,
+    kv: int,
+    *,
+    num_layers: Optional[int],
+    dtype: Optional[str],
+    routing: str,
+    steps: int,
+    seed: int,
+    policies: Optional[List[str]],
+    methods: Optional[List[str]],
+    load_order: Union[str, int],
+    noc_row: str,
+    cache: bool,
+) -> Dict[str, Any]:
+    """``moe``'s flags as the extension takes them (``methods`` defaults to Elk-Dyn)."""
+    return dict(
+        model=model,
+        batch=int(batch),
+        kv=int(kv),
+        num_layers=num_layers,
+        dtype=dtype,
+        chip=c.given,
+        hbm_tbps=c.hbm_tbps,
+        overrides=c.overrides,
+        routing=routing,
+        steps=int(steps),
+        seed=int(seed),
+        policies=list(policies or []),
+        methods=list(methods or ["elk-dyn"]),
+        load_order=str(load_order),
+        noc_row=noc_row,
+        cache=bool(cache),
+    )
 
 
 def solve(
@@ -900,23 +1010,21 @@ def moe(
     ``uniform``, ``zipf:S``, …; ``policies`` and ``methods`` are ``--policies`` and
     ``--methods`` (default: ``["elk-dyn"]``)."""
     c = _chip(chip, hbm_tbps)
-    choice = dict(
-        model=os.fspath(model),
-        batch=int(batch),
-        kv=int(kv),
+    choice = _moe_choice(
+        os.fspath(model),
+        c,
+        batch,
+        kv,
         num_layers=num_layers,
         dtype=dtype,
-        chip=c.given,
-        hbm_tbps=c.hbm_tbps,
-        overrides=c.overrides,
         routing=routing,
-        steps=int(steps),
-        seed=int(seed),
-        policies=list(policies or []),
-        methods=list(methods or ["elk-dyn"]),
-        load_order=str(load_order),
+        steps=steps,
+        seed=seed,
+        policies=policies,
+        methods=methods,
+        load_order=load_order,
         noc_row=noc_row,
-        cache=bool(cache),
+        cache=cache,
     )
     cb, close = _progress(progress, "routing steps")
     try:

@@ -18,7 +18,9 @@ def method_names() -> List[str]: ...
 def build_instance(graph: Dict[str, Any], build: Dict[str, Any]) -> Tuple[NativeInstance, List[str]]: ...
 
 def moe_json(
-    choice: Dict[str, Any], progress: Optional[Callable[[int, int, str], Any]] = None
+    choice: Dict[str, Any],
+    progress: Optional[Callable[[int, int, str], Any]] = None,
+    section: bool = False,
 ) -> Tuple[str, List[str]]: ...
 
 def exact_worker() -> None:

@@ -9,7 +9,9 @@ use elk_model::graph::Mode;
 use elk_model::plan::PlanCache;
 use elk_model::zoo::ZooParams;
 use elk_reports::compare::ChipLabel;
-use elk_reports::moe::{experts_of, run, title, MoeInputs, MoeResults, MoeSpec};
+use elk_reports::moe::{
+    experts_of, run, title, MoeInputs, MoeReport, MoeResults, MoeSection, MoeSpec,
+};
 use elk_stage::instance::{LoadOrder, NocRow};
 use pyo3::prelude::*;
 
@@ -51,94 +53,126 @@ pub struct MoeChoice {
     pub cache: bool,
 }
 
-/// `moe --json`'s results as JSON, and the warnings the CLI prints on stderr;
-/// `progress(done, steps, "steps")` as steps are built and scheduled (GIL released).
+/// A run of the policies: what `moe --json` and `compare --routing` print of it.
+struct Ran {
+    title: String,
+    moe: elk_model::zoo::Moe,
+    routing: String,
+    report: MoeReport,
+    warnings: Vec<String>,
+}
+
+/// Runs the policies of `choice` (GIL released by the caller); `progress(done, steps,
+/// "steps")` as steps are built and scheduled.
+fn run_policies(choice: &MoeChoice, progress: Option<&Py<PyAny>>) -> Result<Ran, Failure> {
+    if choice.steps == 0 {
+        return Err(Failure::input("--steps 0: must be at least 1"));
+    }
+    let (model, mut warnings) = zoo_model(&choice.model)?;
+    let moe = experts_of(&model, &choice.model)?;
+    let chip = load_chip(
+        &choice.chip,
+        choice.hbm_tbps,
+        &choice.overrides.clone().unwrap_or_default(),
+    )?;
+    warnings.extend(chip.warnings.iter().cloned());
+    let mut params = ZooParams::new(Mode::Decode, choice.batch, choice.kv);
+    params.layers = choice.num_layers;
+    if let Some(d) = &choice.dtype {
+        params.dtypes = Dtypes::parse(d).map_err(Failure::input)?;
+    }
+    let noc_row = match choice.noc_row.as_str() {
+        "phased" => NocRow::Phased,
+        "spec" => NocRow::Spec,
+        other => {
+            return Err(Failure::input(format!(
+                "noc_row '{other}': one of phased, spec"
+            )))
+        }
+    };
+    let mut named = chip.spec.clone();
+    named.name = chip.record.label();
+    let spec = MoeSpec::new(
+        &moe,
+        MoeInputs {
+            params,
+            chip: named,
+            opts: InstanceOptions {
+                load_order: LoadOrder::parse(&choice.load_order)?,
+                plan_cache: if choice.cache {
+                    PlanCache::default_location()
+                } else {
+                    None
+                },
+                noc_row,
+                ..InstanceOptions::default()
+            },
+            routing: choice.routing.clone(),
+            steps: choice.steps as usize,
+            seed: choice.seed,
+            policies: choice.policies.clone(),
+            methods: choice.methods.clone(),
+        },
+    )?;
+    let steps = choice.steps as usize;
+    let report = run(&model, &spec, &|done| {
+        crate::objects::report_progress(progress, done, steps, "steps")
+    })?;
+    let label = ChipLabel {
+        spec: &chip.spec,
+        record: &chip.record,
+    }
+    .label_with_hbm();
+    Ok(Ran {
+        title: title(
+            &model.name,
+            choice.batch,
+            choice.kv,
+            &label,
+            &choice.routing,
+            choice.steps,
+            choice.seed,
+        ),
+        moe,
+        routing: spec.routing.label(),
+        report,
+        warnings,
+    })
+}
+
+/// `moe --json`'s results as JSON (`section`: `compare --routing`'s `moe` section), and the
+/// warnings the CLI prints on stderr; `progress(done, steps, "steps")` as steps are built
+/// and scheduled (GIL released).
 #[pyfunction]
-#[pyo3(signature = (choice, progress=None))]
+#[pyo3(signature = (choice, progress=None, section=false))]
 pub fn moe_json(
     py: Python<'_>,
     choice: MoeChoice,
     progress: Option<Py<PyAny>>,
+    section: bool,
 ) -> PyResult<(String, Vec<String>)> {
     let out = py.detach(|| -> Result<(String, Vec<String>), Failure> {
-        if choice.steps == 0 {
-            return Err(Failure::input("--steps 0: must be at least 1"));
-        }
-        let (model, mut warnings) = zoo_model(&choice.model)?;
-        let moe = experts_of(&model, &choice.model)?;
-        let chip = load_chip(
-            &choice.chip,
-            choice.hbm_tbps,
-            &choice.overrides.clone().unwrap_or_default(),
-        )?;
-        warnings.extend(chip.warnings.iter().cloned());
-        let mut params = ZooParams::new(Mode::Decode, choice.batch, choice.kv);
-        params.layers = choice.num_layers;
-        if let Some(d) = &choice.dtype {
-            params.dtypes = Dtypes::parse(d).map_err(Failure::input)?;
-        }
-        let noc_row = match choice.noc_row.as_str() {
-            "phased" => NocRow::Phased,
-            "spec" => NocRow::Spec,
-            other => {
-                return Err(Failure::input(format!(
-                    "noc_row '{other}': one of phased, spec"
-                )))
-            }
-        };
-        let mut named = chip.spec.clone();
-        named.name = chip.record.label();
-        let spec = MoeSpec::new(
-            &moe,
-            MoeInputs {
-                params,
-                chip: named,
-                opts: InstanceOptions {
-                    load_order: LoadOrder::parse(&choice.load_order)?,
-                    plan_cache: if choice.cache {
-                        PlanCache::default_location()
-                    } else {
-                        None
-                    },
-                    noc_row,
-                    ..InstanceOptions::default()
-                },
-                routing: choice.routing.clone(),
-                steps: choice.steps as usize,
+        let ran = run_policies(&choice, progress.as_ref())?;
+        let json = if section {
+            serde_json::to_string(&MoeSection {
+                title: ran.title,
+                routing: ran.routing,
+                steps: choice.steps,
                 seed: choice.seed,
-                policies: choice.policies.clone(),
-                methods: choice.methods.clone(),
-            },
-        )?;
-        let steps = choice.steps as usize;
-        let report = run(&model, &spec, &|done| {
-            if let Some(cb) = &progress {
-                Python::attach(|py| {
-                    let _ = cb.call1(py, (done, steps, "steps"));
-                });
-            }
-        })?;
-        let label = ChipLabel {
-            spec: &chip.spec,
-            record: &chip.record,
-        }
-        .label_with_hbm();
-        let results = MoeResults {
-            instance: title(
-                &model.name,
-                choice.batch,
-                choice.kv,
-                &label,
-                &choice.routing,
-                choice.steps,
-                choice.seed,
-            ),
-            experts: moe.experts,
-            top_k: moe.top_k,
-            tokens_per_layer: choice.batch,
-            report: &report,
+                experts: ran.moe.experts,
+                top_k: ran.moe.top_k,
+                report: ran.report,
+            })?
+        } else {
+            serde_json::to_string(&MoeResults {
+                instance: ran.title,
+                experts: ran.moe.experts,
+                top_k: ran.moe.top_k,
+                tokens_per_layer: choice.batch,
+                report: &ran.report,
+            })?
         };
-        Ok((serde_json::to_string(&results)?, warnings))
+        Ok((json, ran.warnings))
     })?;
     Ok(out)
 }

@@ -131,3 +131,27 @@ def test_layer_exact_needs_the_model_graph(tmp_path):
         inst.compare(layer_exact=1)
     with pytest.raises(ValueError, match="bound 'lp': one of roofline, segment"):
         inst.compare(bound="lp")
+
+
+def test_compare_routing_equals_the_cli_json():
+    r = elk_opt.compare("olmoe-1b-7b", num_layers=1, routing="zipf:1.2", steps=3, no_timings=True)
+    out = cli("compare", "--model", "olmoe-1b-7b", "--num-layers", 1, "--routing", "zipf:1.2", "--steps", 3,
+              "--json", "--no-timings")
+    assert r.to_dict() == out["results"]
+    assert r.config == out["config"]
+    # The CLI's section repeats the key "steps" (the count, then the rows): the rows win in
+    # both parsers.
+    assert len(r.moe["steps"]) == 3
+    assert r.moe["routing"] == "zipf:1.2" and r.moe["experts"] > 0
+
+
+def test_compare_routing_refuses_what_the_cli_refuses():
+    message, code = cli_error("compare", "--model", "olmoe-1b-7b", "--num-layers", 1, "--ops", "0..4",
+                              "--routing", "uniform")
+    assert code == 2
+    with pytest.raises(ValueError) as e:
+        elk_opt.compare("olmoe-1b-7b", num_layers=1, ops="0..4", routing="uniform")
+    assert str(e.value) == message
+    inst = elk_opt.instance("olmoe-1b-7b", num_layers=1, ops="0..4")
+    with pytest.raises(ValueError, match="not with --instance, --import or --onnx"):
+        elk_opt.compare(inst, routing="uniform")

@@ -195,6 +195,28 @@ impl MoeSpec {
     }
 }
 
+/// `compare --routing`'s section: the run's title, the model's experts and the report (the
+/// CLI's `compare` and Python's `compare(routing=…)`).
+#[derive(Serialize)]
+pub struct MoeSection {
+    /// What ran.
+    pub title: String,
+    /// `routing`, `steps`, `seed` as given.
+    pub routing: String,
+    /// Steps.
+    pub steps: u64,
+    /// Seed.
+    pub seed: u64,
+    /// Experts per layer.
+    pub experts: u64,
+    /// Experts per token (k).
+    #[serde(rename = "experts_per_token")]
+    pub top_k: u64,
+    /// The policies over the steps.
+    #[serde(flatten)]
+    pub report: MoeReport,
+}
+
 /// `elk-opt moe --json`'s results: what ran, the model's experts, and the report.
 #[derive(Serialize)]
 pub struct MoeResults<'a> {

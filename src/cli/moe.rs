@@ -7,7 +7,7 @@ use elk_model::build::InstanceOptions;
 use elk_model::graph::Mode;
 use elk_model::load_policy::Policy;
 use elk_model::zoo::ZooParams;
-use elk_reports::moe::{MoeInputs, MoeReport, MoeResults, MoeSpec, DEFAULT_METHODS};
+use elk_reports::moe::{MoeInputs, MoeReport, MoeResults, MoeSection, MoeSpec, DEFAULT_METHODS};
 use elk_stage::instance::LoadOrder;
 use elk_stage::units::si;
 use serde::Serialize;
@@ -99,55 +99,32 @@ pub struct CompareMoe {
     pub policies: Vec<String>,
 }
 
-/// `compare --routing`'s section: the run's title, the model's experts and the report.
-#[derive(Serialize)]
-pub struct MoeSection {
-    /// What ran.
-    pub title: String,
-    /// `routing`, `steps`, `seed` as given.
-    pub routing: String,
-    /// Steps.
-    pub steps: u64,
-    /// Seed.
-    pub seed: u64,
-    /// Experts per layer.
-    pub experts: u64,
-    /// Experts per token (k).
-    #[serde(rename = "experts_per_token")]
-    pub top_k: u64,
-    /// The policies over the steps.
-    #[serde(flatten)]
-    pub report: MoeReport,
+/// `compare --routing`'s section: the policies of `a`.
+pub fn run_section(a: &MoeArgs) -> anyhow::Result<MoeSection> {
+    let (model, spec, title) = spec(a)?;
+    let moe = model.moe().copied().unwrap_or(NO_EXPERTS);
+    let bar = super::progress::bar(spec.steps as u64, "routing steps built");
+    let report = elk_reports::moe::run(&model, &spec, &|done| bar.set_position(done as u64))?;
+    bar.finish_and_clear();
+    Ok(MoeSection {
+        title,
+        routing: spec.routing.label(),
+        steps: a.steps,
+        seed: a.seed,
+        experts: moe.experts,
+        top_k: moe.top_k,
+        report,
+    })
 }
 
-impl MoeSection {
-    /// Runs the policies of `a`.
-    pub fn run(a: &MoeArgs) -> anyhow::Result<MoeSection> {
-        let (model, spec, title) = spec(a)?;
-        let moe = model.moe().copied().unwrap_or(NO_EXPERTS);
-        let bar = super::progress::bar(spec.steps as u64, "routing steps built");
-        let report = elk_reports::moe::run(&model, &spec, &|done| bar.set_position(done as u64))?;
-        bar.finish_and_clear();
-        Ok(MoeSection {
-            title,
-            routing: spec.routing.label(),
-            steps: a.steps,
-            seed: a.seed,
-            experts: moe.experts,
-            top_k: moe.top_k,
-            report,
-        })
-    }
-
-    /// The text table.
-    pub fn print(&self, tokens: u64) {
-        let moe = elk_model::zoo::Moe {
-            experts: self.experts,
-            top_k: self.top_k,
-            ..NO_EXPERTS
-        };
-        print(&self.title, &moe, tokens, &self.report, false);
-    }
+/// The section's text table.
+pub fn print_section(section: &MoeSection, tokens: u64) {
+    let moe = elk_model::zoo::Moe {
+        experts: section.experts,
+        top_k: section.top_k,
+        ..NO_EXPERTS
+    };
+    print(&section.title, &moe, tokens, &section.report, false);
 }
 
 /// A model without experts (never printed: `spec` refuses one).

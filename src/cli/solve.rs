@@ -251,7 +251,7 @@ struct CompareReport {
     layer: Option<elk_reports::gap::LayerSection>,
     /// `--routing`: the MoE load policies over sampled steps.
     #[serde(skip_serializing_if = "Option::is_none")]
-    moe: Option<super::moe::MoeSection>,
+    moe: Option<elk_reports::moe::MoeSection>,
 }
 
 pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
@@ -302,10 +302,7 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
         )?),
         None => None,
     };
-    let moe = moe_args
-        .as_ref()
-        .map(super::moe::MoeSection::run)
-        .transpose()?;
+    let moe = moe_args.as_ref().map(super::moe::run_section).transpose()?;
     if a.json {
         let config = CompareConfig {
             source: a.source.config(),
@@ -473,7 +470,7 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
         println!(
             "\nMoE load policies (docs/moe.md; the methods above ran on the balanced routing):"
         );
-        section.print(args.batch);
+        super::moe::print_section(section, args.batch);
     }
     Ok(())
 }
