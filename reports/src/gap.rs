@@ -394,7 +394,11 @@ fn what_ran(inst: &Instance, r: &ExactReport, warm: Option<(&str, Cycles)>) -> S
             "nothing ran: the model is too large to build and the window search did not run; {warm} is reported as it is"
         ),
         ExactStop::WarmStartMeetsBound => format!(
-            "no MILP ran: {warm} meets the {} bound, so it is optimal",
+            "no {} ran: {warm} meets the {} bound, so it is optimal",
+            match r.backend {
+                Backend::Milp => "MILP",
+                Backend::Smt => "SMT model",
+            },
             bound_name(&r.bounds, &r.bound_source)
         ),
         ExactStop::Killed if elk_solver::too_large(inst, r.backend) => format!(

@@ -371,7 +371,11 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
         );
         return Ok(());
     }
-    println!("{} (instance built in {build_s:.2} s)", header(inst, chip));
+    if a.timings.no_timings {
+        println!("{}", header(inst, chip));
+    } else {
+        println!("{} (instance built in {build_s:.2} s)", header(inst, chip));
+    }
     for w in warnings {
         println!("warning: {w}");
     }
