@@ -139,9 +139,9 @@ def test_compare_routing_equals_the_cli_json():
               "--json", "--no-timings")
     assert r.to_dict() == out["results"]
     assert r.config == out["config"]
-    # One key each: the rows under "steps", the count under "step_count".
+    # One key each: the rows under "steps", the count under "sampled_steps".
     # One key each (conftest's `cli` fails on a repeated key, as this section once had).
-    assert len(r.moe["steps"]) == 3 and r.moe["step_count"] == 3
+    assert len(r.moe["steps"]) == 3 and r.moe["sampled_steps"] == 3
     assert r.moe["routing"] == "zipf:1.2" and r.moe["experts"] > 0
 
 

@@ -203,9 +203,9 @@ pub struct MoeSection {
     pub title: String,
     /// `routing`, `steps`, `seed` as given.
     pub routing: String,
-    /// Steps sampled (`--steps`). Named `step_count` in JSON: the report's `steps` are the
+    /// Steps sampled (`--steps`). Named `sampled_steps` in JSON: the report's `steps` are the
     /// rows (one key each; the count under `steps` as well gave the object a key twice).
-    #[serde(rename = "step_count")]
+    #[serde(rename = "sampled_steps")]
     pub steps: u64,
     /// Seed.
     pub seed: u64,

@@ -11,7 +11,7 @@ const UNITS: [&str; 10] = [
 ];
 
 /// Suffixes that are the noun a count counts (`operators: 549` reads "549 operators").
-const COUNTED: [&str; 16] = [
+const COUNTED: [&str; 17] = [
     "ops",
     "experts",
     "plans",
@@ -28,6 +28,7 @@ const COUNTED: [&str; 16] = [
     "tokens",
     "windows",
     "sweeps",
+    "steps",
 ];
 
 /// Numbers allowed under a key without a unit suffix, each for a reason:
