@@ -34,8 +34,8 @@ fn corpus(c: &mut Criterion) {
     group.bench_function("exact_milp_on_20_tiny_instances", |b| {
         b.iter(|| {
             for inst in &tiny {
-                let opts = elk_solver::ExactOptions::default();
-                black_box(elk_solver::solve_exact(inst, &opts).unwrap());
+                let exact = elk_solver::Exact::in_process(elk_solver::ExactOptions::default());
+                black_box(exact.report(inst, &Default::default()).unwrap());
             }
         })
     });

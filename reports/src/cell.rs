@@ -11,7 +11,7 @@ use elk_model::plan::PlanCache;
 use elk_model::zoo::{self, ZooParams};
 use elk_sim::Breakdown;
 use elk_stage::instance::{Instance, LoadOrder, NamedOrder};
-use elk_stage::method::{Budget, Outcome};
+use elk_stage::method::{Budget, Outcome, Verdict};
 use elk_stage::units::Cycles;
 use serde::{Deserialize, Serialize};
 use std::sync::OnceLock;
@@ -31,7 +31,8 @@ pub(crate) fn plan_cache() -> Option<PlanCache> {
     PLAN_CACHE.get().cloned().flatten()
 }
 
-/// Whether a method produced a schedule.
+/// Whether a method produced a schedule: [`Verdict`] as a grid line records it (kebab-case
+/// in the results files, so it stays its own type; `From<Verdict>` is the one mapping).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum MethodStatus {
@@ -41,6 +42,18 @@ pub enum MethodStatus {
     NoSchedule,
     /// Proven: no schedule exists.
     Infeasible,
+}
+
+/// A grid line records only whether there is a schedule: the one mapping from the verdict
+/// every method returns.
+impl From<Verdict> for MethodStatus {
+    fn from(v: Verdict) -> MethodStatus {
+        match v {
+            Verdict::Optimal | Verdict::Feasible => MethodStatus::Scheduled,
+            Verdict::Infeasible => MethodStatus::Infeasible,
+            Verdict::Unknown => MethodStatus::NoSchedule,
+        }
+    }
 }
 
 /// One method's verdict in a cell.
@@ -365,13 +378,14 @@ pub fn run_cell_with(
         // cell loudly, never as a blank result.
         match elk_sim::run_judged(&inst, m.as_ref(), &Budget::default()) {
             Ok(judged) => {
-                let (status, reason) = match &judged.solved.outcome {
-                    Outcome::Infeasible { reason } => (MethodStatus::Infeasible, Some(reason)),
-                    Outcome::Unknown { reason } => (MethodStatus::NoSchedule, Some(reason)),
-                    _ => (MethodStatus::Scheduled, None),
+                let outcome = &judged.solved.outcome;
+                r.status = Some(outcome.verdict().into());
+                r.reason = match outcome {
+                    Outcome::Infeasible { reason } | Outcome::Unknown { reason } => {
+                        Some(reason.clone())
+                    }
+                    _ => None,
                 };
-                r.status = Some(status);
-                r.reason = reason.cloned();
                 if let Some(e) = judged.evaluation {
                     r.makespan_ms = Some(e.makespan_ms);
                     r.hbm_util = Some(e.hbm_utilisation);

@@ -20,11 +20,11 @@ use crate::compare::{all_heuristics, Row};
 use elk_solver::lns::{LnsStop, LnsSummary};
 use elk_solver::milp::Linearisation;
 use elk_solver::{
-    gap_pct, Backend, Bounds, Exact, ExactEvent, ExactOptions, ExactReport, ExactStatus, ExactStop,
-    ModelStats, WholeModelBound, WholeModelSearch, WorkerCommand,
+    gap_pct, Backend, Bounds, Exact, ExactEvent, ExactOptions, ExactReport, ModelStats,
+    WholeModelBound, WholeModelSearch, WorkerCommand,
 };
 use elk_stage::instance::Instance;
-use elk_stage::method::{Budget, MethodError};
+use elk_stage::method::{Budget, MethodError, StopReason, Verdict};
 use elk_stage::schedule::Schedule;
 use elk_stage::units::Cycles;
 use serde::Serialize;
@@ -139,9 +139,9 @@ pub struct ExactSummary {
     /// `milp` or `smt`.
     pub backend: &'static str,
     /// The verdict.
-    pub status: ExactStatus,
+    pub status: Verdict,
     /// Why it stopped.
-    pub stop: ExactStop,
+    pub stop: StopReason,
     /// What actually ran and what it did, in words (the exact row's status in `gap`).
     pub ran: String,
     /// The simulator's makespan of the schedule found.
@@ -377,7 +377,7 @@ fn what_ran(inst: &Instance, r: &ExactReport, warm: Option<(&str, Cycles)>) -> S
         String::new()
     };
     match r.stop {
-        ExactStop::WindowSearch => match &r.search {
+        StopReason::WindowSearch => match &r.search {
             Some(s) => format!(
                 "window search ({}): improved {warm} {:.4} → {:.4} ms",
                 match s.stop {
@@ -390,10 +390,10 @@ fn what_ran(inst: &Instance, r: &ExactReport, warm: Option<(&str, Cycles)>) -> S
             ),
             None => "window search".into(),
         },
-        ExactStop::NotAttempted => format!(
+        StopReason::NotAttempted => format!(
             "nothing ran: the model is too large to build and the window search did not run; {warm} is reported as it is"
         ),
-        ExactStop::WarmStartMeetsBound => format!(
+        StopReason::WarmStartMeetsBound => format!(
             "no {} ran: {warm} meets the {} bound, so it is optimal",
             match r.backend {
                 Backend::Milp => "MILP",
@@ -401,7 +401,7 @@ fn what_ran(inst: &Instance, r: &ExactReport, warm: Option<(&str, Cycles)>) -> S
             },
             bound_name(&r.bounds, &r.bound_source)
         ),
-        ExactStop::Killed if elk_solver::too_large(inst, r.backend) => format!(
+        StopReason::Killed if elk_solver::too_large(inst, r.backend) => format!(
             "the whole-model search (segment relaxation, window search) overran its time limit and was killed; {}",
             if r.from_warm_start {
                 format!("{warm} is reported as it is")
@@ -409,16 +409,16 @@ fn what_ran(inst: &Instance, r: &ExactReport, warm: Option<(&str, Cycles)>) -> S
                 "its last incumbent is reported".into()
             }
         ),
-        ExactStop::Killed => format!("{backend} overran its time limit and was killed{kept}"),
-        ExactStop::Completed if r.status == ExactStatus::Optimal => {
+        StopReason::Killed => format!("{backend} overran its time limit and was killed{kept}"),
+        StopReason::Completed if r.status == Verdict::Optimal => {
             format!("{backend}: optimal (proof completed){kept}")
         }
-        ExactStop::Completed => format!("{backend}: completed"),
-        ExactStop::TimeLimit if r.status == ExactStatus::Optimal => format!(
+        StopReason::Completed => format!("{backend}: completed"),
+        StopReason::TimeLimit if r.status == Verdict::Optimal => format!(
             "{backend}: time limit, optimal (meets the {} bound){kept}",
             bound_name(&r.bounds, &r.bound_source)
         ),
-        ExactStop::TimeLimit => format!("{backend}: time limit{kept}"),
+        StopReason::TimeLimit => format!("{backend}: time limit{kept}"),
     }
 }
 
@@ -426,9 +426,9 @@ fn what_ran(inst: &Instance, r: &ExactReport, warm: Option<(&str, Cycles)>) -> S
 /// schedule is the warm start's, already a row).
 fn exact_row_name(r: &ExactReport) -> Option<String> {
     match r.stop {
-        ExactStop::NotAttempted => None,
-        ExactStop::WindowSearch => Some(elk_solver::lns::LNS_METHOD.into()),
-        ExactStop::WarmStartMeetsBound => Some("warm-start".into()),
+        StopReason::NotAttempted => None,
+        StopReason::WindowSearch => Some(elk_solver::lns::LNS_METHOD.into()),
+        StopReason::WarmStartMeetsBound => Some("warm-start".into()),
         _ => Some(format!("exact-{}", r.backend.name())),
     }
 }
@@ -474,29 +474,29 @@ fn summary(
 
 /// The status in words: what was proven, and why the solve stopped.
 pub fn status_word(
-    s: ExactStatus,
-    stop: ExactStop,
+    s: Verdict,
+    stop: StopReason,
     search: Option<LnsStop>,
     gap: Option<f64>,
     bound: &str,
 ) -> String {
     let gap = gap.map_or("no schedule".into(), |g| format!("gap {g:.3} %"));
     match (s, stop) {
-        (ExactStatus::Optimal, ExactStop::Completed) => "optimal".into(),
-        (ExactStatus::Optimal, _) => format!("optimal (meets the {bound} bound)"),
-        (ExactStatus::Infeasible, _) => "infeasible (proven: no schedule fits)".into(),
-        (_, ExactStop::WindowSearch) if search == Some(LnsStop::TimeLimit) => format!(
+        (Verdict::Optimal, StopReason::Completed) => "optimal".into(),
+        (Verdict::Optimal, _) => format!("optimal (meets the {bound} bound)"),
+        (Verdict::Infeasible, _) => "infeasible (proven: no schedule fits)".into(),
+        (_, StopReason::WindowSearch) if search == Some(LnsStop::TimeLimit) => format!(
             "time limit in the window search ({gap} against the {bound} bound; the whole-model MILP is too large to build)"
         ),
-        (_, ExactStop::WindowSearch) if search == Some(LnsStop::Converged) => format!(
+        (_, StopReason::WindowSearch) if search == Some(LnsStop::Converged) => format!(
             "window search converged: no window improves ({gap} against the {bound} bound; the whole-model MILP is too large to build)"
         ),
-        (_, ExactStop::NotAttempted | ExactStop::WindowSearch) => format!(
+        (_, StopReason::NotAttempted | StopReason::WindowSearch) => format!(
             "not attempted (model too large; {gap} against the bound; cut it with --layers/--ops or --window)"
         ),
-        (_, ExactStop::Killed) => format!("time limit, worker killed ({gap})"),
-        (ExactStatus::Feasible, _) => format!("time limit ({gap})"),
-        (ExactStatus::Unknown, _) => "time limit (no schedule found)".into(),
+        (_, StopReason::Killed) => format!("time limit, worker killed ({gap})"),
+        (Verdict::Feasible, _) => format!("time limit ({gap})"),
+        (Verdict::Unknown, _) => "time limit (no schedule found)".into(),
     }
 }
 
@@ -696,8 +696,8 @@ mod tests {
             ..Bounds::default()
         };
         let word = status_word(
-            ExactStatus::Optimal,
-            ExactStop::TimeLimit,
+            Verdict::Optimal,
+            StopReason::TimeLimit,
             None,
             Some(0.0),
             &bound_name(&b, "optimum"),
@@ -710,8 +710,8 @@ mod tests {
         assert_eq!(bound_name(&roof, "optimum"), "roofline");
         assert_eq!(
             status_word(
-                ExactStatus::Feasible,
-                ExactStop::TimeLimit,
+                Verdict::Feasible,
+                StopReason::TimeLimit,
                 None,
                 Some(2.5),
                 "x"
@@ -719,8 +719,8 @@ mod tests {
             "time limit (gap 2.500 %)"
         );
         assert!(status_word(
-            ExactStatus::Unknown,
-            ExactStop::NotAttempted,
+            Verdict::Unknown,
+            StopReason::NotAttempted,
             None,
             Some(1.0),
             "x"

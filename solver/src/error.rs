@@ -31,3 +31,23 @@ pub enum SolverError {
 
 /// Results of this crate.
 pub type Result<T> = std::result::Result<T, SolverError>;
+
+impl SolverError {
+    /// As the error of the method `method`, typed by whose fault it is: bad input, a bug of
+    /// an encoding (a rejected schedule), or a failed backend or worker.
+    pub fn for_method(self, method: &str) -> elk_stage::method::MethodError {
+        use elk_stage::method::MethodError;
+        let method = method.to_string();
+        match self {
+            SolverError::Input(detail) => MethodError::Input { method, detail },
+            SolverError::Rejected { .. } => MethodError::Internal {
+                method,
+                detail: self.to_string(),
+            },
+            other => MethodError::Backend {
+                method,
+                detail: other.to_string(),
+            },
+        }
+    }
+}

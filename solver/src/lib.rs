@@ -30,21 +30,19 @@ mod error;
 mod exact;
 mod extract;
 pub mod lns;
-mod method;
 pub mod milp;
 mod prune;
 mod retime;
 pub mod segments;
 pub mod smt;
-pub mod worker;
+mod tolerance;
 
 pub use error::{Result, SolverError};
-pub use exact::too_large;
+pub use exact::worker;
 pub use exact::{
-    gap_pct, meets_bound, solve_exact, solve_exact_with, Backend, Bounds, ExactEvent, ExactOptions,
-    ExactReport, ExactStatus, ExactStop, GapReference, ModelStats, Phase, WholeModelBound,
-    WholeModelSearch, MEETS_BOUND,
+    gap_pct, too_large, Backend, Bounds, Exact, ExactEvent, ExactOptions, ExactReport,
+    GapReference, ModelStats, Phase, WholeModelBound, WholeModelSearch, WorkerCommand,
 };
 pub use extract::{OrderHint, RawSolution};
-pub use method::{Exact, WorkerCommand};
 pub use retime::{retime, RetimeReport, RetimeStop, Retimed, RETIME_SUFFIX};
+pub use tolerance::{meets_bound, MEETS_BOUND};

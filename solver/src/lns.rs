@@ -19,9 +19,9 @@ use std::ops::Range;
 use std::time::{Duration, Instant};
 
 use crate::error::Result;
-use crate::exact::OBJECTIVE_TOLERANCE;
 use crate::prune::prune;
 use crate::retime::retime;
+use crate::tolerance::OBJECTIVE_TOLERANCE;
 use elk_stage::instance::Instance;
 use elk_stage::period::LayerStructure;
 use elk_stage::schedule::Schedule;

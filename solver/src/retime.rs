@@ -412,21 +412,6 @@ impl Retimed {
         self
     }
 
-    fn error(&self, e: SolverError) -> MethodError {
-        let method = self.name.clone();
-        match e {
-            SolverError::Input(detail) => MethodError::Input { method, detail },
-            SolverError::Rejected { .. } => MethodError::Internal {
-                method,
-                detail: e.to_string(),
-            },
-            other => MethodError::Backend {
-                method,
-                detail: other.to_string(),
-            },
-        }
-    }
-
     fn note(&self, inst: &Instance, r: &RetimeReport) -> String {
         let size = format!(
             "{} variables, {} constraints",
@@ -479,7 +464,7 @@ impl Method for Retimed {
         let left = budget
             .time_limit
             .map(|t| t.saturating_sub(started.elapsed()));
-        let r = retime(inst, input, &self.name, left).map_err(|e| self.error(e))?;
+        let r = retime(inst, input, &self.name, left).map_err(|e| e.for_method(&self.name))?;
         solved.notes.push(self.note(inst, &r));
         solved.notes.extend(r.notes.iter().cloned());
         if r.stop == RetimeStop::TimeLimit {

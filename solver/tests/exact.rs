@@ -24,3 +24,16 @@ mod supervisor;
 mod warm_start;
 #[path = "exact/window_search.rs"]
 mod window_search;
+
+use elk_solver::{Exact, ExactOptions, ExactReport};
+use elk_stage::instance::Instance;
+use elk_stage::method::{Budget, MethodError};
+
+/// An exact solve in this process, with the options' time limit: the way in every caller
+/// takes ([`Exact`]).
+fn solve_exact(inst: &Instance, opts: &ExactOptions) -> Result<ExactReport, MethodError> {
+    let budget = Budget {
+        time_limit: opts.time_limit,
+    };
+    Exact::in_process(opts.clone()).report(inst, &budget)
+}

@@ -11,8 +11,9 @@ use elk_reports::gap::{ExactSettings, GapReport, GapStep, WORKER_GRACE};
 use elk_solver::lns::LnsStop;
 use elk_solver::milp::Linearisation;
 use elk_solver::RETIME_SUFFIX;
-use elk_solver::{gap_pct, Backend, ExactStop, WholeModelBound, WorkerCommand};
+use elk_solver::{gap_pct, Backend, WholeModelBound, WorkerCommand};
 use elk_stage::instance::Instance;
+use elk_stage::method::StopReason;
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -203,11 +204,11 @@ pub fn solve(
     }
     let m = &sum.model;
     match sum.stop {
-        ExactStop::NotAttempted | ExactStop::WindowSearch => {
+        StopReason::NotAttempted | StopReason::WindowSearch => {
             println!("model: not built (too large; see the note)")
         }
-        ExactStop::Killed => println!("model: size unknown (the worker was killed)"),
-        ExactStop::WarmStartMeetsBound => {
+        StopReason::Killed => println!("model: size unknown (the worker was killed)"),
+        StopReason::WarmStartMeetsBound => {
             println!("model: not built (the warm start meets the lower bound)")
         }
         _ => println!(
@@ -236,7 +237,7 @@ pub fn solve(
                     " ({:.6} ms, improved by the window search to the makespan above)",
                     s.input_ms
                 ),
-                None if sum.stop == ExactStop::WarmStartMeetsBound =>
+                None if sum.stop == StopReason::WarmStartMeetsBound =>
                     " (returned: it meets the lower bound, so no backend ran)".into(),
                 None if sum.from_warm_start =>
                     " (returned: the backend found nothing better)".into(),
@@ -421,7 +422,7 @@ fn stronger_bound(out: &GapReport, limit_flag: &str) -> Option<String> {
     if out.reference == "optimum" {
         return None;
     }
-    let time_limited = matches!(e.stop, ExactStop::TimeLimit | ExactStop::Killed)
+    let time_limited = matches!(e.stop, StopReason::TimeLimit | StopReason::Killed)
         || e.search
             .as_ref()
             .is_some_and(|s| s.stop == LnsStop::TimeLimit);

@@ -6,8 +6,9 @@
 //! crashed backend or a bug of the method (exit code 1).
 
 use crate::instance::Instance;
-use crate::schedule::Schedule;
+use crate::schedule::{Schedule, Status};
 use crate::units::Cycles;
+use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
 /// What a method may spend.
@@ -28,19 +29,63 @@ impl Budget {
     }
 }
 
-/// Why a method stopped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
+/// Why a method stopped: one vocabulary for every method, heuristic or exact (the exact
+/// report's `stop` field serializes it in snake_case).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum StopReason {
-    /// It ran to completion (a heuristic's pass, or an exact proof).
+    /// It ran to completion (a heuristic's pass, or an exact proof of optimality or
+    /// infeasibility).
+    #[default]
     Completed,
-    /// The time limit was reached.
+    /// The time limit was reached (the backend's own limit).
     TimeLimit,
-    /// The requested optimality gap was reached.
-    GapReached,
     /// The method declined to run (the instance is too large for it); what it reports is
     /// what it was given (a warm start) and the bounds it could compute without solving.
     NotAttempted,
+    /// The process running it overran its hard time limit and was killed; what it reports
+    /// is what it had told before the kill.
+    Killed,
+    /// The warm start already met a lower bound known before any model was built (roofline
+    /// or LP relaxation): optimal, with no backend run.
+    WarmStartMeetsBound,
+    /// The instance was too large for the exact model, so the window search improved the
+    /// warm start instead (its own stop and the makespans before and after are reported
+    /// beside).
+    WindowSearch,
+}
+
+impl StopReason {
+    /// The stop was forced by a time limit (the backend's own, or a kill at the hard one).
+    pub fn time_limited(self) -> bool {
+        matches!(self, StopReason::TimeLimit | StopReason::Killed)
+    }
+}
+
+/// What a method proved or found, without the schedule: [`Outcome`]'s variants as a value
+/// (serialized in lowercase, as the exact report's `status`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// Proven optimal.
+    Optimal,
+    /// A schedule, optimality not proven.
+    Feasible,
+    /// Proven: no schedule exists.
+    Infeasible,
+    /// No schedule and nothing proven.
+    Unknown,
+}
+
+impl Verdict {
+    /// The status a schedule from this verdict carries: optimal only when proven.
+    pub fn schedule_status(self) -> Status {
+        if self == Verdict::Optimal {
+            Status::Optimal
+        } else {
+            Status::Feasible
+        }
+    }
 }
 
 /// A method's result.
@@ -68,6 +113,16 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// Its verdict, without the schedule.
+    pub fn verdict(&self) -> Verdict {
+        match self {
+            Outcome::Optimal(_) => Verdict::Optimal,
+            Outcome::Feasible { .. } => Verdict::Feasible,
+            Outcome::Infeasible { .. } => Verdict::Infeasible,
+            Outcome::Unknown { .. } => Verdict::Unknown,
+        }
+    }
+
     /// The schedule, if there is one.
     pub fn schedule(&self) -> Option<&Schedule> {
         match self {

@@ -7,8 +7,9 @@
 #![allow(clippy::unwrap_used)] // a benchmark that cannot load its input should stop loudly
 
 use elk_model::build::{build_instance, InstanceOptions, OpRange};
-use elk_solver::{solve_exact, ExactOptions, ExactStatus};
+use elk_solver::{Exact, ExactOptions};
 use elk_stage::instance::{LoadOrder, NamedOrder};
+use elk_stage::method::{Budget, Verdict};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -45,13 +46,12 @@ fn main() {
             };
             let inst = build_instance(&graph, &chip, &opts).unwrap();
             let options: usize = inst.ops.iter().map(|o| o.options.len()).sum();
-            let exact = ExactOptions {
-                time_limit: Some(std::time::Duration::from_secs_f64(limit)),
+            let exact = Exact::in_process(ExactOptions {
                 warm_start: elk_heuristics::best(&inst).unwrap().map(|b| b.0),
                 lp_bound: true,
                 ..ExactOptions::default()
-            };
-            let r = solve_exact(&inst, &exact).unwrap();
+            });
+            let r = exact.report(&inst, &Budget::seconds(limit)).unwrap();
             println!(
                 "| {:?} | {m} | {options} | {} | {:?} | {} | {:.1} | {} | {:.2} |",
                 order,
@@ -63,7 +63,7 @@ fn main() {
                 r.gap_pct.map_or("-".into(), |g| format!("{g:.3}")),
                 r.solve_s
             );
-            if r.status != ExactStatus::Optimal && m > per_layer {
+            if r.status != Verdict::Optimal && m > per_layer {
                 break;
             }
         }

@@ -7,8 +7,9 @@ use crate::error::Result;
 use crate::finding::Finding;
 use crate::plot::cdf;
 use crate::report::{Files, Header};
-use elk_solver::{retime, solve_exact, ExactOptions, ExactStatus, RETIME_SUFFIX};
+use elk_solver::{retime, Exact, ExactOptions, RETIME_SUFFIX};
 use elk_stage::instance::Instance;
+use elk_stage::method::{Budget, Verdict};
 use elk_stage::schedule::Schedule;
 use elk_stage::units::Cycles;
 use rayon::prelude::*;
@@ -82,22 +83,19 @@ pub fn evaluate(inst: &Instance, limit_s: f64) -> Result<Row> {
         .into_iter()
         .min_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(_, s)| s);
-    let r = solve_exact(
-        inst,
-        &ExactOptions {
-            time_limit: Some(std::time::Duration::from_secs_f64(limit_s)),
-            warm_start: warm,
-            lp_bound: true,
-            ..ExactOptions::default()
-        },
-    )?;
+    let r = Exact::in_process(ExactOptions {
+        warm_start: warm,
+        lp_bound: true,
+        ..ExactOptions::default()
+    })
+    .report(inst, &Budget::seconds(limit_s))?;
     Ok(Row {
         name: inst.name.clone(),
         ops: inst.ops.len(),
         heuristic,
         schedules,
         exact: r.makespan_cycles.map(Cycles::get),
-        optimal: r.status == ExactStatus::Optimal,
+        optimal: r.status == Verdict::Optimal,
         bound: r.lower_bound_cycles.get(),
         exact_schedule: r.schedule.clone(),
         ideal: elk_heuristics::ideal(inst)

@@ -12,11 +12,12 @@ use crate::cell::cell_instance;
 use crate::error::Result;
 use crate::grid::Cell;
 use crate::plot::{lines, Figure, Series, Style};
-use elk_solver::{solve_exact_with, ExactOptions, Retimed, WholeModelBound};
+use elk_solver::{Exact, ExactOptions, Retimed, WholeModelBound};
 use elk_stage::instance::Instance;
+use elk_stage::method::Budget;
 use elk_stage::schedule::Schedule;
 use elk_stage::units::Cycles;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// The models of the section.
 pub const MODELS: [&str; 2] = ["llama2-13b", "llama2-70b"];
@@ -121,16 +122,14 @@ pub fn point(
         steps.starting(&format!("{label}: heuristic {k}/{n}: {m}"));
     })?;
     let heuristics_s = start.elapsed().as_secs_f64();
-    let r = solve_exact_with(
-        &inst,
-        &ExactOptions {
-            time_limit: Some(Duration::from_secs_f64(bound_limit_s)),
-            warm_start: best,
-            whole_model: WholeModelBound::Lp,
-            ..ExactOptions::default()
-        },
-        &|e| steps.starting(&format!("{label}: {}", e.describe(&inst))),
-    )?;
+    let r = Exact::in_process(ExactOptions {
+        warm_start: best,
+        whole_model: WholeModelBound::Lp,
+        ..ExactOptions::default()
+    })
+    .report_with(&inst, &Budget::seconds(bound_limit_s), &|e| {
+        steps.starting(&format!("{label}: {}", e.describe(&inst)))
+    })?;
     let roofline = elk_solver::bounds::roofline(&inst).best();
     let searched = r.search.as_ref().map(|s| s.makespan_cycles);
     Ok(Point {

@@ -2,12 +2,13 @@
 //! the random corpus.
 
 use super::brute;
+use crate::solve_exact;
 use elk_heuristics::{Basic, ElkDyn, ElkFull, StaticSplit};
 use elk_solver::milp::{lp_bound, Linearisation};
-use elk_solver::{solve_exact, Backend, Exact, ExactOptions, ExactReport, ExactStatus, ExactStop};
+use elk_solver::{Backend, Exact, ExactOptions, ExactReport};
 use elk_stage::corpus::{random_instance, RandomSpec};
 use elk_stage::instance::{Instance, LoadOrder, NamedOrder};
-use elk_stage::method::{Budget, Method, Outcome, StopReason};
+use elk_stage::method::{Budget, Method, Outcome, StopReason, Verdict};
 use elk_stage::units::Cycles;
 
 const REL: f64 = 1e-6;
@@ -55,8 +56,8 @@ fn check(inst: &Instance, with_brute: bool) -> Option<Cycles> {
         );
     }
     let optimum = match milp.status {
-        ExactStatus::Infeasible => None,
-        ExactStatus::Optimal => milp.makespan_cycles,
+        Verdict::Infeasible => None,
+        Verdict::Optimal => milp.makespan_cycles,
         other => panic!("{name}: status {other:?} without a time limit"),
     };
     let brute = with_brute.then(|| brute::optimum(inst));
@@ -226,8 +227,8 @@ fn a_whole_model_is_refused_with_a_note_not_attempted() {
     inst.preload_window = None;
     assert!(elk_solver::milp::estimated_size(&inst) > elk_solver::milp::MAX_SIZE);
     let r = solve_exact(&inst, &ExactOptions::default()).unwrap();
-    assert_eq!(r.status, ExactStatus::Unknown);
-    assert_eq!(r.stop, ExactStop::NotAttempted, "{:?}", r.notes);
+    assert_eq!(r.status, Verdict::Unknown);
+    assert_eq!(r.stop, StopReason::NotAttempted, "{:?}", r.notes);
     assert!(
         r.lower_bound_cycles >= Cycles(300.0 * 50.0),
         "the roofline bound is still reported"

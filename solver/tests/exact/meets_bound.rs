@@ -2,13 +2,11 @@
 //! warm start, or killed worker) produced it; and [`Exact`] through the [`Method`] trait says
 //! so with [`Outcome::Optimal`].
 
+use crate::solve_exact;
 use elk_solver::worker::Supervised;
-use elk_solver::{
-    meets_bound, solve_exact, Backend, Bounds, Exact, ExactOptions, ExactReport, ExactStatus,
-    ExactStop,
-};
+use elk_solver::{meets_bound, Backend, Bounds, Exact, ExactOptions, ExactReport};
 use elk_stage::instance::{Instance, OpOption};
-use elk_stage::method::{Budget, Method, Outcome, StopReason};
+use elk_stage::method::{Budget, Method, Outcome, StopReason, Verdict};
 use elk_stage::schedule::Status;
 use elk_stage::units::{Bytes, Cycles};
 
@@ -62,7 +60,7 @@ fn three_ops() -> Instance {
 
 /// The report's verdict is an optimum of `t`, met by its lower bound.
 fn assert_report_optimal(r: &ExactReport, t: Cycles, what: &str) {
-    assert_eq!(r.status, ExactStatus::Optimal, "{what}: {:?}", r.notes);
+    assert_eq!(r.status, Verdict::Optimal, "{what}: {:?}", r.notes);
     let makespan = r.makespan_cycles.unwrap();
     assert!(
         (makespan - t).abs() <= t * 1e-9,
@@ -110,7 +108,7 @@ fn an_smt_schedule_that_meets_its_bound_is_optimal() {
         told: Default::default(),
     }
     .into_report(&inst, &opts);
-    assert_eq!(killed.stop, ExactStop::Killed);
+    assert_eq!(killed.stop, StopReason::Killed);
     assert!(killed.from_warm_start);
     // The schedule handed back says so too (status optimal, the bound attached).
     assert_optimal(&killed, t, "killed worker");
@@ -168,7 +166,7 @@ fn a_warm_start_that_meets_the_roofline_is_optimal_without_a_model() {
         };
         let r = solve_exact(&inst, &opts).unwrap();
         assert_optimal(&r, t, &what);
-        assert_eq!(r.stop, ExactStop::WarmStartMeetsBound, "{what}");
+        assert_eq!(r.stop, StopReason::WarmStartMeetsBound, "{what}");
         assert!(r.from_warm_start, "{what}");
         // No backend ran: no model, no backend phase, no backend bound.
         assert_eq!(r.model.variables, 0, "{what}");
@@ -190,6 +188,6 @@ fn a_warm_start_that_meets_the_roofline_is_optimal_without_a_model() {
         )
         .unwrap();
         assert_optimal(&cold, t, &format!("{backend:?}, cold"));
-        assert_eq!(cold.stop, ExactStop::Completed, "{backend:?}, cold");
+        assert_eq!(cold.stop, StopReason::Completed, "{backend:?}, cold");
     }
 }

@@ -4,12 +4,13 @@
 //! §4's (the phased row only adds), no heuristic beats it, the re-timing LP encodes the row
 //! too, and the row bites.
 
+use crate::solve_exact;
 use elk_heuristics::{Basic, ElkDyn, ElkFull, StaticSplit};
 use elk_solver::milp::Linearisation;
-use elk_solver::{retime, solve_exact, Backend, ExactOptions, ExactReport, ExactStatus};
+use elk_solver::{retime, Backend, ExactOptions, ExactReport};
 use elk_stage::corpus::{random_instance, RandomSpec};
 use elk_stage::instance::{Instance, NocRow};
-use elk_stage::method::{Budget, Method};
+use elk_stage::method::{Budget, Method, Verdict};
 use elk_stage::units::Cycles;
 
 fn close(a: Cycles, b: Cycles) -> bool {
@@ -48,8 +49,8 @@ fn exact_backends_encode_the_phased_row_and_agree_with_the_simulator() {
                 r.notes
             );
         }
-        if runs[0].status != ExactStatus::Optimal {
-            assert_eq!(runs[0].status, ExactStatus::Infeasible, "{name}");
+        if runs[0].status != Verdict::Optimal {
+            assert_eq!(runs[0].status, Verdict::Infeasible, "{name}");
             continue;
         }
         let t = runs[0].makespan_cycles.unwrap();

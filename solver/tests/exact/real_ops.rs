@@ -1,12 +1,14 @@
 //! Real operator ranges cut from the zoo: MILP = SMT, simulator = objective, heuristics ≥
 //! optimum.
 
+use crate::solve_exact;
 use elk_model::build::{build_instance, InstanceOptions, OpRange};
 use elk_model::chip::ChipSpec;
 use elk_model::graph::Mode;
 use elk_model::zoo;
-use elk_solver::{solve_exact, Backend, ExactOptions, ExactStatus};
+use elk_solver::{Backend, ExactOptions};
 use elk_stage::instance::{LoadOrder, NamedOrder};
+use elk_stage::method::Verdict;
 
 #[test]
 fn milp_and_smt_agree_on_real_operator_ranges() {
@@ -36,8 +38,8 @@ fn milp_and_smt_agree_on_real_operator_ranges() {
             .unwrap()
         };
         let (milp, smt) = (solve(Backend::Milp), solve(Backend::Smt));
-        assert_eq!(milp.status, ExactStatus::Optimal, "{range:?}");
-        assert_eq!(smt.status, ExactStatus::Optimal, "{range:?}");
+        assert_eq!(milp.status, Verdict::Optimal, "{range:?}");
+        assert_eq!(smt.status, Verdict::Optimal, "{range:?}");
         let (a, b) = (milp.makespan_cycles.unwrap(), smt.makespan_cycles.unwrap());
         assert!((a - b).abs() <= a * 1e-6, "{range:?}: MILP {a} vs SMT {b}");
         let obj = milp.objective_cycles.unwrap();

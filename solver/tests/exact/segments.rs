@@ -3,10 +3,12 @@
 //! beats the roofline on some; and the naive sum of per-segment optima (the trap the priced
 //! boundaries avoid) does exceed some optimum, so this corpus would catch an unpriced bound.
 
+use crate::solve_exact;
 use elk_solver::segments::{segment_bound, SegmentOptions};
-use elk_solver::{solve_exact, ExactOptions, ExactStatus};
+use elk_solver::ExactOptions;
 use elk_stage::corpus::Rng;
 use elk_stage::instance::{Instance, InstanceOp, LoadOrder, NamedOrder, OpOption};
+use elk_stage::method::Verdict;
 use elk_stage::units::{Bytes, Cycles};
 use std::time::Duration;
 
@@ -80,8 +82,8 @@ pub(crate) fn layered(seed: u64) -> Instance {
 pub(crate) fn optimum(inst: &Instance) -> Option<Cycles> {
     let r = solve_exact(inst, &ExactOptions::default()).unwrap();
     match r.status {
-        ExactStatus::Optimal => r.makespan_cycles,
-        ExactStatus::Infeasible => None,
+        Verdict::Optimal => r.makespan_cycles,
+        Verdict::Infeasible => None,
         other => panic!("{}: {other:?} without a time limit", inst.name),
     }
 }

@@ -4,12 +4,11 @@
 //! schedule the supervisor): they only have to tell "killed near the deadline" from "waited
 //! for the worker to exit by itself", which takes [`SLEEP_S`] seconds.
 
+use crate::solve_exact;
 use elk_solver::worker::{solve_supervised, Supervised, PROGRESS};
-use elk_solver::{
-    solve_exact, Exact, ExactEvent, ExactOptions, ExactStatus, ExactStop, WorkerCommand,
-};
+use elk_solver::{Exact, ExactEvent, ExactOptions, WorkerCommand};
 use elk_stage::corpus::{random_instance, RandomSpec};
-use elk_stage::method::{Budget, Method, Outcome, StopReason};
+use elk_stage::method::{Budget, Method, Outcome, StopReason, Verdict};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -52,8 +51,8 @@ fn a_worker_that_overruns_is_killed() {
     // A killed worker leaves what is known without solving: here no warm start, so no
     // schedule, and the roofline bound.
     let report = outcome.into_report(&inst, &opts);
-    assert_eq!(report.stop, ExactStop::Killed);
-    assert_eq!(report.status, ExactStatus::Unknown);
+    assert_eq!(report.stop, StopReason::Killed);
+    assert_eq!(report.status, Verdict::Unknown);
     assert!(report.schedule.is_none());
     assert_eq!(
         report.lower_bound_cycles,
@@ -83,7 +82,7 @@ fn exact_with_a_worker_that_overruns_reports_the_time_limit() {
         .unwrap();
     let took = started.elapsed().as_secs_f64();
     assert!(took < generous(), "returned after {took} s");
-    assert_eq!(solved.stop, StopReason::TimeLimit);
+    assert_eq!(solved.stop, StopReason::Killed);
     assert!(
         matches!(solved.outcome, Outcome::Unknown { .. }),
         "{:?}",
@@ -113,7 +112,7 @@ fn telling_worker(events: &[ExactEvent]) -> Command {
 fn a_killed_worker_keeps_the_incumbent_and_bound_it_told() {
     let inst = random_instance(3, &RandomSpec::tiny(5, 2));
     let optimum = solve_exact(&inst, &ExactOptions::default()).unwrap();
-    assert_eq!(optimum.status, ExactStatus::Optimal);
+    assert_eq!(optimum.status, Verdict::Optimal);
     let opt = optimum.makespan_cycles.unwrap();
     // A valid schedule worse than the optimum stands for the search's incumbent, and the
     // optimum for a proven bound (a valid one: no schedule is faster).
@@ -142,8 +141,8 @@ fn a_killed_worker_keeps_the_incumbent_and_bound_it_told() {
     .unwrap();
     assert!(matches!(outcome, Supervised::Killed { .. }), "{outcome:?}");
     let report = outcome.into_report(&inst, &opts);
-    assert_eq!(report.stop, ExactStop::Killed);
-    assert_eq!(report.status, ExactStatus::Feasible);
+    assert_eq!(report.stop, StopReason::Killed);
+    assert_eq!(report.status, Verdict::Feasible);
     assert!(!report.from_warm_start);
     assert_eq!(
         report.makespan_cycles,
@@ -161,5 +160,5 @@ fn a_killed_worker_keeps_the_incumbent_and_bound_it_told() {
         solve_supervised(&mut telling_worker(&[tell(&broken)]), &inst, &opts, GRACE).unwrap();
     let report = outcome.into_report(&inst, &opts);
     assert!(report.schedule.is_none(), "{:?}", report.schedule);
-    assert_eq!(report.status, ExactStatus::Unknown);
+    assert_eq!(report.status, Verdict::Unknown);
 }

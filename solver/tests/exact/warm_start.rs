@@ -4,8 +4,10 @@
 //! optimum 777.75); `milp::run_milp` detects it and solves again without the start.
 
 use super::segments::layered;
-use elk_solver::{solve_exact, ExactOptions, ExactStatus};
+use crate::solve_exact;
+use elk_solver::ExactOptions;
 use elk_stage::method::Budget;
+use elk_stage::method::Verdict;
 
 #[test]
 fn a_warm_started_milp_reports_the_same_optimum_as_a_cold_one() {
@@ -27,13 +29,8 @@ fn a_warm_started_milp_reports_the_same_optimum_as_a_cold_one() {
             },
         )
         .unwrap();
-        assert_eq!(cold.status, ExactStatus::Optimal, "{name}");
-        assert_eq!(
-            warm.status,
-            ExactStatus::Optimal,
-            "{name}: {:?}",
-            warm.notes
-        );
+        assert_eq!(cold.status, Verdict::Optimal, "{name}");
+        assert_eq!(warm.status, Verdict::Optimal, "{name}: {:?}", warm.notes);
         let (c, w) = (cold.makespan_cycles.unwrap(), warm.makespan_cycles.unwrap());
         assert!(
             (c.get() - w.get()).abs() <= 1e-6 * c.get(),

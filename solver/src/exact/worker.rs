@@ -8,7 +8,8 @@
 //! as a line `PROGRESS` + JSON, which [`solve_supervised_with`] hands to its callback.
 
 use crate::error::{Result, SolverError};
-use crate::exact::{solve_exact_with, ExactEvent, ExactOptions, ExactReport};
+use crate::exact::solve::solve;
+use crate::exact::{ExactEvent, ExactOptions, ExactReport};
 use elk_stage::instance::Instance;
 use elk_stage::schedule::Schedule;
 use elk_stage::units::Cycles;
@@ -17,6 +18,8 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
+
+mod killed;
 
 /// What the parent sends.
 #[derive(Serialize, Deserialize)]
@@ -55,7 +58,7 @@ pub fn serve(mut input: impl Read, mut output: impl Write) -> Result<()> {
             let _ = writeln!(std::io::stderr().lock(), "{PROGRESS}{json}");
         }
     };
-    let response = match solve_exact_with(&request.instance, &request.options, &progress) {
+    let response = match solve(&request.instance, &request.options, &progress) {
         Ok(report) => WorkerResponse::Ok(Box::new(report)),
         Err(e) => WorkerResponse::Error(e.to_string()),
     };
@@ -114,7 +117,7 @@ impl Supervised {
     pub fn into_report(self, instance: &Instance, options: &ExactOptions) -> ExactReport {
         match self {
             Supervised::Finished(report) => *report,
-            Supervised::Killed { after_s, told } => ExactReport::after_kill(
+            Supervised::Killed { after_s, told } => killed::after_kill(
                 instance,
                 options.backend,
                 options.warm_start.clone(),

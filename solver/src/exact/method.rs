@@ -3,8 +3,10 @@
 //! and reports its verdict as an [`Outcome`](elk_stage::method::Outcome).
 
 use crate::error::SolverError;
-use crate::exact::{solve_exact_with, ExactEvent, ExactOptions, ExactReport};
-use crate::worker::solve_supervised_with;
+use crate::exact::event::quiet;
+use crate::exact::solve::solve;
+use crate::exact::worker::solve_supervised_with;
+use crate::exact::{ExactEvent, ExactOptions, ExactReport};
 use elk_stage::instance::Instance;
 use elk_stage::method::{Budget, Method, MethodError, Solved};
 use std::path::PathBuf;
@@ -34,9 +36,18 @@ pub struct Exact {
 }
 
 impl Exact {
+    /// The exact method with these options, run in this process (no hard limit: the
+    /// backends' own limits are all there is).
+    pub fn in_process(options: ExactOptions) -> Exact {
+        Exact {
+            options,
+            worker: None,
+        }
+    }
+
     /// The whole report (bounds, model size, phases) within `budget`.
     pub fn report(&self, inst: &Instance, budget: &Budget) -> Result<ExactReport, MethodError> {
-        self.report_with(inst, budget, &|_| {})
+        self.report_with(inst, budget, &quiet)
     }
 
     /// [`Exact::report`], telling `progress` what the solve is doing as it happens (from the
@@ -50,7 +61,7 @@ impl Exact {
         let mut options = self.options.clone();
         options.time_limit = budget.time_limit;
         let result = match &self.worker {
-            None => solve_exact_with(inst, &options, progress),
+            None => solve(inst, &options, progress),
             Some(w) => {
                 let mut cmd = Command::new(&w.program);
                 cmd.args(&w.args);
@@ -58,31 +69,13 @@ impl Exact {
                     .map(|done| done.into_report(inst, &options))
             }
         };
-        result.map_err(|e| self.error(e))
-    }
-
-    fn error(&self, e: SolverError) -> MethodError {
-        let method = self.name().to_string();
-        match e {
-            SolverError::Input(detail) => MethodError::Input { method, detail },
-            SolverError::Rejected { .. } => MethodError::Internal {
-                method,
-                detail: e.to_string(),
-            },
-            other => MethodError::Backend {
-                method,
-                detail: other.to_string(),
-            },
-        }
+        result.map_err(|e| e.for_method(self.name()))
     }
 }
 
 impl Method for Exact {
     fn name(&self) -> &str {
-        match self.options.backend {
-            crate::Backend::Milp => "exact-milp",
-            crate::Backend::Smt => "exact-smt",
-        }
+        self.options.backend.method_name()
     }
 
     fn schedule(&self, inst: &Instance, budget: &Budget) -> Result<Solved, MethodError> {

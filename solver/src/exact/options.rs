@@ -1,0 +1,122 @@
+//! What an exact solve is asked to do: the backend, its settings, and how a model too
+//! large for the backend is handled instead (bound and search).
+
+use crate::milp::Linearisation;
+use elk_stage::instance::Instance;
+use elk_stage::schedule::Schedule;
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+/// Which exact encoding.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Backend {
+    /// HiGHS MILP.
+    #[default]
+    Milp,
+    /// z3 SMT.
+    Smt,
+}
+
+/// Every name a backend goes by, in one place (a new backend adds its arm to each).
+impl Backend {
+    /// `milp` or `smt` (the CLI's `--backend`, the report's `backend`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Milp => "milp",
+            Backend::Smt => "smt",
+        }
+    }
+
+    /// The method's name in every table and schedule file: `exact-milp` or `exact-smt`.
+    pub fn method_name(self) -> &'static str {
+        match self {
+            Backend::Milp => "exact-milp",
+            Backend::Smt => "exact-smt",
+        }
+    }
+
+    /// The phase a solve reports while the backend runs.
+    pub fn phase(self) -> &'static str {
+        match self {
+            Backend::Milp => "MILP (HiGHS)",
+            Backend::Smt => "SMT (z3)",
+        }
+    }
+
+    /// What the backend's proven lower bound is called in reports.
+    pub fn bound_name(self) -> &'static str {
+        match self {
+            Backend::Milp => "MILP dual bound",
+            Backend::Smt => "SMT unsat bound",
+        }
+    }
+}
+
+/// How to solve.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExactOptions {
+    /// The encoding.
+    pub backend: Backend,
+    /// MILP memory-row linearisation.
+    #[serde(default)]
+    pub linearisation: Linearisation,
+    /// Wall-clock time the backend may run (its own limit; [`crate::worker`] enforces a
+    /// hard one).
+    pub time_limit: Option<Duration>,
+    /// A schedule to start from; the result is never worse.
+    pub warm_start: Option<Schedule>,
+    /// Also solve the LP relaxation for a bound (with a quarter of the time limit).
+    #[serde(default)]
+    pub lp_bound: bool,
+    /// How a model too large for the backend is bounded beyond the roofline.
+    #[serde(default)]
+    pub whole_model: WholeModelBound,
+    /// Whether the warm start of a model too large for the backend is improved by the
+    /// window search ([`crate::lns`]).
+    #[serde(default)]
+    pub whole_model_search: WholeModelSearch,
+}
+
+/// What improves the schedule of a model too large for the exact backends.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WholeModelSearch {
+    /// The window search of [`crate::lns`], from the warm start, with the time the bound
+    /// leaves.
+    #[default]
+    Window,
+    /// Nothing: the warm start is returned as it is.
+    Off,
+}
+
+/// The bound computed when the instance is too large for the exact backends: the segment
+/// relaxation of [`crate::segments`], each segment solved as an LP or a MILP (dual bound).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WholeModelBound {
+    /// Segment LP relaxations (fast).
+    #[default]
+    Lp,
+    /// Segment MILPs, their dual bounds (tighter, slower).
+    Milp,
+    /// The roofline only.
+    Off,
+}
+
+/// The largest model `backend` is given (rows and columns, as
+/// [`crate::milp::estimated_size`] counts them): z3 is far slower per constraint than HiGHS,
+/// so it gets a tenth.
+pub(crate) fn max_size(backend: Backend) -> usize {
+    match backend {
+        Backend::Milp => crate::milp::MAX_SIZE,
+        Backend::Smt => crate::milp::MAX_SIZE / 10,
+    }
+}
+
+/// `inst` is too large for `backend`: an exact solve bounds it by the segment relaxation and
+/// improves its warm start by the window search instead.
+pub fn too_large(inst: &Instance, backend: Backend) -> bool {
+    crate::milp::estimated_size(inst) > max_size(backend)
+}

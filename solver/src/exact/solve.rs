@@ -1,0 +1,339 @@
+//! One exact solve held as a state type, [`Solve`], as `heuristics/src/timeline.rs` holds
+//! Elk's: what is known so far (bounds, the best schedule, notes, timed phases) and one
+//! method per step of SPEC §5's road — the LP relaxation, the warm start against the known
+//! bound, the fixed-order restriction, the backend — ending in [`Solve::finish`]
+//! (`finish.rs`). Models too large for the backend take the whole-model road instead
+//! (`whole_model.rs`).
+
+use crate::error::{Result, SolverError};
+use crate::exact::backend::{self, judge, BackendResult};
+use crate::exact::options::max_size;
+use crate::exact::{too_large, Backend, Bounds, ExactEvent, ExactOptions, ExactReport, Phase};
+use crate::milp::lp_bound;
+use crate::tolerance::meets_bound;
+use elk_stage::instance::{Instance, LoadOrder, NamedOrder};
+use elk_stage::method::{StopReason, Verdict};
+use elk_stage::schedule::Schedule;
+use elk_stage::units::Cycles;
+use std::cell::Cell;
+use std::time::{Duration, Instant};
+
+/// Solves `inst` in this process (the backends' own time limits only): what
+/// [`crate::Exact`] runs, here or in a worker process killed at a hard limit.
+pub(crate) fn solve(
+    inst: &Instance,
+    opts: &ExactOptions,
+    progress: &dyn Fn(&ExactEvent),
+) -> Result<ExactReport> {
+    let mut run = Solve::start(inst, opts, progress)?;
+    if too_large(inst, opts.backend) {
+        return run.whole_model();
+    }
+    if opts.lp_bound {
+        run.lp_relaxation()?;
+    }
+    if run.warm_start_meets_bound() {
+        // Nothing a backend finds can beat it: `finish` promotes the warm start to optimal.
+        return run
+            .finish(BackendResult::nothing())
+            .map(|r| r.stopped(StopReason::WarmStartMeetsBound));
+    }
+    if opts.backend == Backend::Milp && inst.load_order != LoadOrder::Named(NamedOrder::Fixed) {
+        if let Some(done) = run.fixed_order_first()? {
+            return run.finish(done);
+        }
+    }
+    let result = run.backend()?;
+    run.finish(result)
+}
+
+/// What a solve has gathered so far.
+pub(crate) struct Solve<'a> {
+    pub(super) inst: &'a Instance,
+    pub(super) opts: &'a ExactOptions,
+    /// Told of each phase as it starts.
+    pub(super) on: &'a dyn Fn(&ExactEvent),
+    pub(super) started: Instant,
+    pub(super) bounds: Bounds,
+    /// The best valid schedule known before the backend's own (and its makespan).
+    pub(super) warm: Option<(Schedule, f64)>,
+    pub(super) notes: Vec<String>,
+    pub(super) phases: Vec<Phase>,
+    /// The makespan of the last [`ExactEvent::Incumbent`] told (the warm start's at first).
+    told: Cell<f64>,
+}
+
+impl<'a> Solve<'a> {
+    /// A solve of `inst` that starts now: the warm start judged by the simulator (an invalid
+    /// one is the caller's error) and the roofline bounds.
+    pub(super) fn start(
+        inst: &'a Instance,
+        opts: &'a ExactOptions,
+        on: &'a dyn Fn(&ExactEvent),
+    ) -> Result<Solve<'a>> {
+        let started = Instant::now();
+        let warm = match &opts.warm_start {
+            Some(s) => {
+                let t = judge(inst, s)
+                    .map_err(|v| SolverError::Input(format!("warm start ({}): {v}", s.method)))?;
+                Some((s.clone(), t))
+            }
+            None => None,
+        };
+        Ok(Solve::new(inst, opts, on, started, warm))
+    }
+
+    /// A solve with this state (the tests build one around a given warm start).
+    pub(super) fn new(
+        inst: &'a Instance,
+        opts: &'a ExactOptions,
+        on: &'a dyn Fn(&ExactEvent),
+        started: Instant,
+        warm: Option<(Schedule, f64)>,
+    ) -> Solve<'a> {
+        Solve {
+            inst,
+            opts,
+            on,
+            started,
+            bounds: Bounds::roofline(inst),
+            told: Cell::new(warm.as_ref().map_or(f64::INFINITY, |w| w.1)),
+            warm,
+            notes: Vec::new(),
+            phases: Vec::new(),
+        }
+    }
+
+    /// Tells the callback of `s` (makespan `t`, judged) when it beats every schedule told.
+    pub(super) fn offer(&self, s: &Schedule, t: Cycles) {
+        if t.get() < self.told.get() {
+            self.told.set(t.get());
+            (self.on)(&ExactEvent::Incumbent {
+                schedule: Box::new(s.clone()),
+                bound: self.bound(),
+                elapsed_s: self.started.elapsed().as_secs_f64(),
+            });
+        }
+    }
+
+    /// What is left of the time limit.
+    pub(super) fn remaining(&self) -> Option<Duration> {
+        self.opts
+            .time_limit
+            .map(|l| l.saturating_sub(self.started.elapsed()))
+    }
+
+    /// The best schedule's makespan so far.
+    pub(super) fn incumbent(&self) -> Option<Cycles> {
+        self.warm.as_ref().map(|w| Cycles(w.1))
+    }
+
+    /// The best lower bound so far.
+    pub(super) fn bound(&self) -> Cycles {
+        let b = &self.bounds;
+        [b.lp_cycles, b.segment_cycles]
+            .into_iter()
+            .flatten()
+            .fold(b.roofline_best(), Cycles::max)
+    }
+
+    /// Tells the callback that `what` starts (and of the incumbent, when it is new).
+    pub(super) fn phase(&self, what: &str) {
+        if let Some((s, t)) = &self.warm {
+            self.offer(s, Cycles(*t));
+        }
+        (self.on)(&ExactEvent::Phase {
+            what: what.into(),
+            incumbent: self.incumbent(),
+            bound: self.bound(),
+            elapsed_s: self.started.elapsed().as_secs_f64(),
+        });
+    }
+
+    /// The LP relaxation's bound, with a quarter of the time limit.
+    fn lp_relaxation(&mut self) -> Result<()> {
+        self.phase("LP relaxation");
+        let lp_limit = self.opts.time_limit.map(|l| l / 4);
+        match lp_bound(self.inst, self.opts.linearisation, lp_limit)? {
+            Some((v, _)) => self.bounds.lp_cycles = Some(Cycles(v)),
+            None => self
+                .notes
+                .push("LP relaxation not solved within its time share".into()),
+        }
+        Ok(())
+    }
+
+    /// The warm start meets the bound known before any model is built.
+    fn warm_start_meets_bound(&self) -> bool {
+        self.warm
+            .as_ref()
+            .is_some_and(|w| meets_bound(Cycles(w.1), self.bound()))
+    }
+
+    /// Solves the fixed-order restriction first (its schedules are valid under any order
+    /// policy) with 40% of the time: a strong incumbent for the full model — the free-order
+    /// MILP finds good schedules slowly — and, when it meets the known lower bound, the
+    /// optimum outright. Returns the final result in that case; otherwise improves the warm
+    /// start.
+    fn fixed_order_first(&mut self) -> Result<Option<BackendResult>> {
+        let known_bound = self.bound().get();
+        self.phase("fixed-order MILP");
+        let mut fixed = self.inst.clone();
+        fixed.load_order = LoadOrder::Named(NamedOrder::Fixed);
+        let share = self.remaining().map(|r| r.mul_f64(0.4));
+        let valid_warm = self
+            .warm
+            .as_ref()
+            .filter(|(s, _)| elk_sim::validate(&fixed, s).is_empty())
+            .map(|w| w.0.clone());
+        let restricted = backend::milp_backend(
+            &fixed,
+            self.opts,
+            share,
+            valid_warm.as_ref(),
+            &mut self.phases,
+        )?;
+        let Some(mut s) = restricted.schedule else {
+            self.notes
+                .push("fixed-order restriction: no schedule".into());
+            return Ok(None);
+        };
+        let t = judge(self.inst, &s).map_err(|detail| SolverError::Rejected {
+            backend: "milp",
+            detail,
+        })?;
+        self.notes.push(format!(
+            "fixed-order restriction: {t:.1} cycles ({})",
+            if restricted.status == Verdict::Optimal {
+                "optimal for fixed order"
+            } else {
+                "time limit"
+            }
+        ));
+        if self.warm.as_ref().is_none_or(|(_, wt)| t < *wt) {
+            s.method = Backend::Milp.method_name().into();
+            self.warm = Some((s.clone(), t));
+        }
+        if t <= known_bound * (1.0 + crate::milp::REL_GAP) {
+            self.notes.push(
+                "the fixed-order optimum meets the lower bound: optimal for the free order too"
+                    .into(),
+            );
+            return Ok(Some(BackendResult {
+                status: Verdict::Optimal,
+                schedule: Some(s),
+                objective: restricted.objective,
+                bound: Some(known_bound),
+                model: restricted.model,
+            }));
+        }
+        Ok(None)
+    }
+
+    /// The backend on the whole instance, from the best schedule so far, with what is left of
+    /// the time limit.
+    fn backend(&mut self) -> Result<BackendResult> {
+        self.phase(self.opts.backend.phase());
+        let warm = self.warm.as_ref().map(|w| w.0.clone());
+        let remaining = self.remaining();
+        backend::run(
+            self.inst,
+            self.opts,
+            remaining,
+            warm.as_ref(),
+            &mut self.phases,
+        )
+    }
+
+    /// The note that says why no model is built (`whole_model.rs` goes on from there).
+    pub(super) fn too_large_note(&mut self) {
+        let (size, max) = (
+            crate::milp::estimated_size(self.inst),
+            max_size(self.opts.backend),
+        );
+        self.notes.push(format!(
+            "model too large to attempt (≈ {size} rows and columns, limit {max}): cut the instance with --layers/--ops or set a preload window (--window); reporting the best schedule given and the best bound that needs no model (roofline, segment relaxation)"
+        ));
+    }
+}
+
+#[cfg(test)]
+pub(super) mod tests {
+    use super::*;
+    use crate::exact::event::quiet;
+    use elk_stage::instance::OpOption;
+    use elk_stage::units::Bytes;
+
+    /// Two operators; the second's load fits under the first.
+    pub(in crate::exact) fn two_ops() -> Instance {
+        Instance::builder("tolerance", Bytes(100), 1e9)
+            .op(
+                "a",
+                Cycles(50.0),
+                vec![OpOption::new(10, 40, 80.0, 0.0, 0.0)],
+            )
+            .op(
+                "b",
+                Cycles(50.0),
+                vec![OpOption::new(10, 20, 90.0, 0.0, 0.0)],
+            )
+            .build()
+            .unwrap()
+    }
+
+    /// The optimum of `inst` and its judged makespan.
+    pub(in crate::exact) fn optimum(inst: &Instance) -> (Schedule, f64) {
+        let r = solve(inst, &ExactOptions::default(), &quiet).unwrap();
+        let s = r.schedule.unwrap();
+        let t = judge(inst, &s).unwrap();
+        (s, t)
+    }
+
+    #[test]
+    fn progress_names_each_phase_in_order_and_changes_nothing() {
+        let mut inst = two_ops();
+        inst.load_order = LoadOrder::Named(NamedOrder::Free);
+        let opts = ExactOptions {
+            lp_bound: true,
+            ..ExactOptions::default()
+        };
+        let events = std::cell::RefCell::new(Vec::new());
+        let watched = solve(&inst, &opts, &|e| events.borrow_mut().push(e.clone())).unwrap();
+        let plain = solve(&inst, &opts, &quiet).unwrap();
+        assert_eq!(watched.makespan_cycles, plain.makespan_cycles);
+        assert_eq!(watched.lower_bound_cycles, plain.lower_bound_cycles);
+        assert_eq!(watched.status, plain.status);
+        assert_eq!(watched.notes, plain.notes);
+        let phases: Vec<String> = events
+            .into_inner()
+            .into_iter()
+            .map(|e| match e {
+                ExactEvent::Phase {
+                    what,
+                    incumbent,
+                    bound,
+                    ..
+                } => {
+                    // What is known at a phase's start is never better than the end result.
+                    assert!(bound <= plain.lower_bound_cycles, "{what}: bound {bound:?}");
+                    assert!(incumbent.is_none(), "{what}: no warm start was given");
+                    what
+                }
+                other => panic!("no segment relaxation on two operators: {other:?}"),
+            })
+            .collect();
+        // The fixed-order restriction meets the LP bound here: the free-order MILP never runs.
+        assert_eq!(phases, ["LP relaxation", "fixed-order MILP"]);
+        let line = ExactEvent::Phase {
+            what: "MILP (HiGHS)".into(),
+            incumbent: Some(Cycles(2e6)),
+            bound: Cycles(1.6e6),
+            elapsed_s: 1.0,
+        }
+        .describe(&inst);
+        assert_eq!(
+            line,
+            "MILP (HiGHS) · incumbent 2.0000 ms, bound 1.6000 ms, gap ≤ 25.00 %"
+        );
+    }
+}

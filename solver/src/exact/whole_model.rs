@@ -1,0 +1,201 @@
+//! The whole-model road of an exact solve: a model too large for the backend is bounded by
+//! the segment relaxation ([`crate::segments`]) and its warm start improved by the window
+//! search ([`crate::lns`]), each with a share of the time limit, and the report says which
+//! ran (`stop`: `window_search` or `not_attempted`).
+
+use crate::error::Result;
+use crate::exact::backend::BackendResult;
+use crate::exact::solve::Solve;
+use crate::exact::{ExactEvent, ExactReport, Phase, WholeModelBound, WholeModelSearch};
+use crate::lns::{improve, LnsOptions, LnsStep, LnsStop, LnsSummary};
+use crate::segments::{segment_bound_with, PricedBound, SegmentOptions, SegmentStep};
+use elk_stage::instance::Instance;
+use elk_stage::method::StopReason;
+use elk_stage::units::Cycles;
+use std::time::Duration;
+
+impl Solve<'_> {
+    /// The bound and the search, then the report: the schedule is the warm start's only when
+    /// the search improved nothing, and the stop says whether anything ran.
+    pub(super) fn whole_model(mut self) -> Result<ExactReport> {
+        self.too_large_note();
+        let searching =
+            self.opts.whole_model_search == WholeModelSearch::Window && self.warm.is_some();
+        self.whole_model_bound(if searching { 0.5 } else { 0.9 })?;
+        let search = if searching {
+            self.window_search()?
+        } else {
+            None
+        };
+        let mut r = self.finish(BackendResult::nothing())?;
+        r.from_warm_start = search
+            .as_ref()
+            .is_none_or(|s| s.makespan_cycles >= s.input_cycles);
+        r.stop = if search.is_some() {
+            StopReason::WindowSearch
+        } else {
+            StopReason::NotAttempted
+        };
+        r.search = search;
+        Ok(r)
+    }
+
+    /// The segment relaxation's bound for an instance too large for the backend, with what is
+    /// left of the time limit (60 s without one), recorded in `self.bounds` with a note.
+    fn whole_model_bound(&mut self, share: f64) -> Result<()> {
+        let (inst, opts) = (self.inst, self.opts);
+        if opts.whole_model == WholeModelBound::Off {
+            return Ok(());
+        }
+        // `share` of what is left: at most 0.9, leaving a tenth for the report, so a hard-limit
+        // kill never loses the bound; half when the window search follows.
+        let time_limit = self
+            .remaining()
+            .map_or(Duration::from_secs(60), |r| r.mul_f64(share));
+        let seg_opts = SegmentOptions {
+            lp_only: opts.whole_model == WholeModelBound::Lp,
+            time_limit,
+            ..SegmentOptions::default()
+        };
+        self.phase("segment relaxation");
+        let (on, incumbent, roof) = (self.on, self.incumbent(), self.bound());
+        let on_step = |step: &SegmentStep| {
+            on(&ExactEvent::Segment {
+                step: *step,
+                incumbent,
+                bound: step.best_bound.map_or(roof, |b| b.max(roof)),
+            });
+        };
+        match segment_bound_with(inst, &seg_opts, &on_step)? {
+            Some(b) => {
+                self.notes.push(format!(
+                    "segment relaxation: {} segments of {} layer(s), {} distinct, {} each, best price μ = {:.3}",
+                    b.segments,
+                    b.layers_per_segment,
+                    b.distinct,
+                    if b.lp_only { "LP" } else { "MILP dual bound" },
+                    b.price
+                ));
+                let (note, steps) = improvements(inst, &b.prices);
+                self.notes.push(note);
+                self.phases.push(Phase {
+                    what: "segment relaxation".into(),
+                    seconds: b.seconds,
+                });
+                self.phases.extend(steps);
+                self.bounds.segment_cycles = Some(Cycles(b.bound_cycles));
+            }
+            None if inst.layers().layers < 2 => self.notes.push(
+                "segment relaxation: not applicable (no repeated layers to cut the chain at)".into(),
+            ),
+            None => self.notes.push(format!(
+                "segment relaxation: no price solved within its share of the time limit ({}); raise --time-limit",
+                if share < 0.9 { "half of it" } else { "nine tenths" }
+            )),
+        }
+        Ok(())
+    }
+
+    /// The window search ([`crate::lns`]) from the best schedule so far, with nine tenths of
+    /// what is left of the limit (60 s without one); an improvement replaces `self.warm`.
+    fn window_search(&mut self) -> Result<Option<LnsSummary>> {
+        let inst = self.inst;
+        let Some((input, _)) = self.warm.clone() else {
+            return Ok(None);
+        };
+        let opts = LnsOptions {
+            time_limit: self
+                .remaining()
+                .map_or(Duration::from_secs(60), |r| r.mul_f64(0.9)),
+            lower_bound: Some(self.bound()),
+            ..LnsOptions::default()
+        };
+        self.phase("window search");
+        let (on, bound, started) = (self.on, self.bound(), self.started);
+        let on_step = |step: &LnsStep| {
+            self.offer(step.schedule, step.incumbent);
+            on(&ExactEvent::Phase {
+                what: format!(
+                    "window search: sweep {}, window {}/{} (operators {}..{}, loads may start {} stages earlier)",
+                    step.sweep,
+                    step.window,
+                    step.windows,
+                    step.ops.start,
+                    step.ops.end,
+                    step.earlier_stages
+                ),
+                incumbent: Some(step.incumbent),
+                bound,
+                elapsed_s: started.elapsed().as_secs_f64(),
+            });
+        };
+        let found = improve(inst, &input, &opts, &on_step)?;
+        let s = &found.summary;
+        self.phases.push(Phase {
+            what: "window search".into(),
+            seconds: s.seconds,
+        });
+        // No wall-clock times in notes (the report's `search` has them).
+        self.notes.push(format!(
+            "window search ({}): {:.4} → {:.4} ms in {} window MILPs ({} proven within their node limit), {} sweep(s), {} improvement(s)",
+            match s.stop {
+                LnsStop::Converged => "converged",
+                LnsStop::TimeLimit => "time limit",
+                LnsStop::MeetsBound => "meets the bound",
+            },
+            inst.ms(s.input_cycles),
+            inst.ms(s.makespan_cycles),
+            s.windows_solved,
+            s.windows_optimal,
+            s.sweeps,
+            s.improvements.len()
+        ));
+        for r in &s.disagreements {
+            self.notes.push(format!("BUG: window search: {r}"));
+        }
+        for r in &s.rejected {
+            self.notes.push(format!(
+                "BUG: the simulator rejected a window search result: {r}"
+            ));
+        }
+        if s.makespan_cycles.get() < self.warm.as_ref().map_or(f64::INFINITY, |w| w.1) {
+            self.warm = Some((found.schedule, s.makespan_cycles.get()));
+        }
+        Ok(Some(found.summary))
+    }
+}
+
+/// Each price whose bound beat every earlier one: a note without times ("segment relaxation
+/// bound by price: μ = 0 7.1340 ms, μ = 0.345 7.2410 ms") and, for `--timings`, a phase per
+/// step whose seconds are those since the search started (notes stay byte-stable).
+fn improvements(inst: &Instance, prices: &[PricedBound]) -> (String, Vec<Phase>) {
+    let mut best = f64::NEG_INFINITY;
+    let better: Vec<&PricedBound> = prices
+        .iter()
+        .filter(|p| {
+            let better = p.bound_cycles > best;
+            best = best.max(p.bound_cycles);
+            better
+        })
+        .collect();
+    let ms = |p: &PricedBound| inst.ms(Cycles(p.bound_cycles));
+    let steps: Vec<String> = better
+        .iter()
+        .map(|p| format!("μ = {:.3} {:.4} ms", p.price, ms(p)))
+        .collect();
+    let phases = better
+        .iter()
+        .map(|p| Phase {
+            what: format!(
+                "segment relaxation reached {:.4} ms (μ = {:.3}) after",
+                ms(p),
+                p.price
+            ),
+            seconds: p.at_s,
+        })
+        .collect();
+    (
+        format!("segment relaxation bound by price: {}", steps.join(", ")),
+        phases,
+    )
+}

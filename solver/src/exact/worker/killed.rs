@@ -1,0 +1,109 @@
+//! The report of a worker killed at its hard limit: what it had told before the kill (the
+//! last incumbent, the best bound), judged again here, never anything it had not.
+
+use super::Told;
+use crate::exact::{gap_pct, too_large, Backend, Bounds, ExactReport, ModelStats, Phase};
+use crate::tolerance::meets_bound;
+use elk_stage::instance::Instance;
+use elk_stage::method::{StopReason, Verdict};
+use elk_stage::schedule::Schedule;
+
+/// What is known without the worker: `warm` (if any) judged by the simulator, and the
+/// roofline bound.
+fn killed_with(
+    inst: &Instance,
+    backend: Backend,
+    warm: Option<Schedule>,
+    seconds: f64,
+) -> ExactReport {
+    let bounds = Bounds::roofline(inst);
+    let lower = bounds.roofline_best();
+    let makespan = warm
+        .as_ref()
+        .and_then(|s| elk_sim::judged_makespan(inst, s).ok());
+    let mut status = if makespan.is_some() {
+        Verdict::Feasible
+    } else {
+        Verdict::Unknown
+    };
+    if makespan.is_some_and(|t| meets_bound(t, lower)) {
+        status = Verdict::Optimal;
+    }
+    let what = if too_large(inst, backend) {
+        format!(
+            "the worker overran its time limit and was killed in the whole-model search (segment relaxation, window search; the model is too large for the {} backend)",
+            backend.name()
+        )
+    } else {
+        format!(
+            "the {} backend overran its time limit and was killed",
+            backend.name()
+        )
+    };
+    ExactReport {
+        backend,
+        status,
+        stop: StopReason::Killed,
+        from_warm_start: makespan.is_some(),
+        schedule: warm.filter(|_| makespan.is_some()).map(|mut s| {
+            s.lower_bound_cycles = Some(lower);
+            s.status = status.schedule_status();
+            s
+        }),
+        makespan_cycles: makespan,
+        objective_cycles: None,
+        lower_bound_cycles: lower,
+        bound_source: "roofline".into(),
+        bounds,
+        gap_pct: makespan.and_then(|t| gap_pct(t, lower)),
+        solve_s: seconds,
+        model: ModelStats::default(),
+        notes: vec![what],
+        phases: vec![Phase {
+            what: "killed worker".into(),
+            seconds,
+        }],
+        search: None,
+    }
+}
+
+/// The report of a worker killed at its hard limit: the better of the warm start and the
+/// last incumbent its progress told (each judged again here; one the simulator rejects
+/// is not used), and the best of the roofline and the bounds it told.
+pub(crate) fn after_kill(
+    inst: &Instance,
+    backend: Backend,
+    warm: Option<Schedule>,
+    told: Told,
+    seconds: f64,
+) -> ExactReport {
+    let judged = |s: &Schedule| elk_sim::judged_makespan(inst, s).ok();
+    let warm_t = warm.as_ref().and_then(judged);
+    let found = told
+        .incumbent
+        .and_then(|s| judged(&s).map(|t| (s, t)))
+        .filter(|(_, t)| warm_t.is_none_or(|w| *t < w));
+    let from_progress = found.is_some();
+    let start = found.map(|(s, _)| *s).or(warm);
+    let mut report = killed_with(inst, backend, start, seconds);
+    if from_progress {
+        report.from_warm_start = false;
+        report
+            .notes
+            .push("the schedule is the last incumbent the worker told before the kill".into());
+    }
+    if let Some(b) = told.bound.filter(|b| *b > report.lower_bound_cycles) {
+        report.lower_bound_cycles = b;
+        report.bound_source = "the best bound the worker told before the kill".into();
+        report.gap_pct = report.makespan_cycles.and_then(|t| gap_pct(t, b));
+        if report.makespan_cycles.is_some_and(|t| meets_bound(t, b)) {
+            report.status = Verdict::Optimal;
+        }
+        let status = report.status;
+        if let Some(s) = report.schedule.as_mut() {
+            s.lower_bound_cycles = Some(b);
+            s.status = status.schedule_status();
+        }
+    }
+    report
+}
