@@ -2,7 +2,6 @@
 //! process, or in a worker process killed at the hard limit) within the budget's time limit,
 //! and reports its verdict as an [`Outcome`](elk_stage::method::Outcome).
 
-use crate::error::SolverError;
 use crate::exact::event::quiet;
 use crate::exact::solve::solve;
 use crate::exact::worker::solve_supervised_with;
