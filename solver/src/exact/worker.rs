@@ -15,7 +15,7 @@ use elk_stage::schedule::Schedule;
 use elk_stage::units::Cycles;
 use serde::{Deserialize, Serialize};
 use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -168,6 +168,39 @@ pub fn solve_supervised_with(
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| SolverError::Worker(format!("starting: {e}")))?;
+    let rx = listen(&mut child, request);
+    let deadline = options.time_limit.map(|limit| limit + grace);
+    let mut told = Told::default();
+    let received = loop {
+        let message = match deadline {
+            Some(d) => rx.recv_timeout(d.saturating_sub(started.elapsed())),
+            None => rx.recv().map_err(|_| mpsc::RecvTimeoutError::Disconnected),
+        };
+        match message {
+            Ok(Message::Event(e)) => {
+                told.hear(&e);
+                progress(&e);
+            }
+            Ok(Message::Answer(answer)) => break Ok(answer),
+            Err(e) => break Err(e),
+        }
+    };
+    let Ok(answer) = received else {
+        // The deadline passed (or every sender hung up without an answer): kill it, and
+        // report what it told.
+        let _ = child.kill();
+        let _ = child.wait();
+        return Ok(Supervised::Killed {
+            after_s: started.elapsed().as_secs_f64(),
+            told,
+        });
+    };
+    conclude(child, answer)
+}
+
+/// Writes `request` to the child and starts the threads that read it: its stderr's progress
+/// lines become [`Message::Event`]s, its whole stdout one [`Message::Answer`].
+fn listen(child: &mut Child, request: String) -> mpsc::Receiver<Message> {
     let (tx, rx) = mpsc::channel();
     let mut stdin = child.stdin.take();
     let mut stdout = child.stdout.take();
@@ -201,45 +234,25 @@ pub fn solve_supervised_with(
             .unwrap_or(Ok(()));
         let _ = tx.send(Message::Answer(written.and(read).map(|_| text)));
     });
-    let deadline = options.time_limit.map(|limit| limit + grace);
-    let mut told = Told::default();
-    let received = loop {
-        let message = match deadline {
-            Some(d) => rx.recv_timeout(d.saturating_sub(started.elapsed())),
-            None => rx.recv().map_err(|_| mpsc::RecvTimeoutError::Disconnected),
-        };
-        match message {
-            Ok(Message::Event(e)) => {
-                told.hear(&e);
-                progress(&e);
-            }
-            Ok(Message::Answer(answer)) => break Ok(answer),
-            Err(e) => break Err(e),
+    rx
+}
+
+/// The child answered in time: its report, or why there is none.
+fn conclude(mut child: Child, answer: std::io::Result<String>) -> Result<Supervised> {
+    let text = match answer {
+        Ok(text) => text,
+        Err(e) => {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(SolverError::Worker(format!("pipe: {e}")));
         }
     };
-    match received {
-        Ok(Ok(text)) => {
-            let _ = child.wait();
-            match serde_json::from_str::<WorkerResponse>(&text) {
-                Ok(WorkerResponse::Ok(report)) => Ok(Supervised::Finished(report)),
-                Ok(WorkerResponse::Error(e)) => Err(SolverError::Worker(e)),
-                Err(e) => Err(SolverError::Worker(format!(
-                    "unreadable answer ({e}); the worker may have crashed"
-                ))),
-            }
-        }
-        Ok(Err(e)) => {
-            let _ = child.kill();
-            let _ = child.wait();
-            Err(SolverError::Worker(format!("pipe: {e}")))
-        }
-        Err(_) => {
-            let _ = child.kill();
-            let _ = child.wait();
-            Ok(Supervised::Killed {
-                after_s: started.elapsed().as_secs_f64(),
-                told,
-            })
-        }
+    let _ = child.wait();
+    match serde_json::from_str::<WorkerResponse>(&text) {
+        Ok(WorkerResponse::Ok(report)) => Ok(Supervised::Finished(report)),
+        Ok(WorkerResponse::Error(e)) => Err(SolverError::Worker(e)),
+        Err(e) => Err(SolverError::Worker(format!(
+            "unreadable answer ({e}); the worker may have crashed"
+        ))),
     }
 }
