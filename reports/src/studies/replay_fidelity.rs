@@ -13,8 +13,8 @@ use crate::plot::{bars, Series};
 use crate::report::{Files, Header};
 use elk_sim::detailed::{simulate_detailed, DetailedConfig, LoadPolicy};
 
-/// The methods replayed (Fig 17's).
-pub const METHODS: [&str; 4] = ["basic", "static", "elk-dyn", "elk-full"];
+/// The methods replayed: the paper's four (Fig 17's), from the registry.
+pub const METHODS: [&str; 4] = elk_heuristics::NAMES;
 
 /// One schedule's four makespans, ms.
 struct Row {
