@@ -4,8 +4,7 @@
 use clap::Args;
 use elk_model::graph::Mode;
 use elk_model::import::Compat;
-use elk_stage::instance::{LoadOrder, NocRow};
-use serde::Serialize;
+use elk_stage::instance::LoadOrder;
 
 /// A flag combination or value the CLI refuses (bad input: exit code 2).
 #[derive(Debug, thiserror::Error)]
@@ -42,27 +41,6 @@ pub fn compat(s: &str) -> Result<Compat, String> {
 /// `--load-order`: fixed, free or a maximum displacement D.
 pub fn load_order(s: &str) -> Result<LoadOrder, String> {
     LoadOrder::parse(s).map_err(|e| e.to_string())
-}
-
-/// `--noc-row`: the stage model's NoC row of a built instance.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum NocRowName {
-    /// The phased row (the default): loads beside an operator's compute phase move at most
-    /// its length of HBM work; what the paced detailed replay measures (docs/detailed.md).
-    Phased,
-    /// SPEC §4's capacity row, the reference artifact's.
-    Spec,
-}
-
-impl NocRowName {
-    /// The row it names.
-    pub fn row(self) -> NocRow {
-        match self {
-            NocRowName::Spec => NocRow::Spec,
-            NocRowName::Phased => NocRow::Phased,
-        }
-    }
 }
 
 /// `--no-timings`: leave wall-clock times out of the output (for byte-identical reruns).
