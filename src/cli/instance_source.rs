@@ -274,14 +274,14 @@ impl InstanceSource {
         if self.layers.is_some() || self.ops.is_some() || self.window.is_some() {
             return refuse("--layers, --ops or --window");
         }
-        if self.graph.mode != elk_model::graph::Mode::Decode {
-            return refuse(&format!("--mode {}", self.graph.mode.as_str()));
+        if self.graph.shape.mode != elk_model::graph::Mode::Decode {
+            return refuse(&format!("--mode {}", self.graph.shape.mode.as_str()));
         }
         Ok(super::moe::MoeArgs {
             model,
-            batch: self.graph.batch,
-            kv: self.graph.kv,
-            num_layers: self.graph.num_layers,
+            batch: self.graph.shape.batch,
+            kv: self.graph.shape.kv,
+            num_layers: self.graph.shape.num_layers,
             dtype: self.graph.dtype,
             chip: self.chip.clone(),
             hbm_tbps: self.hbm_tbps,
