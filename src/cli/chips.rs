@@ -53,7 +53,7 @@ pub fn run(cmd: ChipsCmd) -> anyhow::Result<()> {
                 .map(|(name, _)| ChipSpec::preset(name))
                 .collect::<Result<Vec<_>, _>>()?;
             if json {
-                return crate::cli::print_json("chips-list", &crate::cli::no_config(), &chips);
+                return super::json::print_json("chips-list", &super::json::no_config(), &chips);
             }
             println!(
                 "{:<18} {:>6} {:>11} {:>11} {:>12} {:<10} {:<9}",
@@ -79,7 +79,7 @@ pub fn run(cmd: ChipsCmd) -> anyhow::Result<()> {
             let c = &loaded.spec;
             if json {
                 let config = serde_json::json!({ "chip": chip });
-                return crate::cli::print_json("chips-show", &config, c);
+                return super::json::print_json("chips-show", &config, c);
             }
             println!("# {}", c.description);
             println!(

@@ -330,7 +330,7 @@ impl DetailedFlags {
             stages,
         };
         if let Some(config) = json {
-            return super::print_json("simulate-detailed", config, &out);
+            return super::json::print_json("simulate-detailed", config, &out);
         }
         print_human(inst, &out);
         Ok(())

@@ -155,7 +155,7 @@ pub fn solve(
             output: output.map(PathBuf::as_path),
             no_timings,
         };
-        return super::print_json("solve-exact", &config, &sum);
+        return super::json::print_json("solve-exact", &config, &sum);
     }
     println!("{} — exact ({})", inst.name, sum.backend);
     println!("status: {}", sum.status_word());
@@ -246,7 +246,7 @@ pub fn gap(a: GapArgs) -> anyhow::Result<()> {
             output: None,
             no_timings: a.timings.no_timings,
         };
-        return super::print_json("gap", &config, &out);
+        return super::json::print_json("gap", &config, &out);
     }
     if a.csv {
         print_gap_csv(&inst, loaded.chip.as_ref(), &out);

@@ -31,7 +31,7 @@ pub fn run(a: ImportArgs) -> anyhow::Result<()> {
     if a.json {
         let config =
             super::source::GraphConfig::new(None, Some((a.file.as_path(), a.compat)), &a.shape);
-        return crate::cli::print_json("import", &config, &super::graph_table::json(&g));
+        return super::json::print_json("import", &config, &super::graph_table::json(&g));
     }
     super::graph_table::print(&g, a.all);
     Ok(())

@@ -97,7 +97,7 @@ pub fn run(a: InstanceArgs) -> anyhow::Result<()> {
             loads: inst.loads().len(),
             output: &a.output,
         };
-        return super::print_json("instance", &config, &written);
+        return super::json::print_json("instance", &config, &written);
     }
     eprintln!(
         "{}: {} operators, {} options, {} loads -> {}",

@@ -108,7 +108,7 @@ pub fn run(cmd: ModelsCmd) -> anyhow::Result<()> {
         ModelsCmd::List { json } => {
             let rows = elk_reports::zoo_list::rows()?;
             if json {
-                return crate::cli::print_json("models-list", &crate::cli::no_config(), &rows);
+                return super::json::print_json("models-list", &super::json::no_config(), &rows);
             }
             println!(
                 "{:<13} {:>6} {:>7} {:>8} {:>10} {:>10}  source",
@@ -157,7 +157,7 @@ pub fn run(cmd: ModelsCmd) -> anyhow::Result<()> {
                     graph: super::graph_table::json(&g),
                     model_params,
                 };
-                return crate::cli::print_json("models-show", &config, &results);
+                return super::json::print_json("models-show", &config, &results);
             }
             super::graph_table::print(&g, a.all);
             println!("{}", model_params.line());

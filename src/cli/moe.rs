@@ -233,7 +233,7 @@ pub fn run(a: MoeArgs) -> anyhow::Result<()> {
             tokens_per_layer: a.batch,
             report: &report,
         };
-        return super::print_json("moe", &config, &results);
+        return super::json::print_json("moe", &config, &results);
     }
     print(&title, &moe, a.batch, &report, a.all_steps);
     Ok(())

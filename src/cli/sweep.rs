@@ -170,7 +170,7 @@ impl FigureFlags {
         config: &C,
     ) -> anyhow::Result<Files> {
         if self.html {
-            let envelope = super::envelope_head(name, config)?;
+            let envelope = super::json::envelope_head(name, config)?;
             let provenance = elk_reports::html::Provenance {
                 tool: concat!("elk-opt ", env!("CARGO_PKG_VERSION")),
                 envelope: &envelope,
@@ -256,7 +256,7 @@ fn written<C: Serialize>(
             files: files.iter().map(|(f, _)| f.clone()).collect(),
             cells: None,
         };
-        return super::print_json(name, config, &out);
+        return super::json::print_json(name, config, &out);
     }
     eprintln!("{label} -> {}", dir.join("README.md").display());
     if files.iter().any(|(f, _)| f == elk_reports::html::PAGE) {
@@ -343,7 +343,7 @@ pub fn sweep(a: SweepArgs) -> anyhow::Result<()> {
             output: &out,
             report: a.report.as_ref().map(|d| d.join("README.md")),
         };
-        super::print_json("sweep", &config, &results)?;
+        super::json::print_json("sweep", &config, &results)?;
     }
     if summary.failed > 0 {
         anyhow::bail!(
@@ -380,7 +380,7 @@ pub fn run(a: ReportArgs) -> anyhow::Result<()> {
                 files: Vec::new(),
                 cells: Some(n),
             };
-            return super::print_json("report-merge", &config, &written);
+            return super::json::print_json("report-merge", &config, &written);
         }
         eprintln!("{n} cells -> {}", out.display());
         return Ok(());
