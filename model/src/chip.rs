@@ -64,25 +64,45 @@ pub struct HbmSpec {
 
 /// Where HBM controllers attach to the NoC.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum Placement {
     /// Spread evenly along the mesh edges (evenly over core ids for all-to-all).
+    #[cfg_attr(
+        feature = "clap",
+        value(help = "Spread along the mesh edges (evenly over core ids for all-to-all)")
+    )]
     Edges,
     /// One controller at core 0 broadcasting to all: the Elk paper's emulation.
+    #[cfg_attr(
+        feature = "clap",
+        value(help = "One controller at core 0 broadcasting: the Elk paper's emulation")
+    )]
     SingleCore,
-    /// At the cores listed in `controller_cores`.
+    /// At the cores listed in `controller_cores` (a chip file's, not a command-line choice).
+    #[cfg_attr(feature = "clap", value(skip))]
     Explicit,
 }
 
 /// NoC topology.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum Topology {
     /// Every core reaches every other in one hop (IPU exchange).
+    #[cfg_attr(
+        feature = "clap",
+        value(help = "Every core reaches every other in one hop")
+    )]
     AllToAll,
     /// 2-D mesh of width × height cores.
+    #[cfg_attr(
+        feature = "clap",
+        value(help = "2-D mesh (needs --width, --height unless the chip has them)")
+    )]
     Mesh,
     /// 2-D torus of width × height cores.
+    #[cfg_attr(feature = "clap", value(help = "2-D torus"))]
     Torus,
 }
 

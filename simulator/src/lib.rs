@@ -32,6 +32,8 @@ mod judge;
 pub mod phased;
 pub mod trace;
 mod validate;
+#[cfg(feature = "clap")]
+mod value_enum;
 
 pub use evaluate::{
     evaluate, evaluate_in, evaluate_with, Binding, Breakdown, Evaluation, StageEval,

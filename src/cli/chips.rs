@@ -1,9 +1,8 @@
 //! `elk-opt chips list|show|template`.
 
-use super::detailed::TopologyName;
 use clap::Subcommand;
 use elk_model::build::noc_distribution_explained;
-use elk_model::chip::{ChipSpec, CostModelSpec, LoadedChip, PRESETS};
+use elk_model::chip::{ChipSpec, CostModelSpec, LoadedChip, Topology, PRESETS};
 use elk_stage::units::si;
 
 #[derive(Subcommand, Debug)]
@@ -28,7 +27,7 @@ pub enum ChipsCmd {
     Template {
         /// The NoC of the template (its values come from a preset of that topology).
         #[arg(long, value_enum, default_value = "all-to-all")]
-        topology: TopologyName,
+        topology: Topology,
     },
 }
 
@@ -54,7 +53,7 @@ pub fn run(cmd: ChipsCmd) -> anyhow::Result<()> {
                 .map(|(name, _)| ChipSpec::preset(name))
                 .collect::<Result<Vec<_>, _>>()?;
             if json {
-                return crate::cli::print_json("chips-list", &crate::cli::no_config(), &chips);
+                return super::json::print_json("chips-list", &super::json::no_config(), &chips);
             }
             println!(
                 "{:<18} {:>6} {:>11} {:>11} {:>12} {:<10} {:<9}",
@@ -80,7 +79,7 @@ pub fn run(cmd: ChipsCmd) -> anyhow::Result<()> {
             let c = &loaded.spec;
             if json {
                 let config = serde_json::json!({ "chip": chip });
-                return crate::cli::print_json("chips-show", &config, c);
+                return super::json::print_json("chips-show", &config, c);
             }
             println!("# {}", c.description);
             println!(
@@ -124,7 +123,7 @@ pub fn run(cmd: ChipsCmd) -> anyhow::Result<()> {
             Ok(())
         }
         ChipsCmd::Template { topology } => {
-            print!("{}", elk_model::chip::template(topology.topology())?);
+            print!("{}", elk_model::chip::template(topology)?);
             Ok(())
         }
     }

@@ -1,7 +1,7 @@
 //! `elk-opt simulate --detailed`: replay the schedule on a concrete chip (topology, HBM
 //! controllers, link contention), optionally beside the analytic stage model.
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 use elk_model::chip::{ChipOverrides, ChipSpec, Placement, Topology};
 use elk_sim::detailed::{
     simulate_detailed, simulate_detailed_with, DetailedConfig, DetailedReport, LoadPolicy,
@@ -12,58 +12,6 @@ use elk_stage::instance::{ChipRef, Instance, NocRow};
 use elk_stage::schedule::Schedule;
 use serde::Serialize;
 use std::path::PathBuf;
-
-/// Topology override.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum TopologyName {
-    /// Every core reaches every other in one hop.
-    AllToAll,
-    /// 2-D mesh (needs --width, --height unless the chip has them).
-    Mesh,
-    /// 2-D torus.
-    Torus,
-}
-
-impl TopologyName {
-    /// The chip's topology.
-    pub fn topology(self) -> Topology {
-        match self {
-            TopologyName::AllToAll => Topology::AllToAll,
-            TopologyName::Mesh => Topology::Mesh,
-            TopologyName::Torus => Topology::Torus,
-        }
-    }
-}
-
-/// Controller placement override.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum PlacementName {
-    /// Spread along the mesh edges (evenly over core ids for all-to-all).
-    Edges,
-    /// One controller at core 0 broadcasting: the Elk paper's emulation.
-    SingleCore,
-}
-
-/// The replay's DMA policy.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum LoadsName {
-    /// Each stage's loads rate-limited to the schedule's planned work (docs/detailed.md).
-    Paced,
-    /// Loads as fast as HBM and links allow.
-    Greedy,
-}
-
-impl LoadsName {
-    fn policy(self) -> LoadPolicy {
-        match self {
-            LoadsName::Paced => LoadPolicy::Paced,
-            LoadsName::Greedy => LoadPolicy::Greedy,
-        }
-    }
-}
 
 /// Flags of the detailed simulator.
 #[derive(Args, Debug, Clone)]
@@ -82,7 +30,7 @@ pub struct DetailedFlags {
     hbm_tbps: Option<f64>,
     /// Override the chip's topology.
     #[arg(long, value_enum, requires = "detailed")]
-    topology: Option<TopologyName>,
+    topology: Option<Topology>,
     /// Mesh/torus width in cores.
     #[arg(long, requires = "detailed", value_parser = super::flags::count::<u64>, allow_negative_numbers = true)]
     width: Option<u64>,
@@ -94,11 +42,11 @@ pub struct DetailedFlags {
     hbm_controllers: Option<u64>,
     /// Controller placement.
     #[arg(long, value_enum, requires = "detailed")]
-    placement: Option<PlacementName>,
+    placement: Option<Placement>,
     /// How the replay's DMA sends loads: paced to the schedule's planned work per stage, or
     /// greedily (as fast as HBM and links allow).
     #[arg(long, value_enum, default_value = "paced", requires = "detailed")]
-    loads: LoadsName,
+    loads: LoadPolicy,
     /// Also print the analytic makespan, the other load policy's makespan and the per-stage
     /// differences.
     #[arg(long, requires = "detailed")]
@@ -111,12 +59,12 @@ pub struct ReplayConfig {
     detailed: bool,
     chip: Option<String>,
     hbm_tbps: Option<f64>,
-    topology: Option<TopologyName>,
+    topology: Option<Topology>,
     width_cores: Option<u64>,
     height_cores: Option<u64>,
     hbm_controllers: Option<u64>,
-    placement: Option<PlacementName>,
-    loads: LoadsName,
+    placement: Option<Placement>,
+    loads: LoadPolicy,
     compare: bool,
 }
 
@@ -225,7 +173,7 @@ impl From<&DetailedReport> for ReportJson {
 /// The replay's makespan under the DMA policy not chosen.
 #[derive(Serialize)]
 struct OtherPolicy {
-    loads: LoadsName,
+    loads: LoadPolicy,
     makespan_cycles: elk_stage::units::Cycles,
     makespan_ms: f64,
 }
@@ -244,7 +192,7 @@ struct DetailedOutput<'a> {
     #[serde(flatten)]
     report_json: ReportJson,
     /// The DMA policy replayed.
-    loads: LoadsName,
+    loads: LoadPolicy,
     #[serde(skip_serializing_if = "Option::is_none")]
     analytic_makespan_cycles: Option<elk_stage::units::Cycles>,
     /// With `--compare`: the stage model with the phased NoC row (elk_sim::phased).
@@ -284,14 +232,11 @@ impl DetailedFlags {
             super::chip_choice::for_replay(self.chip.as_deref(), self.hbm_tbps, recorded)?.named();
         let overrides = ChipOverrides {
             file: "(--chip with overrides)".into(),
-            topology: self.topology.map(TopologyName::topology),
+            topology: self.topology,
             width: self.width,
             height: self.height,
             controllers: self.hbm_controllers,
-            placement: self.placement.map(|p| match p {
-                PlacementName::Edges => Placement::Edges,
-                PlacementName::SingleCore => Placement::SingleCore,
-            }),
+            placement: self.placement,
             ..ChipOverrides::default()
         };
         let chip = base.clone().with_overrides(&overrides)?;
@@ -313,7 +258,7 @@ impl DetailedFlags {
         let mut cfg = DetailedConfig::from_chip(&chip);
         // ν in the instance was computed on the chip as given, before any override.
         cfg.rho_per_nu = DetailedConfig::from_chip(&base).rho_per_nu;
-        cfg.loads = self.loads.policy();
+        cfg.loads = self.loads;
         let mut chrome = ChromeTrace::new(inst.clock_hz);
         let sink: &mut dyn TraceSink = if trace.is_some() {
             &mut chrome
@@ -329,11 +274,11 @@ impl DetailedFlags {
             .then(|| elk_sim::detailed::stage_diff(analytic, &report));
         let other_loads = if self.compare {
             let other = match self.loads {
-                LoadsName::Paced => LoadsName::Greedy,
-                LoadsName::Greedy => LoadsName::Paced,
+                LoadPolicy::Paced => LoadPolicy::Greedy,
+                LoadPolicy::Greedy => LoadPolicy::Paced,
             };
             let cfg = DetailedConfig {
-                loads: other.policy(),
+                loads: other,
                 ..cfg.clone()
             };
             let r = simulate_detailed(inst, sched, &chip, &cfg)?;
@@ -385,7 +330,7 @@ impl DetailedFlags {
             stages,
         };
         if let Some(config) = json {
-            return super::print_json("simulate-detailed", config, &out);
+            return super::json::print_json("simulate-detailed", config, &out);
         }
         print_human(inst, &out);
         Ok(())
@@ -402,7 +347,7 @@ fn disagreement(
     r: &DetailedReport,
     analytic: &Evaluation,
     (other_row, other): (NocRow, elk_stage::units::Cycles),
-    loads: LoadsName,
+    loads: LoadPolicy,
 ) -> Option<String> {
     let a = analytic.makespan_cycles.get();
     let d = r.makespan_cycles.get();
@@ -427,7 +372,7 @@ fn disagreement(
          ({:+.2} % against the {} NoC row's); dominant: {dominant} \
          (compute {:.1} %, shifts {:.1} %, waiting for loads {:.1} % of the replay); hottest \
          links: {hottest}",
-        loads_name(loads),
+        loads.name(),
         100.0 * (d / a - 1.0),
         100.0 * (d / other.get().max(f64::MIN_POSITIVE) - 1.0),
         row_label(other_row),
@@ -445,10 +390,6 @@ fn row_label(row: NocRow) -> &'static str {
     }
 }
 
-fn loads_name(l: LoadsName) -> &'static str {
-    l.policy().name()
-}
-
 fn print_human(inst: &Instance, out: &DetailedOutput) {
     let r = &out.report;
     println!(
@@ -456,7 +397,7 @@ fn print_human(inst: &Instance, out: &DetailedOutput) {
         out.instance,
         out.method,
         out.chip,
-        loads_name(out.loads)
+        out.loads.name()
     );
     println!(
         "makespan:        {} = {:.6} ms (detailed)",
@@ -485,7 +426,7 @@ fn print_human(inst: &Instance, out: &DetailedOutput) {
         if let Some(o) = &out.other_loads {
             println!(
                 "{:<17}{} = {:.6} ms ({:+.2}% vs analytic)",
-                format!("{} loads:", loads_name(o.loads)),
+                format!("{} loads:", o.loads.name()),
                 o.makespan_cycles,
                 o.makespan_ms,
                 100.0 * ((o.makespan_cycles - a) / a)

@@ -17,38 +17,18 @@ use elk_stage::method::StopReason;
 use serde::Serialize;
 use std::path::PathBuf;
 
-/// The exact backends on the command line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum BackendName {
-    /// HiGHS MILP.
-    Milp,
-    /// z3 SMT (tiny instances).
-    Smt,
-}
-
-/// Memory-row linearisation of the MILP.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum LinearisationName {
-    /// One big-M row pair per (load, stage).
-    BigM,
-    /// One product variable per (load, stage, option).
-    PerOption,
-}
-
 /// Flags of the exact methods.
 #[derive(Args, Debug, Clone)]
 pub struct ExactFlags {
     /// Exact backend.
     #[arg(long, value_enum, default_value = "milp")]
-    backend: BackendName,
+    backend: Backend,
     /// Seconds the exact backend may run; enforced by killing it 1 s after.
     #[arg(long, default_value_t = 60.0, allow_negative_numbers = true)]
     time_limit: f64,
     /// MILP memory-row linearisation.
     #[arg(long, value_enum, default_value = "big-m")]
-    linearisation: LinearisationName,
+    linearisation: Linearisation,
     /// Do not warm-start from the best heuristic schedule.
     #[arg(long)]
     no_warm_start: bool,
@@ -59,7 +39,7 @@ pub struct ExactFlags {
     /// LP per distinct layer (`lp`), one MILP dual bound per layer (`milp`), or not (`off`:
     /// the roofline only). See docs/exact.md, "Whole models".
     #[arg(long, value_enum, default_value = "lp")]
-    whole_model_bound: WholeModelBoundName,
+    whole_model_bound: WholeModelBound,
     /// For a model too large for the backend: return the warm start as it is instead of
     /// improving it by the window search (docs/exact.md, "The window search").
     #[arg(long)]
@@ -83,39 +63,17 @@ impl ExactFlags {
     /// not a positive number of seconds is a usage error.
     pub(super) fn settings(&self) -> anyhow::Result<ExactSettings> {
         let settings = ExactSettings {
-            backend: match self.backend {
-                BackendName::Milp => Backend::Milp,
-                BackendName::Smt => Backend::Smt,
-            },
+            backend: self.backend,
             time_limit_s: self.time_limit,
-            linearisation: match self.linearisation {
-                LinearisationName::BigM => Linearisation::BigM,
-                LinearisationName::PerOption => Linearisation::PerOption,
-            },
+            linearisation: self.linearisation,
             warm_start: !self.no_warm_start,
             lp_bound: !self.no_lp_bound,
-            whole_model_bound: match self.whole_model_bound {
-                WholeModelBoundName::Lp => WholeModelBound::Lp,
-                WholeModelBoundName::Milp => WholeModelBound::Milp,
-                WholeModelBoundName::Off => WholeModelBound::Off,
-            },
+            whole_model_bound: self.whole_model_bound,
             window_search: !self.no_window_search,
         };
         settings.check().map_err(super::flags::Usage)?;
         Ok(settings)
     }
-}
-
-/// `--whole-model-bound` values.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum WholeModelBoundName {
-    /// Segment LP relaxations.
-    Lp,
-    /// Segment MILP dual bounds.
-    Milp,
-    /// Roofline only.
-    Off,
 }
 
 /// `gap` arguments.
@@ -185,7 +143,7 @@ pub fn solve(
             output: output.map(PathBuf::as_path),
             no_timings,
         };
-        return super::print_json("solve-exact", &config, &sum);
+        return super::json::print_json("solve-exact", &config, &sum);
     }
     println!("{} — exact ({})", inst.name, sum.backend);
     println!("status: {}", sum.status_word());
@@ -276,7 +234,7 @@ pub fn gap(a: GapArgs) -> anyhow::Result<()> {
             output: None,
             no_timings: a.timings.no_timings,
         };
-        return super::print_json("gap", &config, &out);
+        return super::json::print_json("gap", &config, &out);
     }
     if a.csv {
         print_gap_csv(&inst, loaded.chip.as_ref(), &out);

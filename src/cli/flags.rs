@@ -3,9 +3,9 @@
 
 use clap::Args;
 use elk_model::graph::Mode;
-use elk_model::import::Compat;
-use elk_stage::instance::{LoadOrder, NocRow};
-use serde::Serialize;
+use elk_model::import::{Compat, ImportOptions};
+use elk_model::zoo::ZooParams;
+use elk_stage::instance::LoadOrder;
 
 /// A flag combination or value the CLI refuses (bad input: exit code 2).
 #[derive(Debug, thiserror::Error)]
@@ -44,24 +44,41 @@ pub fn load_order(s: &str) -> Result<LoadOrder, String> {
     LoadOrder::parse(s).map_err(|e| e.to_string())
 }
 
-/// `--noc-row`: the stage model's NoC row of a built instance.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum NocRowName {
-    /// The phased row (the default): loads beside an operator's compute phase move at most
-    /// its length of HBM work; what the paced detailed replay measures (docs/detailed.md).
-    Phased,
-    /// SPEC §4's capacity row, the reference artifact's.
-    Spec,
+/// `--mode`, `--batch`, `--kv` and `--num-layers`: the run a graph is built (zoo model) or
+/// imported (graph file) for, the same flags with the same defaults in every command that
+/// makes a graph.
+#[derive(Args, Debug, Clone, Copy)]
+pub struct RunShapeArgs {
+    /// decode, prefill, forward-batch (a training batch's forward pass alone: what the
+    /// reference artifact calls training) or training (forward, backward and the Adam update;
+    /// docs/training.md).
+    #[arg(long, default_value = "decode", value_parser = mode)]
+    pub mode: Mode,
+    /// Batch size.
+    #[arg(long, default_value_t = 32, value_parser = count::<u64>, allow_negative_numbers = true)]
+    pub batch: u64,
+    /// KV length (decode) or sequence length (every other mode).
+    #[arg(long, alias = "seq", default_value_t = 2048, value_parser = count::<u64>, allow_negative_numbers = true)]
+    pub kv: u64,
+    /// The number of layers: a zoo model is built with N layers; an imported graph must
+    /// have N identical layers (when detection finds none or the wrong ones).
+    #[arg(long, value_name = "N", value_parser = count::<usize>, allow_negative_numbers = true)]
+    pub num_layers: Option<usize>,
 }
 
-impl NocRowName {
-    /// The row it names.
-    pub fn row(self) -> NocRow {
-        match self {
-            NocRowName::Spec => NocRow::Spec,
-            NocRowName::Phased => NocRow::Phased,
-        }
+impl RunShapeArgs {
+    /// A zoo model's parameters for this run (fp16, fp32 Adam state: set the rest after).
+    pub fn zoo_params(&self) -> ZooParams {
+        let mut params = ZooParams::new(self.mode, self.batch, self.kv);
+        params.layers = self.num_layers;
+        params
+    }
+
+    /// An importer's options for this run (clean parse: set the flavour after).
+    pub fn import_options(&self) -> ImportOptions {
+        let mut opts = ImportOptions::new(self.mode, self.batch, self.kv);
+        opts.num_layers = self.num_layers;
+        opts
     }
 }
 

@@ -1,11 +1,10 @@
 //! `elk-opt instance`: build a stage-model instance (SPEC §4.1) from a graph and a chip.
 
 use super::chip_choice::DEFAULT_CHIP;
-use super::flags::NocRowName;
 use super::instance_source::{build, op_range, BuildConfig};
 use super::source::GraphSource;
 use clap::Args;
-use elk_stage::instance::LoadOrder;
+use elk_stage::instance::{LoadOrder, NocRow};
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -40,7 +39,7 @@ pub struct InstanceArgs {
     /// docs/detailed.md) or `spec` (SPEC §4's, the reference artifact's). Every method, the
     /// exact ones and the simulator then use it.
     #[arg(long, value_enum, default_value = "phased")]
-    noc_row: NocRowName,
+    noc_row: NocRow,
     /// Output file (elk-instance/1 JSON).
     #[arg(short = 'o', long)]
     output: PathBuf,
@@ -74,14 +73,7 @@ pub fn run(a: InstanceArgs) -> anyhow::Result<()> {
     }
     let range = op_range(a.layers.as_deref(), a.ops.as_deref())?;
     let graph = a.graph.load()?;
-    let file = build(
-        &graph,
-        &chip,
-        range,
-        a.load_order,
-        a.window,
-        a.noc_row.row(),
-    )?;
+    let file = build(&graph, &chip, range, a.load_order, a.window, a.noc_row)?;
     super::output::write_atomic(&a.output, &file.to_json()?)?;
     let inst = &file.instance;
     let options: usize = inst.ops.iter().map(|o| o.options.len()).sum();
@@ -105,7 +97,7 @@ pub fn run(a: InstanceArgs) -> anyhow::Result<()> {
             loads: inst.loads().len(),
             output: &a.output,
         };
-        return super::print_json("instance", &config, &written);
+        return super::json::print_json("instance", &config, &written);
     }
     eprintln!(
         "{}: {} operators, {} options, {} loads -> {}",

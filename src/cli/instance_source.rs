@@ -2,7 +2,6 @@
 //! (zoo model or import), a chip and the instance options; and the build `instance` shares.
 
 use super::chip_choice::{Chip, DEFAULT_CHIP};
-use super::flags::NocRowName;
 use super::source::{GraphConfig, GraphSource};
 use clap::Args;
 use elk_model::build::{build_instance_with_stats, InstanceOptions, OpRange};
@@ -61,7 +60,7 @@ pub struct InstanceSource {
         default_value = "phased",
         conflicts_with = "instance"
     )]
-    noc_row: NocRowName,
+    noc_row: NocRow,
     /// Also write the instance used (elk-instance/1, with the chip it was built for), to
     /// `simulate` the schedule of `-o` against.
     #[arg(long, value_name = "FILE")]
@@ -107,7 +106,7 @@ pub struct BuildConfig {
     /// `--window W`.
     preload_window_stages: Option<u32>,
     /// `--noc-row`.
-    noc_row: NocRowName,
+    noc_row: NocRow,
 }
 
 impl BuildConfig {
@@ -119,7 +118,7 @@ impl BuildConfig {
         cut: (Option<&String>, Option<&String>),
         load_order: LoadOrder,
         window: Option<u32>,
-        noc_row: NocRowName,
+        noc_row: NocRow,
     ) -> BuildConfig {
         BuildConfig {
             graph: graph.config(),
@@ -218,7 +217,7 @@ impl InstanceSource {
             range,
             self.load_order,
             self.window,
-            self.noc_row.row(),
+            self.noc_row,
         )?;
         spinner.finish_and_clear();
         Ok((file, chip, graph))
@@ -275,14 +274,14 @@ impl InstanceSource {
         if self.layers.is_some() || self.ops.is_some() || self.window.is_some() {
             return refuse("--layers, --ops or --window");
         }
-        if self.graph.mode != elk_model::graph::Mode::Decode {
-            return refuse(&format!("--mode {}", self.graph.mode.as_str()));
+        if self.graph.shape.mode != elk_model::graph::Mode::Decode {
+            return refuse(&format!("--mode {}", self.graph.shape.mode.as_str()));
         }
         Ok(super::moe::MoeArgs {
             model,
-            batch: self.graph.batch,
-            kv: self.graph.kv,
-            num_layers: self.graph.num_layers,
+            batch: self.graph.shape.batch,
+            kv: self.graph.shape.kv,
+            num_layers: self.graph.shape.num_layers,
             dtype: self.graph.dtype,
             chip: self.chip.clone(),
             hbm_tbps: self.hbm_tbps,

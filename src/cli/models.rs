@@ -1,9 +1,9 @@
 //! `elk-opt models list|show|from-hf`.
 
+use super::flags::RunShapeArgs;
 use super::source::GraphConfig;
 use clap::{Args, Subcommand};
-use elk_model::graph::Mode;
-use elk_model::zoo::{self, ZooParams};
+use elk_model::zoo;
 use elk_stage::units::si;
 use serde::Serialize;
 use std::path::PathBuf;
@@ -32,17 +32,8 @@ pub struct ShowArgs {
     /// Model name (see `models list`), a model file FILE.toml or a Hugging Face config.json
     /// (docs/model-files.md).
     pub name: String,
-    /// decode, prefill, forward-batch (a training batch's forward pass alone: what the
-    /// reference artifact calls training) or training (forward, backward and the Adam update;
-    /// docs/training.md).
-    #[arg(long, default_value = "decode", value_parser = super::flags::mode)]
-    pub mode: Mode,
-    /// Batch size.
-    #[arg(long, default_value_t = 32, value_parser = super::flags::count::<u64>, allow_negative_numbers = true)]
-    pub batch: u64,
-    /// KV length (decode) or sequence length (every other mode).
-    #[arg(long, alias = "seq", default_value_t = 2048, value_parser = super::flags::count::<u64>, allow_negative_numbers = true)]
-    pub kv: u64,
+    #[command(flatten)]
+    pub shape: RunShapeArgs,
     /// Element types, as `--dtype` in every command (fp16, bf16, fp8, int8, fp32, w8a16, …).
     #[arg(long, value_parser = super::flags::dtype)]
     pub dtype: Option<elk_model::dtype::Dtypes>,
@@ -50,9 +41,6 @@ pub struct ShowArgs {
     /// moments and master weights), another dtype for both, or m=DTYPE,master=DTYPE|none.
     #[arg(long, value_name = "DTYPE", value_parser = super::flags::optimizer_dtype)]
     pub optimizer_dtype: Option<elk_model::zoo::AdamState>,
-    /// Build the model with N layers (as `--num-layers` in every command).
-    #[arg(long, value_name = "N", value_parser = super::flags::count::<usize>, allow_negative_numbers = true)]
-    pub num_layers: Option<usize>,
     /// Refused: `--layers` is a slice `A..B` elsewhere; a layer count is `--num-layers N`.
     #[arg(long, hide = true, allow_hyphen_values = true)]
     pub layers: Option<String>,
@@ -120,7 +108,7 @@ pub fn run(cmd: ModelsCmd) -> anyhow::Result<()> {
         ModelsCmd::List { json } => {
             let rows = elk_reports::zoo_list::rows()?;
             if json {
-                return crate::cli::print_json("models-list", &crate::cli::no_config(), &rows);
+                return super::json::print_json("models-list", &super::json::no_config(), &rows);
             }
             println!(
                 "{:<13} {:>6} {:>7} {:>8} {:>10} {:>10}  source",
@@ -155,23 +143,21 @@ pub fn run(cmd: ModelsCmd) -> anyhow::Result<()> {
                      and gap)"
                 ));
             }
-            let mut params = ZooParams::new(a.mode, a.batch, a.kv);
-            params.layers = a.num_layers;
+            let mut params = a.shape.zoo_params();
             params.dtypes = a.dtype.unwrap_or_default();
             params.adam = a.optimizer_dtype.unwrap_or_default();
             let model = super::source::load_model(&a.name)?;
             let g = model.build(&params)?;
             let model_params = ModelParams::of(&model)?;
             if a.json {
-                let config =
-                    GraphConfig::new(Some(&a.name), None, a.mode, a.batch, a.kv, a.num_layers)
-                        .with_dtypes(a.dtype)
-                        .with_optimizer(a.optimizer_dtype);
+                let config = GraphConfig::new(Some(&a.name), None, &a.shape)
+                    .with_dtypes(a.dtype)
+                    .with_optimizer(a.optimizer_dtype);
                 let results = ShowJson {
                     graph: super::graph_table::json(&g),
                     model_params,
                 };
-                return crate::cli::print_json("models-show", &config, &results);
+                return super::json::print_json("models-show", &config, &results);
             }
             super::graph_table::print(&g, a.all);
             println!("{}", model_params.line());

@@ -1,14 +1,13 @@
 //! `elk-opt moe`: MoE load policies over sampled routing steps (docs/moe.md).
 
 use super::chip_choice;
-use super::flags::NocRowName;
 use clap::Args;
 use elk_model::build::InstanceOptions;
 use elk_model::graph::Mode;
 use elk_model::load_policy::Policy;
 use elk_model::zoo::ZooParams;
 use elk_reports::moe::{MoeInputs, MoeReport, MoeResults, MoeSection, MoeSpec, DEFAULT_METHODS};
-use elk_stage::instance::LoadOrder;
+use elk_stage::instance::{LoadOrder, NocRow};
 use elk_stage::units::si;
 use serde::Serialize;
 
@@ -67,7 +66,7 @@ pub struct MoeArgs {
     pub load_order: LoadOrder,
     /// The instances' NoC row.
     #[arg(long, value_enum, default_value = "phased")]
-    pub noc_row: NocRowName,
+    pub noc_row: NocRow,
     /// Every step's row in the text output too (the JSON always has them).
     #[arg(long)]
     pub all_steps: bool,
@@ -152,7 +151,7 @@ struct MoeConfig {
     policies: Vec<String>,
     methods: Vec<String>,
     load_order: LoadOrder,
-    noc_row: NocRowName,
+    noc_row: NocRow,
 }
 
 /// The model, the spec and the run's title of `a`.
@@ -175,7 +174,7 @@ pub fn spec(
         opts: InstanceOptions {
             load_order: a.load_order,
             plan_cache: super::plan_cache::get(),
-            noc_row: a.noc_row.row(),
+            noc_row: a.noc_row,
             ..InstanceOptions::default()
         },
         routing: a.routing.clone(),
@@ -234,7 +233,7 @@ pub fn run(a: MoeArgs) -> anyhow::Result<()> {
             tokens_per_layer: a.batch,
             report: &report,
         };
-        return super::print_json("moe", &config, &results);
+        return super::json::print_json("moe", &config, &results);
     }
     print(&title, &moe, a.batch, &report, a.all_steps);
     Ok(())

@@ -193,7 +193,7 @@ pub fn run(a: PlansArgs) -> anyhow::Result<()> {
             op: a.op.as_deref(),
             timings: a.timings,
         };
-        return super::print_json("plans", &config, &out);
+        return super::json::print_json("plans", &config, &out);
     }
     print_table(&out);
     Ok(())

@@ -228,7 +228,7 @@ pub fn run(a: SimulateArgs) -> anyhow::Result<()> {
         evaluation,
     };
     if a.json {
-        super::print_json("simulate", &config(&a), &out)?;
+        super::json::print_json("simulate", &config(&a), &out)?;
     } else {
         print_human(&out);
     }

@@ -104,7 +104,7 @@ pub fn solve(a: SolveArgs) -> anyhow::Result<()> {
         }
         let row = ideal_row(&inst, a.timings.no_timings);
         if a.json {
-            return super::print_json("solve", &config(), &row);
+            return super::json::print_json("solve", &config(), &row);
         }
         println!(
             "{} — ideal (Elk's figure; not a schedule, not a proven bound)",
@@ -155,7 +155,7 @@ pub fn solve(a: SolveArgs) -> anyhow::Result<()> {
         )
     };
     if a.json {
-        super::print_json("solve", &config(), &row)?;
+        super::json::print_json("solve", &config(), &row)?;
         return match result {
             Some(_) => Ok(()),
             None => Err(no_schedule()),
@@ -310,7 +310,7 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
             layer_exact_s: a.layer_exact,
             no_timings: a.timings.no_timings,
         };
-        return super::print_json(
+        return super::json::print_json(
             "compare",
             &config,
             &CompareReport {

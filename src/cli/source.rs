@@ -1,10 +1,11 @@
 //! Choosing a graph on the command line: a zoo model by name or an imported file.
 
+use super::flags::RunShapeArgs;
 use clap::Args;
 use elk_model::dtype::Dtypes;
 use elk_model::graph::{Graph, Mode};
 use elk_model::import::{import_file, import_onnx_file, Compat, ImportOptions};
-use elk_model::zoo::{self, ZooParams};
+use elk_model::zoo;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -23,21 +24,8 @@ pub struct GraphSource {
     /// sequence dimensions are bound by --batch and --kv.
     #[arg(long, value_name = "FILE.onnx")]
     pub onnx: Option<PathBuf>,
-    /// decode, prefill, forward-batch (a training batch's forward pass alone: what the
-    /// reference artifact calls training) or training (forward, backward and the Adam update;
-    /// docs/training.md).
-    #[arg(long, default_value = "decode", value_parser = super::flags::mode)]
-    pub mode: Mode,
-    /// Batch size.
-    #[arg(long, default_value_t = 32, value_parser = super::flags::count::<u64>, allow_negative_numbers = true)]
-    pub batch: u64,
-    /// KV length (decode) or sequence length (every other mode).
-    #[arg(long, alias = "seq", default_value_t = 2048, value_parser = super::flags::count::<u64>, allow_negative_numbers = true)]
-    pub kv: u64,
-    /// The number of layers: a zoo model is built with N layers; an imported graph must
-    /// have N identical layers (when detection finds none or the wrong ones).
-    #[arg(long, value_name = "N", value_parser = super::flags::count::<usize>, allow_negative_numbers = true)]
-    pub num_layers: Option<usize>,
+    #[command(flatten)]
+    pub shape: RunShapeArgs,
     /// Importer flavour of `--import`: `clean` (the default) or `reference`.
     #[arg(long, value_parser = super::flags::compat)]
     pub compat: Option<Compat>,
@@ -84,19 +72,16 @@ impl GraphConfig {
     pub fn new(
         model: Option<&str>,
         import: Option<(&Path, Compat)>,
-        mode: Mode,
-        batch: u64,
-        kv: u64,
-        num_layers: Option<usize>,
+        shape: &RunShapeArgs,
     ) -> GraphConfig {
         GraphConfig {
             model: model.map(str::to_string),
             import: import.map(|(p, _)| p.to_path_buf()),
             onnx: None,
-            mode,
-            batch,
-            kv_tokens: kv,
-            num_layers,
+            mode: shape.mode,
+            batch: shape.batch,
+            kv_tokens: shape.kv,
+            num_layers: shape.num_layers,
             compat: import.map(|(_, c)| match c {
                 Compat::Clean => "clean",
                 Compat::Reference => "reference",
@@ -143,10 +128,7 @@ impl GraphSource {
             self.import
                 .as_deref()
                 .map(|p| (p, self.compat.unwrap_or_default())),
-            self.mode,
-            self.batch,
-            self.kv,
-            self.num_layers,
+            &self.shape,
         )
         .with_onnx(self.onnx.as_deref())
         .with_dtypes(self.dtype)
@@ -155,12 +137,10 @@ impl GraphSource {
 
     /// Builds or imports the graph.
     pub fn load(&self) -> anyhow::Result<Graph> {
-        let mode = self.mode;
         let onnx = self.onnx.is_some();
         if let Some(file) = self.import.as_ref().or(self.onnx.as_ref()) {
-            let mut opts = ImportOptions::new(mode, self.batch, self.kv);
+            let mut opts = self.shape.import_options();
             opts.compat = self.compat.unwrap_or_default();
-            opts.num_layers = self.num_layers;
             if self.dtype.is_some() {
                 return super::flags::Usage::err(
                     "--dtype applies to a zoo model (--model); an imported graph keeps the \
@@ -186,8 +166,7 @@ impl GraphSource {
                  model",
             );
         }
-        let mut params = ZooParams::new(mode, self.batch, self.kv);
-        params.layers = self.num_layers;
+        let mut params = self.shape.zoo_params();
         params.dtypes = self.dtype.unwrap_or_default();
         params.adam = self.optimizer_dtype.unwrap_or_default();
         Ok(load_model(name)?.build(&params)?)

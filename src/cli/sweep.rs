@@ -41,6 +41,13 @@ pub struct ReportArgs {
     cmd: Option<ReportCmd>,
     /// Results file (JSON lines) from `sweep`.
     file: Option<PathBuf>,
+    #[command(flatten)]
+    out: ReportOutArgs,
+}
+
+/// Where `report` and `study` write their report, how they draw it, and `--json`.
+#[derive(Args, Debug)]
+struct ReportOutArgs {
     /// Output directory (README.md + SVG plots).
     #[arg(short = 'o', long)]
     output: Option<PathBuf>,
@@ -51,6 +58,15 @@ pub struct ReportArgs {
     /// Machine-readable list of the files written (on stdout).
     #[arg(long)]
     json: bool,
+}
+
+impl ReportOutArgs {
+    /// The figures' style; a usage error for `--out` or a bad figure flag, found before any
+    /// work runs.
+    fn style(&self) -> anyhow::Result<Style> {
+        self.old_out.refuse()?;
+        self.figures.style()
+    }
 }
 
 #[derive(Subcommand, Debug)]
@@ -154,7 +170,7 @@ impl FigureFlags {
         config: &C,
     ) -> anyhow::Result<Files> {
         if self.html {
-            let envelope = super::envelope_head(name, config)?;
+            let envelope = super::json::envelope_head(name, config)?;
             let provenance = elk_reports::html::Provenance {
                 tool: concat!("elk-opt ", env!("CARGO_PKG_VERSION")),
                 envelope: &envelope,
@@ -240,7 +256,7 @@ fn written<C: Serialize>(
             files: files.iter().map(|(f, _)| f.clone()).collect(),
             cells: None,
         };
-        return super::print_json(name, config, &out);
+        return super::json::print_json(name, config, &out);
     }
     eprintln!("{label} -> {}", dir.join("README.md").display());
     if files.iter().any(|(f, _)| f == elk_reports::html::PAGE) {
@@ -327,7 +343,7 @@ pub fn sweep(a: SweepArgs) -> anyhow::Result<()> {
             output: &out,
             report: a.report.as_ref().map(|d| d.join("README.md")),
         };
-        super::print_json("sweep", &config, &results)?;
+        super::json::print_json("sweep", &config, &results)?;
     }
     if summary.failed > 0 {
         anyhow::bail!(
@@ -343,8 +359,7 @@ pub fn sweep(a: SweepArgs) -> anyhow::Result<()> {
 }
 
 pub fn run(a: ReportArgs) -> anyhow::Result<()> {
-    a.old_out.refuse()?;
-    let style = a.figures.style()?;
+    let style = a.out.style()?;
     if let Some(ReportCmd::Merge {
         inputs,
         output,
@@ -365,7 +380,7 @@ pub fn run(a: ReportArgs) -> anyhow::Result<()> {
                 files: Vec::new(),
                 cells: Some(n),
             };
-            return super::print_json("report-merge", &config, &written);
+            return super::json::print_json("report-merge", &config, &written);
         }
         eprintln!("{n} cells -> {}", out.display());
         return Ok(());
@@ -381,7 +396,7 @@ pub fn run(a: ReportArgs) -> anyhow::Result<()> {
             &[("README.md".into(), md.into_bytes())],
         );
     }
-    let (Some(file), Some(out)) = (a.file, a.output) else {
+    let (Some(file), Some(out)) = (a.file, a.out.output) else {
         return Err(super::flags::Usage(
             "report: give FILE.jsonl and -o/--output DIR (or `report merge`)".into(),
         )
@@ -400,30 +415,22 @@ pub fn run(a: ReportArgs) -> anyhow::Result<()> {
     let title = format!("Report of {}", file.display());
     let config = serde_json::json!({ "file": file, "output": out });
     let files = report(&results, &title, &header)?;
-    let files = a.figures.with_page(files, "report", &config)?;
-    written(("report", "report"), &config, a.json, &out, &files)
+    let files = a.out.figures.with_page(files, "report", &config)?;
+    written(("report", "report"), &config, a.out.json, &out, &files)
 }
 
 /// `study` arguments.
 #[derive(Args, Debug)]
+#[command(mut_arg("output", |a| a.help("Output directory (README.md + SVG plots). Default: results/NAME")))]
 pub struct StudyArgs {
     /// gap, ideal, hbm-emulation, order-pruning, cost-noise or ablation.
     name: String,
-    /// Output directory (README.md + SVG plots). Default: results/NAME.
-    #[arg(short = 'o', long)]
-    output: Option<PathBuf>,
     #[command(flatten)]
-    old_out: OldOut,
-    #[command(flatten)]
-    figures: FigureFlags,
-    /// Machine-readable list of the files written (on stdout).
-    #[arg(long)]
-    json: bool,
+    out: ReportOutArgs,
 }
 
 pub fn study(a: StudyArgs) -> anyhow::Result<()> {
-    a.old_out.refuse()?;
-    let style = a.figures.style()?;
+    let style = a.out.style()?;
     let header = Header {
         command: command_line(),
         inputs: "built-in corpus and models (see the text)".into(),
@@ -451,10 +458,11 @@ pub fn study(a: StudyArgs) -> anyhow::Result<()> {
     };
     let files = files?;
     let out = a
+        .out
         .output
         .unwrap_or_else(|| PathBuf::from("results").join(&a.name));
     let config = serde_json::json!({ "study": a.name, "output": out });
-    let files = a.figures.with_page(files, "study", &config)?;
+    let files = a.out.figures.with_page(files, "study", &config)?;
     let label = format!("study {}", a.name);
-    written(("study", &label), &config, a.json, &out, &files)
+    written(("study", &label), &config, a.out.json, &out, &files)
 }

@@ -9,12 +9,14 @@ use std::time::Duration;
 
 /// Which exact encoding.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum Backend {
     /// HiGHS MILP.
     #[default]
     Milp,
     /// z3 SMT.
+    #[cfg_attr(feature = "clap", value(help = "z3 SMT (tiny instances)"))]
     Smt,
 }
 
@@ -94,14 +96,18 @@ pub enum WholeModelSearch {
 /// The bound computed when the instance is too large for the exact backends: the segment
 /// relaxation of [`crate::segments`], each segment solved as an LP or a MILP (dual bound).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum WholeModelBound {
     /// Segment LP relaxations (fast).
     #[default]
+    #[cfg_attr(feature = "clap", value(help = "Segment LP relaxations"))]
     Lp,
     /// Segment MILPs, their dual bounds (tighter, slower).
+    #[cfg_attr(feature = "clap", value(help = "Segment MILP dual bounds"))]
     Milp,
     /// The roofline only.
+    #[cfg_attr(feature = "clap", value(help = "Roofline only"))]
     Off,
 }
 

@@ -26,13 +26,19 @@ use rows::Rows;
 
 /// How the cold-bytes × started products in the memory rows are made linear.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum Linearisation {
     /// One continuous `r[j][k]` ≥ cold(x_j) − M_j·(1 − `s[j][k])` per (load, stage).
     #[default]
+    #[cfg_attr(feature = "clap", value(help = "One big-M row pair per (load, stage)"))]
     BigM,
     /// Per-option start indicators `sx[j][k][o]` = `x[j][o]·s[j][k]` (continuous; exact for
     /// integral x, s): Σ_o sx = s, sx ≤ its successor in k ≤ x; memory Σ_o cold_o·sx.
+    #[cfg_attr(
+        feature = "clap",
+        value(help = "One product variable per (load, stage, option)")
+    )]
     PerOption,
 }
 

@@ -9,16 +9,30 @@
 
 use serde::{Deserialize, Serialize};
 
-/// The NoC row of an instance's stage model.
+/// The NoC row of an instance's stage model. (The phased row comes first: it is the one the
+/// command line lists first and builds by default.)
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum NocRow {
+    /// SPEC §4's row and also `d_k ≥ exec(o_k) + Σ_j ν_j·w[j][k] − X_k`, X_k the most NoC
+    /// time the compute phase absorbs (at most comp(o_k) of HBM work and of NoC time).
+    #[cfg_attr(
+        feature = "clap",
+        value(
+            help = "The phased row (the default): loads beside an operator's compute phase move \
+                    at most its length of HBM work; what the paced detailed replay measures \
+                    (docs/detailed.md)"
+        )
+    )]
+    Phased,
     /// SPEC §4: `d_k ≥ comm(o_k) + Σ_j w[j][k]·ν_j`.
     #[default]
+    #[cfg_attr(
+        feature = "clap",
+        value(help = "SPEC §4's capacity row, the reference artifact's")
+    )]
     Spec,
-    /// Also `d_k ≥ exec(o_k) + Σ_j ν_j·w[j][k] − X_k`, X_k the most NoC time the compute
-    /// phase absorbs (at most comp(o_k) of HBM work and of NoC time).
-    Phased,
 }
 
 impl NocRow {
