@@ -6,7 +6,7 @@
 use super::flags::Timings;
 use super::instance_source::{InstanceSource, SourceConfig};
 use super::progress::ExactProgress;
-use clap::{Args, ValueEnum};
+use clap::Args;
 use elk_reports::gap::{ExactSettings, GapReport, GapStep, WORKER_GRACE};
 use elk_solver::lns::LnsStop;
 use elk_solver::milp::Linearisation;
