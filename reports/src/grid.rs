@@ -17,7 +17,8 @@ pub struct Grid {
     /// `vs-hbm` (Fig 19–21), `vs-noc` (Fig 22), `vs-cores` (Fig 23), `training` (Fig 24:
     /// TFLOP/s against compute speed, of whichever mode the grid names).
     pub figure: String,
-    /// Zoo model names.
+    /// Zoo model names (model files are refused with a message saying so: cells build their
+    /// graphs by name).
     pub models: Vec<String>,
     /// `decode`, `prefill`, `forward-batch` or `training`.
     #[serde(default = "decode")]
@@ -336,8 +337,18 @@ impl Grid {
         }
         self.check_moe(&bad)?;
         for m in &self.models {
-            let model = elk_model::zoo::find(m)
-                .map_err(|e| bad(format!("key 'models': entry '{m}': {e}")))?;
+            let model = elk_model::zoo::find(m).map_err(|e| {
+                let file = m.ends_with(".toml") || m.ends_with(".json") || m.contains('/');
+                bad(if file {
+                    format!(
+                        "key 'models': entry '{m}': a grid takes zoo model names (elk-opt models \
+                         list), not model files; run `elk-opt compare --model {m}` per point, or \
+                         add the file to model/zoo"
+                    )
+                } else {
+                    format!("key 'models': entry '{m}': {e}")
+                })
+            })?;
             for mode in &self.modes {
                 let parsed = elk_model::graph::Mode::parse(mode)
                     .map_err(|e| bad(format!("key 'modes': entry '{mode}': {e}")))?;

@@ -37,7 +37,7 @@ pub struct DetailedFlags {
     /// Mesh/torus height in cores.
     #[arg(long, requires = "detailed", value_parser = super::flags::count::<u64>, allow_negative_numbers = true)]
     height: Option<u64>,
-    /// Number of HBM controllers.
+    /// Number of HBM controllers (at most one per core).
     #[arg(long, requires = "detailed", value_parser = super::flags::count::<u64>, allow_negative_numbers = true)]
     hbm_controllers: Option<u64>,
     /// Controller placement.
@@ -240,6 +240,14 @@ impl DetailedFlags {
             ..ChipOverrides::default()
         };
         let chip = base.clone().with_overrides(&overrides)?;
+        // Each controller attaches to a core; more would only multiply the replay's resources
+        // (100 000 controllers on ipu-pod4 took 18 GB before anything was reported).
+        if let Some(n) = self.hbm_controllers.filter(|&n| n > chip.cores) {
+            return super::flags::Usage::err(format!(
+                "--hbm-controllers {n}: at most one per core ({} has {} cores)",
+                chip.name, chip.cores
+            ));
+        }
         Ok((chip, base))
     }
 
@@ -302,15 +310,15 @@ impl DetailedFlags {
             instance: &inst.name,
             method: &sched.method,
             chip: format!(
-                "{} ({:?}{}, {} HBM controllers, {:?})",
+                "{} ({}{}, {} HBM controllers at the {} placement)",
                 chip.name,
-                chip.noc.topology,
+                value_name(chip.noc.topology),
                 match (chip.noc.width, chip.noc.height) {
                     (Some(w), Some(h)) => format!(" {w}x{h}"),
                     _ => String::new(),
                 },
                 chip.hbm.controllers,
-                chip.hbm.placement
+                value_name(chip.hbm.placement)
             ),
             chip_json: ChipJson {
                 name: chip.name.clone(),
@@ -489,4 +497,12 @@ fn print_human(inst: &Instance, out: &DetailedOutput) {
         }
     }
     println!("events: {} in {} steps", r.events, r.steps);
+}
+
+/// A value as the chip TOML and `--json` spell it (`all-to-all`, `edges`), for text output.
+fn value_name(v: impl Serialize) -> String {
+    match serde_json::to_value(v) {
+        Ok(serde_json::Value::String(s)) => s,
+        other => format!("{other:?}"),
+    }
 }

@@ -25,6 +25,7 @@ fn files() -> PathBuf {
     );
     let sched = r#"{"format":"elk-schedule/1","instance":"x","method":"m","options":[0],"load_order":[0],"load_work":[[0,0,5.0]],"makespan_cycles":0,"status":"heuristic","lower_bound_cycles":null}"#;
     write("short.json", sched);
+    write("full.json", &sched.replace("5.0]]", "10.0]]"));
     write("typed.json", &sched.replace("5.0]]", "\"a\"]]"));
     write(
         "hashform.json",
@@ -49,7 +50,7 @@ fn files() -> PathBuf {
 #[test]
 fn each_bad_input_gets_its_one_line() {
     let d = files();
-    let cases: [(&[&str], &str); 20] = [
+    let cases: [(&[&str], &str); 21] = [
         (&["simulate", "--instance", "fmt.json", "--schedule", "short.json"],
          "error: fmt.json: malformed JSON: format 'elk-instance/2': expected 'elk-instance/1'"),
         (&["simulate", "--instance", "extra.json", "--schedule", "short.json"],
@@ -88,6 +89,9 @@ fn each_bad_input_gets_its_one_line() {
         (&["compare", "--window", "-2"], "error: --window -2: must be 0 or more (stages)"),
         (&["models", "show", "llama2-7b", "--kv", "x"],
          "error: --kv x: expected a positive whole number"),
+        (&["simulate", "--instance", "ok.json", "--schedule", "full.json", "--detailed",
+           "--chip", "ipu-mk2", "--hbm-controllers", "100000"],
+         "error: --hbm-controllers 100000: at most one per core (ipu-mk2 has 1472 cores)"),
     ];
     for (args, expected) in cases {
         let out = elk_in(&d, args);

@@ -40,6 +40,11 @@ fn bad_chips_and_methods_exit_2_before_any_cell_runs() {
             grid("\"ipu-mk2\"", "\"basic\", \"elk-fulll\""),
             "error: sweep/method.toml: key 'methods': unknown method 'elk-fulll': expected one of basic, static, elk-dyn, elk-full, basic-fill, static-fill, elk-dyn-greedy, elk-full-greedy, bound (Ideal is always reported; the exact solver is `elk-opt gap`, per configuration)",
         ),
+        (
+            "model.toml",
+            grid("\"ipu-mk2\"", "\"basic\"").replace("[\"bert-base\"]", "[\"mine.toml\"]"),
+            "error: sweep/model.toml: key 'models': entry 'mine.toml': a grid takes zoo model names (elk-opt models list), not model files; run `elk-opt compare --model mine.toml` per point, or add the file to model/zoo",
+        ),
     ] {
         std::fs::write(d.join("sweep").join(name), text).unwrap();
         let out = elk_in(&d, &["sweep", &format!("sweep/{name}"), "-o", "r.jsonl"]);
