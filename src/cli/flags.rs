@@ -160,6 +160,10 @@ fn flag_name(s: &str) -> String {
 
 /// Why flags `a` and `b` are refused together, naming the one that would be ignored first.
 fn conflict(a: &str, b: &str) -> String {
+    if a == b {
+        // clap reports a repeated single-valued flag as a conflict with itself.
+        return format!("{a} given twice: give it once");
+    }
     let (fixed, other) = if ["--instance", "--method", "--json"].contains(&b) {
         (b, a)
     } else {

@@ -50,7 +50,7 @@ fn files() -> PathBuf {
 #[test]
 fn each_bad_input_gets_its_one_line() {
     let d = files();
-    let cases: [(&[&str], &str); 21] = [
+    let cases: [(&[&str], &str); 22] = [
         (&["simulate", "--instance", "fmt.json", "--schedule", "short.json"],
          "error: fmt.json: malformed JSON: format 'elk-instance/2': expected 'elk-instance/1'"),
         (&["simulate", "--instance", "extra.json", "--schedule", "short.json"],
@@ -92,6 +92,8 @@ fn each_bad_input_gets_its_one_line() {
         (&["simulate", "--instance", "ok.json", "--schedule", "full.json", "--detailed",
            "--chip", "ipu-mk2", "--hbm-controllers", "100000"],
          "error: --hbm-controllers 100000: at most one per core (ipu-mk2 has 1472 cores)"),
+        (&["gap", "--time-limit", "5", "--time-limit", "6"],
+         "error: --time-limit given twice: give it once"),
     ];
     for (args, expected) in cases {
         let out = elk_in(&d, args);
