@@ -429,7 +429,13 @@ fn exact_row_name(r: &ExactReport) -> Option<String> {
         StopReason::NotAttempted => None,
         StopReason::WindowSearch => Some(elk_solver::lns::LNS_METHOD.into()),
         StopReason::WarmStartMeetsBound => Some("warm-start".into()),
-        _ => Some(format!("exact-{}", r.backend.name())),
+        // A killed worker's schedule is the last incumbent it told: named for what found it
+        // (the window search, on a model too large for the backend), not for the backend.
+        StopReason::Killed => Some(match &r.schedule {
+            Some(s) if !r.from_warm_start => s.method.clone(),
+            _ => r.backend.method_name().into(),
+        }),
+        _ => Some(r.backend.method_name().into()),
     }
 }
 
@@ -726,6 +732,29 @@ mod tests {
             "x"
         )
         .starts_with("not attempted (model too large"));
+    }
+
+    #[test]
+    fn a_killed_workers_row_is_named_for_what_found_its_schedule() {
+        let report = |method: &str, from_warm_start: bool| -> ExactReport {
+            let schedule = format!(
+                r#"{{"format":"elk-schedule/1","instance":"x","method":"{method}","options":[0],"load_order":[0],"load_work":[[0,0,10.0]],"makespan_cycles":11,"status":"feasible","lower_bound_cycles":null}}"#
+            );
+            let json = format!(
+                r#"{{"backend":"milp","status":"feasible","stop":"killed","schedule":{schedule},"makespan_cycles":11,"objective_cycles":null,"lower_bound_cycles":5,"bound_source":"roofline","bounds":{{"hbm_cycles":0,"exec_cycles":0,"prefix_cycles":5,"lp_cycles":null,"backend_cycles":null}},"gap_pct":null,"solve_s":1,"model":{{"variables":0,"binaries":0,"constraints":0,"options_kept":null}},"from_warm_start":{from_warm_start},"notes":[],"phases":[]}}"#
+            );
+            serde_json::from_str(&json).unwrap()
+        };
+        let window = elk_solver::lns::LNS_METHOD;
+        assert_eq!(
+            exact_row_name(&report(window, false)).as_deref(),
+            Some(window)
+        );
+        // The warm start kept: the exact part's own row, as before the kill.
+        assert_eq!(
+            exact_row_name(&report("elk-full+retime", true)).as_deref(),
+            Some("exact-milp")
+        );
     }
 
     #[test]
