@@ -53,7 +53,7 @@ impl ExactChoice {
             backend: pick(
                 "backend",
                 &self.backend,
-                &[("milp", Backend::Milp), ("smt", Backend::Smt)],
+                &Backend::ALL.map(|b| (b.name(), b)),
             )?,
             time_limit_s: self.time_limit,
             linearisation: pick(

@@ -367,10 +367,7 @@ fn what_ran(inst: &Instance, r: &ExactReport, warm: Option<(&str, Cycles)>) -> S
             .zip(r.makespan_cycles)
             .is_some_and(|((_, w), t)| t.get() >= w.get() * (1.0 - 1e-12));
     let warm = warm.map_or("the warm start", |w| w.0);
-    let backend = match r.backend {
-        Backend::Milp => "MILP (HiGHS)",
-        Backend::Smt => "SMT (z3)",
-    };
+    let backend = r.backend.phase();
     let kept = if no_better {
         format!("; it found nothing better than {warm}")
     } else {
@@ -395,10 +392,7 @@ fn what_ran(inst: &Instance, r: &ExactReport, warm: Option<(&str, Cycles)>) -> S
         ),
         StopReason::WarmStartMeetsBound => format!(
             "no {} ran: {warm} meets the {} bound, so it is optimal",
-            match r.backend {
-                Backend::Milp => "MILP",
-                Backend::Smt => "SMT model",
-            },
+            r.backend.model_noun(),
             bound_name(&r.bounds, &r.bound_source)
         ),
         StopReason::Killed if elk_solver::too_large(inst, r.backend) => format!(

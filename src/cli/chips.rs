@@ -67,7 +67,7 @@ pub fn run(cmd: ChipsCmd) -> anyhow::Result<()> {
                     si(c.sram_bytes_per_core as f64, "B"),
                     si(c.total_sram_bytes() as f64, "B"),
                     si(c.hbm.bandwidth_bytes_per_s, "B/s"),
-                    format!("{:?}", c.noc.topology).to_lowercase(),
+                    super::json::value_name(c.noc.topology),
                     c.cost_model.name()
                 );
             }

@@ -312,13 +312,13 @@ impl DetailedFlags {
             chip: format!(
                 "{} ({}{}, {} HBM controllers at the {} placement)",
                 chip.name,
-                value_name(chip.noc.topology),
+                super::json::value_name(chip.noc.topology),
                 match (chip.noc.width, chip.noc.height) {
                     (Some(w), Some(h)) => format!(" {w}x{h}"),
                     _ => String::new(),
                 },
                 chip.hbm.controllers,
-                value_name(chip.hbm.placement)
+                super::json::value_name(chip.hbm.placement)
             ),
             chip_json: ChipJson {
                 name: chip.name.clone(),
@@ -497,12 +497,4 @@ fn print_human(inst: &Instance, out: &DetailedOutput) {
         }
     }
     println!("events: {} in {} steps", r.events, r.steps);
-}
-
-/// A value as the chip TOML and `--json` spell it (`all-to-all`, `edges`), for text output.
-fn value_name(v: impl Serialize) -> String {
-    match serde_json::to_value(v) {
-        Ok(serde_json::Value::String(s)) => s,
-        other => format!("{other:?}"),
-    }
 }

@@ -52,3 +52,11 @@ pub fn envelope_head<C: serde::Serialize>(name: &str, config: &C) -> anyhow::Res
 pub fn no_config() -> serde_json::Map<String, serde_json::Value> {
     serde_json::Map::new()
 }
+
+/// A value as the chip TOML and `--json` spell it (`all-to-all`, `edges`), for text output.
+pub fn value_name(v: impl serde::Serialize) -> String {
+    match serde_json::to_value(v) {
+        Ok(serde_json::Value::String(s)) => s,
+        other => format!("{other:?}"),
+    }
+}

@@ -20,8 +20,12 @@ pub enum Backend {
     Smt,
 }
 
-/// Every name a backend goes by, in one place (a new backend adds its arm to each).
+/// Every name a backend goes by, in one place (a new backend adds its arm to each, and to
+/// `max_size`).
 impl Backend {
+    /// Every backend (for callers that list them by name, as the Python package does).
+    pub const ALL: [Backend; 2] = [Backend::Milp, Backend::Smt];
+
     /// `milp` or `smt` (the CLI's `--backend`, the report's `backend`).
     pub fn name(self) -> &'static str {
         match self {
@@ -43,6 +47,14 @@ impl Backend {
         match self {
             Backend::Milp => "MILP (HiGHS)",
             Backend::Smt => "SMT (z3)",
+        }
+    }
+
+    /// What the backend solves, in prose ("no MILP ran").
+    pub fn model_noun(self) -> &'static str {
+        match self {
+            Backend::Milp => "MILP",
+            Backend::Smt => "SMT model",
         }
     }
 
