@@ -3,6 +3,7 @@
 mod bound_cache;
 mod chip_choice;
 mod chips;
+mod compare_table;
 mod detailed;
 mod exact;
 mod flags;

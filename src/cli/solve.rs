@@ -2,11 +2,10 @@
 //! and a chip (or read from a file), judged by the simulator.
 
 use super::chip_choice::Chip;
+use super::compare_table;
 use super::flags::Timings;
 use super::instance_source::{InstanceSource, SourceConfig};
-use super::method_rows::{
-    heuristic_names, ideal_row, method_named, method_parser, run_method, RETIME_LEGEND,
-};
+use super::method_rows::{heuristic_names, ideal_row, method_named, method_parser, run_method};
 use clap::Args;
 use elk_sim::evaluate_with;
 use elk_sim::trace::ChromeTrace;
@@ -255,18 +254,7 @@ struct CompareReport {
 }
 
 pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
-    if a.csv && a.layer_exact.is_some() {
-        return super::flags::Usage::err(
-            "--csv with --layer-exact: the CSV is the whole model's table; the layer's is \
-             `elk-opt gap --layers 0..1 --csv`",
-        );
-    }
-    if a.csv && a.moe.routing.is_some() {
-        return super::flags::Usage::err(
-            "--csv with --routing: the CSV is the methods' table; the policies' is in \
-             `elk-opt moe --json`",
-        );
-    }
+    refuse_csv_with_sections(&a)?;
     // Flags of the MoE section are checked before any work.
     let moe_args = match a.moe.routing {
         Some(_) => Some(a.source.moe_args(&a.moe)?),
@@ -292,8 +280,6 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
         },
     )?;
     bar.finish_and_clear();
-    let roof = report.roofline;
-    let (bound_ms, bound_source) = (report.bound_ms, report.bound_source);
     let layer = match a.layer_exact {
         Some(seconds) => Some(super::layer_exact::solve(
             &loaded,
@@ -320,153 +306,12 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
             },
         );
     }
-    let (rows, warnings, notes) = (&report.methods, &report.warnings, &report.notes);
     if a.csv {
-        use super::output::{csv_number as num, csv_row_head};
-        let chip_label = chip.map(Chip::label_with_hbm).unwrap_or_default();
-        let rows: Vec<Vec<String>> = rows
-            .iter()
-            .map(|r| {
-                let mut row = csv_row_head(
-                    &inst.name,
-                    &chip_label,
-                    &r.method,
-                    r.makespan_ms,
-                    r.gap_le_pct,
-                );
-                row.extend([
-                    num(Some(bound_ms)),
-                    bound_source.to_string(),
-                    num(r.speedup_vs_basic_x),
-                    num(r.ideal_pct),
-                    num(r.hbm_util_pct),
-                    num(r.noc_util_pct),
-                    num(r.tflops),
-                    num(r.compile_s),
-                    r.status.clone(),
-                    r.notes.join("; "),
-                ]);
-                row
-            })
-            .collect();
-        super::output::print_csv(
-            &[
-                "instance",
-                "chip",
-                "method",
-                "makespan_ms",
-                "gap_le_pct",
-                "bound_ms",
-                "bound_source",
-                "speedup_vs_basic_x",
-                "ideal_pct",
-                "hbm_util_pct",
-                "noc_util_pct",
-                "tflops",
-                "compile_s",
-                "status",
-                "notes",
-            ],
-            &rows,
-        );
+        compare_table::print_csv(inst, chip, &report);
         return Ok(());
     }
-    if a.timings.no_timings {
-        println!("{}", header(inst, chip));
-    } else {
-        println!("{} (instance built in {build_s:.2} s)", header(inst, chip));
-    }
-    for w in warnings {
-        println!("warning: {w}");
-    }
-    let w = rows.iter().map(|r| r.method.len()).max().unwrap_or(6);
-    println!(
-        "{:<w$} {:>12} {:>10} {:>9} {:>9} {:>8} {:>8} {:>9} {:>10}",
-        "method",
-        "makespan ms",
-        "gap ≤ %",
-        "vs Basic",
-        "% Ideal",
-        "HBM %",
-        "NoC %",
-        "TFLOP/s",
-        "compile s"
-    );
-    let opt = |x: Option<f64>, f: &dyn Fn(f64) -> String| x.map_or("-".to_string(), f);
-    for r in rows {
-        // A method without a schedule says so in its makespan column and why in the rest of
-        // its row, never a row of bare "-".
-        let makespan = match r.makespan_ms {
-            Some(v) => format!("{v:.4}"),
-            None if r.status.starts_with("infeasible") => "infeasible".to_string(),
-            None if r.method == "ideal" => "no figure".to_string(),
-            None => "no schedule".to_string(),
-        };
-        if r.makespan_ms.is_none() && r.method != "ideal" {
-            let why = r.notes.last().map_or("no reason given", String::as_str);
-            println!("{:<w$} {makespan:>12}   {why}", r.method);
-            continue;
-        }
-        println!(
-            "{:<w$} {:>12} {:>10} {:>9} {:>9} {:>8} {:>8} {:>9} {:>10}",
-            r.method,
-            makespan,
-            opt(r.gap_le_pct, &|v| format!("{v:.2}")),
-            opt(r.speedup_vs_basic_x, &|v| format!("{v:.3}x")),
-            opt(r.ideal_pct, &|v| format!("{v:.1}")),
-            opt(r.hbm_util_pct, &|v| format!("{v:.1}")),
-            opt(r.noc_util_pct, &|v| format!("{v:.1}")),
-            opt(r.tflops, &|v| format!("{v:.2}")),
-            r.compile_s.map_or("-".to_string(), |c| format!("{c:.3}"))
-        );
-    }
-    println!("basic … elk-full: the reference artifact's algorithms; *-fill, *-greedy: elk-opt's named variants (docs/heuristics.md)");
-    for n in notes {
-        println!("note: {n}");
-    }
-    println!("{RETIME_LEGEND}");
-    println!("ideal: Elk's figure (fastest option per operator with the whole SRAM, loads never contend) — not a schedule and not a proven bound");
-    println!("HBM % / NoC %: the share of the makespan the HBM / the NoC is busy");
-    let parts = format!(
-        "HBM {:.4}, execution {:.4}, prefix {:.4} ms",
-        inst.ms(roof.hbm_cycles),
-        inst.ms(roof.exec_cycles),
-        inst.ms(roof.prefix_cycles)
-    );
-    let prefix = "prefix: the best cut of the chain into a head, whose stages must hold the loads up to the cut (HBM or NoC time) or its executions, and a tail executed at full speed";
-    match &segment {
-        Some(s) if bound_source == "segment relaxation" => {
-            println!(
-                "gap ≤ %: against the certified segment relaxation lower bound {:.4} ms (one LP per distinct layer, {} segments; docs/exact.md, \"Whole models\"), so at least that close to the optimum",
-                bound_ms,
-                s.segments
-            );
-            println!(
-                "  its best price μ = {:.3}: what one cycle of load work moved across a layer boundary costs in the relaxation",
-                s.price
-            );
-            println!(
-                "  the roofline bound is lower: {:.4} ms ({parts}); {prefix}",
-                inst.ms(roof.best())
-            );
-            println!("  a stronger bound may come from `gap --whole-model-bound milp` (MILP dual bounds per segment, slower); `elk-opt gap` adds the window search's schedule as a row");
-        }
-        _ => {
-            println!(
-                "gap ≤ %: against the certified roofline lower bound {:.4} ms ({parts}), so at least that close to the optimum; {}",
-                bound_ms,
-                match a.bound {
-                    BoundChoice::Roofline =>
-                        "`--bound segment` or `elk-opt gap` tightens it (segment relaxation, docs/exact.md)",
-                    BoundChoice::Segment if segment.is_none() =>
-                        "the segment relaxation does not apply here (no repeated layers, or no price solved)",
-                    BoundChoice::Segment =>
-                        "the segment relaxation gives no more here; `elk-opt gap` may (MILP, window search)",
-                }
-            );
-            println!("  {prefix}");
-        }
-    }
+    compare_table::print_text(inst, chip, &report, build_s, a.timings.no_timings);
+    compare_table::print_bound(inst, &report, segment.as_ref(), a.bound);
     if let Some((layer, section)) = &layer {
         super::layer_exact::print(layer, section);
     }
@@ -475,6 +320,23 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
             "\nMoE load policies (docs/moe.md; the methods above ran on the balanced routing):"
         );
         super::moe::print_section(section, args.batch);
+    }
+    Ok(())
+}
+
+/// `--csv` is the methods' table only: refused with the sections it cannot hold.
+fn refuse_csv_with_sections(a: &CompareArgs) -> anyhow::Result<()> {
+    if a.csv && a.layer_exact.is_some() {
+        return super::flags::Usage::err(
+            "--csv with --layer-exact: the CSV is the whole model's table; the layer's is \
+             `elk-opt gap --layers 0..1 --csv`",
+        );
+    }
+    if a.csv && a.moe.routing.is_some() {
+        return super::flags::Usage::err(
+            "--csv with --routing: the CSV is the methods' table; the policies' is in \
+             `elk-opt moe --json`",
+        );
     }
     Ok(())
 }
