@@ -380,7 +380,7 @@ fn stronger_bound(out: &GapReport, limit_flag: &str) -> Option<String> {
     if out.reference == "optimum" {
         return None;
     }
-    let time_limited = matches!(e.stop, StopReason::TimeLimit | StopReason::Killed)
+    let time_limited = e.stop.time_limited()
         || e.search
             .as_ref()
             .is_some_and(|s| s.stop == LnsStop::TimeLimit);
