@@ -32,6 +32,7 @@ mod extract;
 pub mod lns;
 pub mod milp;
 mod prune;
+mod queue;
 mod retime;
 pub mod segments;
 pub mod smt;
@@ -44,5 +45,6 @@ pub use exact::{
     GapReference, ModelStats, Phase, WholeModelBound, WholeModelSearch, WorkerCommand,
 };
 pub use extract::{OrderHint, RawSolution};
+pub use queue::{requeue, QueueReport};
 pub use retime::{retime, RetimeReport, RetimeStop, Retimed, RETIME_SUFFIX};
 pub use tolerance::{meets_bound, MEETS_BOUND};

@@ -13,7 +13,10 @@
 //! and measurements.
 
 mod replicate;
+mod starts;
 mod window;
+
+pub use starts::improve_from_starts;
 
 use std::ops::Range;
 use std::time::{Duration, Instant};

@@ -12,6 +12,8 @@ mod cross_check;
 mod meets_bound;
 #[path = "exact/phased.rs"]
 mod phased;
+#[path = "exact/queue.rs"]
+mod queue;
 #[path = "exact/real_ops.rs"]
 mod real_ops;
 #[path = "exact/retime.rs"]

@@ -3,7 +3,8 @@
 //! item 5.
 //!
 //! `cargo run --release -p elk-benchmarks --bin window_search -- INSTANCE SCHEDULE
-//! [--time-limit S] [--window-ops N] [--earlier STAGES] [--max-nodes N] [--bound-ms B]`
+//! [--time-limit S] [--window-ops N] [--earlier STAGES] [--max-nodes N] [--bound-ms B] [-o OUT] [--queue R]`
+//! (`--queue R`: queue re-timing with R refinements first, `elk_solver::requeue`)
 #![allow(clippy::unwrap_used)] // a benchmark that cannot load its input should stop loudly
 
 use elk_solver::lns::{improve, LnsOptions};
@@ -19,7 +20,27 @@ fn main() {
     };
     let inst = Instance::read(std::path::Path::new(&args[1])).unwrap();
     let text = std::fs::read_to_string(&args[2]).unwrap();
-    let input = Schedule::from_json(&args[2], &text).unwrap();
+    let mut input = Schedule::from_json(&args[2], &text).unwrap();
+    if let Some(refinements) = value("--queue").map(|v| v.parse().unwrap()) {
+        let t = std::time::Instant::now();
+        let q = elk_solver::requeue(
+            &inst,
+            &input,
+            "queue",
+            refinements,
+            std::time::Duration::from_secs(60),
+        )
+        .unwrap();
+        println!(
+            "queue re-timing: {:.4} → {:.4} ms, {} LPs, {:.1} s, rejected {:?}",
+            inst.ms(q.input_cycles),
+            inst.ms(q.makespan_cycles),
+            q.lps,
+            t.elapsed().as_secs_f64(),
+            q.rejected
+        );
+        input = q.schedule;
+    }
     let defaults = LnsOptions::default();
     let opts = LnsOptions {
         window_ops: value("--window-ops").map(|v| v.parse().unwrap()),
@@ -36,7 +57,7 @@ fn main() {
             format!(", gap ≤ {:.2} %", 100.0 * (ms / b - 1.0))
         })
     };
-    let r = improve(&inst, &input, &opts, &|step| {
+    let found = improve(&inst, &input, &opts, &|step| {
         eprintln!(
             "sweep {} window {}/{} ops {}..{} · {:.1} s · incumbent {:.4} ms",
             step.sweep,
@@ -48,8 +69,11 @@ fn main() {
             inst.ms(step.incumbent)
         );
     })
-    .unwrap()
-    .summary;
+    .unwrap();
+    if let Some(out) = value("-o") {
+        std::fs::write(out, found.schedule.to_json().unwrap()).unwrap();
+    }
+    let r = found.summary;
     let input_ms = inst.ms(r.input_cycles);
     println!("{}: input {:.4} ms{}", inst.name, input_ms, gap(input_ms));
     for i in &r.improvements {

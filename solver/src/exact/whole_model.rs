@@ -7,7 +7,7 @@ use crate::error::Result;
 use crate::exact::backend::BackendResult;
 use crate::exact::solve::Solve;
 use crate::exact::{ExactEvent, ExactReport, Phase, WholeModelBound, WholeModelSearch};
-use crate::lns::{improve, LnsOptions, LnsStep, LnsStop, LnsSummary};
+use crate::lns::{improve_from_starts, LnsOptions, LnsStep, LnsStop, LnsSummary};
 use crate::segments::{segment_bound_with, PricedBound, SegmentOptions, SegmentStep};
 use elk_stage::instance::Instance;
 use elk_stage::method::StopReason;
@@ -129,7 +129,7 @@ impl Solve<'_> {
                 elapsed_s: started.elapsed().as_secs_f64(),
             });
         };
-        let found = improve(inst, &input, &opts, &on_step)?;
+        let found = improve_from_starts(inst, &input, &opts, &on_step)?;
         let s = &found.summary;
         self.phases.push(Phase {
             what: "window search".into(),

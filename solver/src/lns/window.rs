@@ -23,6 +23,10 @@ use crate::error::{Result, SolverError};
 use crate::milp::reports_its_columns;
 use crate::prune::Pruned;
 use crate::retime::{clean_work, LoadSpans};
+
+/// Work below this fraction of its load's H in a window MILP's solution is integrality
+/// tolerance (HiGHS's `mip_feasibility_tolerance` is 1e-6), not a decision.
+const MIP_DUST: f64 = 1e-5;
 use elk_stage::instance::{Instance, NocRow};
 use elk_stage::schedule::Schedule;
 use elk_stage::units::{Cycles, OpId, Stage};
@@ -563,7 +567,15 @@ impl WindowModel {
                 options[*i] = o;
             }
         }
-        let pieces = self.w.iter().map(|&(j, k, c)| (j, k, values[c.index()]));
+        // HiGHS's integrality tolerance lets a start binary sit at 1e-6 while its load does
+        // up to H·1e-6 of work "before it started" in the model; the simulator would see that
+        // piece start the load (and break the order rule). Such pieces are dropped here and
+        // their work goes to the load's largest piece (clean_work).
+        let pieces = self.w.iter().map(|&(j, k, c)| {
+            let v = values[c.index()];
+            let dust = v < MIP_DUST * inst.ops[j].hbm_cycles.get();
+            (j, k, if dust { 0.0 } else { v })
+        });
         let work = clean_work(inst, pieces);
         let schedule = Schedule::new(
             inst,

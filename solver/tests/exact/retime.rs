@@ -49,14 +49,20 @@ fn check_report(inst: &Instance, r: &RetimeReport, what: &str) {
     }
 }
 
-#[test]
-fn retimed_heuristics_are_valid_and_never_worse_on_the_corpus() {
+/// 20 instances of the study spec and 40 tiny ones (4–8 operators, up to 4 options).
+pub(super) fn corpus() -> Vec<Instance> {
     let mut instances: Vec<Instance> = (0..20)
         .map(|seed| random_instance(seed, &RandomSpec::study()))
         .collect();
     instances.extend(
         (300..340).map(|seed| random_instance(seed, &RandomSpec::tiny(4 + (seed % 5) as usize, 4))),
     );
+    instances
+}
+
+#[test]
+fn retimed_heuristics_are_valid_and_never_worse_on_the_corpus() {
+    let instances = corpus();
     let (mut runs, mut improved) = (0, 0);
     for inst in &instances {
         for name in elk_heuristics::NAMES
