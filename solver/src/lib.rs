@@ -45,6 +45,6 @@ pub use exact::{
     GapReference, ModelStats, Phase, WholeModelBound, WholeModelSearch, WorkerCommand,
 };
 pub use extract::{OrderHint, RawSolution};
-pub use queue::{requeue, QueueReport};
+pub use queue::{queue_for_options, requeue, QueueReport};
 pub use retime::{retime, RetimeReport, RetimeStop, Retimed, RETIME_SUFFIX};
 pub use tolerance::{meets_bound, MEETS_BOUND};

@@ -310,6 +310,38 @@ pub(crate) fn boundary_bound(
     }))
 }
 
+/// The options the LP relaxation of `inst` with `boundary` picks: per operator the original
+/// index of the option with the largest x. `None` when HiGHS ends without a solution.
+pub(crate) fn boundary_lp_options(
+    inst: &Instance,
+    boundary: encode::Boundary,
+    time_limit: Duration,
+) -> Result<Option<Vec<usize>>> {
+    let pruned = prune(inst);
+    let enc = encode::encode_segment(inst, &pruned, Linearisation::BigM, true, boundary);
+    let model = configured(enc.problem, Some(time_limit))?;
+    let solved = model
+        .try_solve()
+        .map_err(|e| backend(format!("segment options: {e:?}")))?;
+    if solved.primal_solution_status() != highs::HighsSolutionStatus::Feasible {
+        return Ok(None);
+    }
+    let sol = solved.get_solution();
+    let cols = sol.columns();
+    Ok(Some(
+        enc.x
+            .iter()
+            .enumerate()
+            .map(|(i, xs)| {
+                let best = (0..xs.len())
+                    .max_by(|&a, &b| cols[xs[a].index].total_cmp(&cols[xs[b].index]))
+                    .unwrap_or(0);
+                pruned.kept[i].get(best).copied().unwrap_or(0)
+            })
+            .collect(),
+    ))
+}
+
 /// What [`boundary_bound`] proved.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct BoundRun {

@@ -296,13 +296,46 @@ pub fn requeue(
     refinements: usize,
     time_limit: Duration,
 ) -> Result<QueueReport> {
-    let started = Instant::now();
-    let left = || time_limit.saturating_sub(started.elapsed());
     let input_cycles = elk_sim::judged_makespan(inst, s).map_err(|v| {
         SolverError::Input(format!(
             "queue re-timing: the input schedule is invalid: {v}"
         ))
     })?;
+    run(inst, s, input_cycles, method, refinements, time_limit)
+}
+
+/// Queue schedules for `options` (one per operator) as [`requeue`] builds them, without an
+/// input schedule: `schedule` is the best of them (`makespan_cycles` infinite and `seeds`
+/// empty when none was valid).
+pub fn queue_for_options(
+    inst: &Instance,
+    options: Vec<usize>,
+    method: &str,
+    refinements: usize,
+    time_limit: Duration,
+) -> Result<QueueReport> {
+    let s = Schedule::new(inst, method, options, Vec::new(), Vec::new(), Cycles(0.0));
+    run(
+        inst,
+        &s,
+        Cycles(f64::INFINITY),
+        method,
+        refinements,
+        time_limit,
+    )
+}
+
+/// [`requeue`] once the input's makespan is known.
+fn run(
+    inst: &Instance,
+    s: &Schedule,
+    input_cycles: Cycles,
+    method: &str,
+    refinements: usize,
+    time_limit: Duration,
+) -> Result<QueueReport> {
+    let started = Instant::now();
+    let left = || time_limit.saturating_sub(started.elapsed());
     let mut best = s.clone();
     best.method = method.into();
     best.makespan_cycles = input_cycles;

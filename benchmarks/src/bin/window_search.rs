@@ -3,8 +3,11 @@
 //! item 5.
 //!
 //! `cargo run --release -p elk-benchmarks --bin window_search -- INSTANCE SCHEDULE
-//! [--time-limit S] [--window-ops N] [--earlier STAGES] [--max-nodes N] [--bound-ms B] [-o OUT] [--queue R]`
-//! (`--queue R`: queue re-timing with R refinements first, `elk_solver::requeue`)
+//! [--time-limit S] [--window-ops N] [--earlier STAGES] [--max-nodes N] [--bound-ms B] [-o OUT]
+//! [--relaxed-options MU] [--queue R]`
+//! (`--relaxed-options MU`: start instead from the queue schedule of the options the segment
+//! relaxation picks at price MU, `elk_solver::segments::relaxation_options`; `--queue R`: queue
+//! re-timing with R refinements first, `elk_solver::requeue`)
 #![allow(clippy::unwrap_used)] // a benchmark that cannot load its input should stop loudly
 
 use elk_solver::lns::{improve, LnsOptions};
@@ -21,6 +24,32 @@ fn main() {
     let inst = Instance::read(std::path::Path::new(&args[1])).unwrap();
     let text = std::fs::read_to_string(&args[2]).unwrap();
     let mut input = Schedule::from_json(&args[2], &text).unwrap();
+    if let Some(price) = value("--relaxed-options").map(|v| v.parse::<f64>().unwrap()) {
+        let t = std::time::Instant::now();
+        let options = elk_solver::segments::relaxation_options(
+            &inst,
+            price,
+            std::time::Duration::from_secs(120),
+        )
+        .unwrap()
+        .unwrap();
+        let q = elk_solver::queue_for_options(
+            &inst,
+            options,
+            "relaxed",
+            3,
+            std::time::Duration::from_secs(60),
+        )
+        .unwrap();
+        println!(
+            "relaxation's options (μ = {price}): queue {:.4} ms, {} LPs, {:.1} s, rejected {:?}",
+            inst.ms(q.makespan_cycles),
+            q.lps,
+            t.elapsed().as_secs_f64(),
+            q.rejected
+        );
+        input = q.schedule;
+    }
     if let Some(refinements) = value("--queue").map(|v| v.parse().unwrap()) {
         let t = std::time::Instant::now();
         let q = elk_solver::requeue(

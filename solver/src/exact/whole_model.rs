@@ -21,9 +21,9 @@ impl Solve<'_> {
         self.too_large_note();
         let searching =
             self.opts.whole_model_search == WholeModelSearch::Window && self.warm.is_some();
-        self.whole_model_bound(if searching { 0.5 } else { 0.9 })?;
+        let price = self.whole_model_bound(if searching { 0.5 } else { 0.9 })?;
         let search = if searching {
-            self.window_search()?
+            self.window_search(price)?
         } else {
             None
         };
@@ -41,11 +41,12 @@ impl Solve<'_> {
     }
 
     /// The segment relaxation's bound for an instance too large for the backend, with what is
-    /// left of the time limit (60 s without one), recorded in `self.bounds` with a note.
-    fn whole_model_bound(&mut self, share: f64) -> Result<()> {
+    /// left of the time limit (60 s without one), recorded in `self.bounds` with a note; the
+    /// best price when there is one.
+    fn whole_model_bound(&mut self, share: f64) -> Result<Option<f64>> {
         let (inst, opts) = (self.inst, self.opts);
         if opts.whole_model == WholeModelBound::Off {
-            return Ok(());
+            return Ok(None);
         }
         // `share` of what is left: at most 0.9, leaving a tenth for the report, so a hard-limit
         // kill never loses the bound; half when the window search follows.
@@ -66,7 +67,8 @@ impl Solve<'_> {
                 bound: step.best_bound.map_or(roof, |b| b.max(roof)),
             });
         };
-        match segment_bound_with(inst, &seg_opts, &on_step)? {
+        let found = segment_bound_with(inst, &seg_opts, &on_step)?;
+        match &found {
             Some(b) => {
                 self.notes.push(format!(
                     "segment relaxation: {} segments of {} layer(s), {} distinct, {} each, best price μ = {:.3}",
@@ -93,12 +95,13 @@ impl Solve<'_> {
                 if share < 0.9 { "half of it" } else { "nine tenths" }
             )),
         }
-        Ok(())
+        Ok(found.map(|b| b.price))
     }
 
-    /// The window search ([`crate::lns`]) from the best schedule so far, with nine tenths of
-    /// what is left of the limit (60 s without one); an improvement replaces `self.warm`.
-    fn window_search(&mut self) -> Result<Option<LnsSummary>> {
+    /// The window search ([`crate::lns`]) from the best schedule so far and, with the segment
+    /// relaxation's `price`, from its options, with nine tenths of what is left of the limit
+    /// (60 s without one); an improvement replaces `self.warm`.
+    fn window_search(&mut self, price: Option<f64>) -> Result<Option<LnsSummary>> {
         let inst = self.inst;
         let Some((input, _)) = self.warm.clone() else {
             return Ok(None);
@@ -129,7 +132,7 @@ impl Solve<'_> {
                 elapsed_s: started.elapsed().as_secs_f64(),
             });
         };
-        let found = improve_from_starts(inst, &input, &opts, &on_step)?;
+        let found = improve_from_starts(inst, &input, price, &opts, &on_step)?;
         let s = &found.summary;
         self.phases.push(Phase {
             what: "window search".into(),

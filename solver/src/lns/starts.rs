@@ -1,5 +1,6 @@
-//! The window search from several starting points: the input and the queue re-timings of its
-//! options ([`crate::queue`]). Which start leads the search furthest is not predictable from
+//! The window search from several starting points: the input, the queue re-timings of its
+//! options ([`crate::queue`]) and, given the segment relaxation's price, the queue schedule of
+//! the options the relaxation picks ([`crate::segments::relaxation_options`]). Which start leads the search furthest is not predictable from
 //! the starts' own makespans (Llama2-13B at 12 TB/s: the mean-ν queue start ends 1.0 % above
 //! the bound, the refined one 1.7 %, the input 2.1 %; Llama2-70B: the refined one best), so
 //! each start gets an equal first round of half the time, and the best result so far the
@@ -9,18 +10,21 @@ use super::{
     improve, LnsImprovement, LnsOptions, LnsReport, LnsStep, LnsStop, LnsSummary, LNS_METHOD,
 };
 use crate::error::Result;
-use crate::queue::{requeue, REFINEMENTS};
+use crate::queue::{queue_for_options, requeue, REFINEMENTS};
+use crate::segments::relaxation_options;
 use elk_stage::instance::Instance;
 use elk_stage::schedule::Schedule;
 use std::time::Instant;
 
-/// The window search from `input` and from its queue re-timings (module docs), within
+/// The window search from `input`, from its queue re-timings and, with `relaxation_price`
+/// (the segment relaxation's best μ), from the relaxation's options (module docs), within
 /// `opts.time_limit`. The summary's input is `input`'s makespan, its improvements are those
 /// of every round that beat the best so far (each named by its start), and its counts add up
 /// over the rounds.
 pub fn improve_from_starts(
     inst: &Instance,
     input: &Schedule,
+    relaxation_price: Option<f64>,
     opts: &LnsOptions,
     on: &dyn Fn(&LnsStep),
 ) -> Result<LnsReport> {
@@ -31,6 +35,14 @@ pub fn improve_from_starts(
     let names = ["queue re-timing, mean ν", "queue re-timing, refined ν"];
     for (name, (s, _)) in names.iter().zip(queued.seeds) {
         starts.push((name, s));
+    }
+    if let Some(price) = relaxation_price {
+        if let Some(options) = relaxation_options(inst, price, left().mul_f64(0.05))? {
+            let q = queue_for_options(inst, options, LNS_METHOD, REFINEMENTS, left().mul_f64(0.1))?;
+            if q.makespan_cycles.get().is_finite() {
+                starts.push(("queue schedule of the relaxation's options", q.schedule));
+            }
+        }
     }
     let first_round = left().mul_f64(0.5).div_f64(starts.len() as f64);
     let mut rounds = Rounds::default();
@@ -57,7 +69,7 @@ pub fn improve_from_starts(
         let mut last = Rounds {
             best: Some((best, summary)),
         };
-        last.keep(r, "continued", at);
+        last.keep(r, "best start, continued", at);
         (best, summary) = last.best.expect("kept");
     }
     summary.seconds = started.elapsed().as_secs_f64();
@@ -99,7 +111,7 @@ impl Rounds {
         let start = LnsImprovement {
             at_s: 0.0,
             makespan_cycles: s.input_cycles,
-            by: "the re-timed start".into(),
+            by: "the start".into(),
         };
         for i in std::iter::once(start).chain(s.improvements) {
             if i.makespan_cycles < best {
