@@ -556,6 +556,10 @@ pub struct GapReport {
     pub rows: Vec<GapRow>,
     /// Elk's Ideal figure (not a bound).
     pub ideal_cycles: Option<Cycles>,
+    /// The best schedule the exact part ends with (its optimum, the window search's result or
+    /// the warm start), for `gap -o`; not in `--json`, which has its numbers.
+    #[serde(skip)]
+    pub schedule: Option<Schedule>,
 }
 
 impl GapReport {
@@ -629,6 +633,7 @@ pub fn gap_report(
         exact: summary(inst, &report, warm_is, no_timings),
         rows,
         ideal_cycles: elk_heuristics::ideal(inst).cycles,
+        schedule: report.schedule,
     })
 }
 

@@ -92,6 +92,11 @@ pub struct GapArgs {
     /// its status), units in the column names as in `--json` (docs/json.md, "CSV").
     #[arg(long, conflicts_with = "json")]
     csv: bool,
+    /// Write the schedule the exact part ends with (elk-schedule/1): its optimum, the window
+    /// search's result or, when neither ran, the warm start (the best heuristic's); the last
+    /// row of the table. `simulate --schedule` re-judges it.
+    #[arg(short = 'o', long)]
+    output: Option<PathBuf>,
 }
 
 /// This binary's `exact-worker`: where the exact backend runs, killed [`WORKER_GRACE`] after
@@ -223,26 +228,47 @@ pub fn solve(
 
 /// `gap`.
 pub fn gap(a: GapArgs) -> anyhow::Result<()> {
+    if a.output.is_some() && a.output == a.source.emit_instance {
+        return super::flags::Usage::err(
+            "-o and --emit-instance name the same file: the schedule and its instance need two",
+        );
+    }
     let settings = a.exact.settings()?;
     let loaded = a.source.load_full()?;
     let inst = loaded.instance;
     let out = gap_report(&inst, &settings, a.timings.no_timings)?;
+    // The schedule is written before the table is printed, so a table never names a file
+    // that is not there; with no schedule to write, the table still prints and the run fails.
+    if let (Some(path), Some(s)) = (&a.output, &out.schedule) {
+        super::output::write_schedule(path, &inst, s)?;
+    }
     if a.json {
         let config = Config {
             source: a.source.config(),
             exact: settings,
-            output: None,
+            output: a.output.as_deref(),
             no_timings: a.timings.no_timings,
         };
-        return super::json::print_json("gap", &config, &out);
-    }
-    if a.csv {
+        super::json::print_json("gap", &config, &out)?;
+    } else if a.csv {
         print_gap_csv(&inst, loaded.chip.as_ref(), &out);
-        return Ok(());
+    } else {
+        println!("{}", super::solve::header(&inst, loaded.chip.as_ref()));
+        print_gap(&inst, &out, "--time-limit");
+        if let Some(path) = &a.output {
+            if out.schedule.is_some() {
+                println!("schedule: written to {}", path.display());
+            }
+        }
     }
-    println!("{}", super::solve::header(&inst, loaded.chip.as_ref()));
-    print_gap(&inst, &out, "--time-limit");
-    Ok(())
+    match (&a.output, &out.schedule) {
+        (Some(path), None) => anyhow::bail!(
+            "-o {}: the exact part ended without a schedule (status {}); nothing written",
+            path.display(),
+            out.status()
+        ),
+        _ => Ok(()),
+    }
 }
 
 /// [`elk_reports::gap::gap_report`] in this binary's worker, shown on a spinner: `gap`, and
