@@ -312,10 +312,13 @@ class Instance:
         choice = _exact_choice(**exact_flags)
         cb, close = _progress(progress, "gap")
         try:
-            results = json.loads(self._native.gap(choice, no_timings, cb))
+            results_json, native = self._native.gap(choice, no_timings, cb)
         finally:
             close()
-        return GapResult(results, dict(self.config, **_exact_config(choice), no_timings=no_timings), self)
+        r = GapResult(json.loads(results_json), dict(self.config, **_exact_config(choice), no_timings=no_timings), self)
+        if native is not None:
+            r.schedule = Schedule(native, self, r.to_dict()["rows"][-1])
+        return r
 
     def solve(
         self,
@@ -806,6 +809,10 @@ class GapResult(_Result):
 
     _SCHEMA = "elk-opt/gap/1"
     _ROWS = "rows"
+
+    #: The schedule of the last row, the exact part's (what ``gap -o`` writes: its optimum,
+    #: the window search's result or the warm start); ``None`` when it found none.
+    schedule: Optional["Schedule"] = None
 
     @property
     def exact(self) -> Dict[str, Any]:

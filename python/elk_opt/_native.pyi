@@ -60,7 +60,7 @@ class NativeInstance:
         choice: Dict[str, Any],
         no_timings: bool = False,
         progress: Optional[Callable[[int, int, str], Any]] = None,
-    ) -> str: ...
+    ) -> Tuple[str, Optional[NativeSchedule]]: ...
     def solve_exact(
         self,
         choice: Dict[str, Any],

@@ -227,8 +227,9 @@ impl NativeInstance {
         Ok(json)
     }
 
-    /// `gap --json`'s results as JSON; `progress(k, n, name)` for each heuristic, then the
-    /// exact solve's events, then `(n + 1, n, "")`.
+    /// `gap --json`'s results as JSON, and the schedule of its last row (what `gap -o`
+    /// writes; `None`: none); `progress(k, n, name)` for each heuristic, then the exact
+    /// solve's events, then `(n + 1, n, "")`.
     #[pyo3(signature = (choice, no_timings=false, progress=None))]
     fn gap(
         &self,
@@ -236,8 +237,8 @@ impl NativeInstance {
         choice: ExactChoice,
         no_timings: bool,
         progress: Option<Py<PyAny>>,
-    ) -> PyResult<String> {
-        let json = py.detach(|| -> Result<String, Failure> {
+    ) -> PyResult<(String, Option<NativeSchedule>)> {
+        let result = py.detach(|| -> Result<(String, Option<NativeSchedule>), Failure> {
             let settings = choice.settings()?;
             let told = StepsTold::new(progress.as_ref(), &self.instance);
             let report = elk_reports::gap::gap_report(
@@ -248,9 +249,13 @@ impl NativeInstance {
                 &|step| told.tell(step),
             )?;
             told.done();
-            Ok(serde_json::to_string(&report)?)
+            let json = serde_json::to_string(&report)?;
+            Ok((
+                json,
+                report.schedule.map(|schedule| NativeSchedule { schedule }),
+            ))
         })?;
-        Ok(json)
+        Ok(result)
     }
 
     /// `solve --exact --json`'s results as JSON, and the schedule found (`None`: none).

@@ -160,3 +160,12 @@ def test_compare_routing_refuses_what_the_cli_refuses():
     inst = elk_opt.instance("olmoe-1b-7b", num_layers=1, ops="0..4")
     with pytest.raises(ValueError, match="not with --instance, --import or --onnx"):
         elk_opt.compare(inst, routing="uniform")
+
+
+def test_gap_schedule_is_the_last_row_and_what_gap_o_writes(tmp_path):
+    r = elk_opt.gap("llama2-7b", time_limit=LIMIT, no_timings=True, **SMALL)
+    last = r.to_dict()["rows"][-1]
+    assert r.schedule is not None and r.schedule.row == last
+    assert r.schedule.makespan_cycles == pytest.approx(last["makespan_cycles"], rel=1e-9)
+    cli("gap", *SMALL_FLAGS, "--time-limit", LIMIT, "-o", tmp_path / "s.json", "--json")
+    assert r.schedule.to_json() == (tmp_path / "s.json").read_text()
