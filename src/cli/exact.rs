@@ -228,11 +228,10 @@ pub fn solve(
 
 /// `gap`.
 pub fn gap(a: GapArgs) -> anyhow::Result<()> {
-    if a.output.is_some() && a.output == a.source.emit_instance {
-        return super::flags::Usage::err(
-            "-o and --emit-instance name the same file: the schedule and its instance need two",
-        );
-    }
+    super::flags::schedule_and_instance_apart(
+        a.output.as_deref(),
+        a.source.emit_instance.as_deref(),
+    )?;
     let settings = a.exact.settings()?;
     let loaded = a.source.load_full()?;
     let inst = loaded.instance;
@@ -255,10 +254,8 @@ pub fn gap(a: GapArgs) -> anyhow::Result<()> {
     } else {
         println!("{}", super::solve::header(&inst, loaded.chip.as_ref()));
         print_gap(&inst, &out, "--time-limit");
-        if let Some(path) = &a.output {
-            if out.schedule.is_some() {
-                println!("schedule: written to {}", path.display());
-            }
+        if let (Some(path), Some(_)) = (&a.output, &out.schedule) {
+            println!("schedule: written to {}", path.display());
         }
     }
     match (&a.output, &out.schedule) {

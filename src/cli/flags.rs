@@ -19,6 +19,19 @@ impl Usage {
     }
 }
 
+/// `-o` (a schedule) and `--emit-instance` must name two files (`solve`, `gap`).
+pub fn schedule_and_instance_apart(
+    output: Option<&std::path::Path>,
+    emit_instance: Option<&std::path::Path>,
+) -> anyhow::Result<()> {
+    if output.is_some() && output == emit_instance {
+        return Usage::err(
+            "-o and --emit-instance name the same file: the schedule and its instance need two",
+        );
+    }
+    Ok(())
+}
+
 /// `--mode`: decode, prefill, forward-batch or training.
 pub fn mode(s: &str) -> Result<Mode, String> {
     Mode::parse(s).map_err(|e| e.to_string())

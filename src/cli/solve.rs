@@ -66,11 +66,10 @@ struct SolveConfig<'a> {
 }
 
 pub fn solve(a: SolveArgs) -> anyhow::Result<()> {
-    if a.output.is_some() && a.output == a.source.emit_instance {
-        return super::flags::Usage::err(
-            "-o and --emit-instance name the same file: the schedule and its instance need two",
-        );
-    }
+    super::flags::schedule_and_instance_apart(
+        a.output.as_deref(),
+        a.source.emit_instance.as_deref(),
+    )?;
     let Some(method) = a.method.clone().filter(|_| !a.exact) else {
         if a.trace.is_some() {
             return Err(super::flags::Usage(

@@ -387,22 +387,17 @@ fn solve_emits_the_instance_it_used() {
         std::fs::read(&copy).unwrap(),
         std::fs::read(&built).unwrap()
     );
-    // One file for both is refused before anything is built or written.
+    // One file for both is refused before anything is built or written, by `solve` and `gap`.
     let same = tmp("emit-same.json");
-    let mut args = vec![
-        "solve",
-        "--method",
-        "basic",
-        "-o",
-        s(&same),
-        "--emit-instance",
-        s(&same),
-    ];
-    args.extend_from_slice(&MODEL);
-    let out = elk(&args);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).starts_with("error: -o and --emit-instance name the same file"));
-    assert!(!same.exists());
+    for command in [&["solve", "--method", "basic"][..], &["gap"]] {
+        let mut args = command.to_vec();
+        args.extend_from_slice(&["-o", s(&same), "--emit-instance", s(&same)]);
+        args.extend_from_slice(&MODEL);
+        let out = elk(&args);
+        assert_eq!(out.status.code(), Some(2), "{command:?}");
+        assert!(stderr(&out).starts_with("error: -o and --emit-instance name the same file"));
+        assert!(!same.exists());
+    }
 }
 
 #[test]
