@@ -5,7 +5,7 @@
 mod encode;
 mod warm;
 
-pub(crate) use encode::{Absorb, Boundary};
+pub(crate) use encode::{Absorb, AbsorbClass, Boundary, CoupledPart};
 pub use encode::{Linearisation, ModelSize};
 
 use crate::error::{Result, SolverError};
@@ -269,6 +269,7 @@ pub(crate) fn boundary_bound(
 ) -> Result<Option<BoundRun>> {
     let start = Instant::now();
     let pruned = prune(inst);
+    let prologue_priced = boundary.prologue_price.is_some();
     let enc = encode::encode_segment(inst, &pruned, Linearisation::BigM, relax, boundary);
     let remaining = time_limit.map(|l| l.saturating_sub(start.elapsed()));
     let model = configured(enc.problem, remaining)?;
@@ -297,11 +298,17 @@ pub(crate) fn boundary_bound(
     let slope_cycles = (relax && bound.is_some()).then(|| {
         let sol = solved.get_solution();
         let cols = sol.columns();
-        let prologue = match (boundary.prologue_price, enc.d.first()) {
-            (Some(_), Some(d0)) => cols[d0.index],
+        let prologue = match (prologue_priced, enc.d.first()) {
+            (true, Some(d0)) => cols[d0.index],
             _ => 0.0,
         };
-        prologue - enc.absorbed.iter().map(|c| cols[c.index]).sum::<f64>()
+        prologue
+            - enc
+                .absorbed
+                .iter()
+                .flatten()
+                .map(|c| cols[c.index])
+                .sum::<f64>()
     });
     Ok(bound.map(|bound_cycles| BoundRun {
         bound_cycles,
@@ -340,6 +347,21 @@ pub(crate) fn boundary_lp_options(
             })
             .collect(),
     ))
+}
+
+/// The optimum of the coupled segment LP ([`encode::encode_coupled`]): a lower bound on every
+/// schedule of the chain the parts were cut from. `None` when HiGHS ends without an optimum.
+pub(crate) fn coupled_bound(
+    parts: &[CoupledPart],
+    classes: &[f64],
+    time_limit: Option<Duration>,
+) -> Result<Option<(f64, ModelSize)>> {
+    let (problem, size) = encode::encode_coupled(parts, classes);
+    let model = configured(problem, time_limit)?;
+    let solved = model
+        .try_solve()
+        .map_err(|e| backend(format!("coupled segment bound: {e:?}")))?;
+    Ok((solved.status() == HighsModelStatus::Optimal).then(|| (solved.objective_value(), size)))
 }
 
 /// What [`boundary_bound`] proved.

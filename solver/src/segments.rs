@@ -14,6 +14,10 @@
 //! T = Σ_s (its stages − μ·absorbed + μ·charged) ≥ Σ_s L_s(μ), where L_s is the segment
 //! problem's optimum — or any lower bound of it, such as its LP relaxation or a MILP dual
 //! bound. Identical middle layers give one problem, solved once.
+//!
+//! [`coupled`] solves the same problems as one LP with the priced equation kept, one per ν
+//! value: at least as tight as every price, and what [`segment_bound`] reports when it searches
+//! the prices.
 
 use std::ops::Range;
 use std::time::{Duration, Instant};
@@ -23,7 +27,10 @@ use elk_stage::units::{Cycles, OpId};
 use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
-use crate::milp::{boundary_bound, boundary_lp_options, Absorb, Boundary};
+use crate::milp::{boundary_bound, boundary_lp_options, Absorb, AbsorbClass, Boundary};
+
+mod coupled;
+pub use coupled::{coupled_segment_bound, CoupledBound};
 
 /// How to compute the bound.
 #[derive(Clone, Debug)]
@@ -59,8 +66,12 @@ pub fn fingerprint() -> &'static str {
         let mut h = elk_stage::hash::Fnv1a64::default();
         for s in [
             include_str!("segments.rs"),
+            include_str!("segments/coupled.rs"),
             include_str!("milp.rs"),
             include_str!("milp/encode.rs"),
+            include_str!("milp/encode/columns.rs"),
+            include_str!("milp/encode/rows.rs"),
+            include_str!("milp/encode/order.rs"),
             include_str!("milp/warm.rs"),
             include_str!("../../Cargo.lock"),
         ] {
@@ -90,8 +101,11 @@ pub struct PricedBound {
 /// The segment relaxation's result.
 #[derive(Clone, Debug, Serialize)]
 pub struct SegmentBound {
-    /// The best bound over the prices tried, cycles.
+    /// The best bound: of the prices tried and the coupled LP, cycles.
     pub bound_cycles: f64,
+    /// The coupled LP's bound ([`coupled_segment_bound`]), computed before the price search
+    /// when the prices are searched (`None`: not computed, or not finished in time).
+    pub coupled_cycles: Option<f64>,
     /// The price that gave it.
     pub price: f64,
     /// Segments the chain was cut into.
@@ -137,6 +151,8 @@ struct Segment {
     later_hbm: f64,
     /// The least ν of those loads' options.
     later_nu: f64,
+    /// Per ν value (ascending), the HBM cycles of those loads with an option of that ν.
+    later_by_nu: Vec<(f64, f64)>,
 }
 
 /// Identical segments, solved once.
@@ -146,6 +162,8 @@ struct Group {
     last: bool,
     cap: f64,
     nu: f64,
+    /// Per ν value, the largest of the members' `later_by_nu`.
+    by_nu: Vec<(f64, f64)>,
     count: usize,
 }
 
@@ -155,10 +173,13 @@ impl Group {
     fn boundary(&self, price: f64) -> Boundary {
         Boundary {
             prologue_price: (!self.first).then_some(price),
-            absorb: (!self.last).then_some(Absorb {
+            absorb: (!self.last).then(|| Absorb {
                 price,
                 cap: self.cap,
-                nu: if self.nu.is_finite() { self.nu } else { 0.0 },
+                classes: vec![AbsorbClass {
+                    nu: if self.nu.is_finite() { self.nu } else { 0.0 },
+                    cap: self.cap,
+                }],
             }),
         }
     }
@@ -181,6 +202,7 @@ fn segments(inst: &Instance, per: usize) -> Option<Vec<Segment>> {
         .collect();
     cuts.insert(0, 0);
     cuts.push(n);
+    let nus = nu_values(inst);
     let out = cuts
         .windows(2)
         .enumerate()
@@ -199,10 +221,33 @@ fn segments(inst: &Instance, per: usize) -> Option<Vec<Segment>> {
                     .iter()
                     .flat_map(|&j| inst.ops[j].options.iter().map(|o| o.noc_per_hbm))
                     .fold(f64::INFINITY, f64::min),
+                later_by_nu: nus
+                    .iter()
+                    .map(|&nu| {
+                        let with = later
+                            .iter()
+                            .filter(|&&j| inst.ops[j].options.iter().any(|o| o.noc_per_hbm == nu));
+                        (nu, with.map(|&j| inst.ops[j].hbm_cycles.get()).sum())
+                    })
+                    .collect(),
             }
         })
         .collect();
     Some(out)
+}
+
+/// Every ν of any load's option in `inst`, ascending, each once.
+fn nu_values(inst: &Instance) -> Vec<f64> {
+    let mut nus: Vec<f64> = inst
+        .ops
+        .iter()
+        .enumerate()
+        .filter(|(j, _)| inst.is_load(OpId(*j)))
+        .flat_map(|(_, op)| op.options.iter().map(|o| o.noc_per_hbm))
+        .collect();
+    nus.sort_by(f64::total_cmp);
+    nus.dedup_by(|a, b| a.to_bits() == b.to_bits());
+    nus
 }
 
 /// The segment as an instance of its own. A displacement-bounded order is relaxed to a free
@@ -240,6 +285,9 @@ fn groups(inst: &Instance, segs: &[Segment]) -> Vec<Group> {
                 g.count += 1;
                 g.cap = g.cap.max(seg.later_hbm);
                 g.nu = g.nu.min(seg.later_nu);
+                for (mine, theirs) in g.by_nu.iter_mut().zip(&seg.later_by_nu) {
+                    mine.1 = mine.1.max(theirs.1);
+                }
             }
             None => groups.push(Group {
                 sub,
@@ -247,6 +295,7 @@ fn groups(inst: &Instance, segs: &[Segment]) -> Vec<Group> {
                 last: seg.last,
                 cap: seg.later_hbm,
                 nu: seg.later_nu,
+                by_nu: seg.later_by_nu.clone(),
                 count: 1,
             }),
         }
@@ -273,6 +322,14 @@ pub fn segment_bound_with(
     let start = Instant::now();
     let Some(segs) = segments(inst, opts.layers_per_segment) else {
         return Ok(None);
+    };
+    // The coupled LP is at least the priced LPs' maximum (docs/exact.md) and takes seconds,
+    // so it goes first; the price search still runs for its price (the window search's start).
+    let coupled = if opts.prices.is_empty() {
+        coupled_segment_bound(inst, opts.layers_per_segment, opts.time_limit)?
+            .map(|c| c.bound_cycles)
+    } else {
+        None
     };
     let groups = groups(inst, &segs);
     let planned = if opts.prices.is_empty() {
@@ -308,7 +365,8 @@ pub fn segment_bound_with(
         return Ok(None);
     };
     Ok(Some(SegmentBound {
-        bound_cycles: best.bound_cycles,
+        bound_cycles: coupled.map_or(best.bound_cycles, |c| c.max(best.bound_cycles)),
+        coupled_cycles: coupled,
         price: best.price,
         segments: segs.len(),
         distinct: groups.len(),

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
 /// The entry's format.
-const FORMAT: &str = "elk-bound/1";
+const FORMAT: &str = "elk-bound/2";
 
 /// One cached bound: what `compare` prints of it, floats as their bits.
 #[derive(Serialize, Deserialize, PartialEq, Debug)]
@@ -28,6 +28,7 @@ struct Entry {
 #[serde(deny_unknown_fields)]
 struct Found {
     bound_cycles_bits: u64,
+    coupled_cycles_bits: Option<u64>,
     price_bits: u64,
     segments: usize,
     distinct: usize,
@@ -62,6 +63,7 @@ pub fn segment_bound(
     {
         return Ok(entry.bound.map(|b| SegmentBound {
             bound_cycles: f64::from_bits(b.bound_cycles_bits),
+            coupled_cycles: b.coupled_cycles_bits.map(f64::from_bits),
             price: f64::from_bits(b.price_bits),
             segments: b.segments,
             distinct: b.distinct,
@@ -79,6 +81,7 @@ pub fn segment_bound(
             key,
             bound: found.as_ref().map(|b| Found {
                 bound_cycles_bits: b.bound_cycles.to_bits(),
+                coupled_cycles_bits: b.coupled_cycles.map(f64::to_bits),
                 price_bits: b.price.to_bits(),
                 segments: b.segments,
                 distinct: b.distinct,

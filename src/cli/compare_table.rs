@@ -147,14 +147,21 @@ pub fn print_bound(
     let prefix = "prefix: the best cut of the chain into a head, whose stages must hold the loads up to the cut (HBM or NoC time) or its executions, and a tail executed at full speed";
     match segment {
         Some(s) if bound_source == "segment relaxation" => {
+            let coupled = s.coupled_cycles.is_some_and(|c| c >= s.bound_cycles);
             println!(
-                "gap ≤ %: against the certified segment relaxation lower bound {:.4} ms (one LP per distinct layer, {} segments; docs/exact.md, \"Whole models\"), so at least that close to the optimum",
+                "gap ≤ %: against the certified segment relaxation lower bound {:.4} ms ({}, {} segments; docs/exact.md, \"Whole models\"), so at least that close to the optimum",
                 bound_ms,
+                if coupled {
+                    "one LP over the distinct layers, the work moved across layer boundaries balanced per NoC-per-HBM ratio ν"
+                } else {
+                    "one LP per distinct layer at the best price"
+                },
                 s.segments
             );
             println!(
-                "  its best price μ = {:.3}: what one cycle of load work moved across a layer boundary costs in the relaxation",
-                s.price
+                "  the price search's best μ = {:.3}: what one cycle of load work moved across a layer boundary costs in the relaxation{}",
+                s.price,
+                if coupled { " (the coupled LP is at least as tight)" } else { "" }
             );
             println!(
                 "  the roofline bound is lower: {:.4} ms ({parts}); {prefix}",

@@ -198,8 +198,8 @@ pub struct CompareArgs {
     )]
     layer_exact: Option<f64>,
     /// The certified lower bound of the `gap ≤ %` column: `roofline` (instant), or
-    /// `segment`, the segment relaxation `gap` uses on a whole model (one LP per distinct
-    /// layer and boundary price: seconds on a 13B model; docs/exact.md, "Whole models"). The
+    /// `segment`, the segment relaxation `gap` uses on a whole model (LPs over the distinct
+    /// layers: seconds on a 13B model; docs/exact.md, "Whole models"). The
     /// main job uses `segment`.
     #[arg(long, value_enum, default_value = "roofline")]
     bound: BoundChoice,

@@ -80,6 +80,12 @@ impl Solve<'_> {
                 ));
                 let (note, steps) = improvements(inst, &b.prices);
                 self.notes.push(note);
+                if let Some(c) = b.coupled_cycles {
+                    self.notes.push(format!(
+                        "segment relaxation coupled by ν (one LP, the prices' constraints kept): {:.4} ms",
+                        inst.ms(Cycles(c))
+                    ));
+                }
                 self.phases.push(Phase {
                     what: "segment relaxation".into(),
                     seconds: b.seconds,

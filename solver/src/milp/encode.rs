@@ -17,6 +17,7 @@ mod order;
 mod rows;
 
 use elk_stage::instance::Instance;
+use good_lp::solvers::highs::HighsProblem;
 use good_lp::{Expression, ProblemVariables, Variable};
 use serde::Serialize;
 
@@ -104,8 +105,9 @@ pub(crate) struct Encoding {
     pub p: Vec<Vec<Option<Col>>>,
     /// Stage durations.
     pub d: Vec<Col>,
-    /// Later work absorbed per stage (empty without [`Boundary::absorb`]).
-    pub absorbed: Vec<Col>,
+    /// Later work absorbed, per class of [`Absorb::classes`] and stage (empty without
+    /// [`Boundary::absorb`]).
+    pub absorbed: Vec<Vec<Col>>,
     /// The phased NoC row's in-compute work, shaped as `w` (empty with SPEC §4's row).
     pub y: Vec<Vec<Vec<Col>>>,
     pub linearisation: Linearisation,
@@ -113,7 +115,7 @@ pub(crate) struct Encoding {
 
 /// How a segment of a longer chain meets the rest of it (the segment relaxation of
 /// `crate::segments`; docs/exact.md proves the bound). The default is a whole instance.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct Boundary {
     /// Stage 0 stands for every stage before the segment: its load work costs this price per
     /// HBM cycle instead of being a stage of its own (no duration or NoC row there; its
@@ -125,14 +127,23 @@ pub(crate) struct Boundary {
 }
 
 /// Later work a segment may absorb.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Absorb {
     /// Credit per HBM cycle absorbed.
     pub price: f64,
     /// Most HBM cycles absorbed in all (the later loads' total).
     pub cap: f64,
-    /// NoC cycles per absorbed HBM cycle: the least ν of any later load's option.
+    /// The absorbed work's classes, each with its own columns: one class at the least ν of
+    /// any later load's option (the priced relaxation), or one per ν value (the coupled one,
+    /// `crate::segments::coupled`).
+    pub classes: Vec<AbsorbClass>,
+}
+
+/// Absorbed work that costs `nu` NoC cycles per HBM cycle, at most `cap` HBM cycles in all.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct AbsorbClass {
     pub nu: f64,
+    pub cap: f64,
 }
 
 /// Builds the MILP (or its LP relaxation when `relax`).
@@ -158,13 +169,13 @@ pub(crate) fn encode_segment(
         size: ModelSize::default(),
         relax,
     };
-    let layout = Layout::new(inst, pruned, linearisation, boundary, &mut cols);
-    let objective = layout.objective(boundary);
+    let layout = Layout::new(inst, pruned, linearisation, &boundary, &mut cols);
+    let objective = layout.objective(&boundary);
     let mut rows = Rows {
         inst,
         pruned,
         linearisation,
-        boundary,
+        boundary: &boundary,
         at: &layout,
         problem: cols.vars.minimise(objective).using(good_lp::highs),
         count: 0,
@@ -172,6 +183,15 @@ pub(crate) fn encode_segment(
     rows.add_all();
     let (problem, mut size) = (rows.problem, cols.size);
     size.constraints = rows.count;
+    encoding(problem, size, layout, linearisation)
+}
+
+fn encoding(
+    problem: good_lp::solvers::highs::HighsProblem,
+    size: ModelSize,
+    layout: Layout,
+    linearisation: Linearisation,
+) -> Encoding {
     Encoding {
         problem,
         size,
@@ -187,4 +207,83 @@ pub(crate) fn encode_segment(
         y: layout.y,
         linearisation,
     }
+}
+
+/// One segment problem of a [`encode_coupled`] model: its instance, boundary (prices 0) and
+/// how many segments of the chain it stands for.
+pub(crate) struct CoupledPart<'a> {
+    pub inst: &'a Instance,
+    pub pruned: &'a Pruned,
+    pub boundary: Boundary,
+    pub count: f64,
+}
+
+/// The segment problems of `parts` as one model (always an LP relaxation): the objective is
+/// Σ_parts count·(Σ stage durations beyond the prologue), and for every ν in `classes` one
+/// coupling row says the work absorbed in that class (Σ count·absorbed) equals the work the
+/// parts' own loads do in their prologues with options of that ν. Every part's absorbed
+/// classes must be `classes`, in order (empty for the last part). Proof: docs/exact.md,
+/// "The coupled relaxation".
+pub(crate) fn encode_coupled(parts: &[CoupledPart], classes: &[f64]) -> (HighsProblem, ModelSize) {
+    let mut cols = Columns {
+        vars: ProblemVariables::new(),
+        size: ModelSize::default(),
+        relax: true,
+    };
+    let layouts: Vec<Layout> = parts
+        .iter()
+        .map(|p| {
+            Layout::new(
+                p.inst,
+                p.pruned,
+                Linearisation::BigM,
+                &p.boundary,
+                &mut cols,
+            )
+        })
+        .collect();
+    let objective: Expression = parts
+        .iter()
+        .zip(&layouts)
+        .map(|(p, l)| p.count * l.objective(&p.boundary))
+        .sum();
+    let mut problem = cols.vars.minimise(objective).using(good_lp::highs);
+    let mut count = 0;
+    for (p, layout) in parts.iter().zip(&layouts) {
+        let mut rows = Rows {
+            inst: p.inst,
+            pruned: p.pruned,
+            linearisation: Linearisation::BigM,
+            boundary: &p.boundary,
+            at: layout,
+            problem,
+            count,
+        };
+        rows.add_all();
+        (problem, count) = (rows.problem, rows.count);
+    }
+    for (c, &nu) in classes.iter().enumerate() {
+        let mut balance = Expression::from(0.0);
+        for (p, layout) in parts.iter().zip(&layouts) {
+            if let Some(absorbed) = layout.absorbed.get(c) {
+                balance += p.count * absorbed.iter().map(|a| a.var).sum::<Expression>();
+            }
+            if p.boundary.prologue_price.is_none() {
+                continue;
+            }
+            for &j in layout.loads.iter().filter(|&&j| layout.lo[j] == 0) {
+                for (g, w) in layout.groups[j].iter().zip(&layout.w[j][0]) {
+                    if g.nu.to_bits() == nu.to_bits() {
+                        balance -= p.count * w.var;
+                    }
+                }
+            }
+        }
+        use good_lp::SolverModel;
+        problem.add_constraint(balance.eq(0.0));
+        count += 1;
+    }
+    let mut size = cols.size;
+    size.constraints = count;
+    (problem, size)
 }

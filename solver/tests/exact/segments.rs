@@ -231,3 +231,75 @@ fn phased_segment_bounds_stay_below_phased_optima() {
         "the phased row never tightened a segment bound"
     );
 }
+
+#[test]
+fn coupled_bounds_lie_between_the_priced_search_and_the_chains_lp() {
+    // The coupled LP (docs/exact.md, "The coupled relaxation") relaxes the whole chain's LP
+    // relaxation, so it is at most that (and so at most the optimum); it keeps the
+    // constraints the prices relax, so it is at least the searched price's bound. Both row
+    // families (SPEC §4 and phased) on the layered chains. A coupling row that dropped its
+    // prologue side or weighted the identical layers wrongly fails the first check on some
+    // chain; one that let absorbed work cost less NoC than its class fails neither, which is
+    // what the count of chains where classes beat the price search guards.
+    let (mut checked, mut tighter, mut equal_to_lp) = (0, 0, 0);
+    for seed in 0..40 {
+        for phased in [false, true] {
+            let inst = Instance {
+                noc_row: if phased {
+                    elk_stage::instance::NocRow::Phased
+                } else {
+                    elk_stage::instance::NocRow::Spec
+                },
+                ..layered(seed)
+            };
+            let name = format!("{} (phased: {phased})", inst.name);
+            let Some(t) = optimum(&inst) else { continue };
+            checked += 1;
+            let limit = Duration::from_secs(60);
+            let c = elk_solver::segments::coupled_segment_bound(&inst, 1, limit)
+                .unwrap()
+                .unwrap()
+                .bound_cycles;
+            let (lp, _) = elk_solver::milp::lp_bound(
+                &inst,
+                elk_solver::milp::Linearisation::BigM,
+                Some(limit),
+            )
+            .unwrap()
+            .unwrap();
+            assert!(
+                c <= lp * (1.0 + 1e-9) && lp <= t.get() * (1.0 + 1e-9),
+                "{name}: coupled {c}, chain LP {lp}, optimum {t}"
+            );
+            let searched = segment_bound(
+                &inst,
+                &SegmentOptions {
+                    lp_only: true,
+                    time_limit: limit,
+                    ..SegmentOptions::default()
+                },
+            )
+            .unwrap()
+            .unwrap();
+            let best_price = searched
+                .prices
+                .iter()
+                .map(|p| p.bound_cycles)
+                .fold(f64::NEG_INFINITY, f64::max);
+            let tol = elk_solver::segments::PRICE_TOLERANCE * best_price.abs();
+            assert!(
+                c >= best_price - tol - 1e-9,
+                "{name}: coupled {c} below the price search's {best_price}"
+            );
+            assert_eq!(searched.coupled_cycles, Some(c), "{name}");
+            assert_eq!(searched.bound_cycles, c.max(best_price), "{name}");
+            tighter += usize::from(c > best_price * (1.0 + 1e-6));
+            equal_to_lp += usize::from(c >= lp * (1.0 - 1e-6));
+        }
+    }
+    eprintln!(
+        "coupled bounds: {checked} chains, above the price search on {tighter}, equal to the chain's LP on {equal_to_lp}"
+    );
+    assert!(checked >= 60, "only {checked} chains");
+    assert!(tighter >= 1, "the ν classes never beat the price search");
+}

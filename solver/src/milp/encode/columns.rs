@@ -58,10 +58,10 @@ pub(super) struct Layout {
     pub mem: Vec<Vec<Vec<Col>>>,
     pub p: Vec<Vec<Option<Col>>>,
     pub d: Vec<Col>,
-    /// Indexed from `first_real`.
-    pub absorbed: Vec<Col>,
+    /// Per absorbed class, indexed from `first_real`.
+    pub absorbed: Vec<Vec<Col>>,
     /// The absorbed work beside each stage's compute phase (phased row only), as `absorbed`.
-    pub absorbed_beside: Vec<Col>,
+    pub absorbed_beside: Vec<Vec<Col>>,
     /// The instance is judged with the phased NoC row (docs/detailed.md).
     pub phased: bool,
     /// The first stage that is a real stage: 1 when stage 0 stands for the stages before a
@@ -95,7 +95,7 @@ impl Layout {
         inst: &Instance,
         pruned: &Pruned,
         linearisation: Linearisation,
-        boundary: Boundary,
+        boundary: &Boundary,
         cols: &mut Columns,
     ) -> Layout {
         let n = inst.ops.len();
@@ -140,7 +140,7 @@ impl Layout {
         }
         layout.p = precedence_columns(inst, &layout.loads, &layout.lo, cols);
         layout.d = (0..=n).map(|_| cols.continuous(f64::INFINITY)).collect();
-        layout.absorbed_columns(n, boundary, cols);
+        layout.absorbed_columns(n, &boundary, cols);
         layout
     }
 
@@ -177,23 +177,32 @@ impl Layout {
             .collect();
     }
 
-    /// The absorbed later work per real stage, then (phased) the part beside compute.
-    fn absorbed_columns(&mut self, n: usize, boundary: Boundary, cols: &mut Columns) {
+    /// The absorbed later work per class and real stage, then (phased) the part beside
+    /// compute.
+    fn absorbed_columns(&mut self, n: usize, boundary: &Boundary, cols: &mut Columns) {
         let first_real = self.first_real;
-        self.absorbed = match boundary.absorb {
-            Some(Absorb { cap, .. }) => (first_real..=n).map(|_| cols.continuous(cap)).collect(),
-            None => Vec::new(),
+        let Some(Absorb { classes, .. }) = &boundary.absorb else {
+            return;
         };
-        self.absorbed_beside = match boundary.absorb {
-            Some(Absorb { cap, .. }) if self.phased => {
-                (first_real..=n).map(|_| cols.continuous(cap)).collect()
-            }
-            _ => Vec::new(),
+        let per_class = |cols: &mut Columns| -> Vec<Vec<Col>> {
+            classes
+                .iter()
+                .map(|c| (first_real..=n).map(|_| cols.continuous(c.cap)).collect())
+                .collect()
         };
+        self.absorbed = per_class(cols);
+        if self.phased {
+            self.absorbed_beside = per_class(cols);
+        }
+    }
+
+    /// All absorbed columns, every class and stage.
+    pub fn all_absorbed(&self) -> impl Iterator<Item = &Col> {
+        self.absorbed.iter().flatten()
     }
 
     /// Σ d_k (stage 0 at the prologue's price in a segment), less the absorbed work's credit.
-    pub fn objective(&self, boundary: Boundary) -> Expression {
+    pub fn objective(&self, boundary: &Boundary) -> Expression {
         let mut objective: Expression = self
             .d
             .iter()
@@ -203,8 +212,8 @@ impl Layout {
                 _ => Expression::from(c.var),
             })
             .sum();
-        if let Some(absorb) = boundary.absorb {
-            objective -= absorb.price * self.absorbed.iter().map(|c| c.var).sum::<Expression>();
+        if let Some(absorb) = &boundary.absorb {
+            objective -= absorb.price * self.all_absorbed().map(|c| c.var).sum::<Expression>();
         }
         objective
     }

@@ -15,7 +15,7 @@ pub(super) struct Rows<'a> {
     pub inst: &'a Instance,
     pub pruned: &'a Pruned,
     pub linearisation: Linearisation,
-    pub boundary: Boundary,
+    pub boundary: &'a Boundary,
     pub at: &'a Layout,
     pub problem: good_lp::solvers::highs::HighsProblem,
     /// Rows added so far.
@@ -218,10 +218,13 @@ impl Rows<'_> {
             noc += self.per_option(k - 1, |o| o.comm_cycles.get());
         }
         let first_real = at.first_real;
-        let (hbm, noc) = match (boundary.absorb, at.absorbed.get(k.wrapping_sub(first_real))) {
-            (Some(absorb), Some(a)) if k >= first_real => (hbm + a.var, noc + absorb.nu * a.var),
-            _ => (hbm, noc),
-        };
+        let (mut hbm, mut noc) = (hbm, noc);
+        if let (Some(absorb), true) = (&boundary.absorb, k >= first_real) {
+            for (class, a) in absorb.classes.iter().zip(&at.absorbed) {
+                hbm += a[k - first_real].var;
+                noc += class.nu * a[k - first_real].var;
+            }
+        }
         if k >= first_real {
             self.add(Expression::from(at.d[k].var).geq(noc));
         }
@@ -251,16 +254,20 @@ impl Rows<'_> {
                 left_noc += g.nu * (wc.var - yc.var);
             }
         }
-        let a_at = k.wrapping_sub(at.first_real);
-        if let (Some(absorb), Some(a), Some(ya)) = (
-            boundary.absorb,
-            at.absorbed.get(a_at),
-            at.absorbed_beside.get(a_at),
-        ) {
-            self.add(Expression::from(ya.var).leq(a.var));
-            beside += ya.var;
-            beside_noc += absorb.nu * ya.var;
-            left_noc += absorb.nu * (a.var - ya.var);
+        if let (Some(absorb), true) = (&boundary.absorb, k >= at.first_real) {
+            let at_k = k - at.first_real;
+            for ((class, a), ya) in absorb
+                .classes
+                .iter()
+                .zip(&at.absorbed)
+                .zip(&at.absorbed_beside)
+            {
+                let (a, ya) = (a[at_k], ya[at_k]);
+                self.add(Expression::from(ya.var).leq(a.var));
+                beside += ya.var;
+                beside_noc += class.nu * ya.var;
+                left_noc += class.nu * (a.var - ya.var);
+            }
         }
         self.add(beside.leq(comp.clone()));
         self.add(beside_noc.leq(comp));
@@ -268,11 +275,18 @@ impl Rows<'_> {
         self.add(Expression::from(at.d[k].var).geq(exec + left_noc));
     }
 
-    /// The absorbed work in all is at most the later loads' total.
+    /// The absorbed work in all is at most the later loads' total, and with several classes
+    /// each class's at most its own.
     fn absorb_cap(&mut self) {
-        if let Some(absorb) = self.boundary.absorb {
-            let total = self.at.absorbed.iter().map(|c| c.var).sum::<Expression>();
+        if let Some(absorb) = self.boundary.absorb.as_ref() {
+            let total = self.at.all_absorbed().map(|c| c.var).sum::<Expression>();
             self.add(total.leq(absorb.cap));
+            if absorb.classes.len() > 1 {
+                for (class, a) in absorb.classes.iter().zip(&self.at.absorbed) {
+                    let sum = a.iter().map(|c| c.var).sum::<Expression>();
+                    self.add(sum.leq(class.cap));
+                }
+            }
         }
     }
 }
