@@ -176,8 +176,10 @@ pub fn section(points: &[Point], style: &Style) -> Result<(String, Figure, Vec<H
         "\n## Whole models: certified gaps against HBM bandwidth\n\n\
          Decode B32 KV2048 on ipu-pod4, free load order, HBM overridden. Bound = the best of the \
          roofline bounds (Σ H, Σ min exec, prefix) and the segment relaxation (layers as \
-         segments, each an LP with priced boundaries, the price searched on the LPs' slopes, \
-         at most half of {BOUND_LIMIT_S:.0} s per point; proof in docs/exact.md \"Whole models\"). \
+         segments: the better of one LP over the distinct layers with the work moved across \
+         layer boundaries balanced per NoC-per-HBM ratio, and the same LPs with that balance \
+         priced, the price searched on their slopes; at most half of {BOUND_LIMIT_S:.0} s per \
+         point; proofs in docs/exact.md \"Whole models\" and \"The coupled relaxation\"). \
          The {SEARCH} column is the whole-model optimizer (docs/exact.md \"The window search\"): \
          from the best of the other columns, with the rest of the {BOUND_LIMIT_S:.0} s. A gap ≤ x % \
          is certified: the optimum lies between the bound and the best schedule.\n\n\
