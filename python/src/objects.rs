@@ -463,6 +463,7 @@ impl NativeSchedule {
 fn segment_bound(inst: &Instance) -> Result<Option<Cycles>, Failure> {
     let opts = elk_solver::segments::SegmentOptions {
         lp_only: true,
+        price_search: false,
         ..elk_solver::segments::SegmentOptions::default()
     };
     let found = elk_solver::segments::segment_bound_with(inst, &opts, &|_| {})

@@ -44,6 +44,10 @@ pub struct SegmentOptions {
     pub lp_only: bool,
     /// Wall-clock limit for all segment solves together.
     pub time_limit: Duration,
+    /// With `prices` empty and `lp_only`: also search the best price after the coupled LP
+    /// (its options start the window search; the bound is the coupled LP's or better). When
+    /// false, the price search runs only if the coupled LP gives nothing.
+    pub price_search: bool,
 }
 
 impl Default for SegmentOptions {
@@ -53,6 +57,7 @@ impl Default for SegmentOptions {
             prices: Vec::new(),
             lp_only: false,
             time_limit: Duration::from_secs(60),
+            price_search: true,
         }
     }
 }
@@ -106,8 +111,9 @@ pub struct SegmentBound {
     /// The coupled LP's bound ([`coupled_segment_bound`]), computed before the price search
     /// when the prices are searched (`None`: not computed, or not finished in time).
     pub coupled_cycles: Option<f64>,
-    /// The price that gave it.
-    pub price: f64,
+    /// The price that gave the best priced bound (`None`: no price was searched, the bound is
+    /// the coupled LP's).
+    pub price: Option<f64>,
     /// Segments the chain was cut into.
     pub segments: usize,
     /// Distinct segment problems (identical layers share one).
@@ -332,6 +338,19 @@ pub fn segment_bound_with(
         None
     };
     let groups = groups(inst, &segs);
+    if let (Some(c), false, true) = (coupled, opts.price_search, opts.lp_only) {
+        return Ok(Some(SegmentBound {
+            bound_cycles: c,
+            coupled_cycles: Some(c),
+            price: None,
+            segments: segs.len(),
+            distinct: groups.len(),
+            layers_per_segment: opts.layers_per_segment,
+            lp_only: true,
+            prices: Vec::new(),
+            seconds: start.elapsed().as_secs_f64(),
+        }));
+    }
     let planned = if opts.prices.is_empty() {
         GOLDEN_STEPS
     } else {
@@ -367,7 +386,7 @@ pub fn segment_bound_with(
     Ok(Some(SegmentBound {
         bound_cycles: coupled.map_or(best.bound_cycles, |c| c.max(best.bound_cycles)),
         coupled_cycles: coupled,
-        price: best.price,
+        price: Some(best.price),
         segments: segs.len(),
         distinct: groups.len(),
         layers_per_segment: opts.layers_per_segment,
@@ -620,6 +639,7 @@ mod tests {
         let plain = segment_bound(&inst, &opts).unwrap().unwrap();
         assert_eq!(watched.bound_cycles, plain.bound_cycles);
         assert_eq!(watched.price, plain.price);
+        assert!(watched.price.is_some());
         let steps = steps.into_inner();
         // One step per (price, distinct problem), in order, each naming the bound so far.
         assert_eq!(

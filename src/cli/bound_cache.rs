@@ -29,7 +29,7 @@ struct Entry {
 struct Found {
     bound_cycles_bits: u64,
     coupled_cycles_bits: Option<u64>,
-    price_bits: u64,
+    price_bits: Option<u64>,
     segments: usize,
     distinct: usize,
     layers_per_segment: usize,
@@ -64,7 +64,7 @@ pub fn segment_bound(
         return Ok(entry.bound.map(|b| SegmentBound {
             bound_cycles: f64::from_bits(b.bound_cycles_bits),
             coupled_cycles: b.coupled_cycles_bits.map(f64::from_bits),
-            price: f64::from_bits(b.price_bits),
+            price: b.price_bits.map(f64::from_bits),
             segments: b.segments,
             distinct: b.distinct,
             layers_per_segment: b.layers_per_segment,
@@ -82,7 +82,7 @@ pub fn segment_bound(
             bound: found.as_ref().map(|b| Found {
                 bound_cycles_bits: b.bound_cycles.to_bits(),
                 coupled_cycles_bits: b.coupled_cycles.map(f64::to_bits),
-                price_bits: b.price.to_bits(),
+                price_bits: b.price.map(f64::to_bits),
                 segments: b.segments,
                 distinct: b.distinct,
                 layers_per_segment: b.layers_per_segment,

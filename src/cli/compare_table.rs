@@ -152,17 +152,18 @@ pub fn print_bound(
                 "gap ≤ %: against the certified segment relaxation lower bound {:.4} ms ({}, {} segments; docs/exact.md, \"Whole models\"), so at least that close to the optimum",
                 bound_ms,
                 if coupled {
-                    "one LP over the distinct layers, the work moved across layer boundaries balanced per NoC-per-HBM ratio ν"
+                    "one LP over the distinct layers in which the load work moved across layer boundaries balances per NoC-per-HBM ratio"
                 } else {
                     "one LP per distinct layer at the best price"
                 },
                 s.segments
             );
-            println!(
-                "  the price search's best μ = {:.3}: what one cycle of load work moved across a layer boundary costs in the relaxation{}",
-                s.price,
-                if coupled { " (the coupled LP is at least as tight)" } else { "" }
-            );
+            if let Some(price) = s.price {
+                println!(
+                    "  the price search's best μ = {price:.3}: what one cycle of load work moved across a layer boundary costs in the relaxation{}",
+                    if coupled { " (the coupled LP is at least as tight)" } else { "" }
+                );
+            }
             println!(
                 "  the roofline bound is lower: {:.4} ms ({parts}); {prefix}",
                 inst.ms(roof.best())

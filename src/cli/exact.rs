@@ -391,6 +391,9 @@ pub(super) fn print_gap(inst: &Instance, out: &GapReport, limit_flag: &str) {
     if out.exact.bounds.segment_cycles.is_some() {
         println!("μ: the price the segment relaxation puts on one cycle of load work moved across a layer boundary; every price gives a valid bound and the best is kept (docs/exact.md, \"Whole models\")");
     }
+    if segment_notes.iter().any(|n| n.contains("coupled by ν")) {
+        println!("ν: NoC cycles per HBM cycle of a load's option; the coupled LP balances the load work moved across layer boundaries per ν instead of pricing it, so it is at least as tight as every μ (docs/exact.md, \"The coupled relaxation\")");
+    }
     if let Some(hint) = stronger_bound(out, limit_flag) {
         println!("{hint}");
     }

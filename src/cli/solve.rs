@@ -340,12 +340,16 @@ fn refuse_csv_with_sections(a: &CompareArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The segment relaxation's LP bound of `inst` (what `gap` computes on a whole model), from
-/// the bound cache or computed with its price search shown on a spinner; `None` when it does
-/// not apply (fewer than two layers) or no price was solved within 60 s.
+/// The segment relaxation's LP bound of `inst` (what `gap` computes on a whole model, less its
+/// price search), from the bound cache or computed on a spinner: the coupled LP, or the price
+/// search when that gives nothing; `None` when it does not apply (fewer than two layers) or
+/// nothing was solved within 60 s.
 fn segment_bound(inst: &Instance) -> anyhow::Result<Option<elk_solver::segments::SegmentBound>> {
+    // The bound only: the coupled LP, without the price search (whose price only the
+    // window search uses).
     let opts = elk_solver::segments::SegmentOptions {
         lp_only: true,
+        price_search: false,
         ..elk_solver::segments::SegmentOptions::default()
     };
     super::bound_cache::segment_bound(inst, opts.time_limit.as_secs_f64(), || {

@@ -427,7 +427,7 @@ fn compare_bound_segment_measures_every_gap_against_the_segment_relaxation() {
         text.contains("gap ≤ %: against the certified segment relaxation lower bound"),
         "{text}"
     );
-    assert!(text.contains("best μ = "), "{text}");
+    assert!(text.contains("balances per NoC-per-HBM ratio"), "{text}");
     assert!(text.contains("the roofline bound is lower: "), "{text}");
     // The bound is cached beside the plan tables: a fresh cache computes and keeps it, the
     // next run reads it, and a corrupted entry is computed again, all with the same bytes.

@@ -26,6 +26,7 @@ fn main() {
         time_limit: std::time::Duration::from_secs_f64(
             value("--time-limit").map_or(600.0, |v| v.parse().unwrap()),
         ),
+        price_search: true,
     };
     let roof = elk_solver::bounds::roofline(&inst).best().get();
     println!(
@@ -68,6 +69,12 @@ fn main() {
         if b.lp_only { "LP" } else { "MILP" },
         b.seconds
     );
+    if let Some(c) = b.coupled_cycles {
+        println!(
+            "coupled LP (before the price search): {c:.1} cycles = {:.4} ms",
+            inst.ms(elk_stage::units::Cycles(c))
+        );
+    }
     println!("| μ | bound cycles | bound ms | vs roofline | closed |");
     println!("|---|---|---|---|---|");
     for p in &b.prices {

@@ -71,12 +71,14 @@ impl Solve<'_> {
         match &found {
             Some(b) => {
                 self.notes.push(format!(
-                    "segment relaxation: {} segments of {} layer(s), {} distinct, {} each, best price μ = {:.3}",
+                    "segment relaxation: {} segments of {} layer(s), {} distinct, {} each{}",
                     b.segments,
                     b.layers_per_segment,
                     b.distinct,
                     if b.lp_only { "LP" } else { "MILP dual bound" },
                     b.price
+                        .map(|p| format!(", best price μ = {p:.3}"))
+                        .unwrap_or_default()
                 ));
                 let (note, steps) = improvements(inst, &b.prices);
                 self.notes.push(note);
@@ -101,7 +103,7 @@ impl Solve<'_> {
                 if share < 0.9 { "half of it" } else { "nine tenths" }
             )),
         }
-        Ok(found.map(|b| b.price))
+        Ok(found.and_then(|b| b.price))
     }
 
     /// The window search ([`crate::lns`]) from the best schedule so far and, with the segment

@@ -205,7 +205,7 @@ fn relaxation_price(inst: &Instance) -> f64 {
         lp_only: true,
         ..SegmentOptions::default()
     };
-    segment_bound(inst, &opts).unwrap().unwrap().price
+    segment_bound(inst, &opts).unwrap().unwrap().price.unwrap()
 }
 
 /// The options the segment relaxation picks, queued, are a start worth having: every queue

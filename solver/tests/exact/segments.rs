@@ -141,10 +141,10 @@ fn segment_bounds_stay_below_proven_optima_and_beat_the_roofline() {
                     searched.bound_cycles >= b.bound_cycles - tol - 1e-9,
                     "{name}: the search found {} at μ = {} ({} prices), below the grid's {} at μ = {}",
                     searched.bound_cycles,
-                    searched.price,
+                    searched.price.unwrap_or(f64::NAN),
                     searched.prices.len(),
                     b.bound_cycles,
-                    b.price
+                    b.price.unwrap_or(f64::NAN)
                 );
             }
         }
@@ -293,6 +293,23 @@ fn coupled_bounds_lie_between_the_priced_search_and_the_chains_lp() {
             );
             assert_eq!(searched.coupled_cycles, Some(c), "{name}");
             assert_eq!(searched.bound_cycles, c.max(best_price), "{name}");
+            // The bound alone (what `compare --bound segment` asks for): no price searched.
+            let alone = segment_bound(
+                &inst,
+                &SegmentOptions {
+                    lp_only: true,
+                    time_limit: limit,
+                    price_search: false,
+                    ..SegmentOptions::default()
+                },
+            )
+            .unwrap()
+            .unwrap();
+            assert_eq!(
+                (alone.bound_cycles, alone.price, alone.prices.len()),
+                (c, None, 0),
+                "{name}"
+            );
             tighter += usize::from(c > best_price * (1.0 + 1e-6));
             equal_to_lp += usize::from(c >= lp * (1.0 - 1e-6));
         }
