@@ -308,6 +308,7 @@ pub fn certified_bound(inst: &Instance) -> elk_solver::Result<(Cycles, &'static 
     let roof = elk_solver::bounds::roofline(inst).best();
     let opts = elk_solver::segments::SegmentOptions {
         lp_only: true,
+        price_search: false,
         ..elk_solver::segments::SegmentOptions::default()
     };
     Ok(match elk_solver::segments::segment_bound(inst, &opts)? {
