@@ -140,7 +140,7 @@ impl Layout {
         }
         layout.p = precedence_columns(inst, &layout.loads, &layout.lo, cols);
         layout.d = (0..=n).map(|_| cols.continuous(f64::INFINITY)).collect();
-        layout.absorbed_columns(n, &boundary, cols);
+        layout.absorbed_columns(n, boundary, cols);
         layout
     }
 
