@@ -15,9 +15,9 @@
 //! problem's optimum — or any lower bound of it, such as its LP relaxation or a MILP dual
 //! bound. Identical middle layers give one problem, solved once.
 //!
-//! [`coupled`] solves the same problems as one LP with the priced equation kept, one per ν
-//! value: at least as tight as every price, and what [`segment_bound`] reports when it searches
-//! the prices.
+//! [`coupled_segment_bound`] solves the same problems as one LP with the priced equation
+//! kept, one per ν value: at least as tight as every price, and what [`segment_bound`]
+//! reports when it searches the prices.
 
 use std::ops::Range;
 use std::time::{Duration, Instant};
