@@ -155,9 +155,8 @@ struct Segment {
     last: bool,
     /// HBM cycles of loads after the segment that may work inside it (the absorption cap).
     later_hbm: f64,
-    /// The least ν of those loads' options.
-    later_nu: f64,
-    /// Per ν value (ascending), the HBM cycles of those loads with an option of that ν.
+    /// Per ν of the chain's loads ([`nu_values`], ascending), the HBM cycles of those loads
+    /// with an option of that ν.
     later_by_nu: Vec<(f64, f64)>,
 }
 
@@ -167,13 +166,21 @@ struct Group {
     first: bool,
     last: bool,
     cap: f64,
-    nu: f64,
     /// Per ν value, the largest of the members' `later_by_nu`.
     by_nu: Vec<(f64, f64)>,
     count: usize,
 }
 
 impl Group {
+    /// The least ν of any later load's option of any member (0 when nothing comes later):
+    /// the least ν with later work.
+    fn least_later_nu(&self) -> f64 {
+        self.by_nu
+            .iter()
+            .find(|(_, cap)| *cap > 0.0)
+            .map_or(0.0, |&(nu, _)| nu)
+    }
+
     /// The group's boundary terms at `price`: a priced prologue unless it opens the chain, a
     /// priced absorption unless it closes it.
     fn boundary(&self, price: f64) -> Boundary {
@@ -183,7 +190,7 @@ impl Group {
                 price,
                 cap: self.cap,
                 classes: vec![AbsorbClass {
-                    nu: if self.nu.is_finite() { self.nu } else { 0.0 },
+                    nu: self.least_later_nu(),
                     cap: self.cap,
                 }],
             }),
@@ -223,19 +230,7 @@ fn segments(inst: &Instance, per: usize) -> Option<Vec<Segment>> {
                 first: s == 0,
                 last: s + 1 == count,
                 later_hbm: later.iter().map(|&j| inst.ops[j].hbm_cycles.get()).sum(),
-                later_nu: later
-                    .iter()
-                    .flat_map(|&j| inst.ops[j].options.iter().map(|o| o.noc_per_hbm))
-                    .fold(f64::INFINITY, f64::min),
-                later_by_nu: nus
-                    .iter()
-                    .map(|&nu| {
-                        let with = later
-                            .iter()
-                            .filter(|&&j| inst.ops[j].options.iter().any(|o| o.noc_per_hbm == nu));
-                        (nu, with.map(|&j| inst.ops[j].hbm_cycles.get()).sum())
-                    })
-                    .collect(),
+                later_by_nu: hbm_by_nu(inst, &nus, &later),
             }
         })
         .collect();
@@ -254,6 +249,25 @@ fn nu_values(inst: &Instance) -> Vec<f64> {
     nus.sort_by(f64::total_cmp);
     nus.dedup_by(|a, b| a.to_bits() == b.to_bits());
     nus
+}
+
+/// Per ν of `nus` (ascending), the HBM cycles of the loads `later` with an option of that ν.
+fn hbm_by_nu(inst: &Instance, nus: &[f64], later: &[usize]) -> Vec<(f64, f64)> {
+    let mut hbm = vec![0.0; nus.len()];
+    for &j in later {
+        let op = &inst.ops[j];
+        let mut seen: Vec<usize> = op
+            .options
+            .iter()
+            .filter_map(|o| nus.binary_search_by(|nu| nu.total_cmp(&o.noc_per_hbm)).ok())
+            .collect();
+        seen.sort_unstable();
+        seen.dedup();
+        for c in seen {
+            hbm[c] += op.hbm_cycles.get();
+        }
+    }
+    nus.iter().copied().zip(hbm).collect()
 }
 
 /// The segment as an instance of its own. A displacement-bounded order is relaxed to a free
@@ -290,7 +304,6 @@ fn groups(inst: &Instance, segs: &[Segment]) -> Vec<Group> {
             Some(g) => {
                 g.count += 1;
                 g.cap = g.cap.max(seg.later_hbm);
-                g.nu = g.nu.min(seg.later_nu);
                 for (mine, theirs) in g.by_nu.iter_mut().zip(&seg.later_by_nu) {
                     mine.1 = mine.1.max(theirs.1);
                 }
@@ -300,7 +313,6 @@ fn groups(inst: &Instance, segs: &[Segment]) -> Vec<Group> {
                 first: seg.first,
                 last: seg.last,
                 cap: seg.later_hbm,
-                nu: seg.later_nu,
                 by_nu: seg.later_by_nu.clone(),
                 count: 1,
             }),
@@ -329,15 +341,14 @@ pub fn segment_bound_with(
     let Some(segs) = segments(inst, opts.layers_per_segment) else {
         return Ok(None);
     };
+    let groups = groups(inst, &segs);
     // The coupled LP is at least the priced LPs' maximum (docs/exact.md) and takes seconds,
     // so it goes first; the price search still runs for its price (the window search's start).
     let coupled = if opts.prices.is_empty() {
-        coupled_segment_bound(inst, opts.layers_per_segment, opts.time_limit)?
-            .map(|c| c.bound_cycles)
+        coupled::bound_of(inst, &segs, &groups, opts.time_limit)?.map(|c| c.bound_cycles)
     } else {
         None
     };
-    let groups = groups(inst, &segs);
     if let (Some(c), false, true) = (coupled, opts.price_search, opts.lp_only) {
         return Ok(Some(SegmentBound {
             bound_cycles: c,

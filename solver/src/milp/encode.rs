@@ -183,15 +183,6 @@ pub(crate) fn encode_segment(
     rows.add_all();
     let (problem, mut size) = (rows.problem, cols.size);
     size.constraints = rows.count;
-    encoding(problem, size, layout, linearisation)
-}
-
-fn encoding(
-    problem: good_lp::solvers::highs::HighsProblem,
-    size: ModelSize,
-    layout: Layout,
-    linearisation: Linearisation,
-) -> Encoding {
     Encoding {
         problem,
         size,

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use elk_stage::instance::Instance;
 use serde::Serialize;
 
-use super::{groups, nu_values, segments, Group, SAFETY};
+use super::{groups, nu_values, segments, Group, Segment, SAFETY};
 use crate::error::Result;
 use crate::milp::{coupled_bound, Absorb, AbsorbClass, Boundary, CoupledPart, ModelSize};
 use crate::prune::prune;
@@ -64,11 +64,20 @@ pub fn coupled_segment_bound(
     per: usize,
     time_limit: Duration,
 ) -> Result<Option<CoupledBound>> {
-    let start = Instant::now();
     let Some(segs) = segments(inst, per) else {
         return Ok(None);
     };
-    let groups = groups(inst, &segs);
+    bound_of(inst, &segs, &groups(inst, &segs), time_limit)
+}
+
+/// [`coupled_segment_bound`] of the chain `inst` cut into `segs` and `groups`.
+pub(super) fn bound_of(
+    inst: &Instance,
+    segs: &[Segment],
+    groups: &[Group],
+    time_limit: Duration,
+) -> Result<Option<CoupledBound>> {
+    let start = Instant::now();
     let pruned: Vec<_> = groups.iter().map(|g| prune(&g.sub)).collect();
     let parts: Vec<CoupledPart> = groups
         .iter()
