@@ -1,5 +1,6 @@
 //! Building an instance from (graph, chip, cost model): one option per plan-table option,
-//! H_j = c_min · cores / B_HBM in cycles, ν = ρ · B_HBM / B_NoC,dist.
+//! H_j = the table's HBM bytes / B_HBM in cycles (c_min · cores on the whole chip), ν = ρ · B_HBM /
+//! B_NoC,dist.
 
 use crate::chip::ChipSpec;
 use crate::cost;
@@ -197,11 +198,13 @@ pub fn build_instance_with_stats(
     Ok((assemble(graph, chip, opts, ops), plans.cache))
 }
 
-/// The stage-model operator of `op` planned as `t`: H = c_min · cores / B_HBM, one option
-/// per table entry, ν = ρ · B_HBM / B_NoC,dist (`b_noc`).
+/// The stage-model operator of `op` planned as `t`: H = the table's HBM bytes / B_HBM
+/// (c_min · cores when every option runs on the whole chip), one option per table entry,
+/// ν = ρ · B_HBM / B_NoC,dist (`b_noc`).
 fn instance_op(op: &Operator, t: &PlanTable, chip: &ChipSpec, b_noc: f64) -> InstanceOp {
     let b_hbm = chip.hbm.bandwidth_bytes_per_s;
-    let bytes = t.c_min as f64 * chip.cores as f64;
+    let hbm_bytes = t.hbm_bytes(chip.cores);
+    let bytes = hbm_bytes as f64;
     InstanceOp {
         name: op.name.clone(),
         hbm_cycles: Cycles(bytes / b_hbm * chip.clock_hz),
@@ -213,7 +216,7 @@ fn instance_op(op: &Operator, t: &PlanTable, chip: &ChipSpec, b_noc: f64) -> Ins
                 hot: Bytes(o.hot),
                 exec_cycles: Cycles(o.exec()),
                 comm_cycles: Cycles(o.comm),
-                noc_per_hbm: if t.c_min > 0 {
+                noc_per_hbm: if hbm_bytes > 0 {
                     o.rho * b_hbm / b_noc
                 } else {
                     0.0

@@ -85,7 +85,7 @@ pub enum ModelError {
     },
     /// No plan of an operator fits the chip's SRAM: this configuration cannot run (for a
     /// sweep a result, not a failure).
-    #[error("operator {}: no plan fits {sram_bytes_per_core} B of SRAM per core on {cores} cores", one_line(.op))]
+    #[error("operator {}: no plan fits {sram_bytes_per_core} B of SRAM per core on {cores} cores: {}", one_line(.op), one_line(.why))]
     NoPlanFits {
         /// The operator.
         op: String,
@@ -93,6 +93,8 @@ pub enum ModelError {
         sram_bytes_per_core: u64,
         /// Cores.
         cores: u64,
+        /// Which tensor does not fit ([`crate::plan::why_no_plan_fits`]).
+        why: String,
     },
     /// An imported graph does not have the number of identical layers the user gave.
     #[error(

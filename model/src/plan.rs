@@ -140,13 +140,14 @@ pub fn plan_graph_cached(
     let unique = shapes
         .into_iter()
         .zip(tables)
-        .map(|((s, first), t)| {
-            t.map(|t| (s, first, t))
-                .ok_or_else(|| ModelError::NoPlanFits {
-                    op: graph.ops[first].name.clone(),
-                    sram_bytes_per_core: chip.sram_bytes_per_core,
-                    cores: chip.cores,
-                })
+        .map(|((s, first), t)| match t {
+            Some(t) => Ok((s, first, t)),
+            None => Err(ModelError::NoPlanFits {
+                op: graph.ops[first].name.clone(),
+                sram_bytes_per_core: chip.sram_bytes_per_core,
+                cores: chip.cores,
+                why: why_no_plan_fits(&graph.ops[first], &s, chip),
+            }),
         })
         .collect::<Result<Vec<_>>>()?;
     Ok(GraphPlans {
@@ -155,6 +156,55 @@ pub fn plan_graph_cached(
         cache: stats,
         enumeration,
     })
+}
+
+/// Why no plan of `op` (planned as `shape`) fits `chip`, naming the tensor: each tensor as
+/// planned (a gather's rows, not its table) spread evenly over every core is the least any
+/// plan holds of it per core. The largest tensor is named; when it alone exceeds the SRAM
+/// that is the reason, else the tensors together (and, under that, the double buffers,
+/// replicas and padding that every admissible plan adds).
+pub fn why_no_plan_fits(op: &crate::graph::Operator, shape: &OpShape, chip: &ChipSpec) -> String {
+    use elk_stage::units::si;
+    let cores = chip.cores.max(1);
+    let per_core: Vec<(usize, u64)> = shape
+        .tensors
+        .iter()
+        .enumerate()
+        .map(|(v, t)| {
+            let elems = geometry::tile_elems(&t.axes, |d| shape.dims[d]);
+            (v, (elems * t.dtype_bytes).div_ceil(cores))
+        })
+        .collect();
+    let Some(&(v, largest)) = per_core
+        .iter()
+        .max_by_key(|(v, b)| (*b, std::cmp::Reverse(*v)))
+    else {
+        return "it has no tensors".into();
+    };
+    let total: u64 = per_core.iter().map(|(_, b)| b).sum();
+    let name = op.tensors.get(v).map_or("?", |t| t.source.as_str());
+    let role = if v == 0 {
+        "output"
+    } else if shape.tensors[v].from_hbm {
+        "HBM input"
+    } else {
+        "input"
+    };
+    let bytes = |b: u64| si(b as f64, "B");
+    if largest > chip.sram_bytes_per_core {
+        format!(
+            "its {role} '{name}' alone needs {} per core spread over all {cores} cores ({} in all)",
+            bytes(largest),
+            bytes(largest * cores)
+        )
+    } else {
+        format!(
+            "its tensors need {} per core spread over all {cores} cores (the largest, {role} '{name}', {}), and every admissible plan adds double buffers, replicas or padding beyond the {}",
+            bytes(total),
+            bytes(largest),
+            bytes(chip.sram_bytes_per_core)
+        )
+    }
 }
 
 /// Where one shape's table came from.

@@ -4,6 +4,8 @@
 
 #[path = "model/common.rs"]
 mod common;
+#[path = "model/core_groups.rs"]
+mod core_groups;
 #[path = "model/dtypes.rs"]
 mod dtypes;
 #[path = "model/hf_config.rs"]

@@ -412,6 +412,7 @@ pub fn compare(
         warnings: chip
             .and_then(|c| c.ideal_unreachable())
             .into_iter()
+            .chain(dominant_warning(inst, &rows[..ideal_index]))
             .collect(),
         notes: behind_basic_notes(inst, chip.map(|c| c.spec), &rows, &chosen),
         bound_ms: inst.ms(bound),
@@ -420,6 +421,15 @@ pub fn compare(
         methods: rows,
         roofline: roof,
     })
+}
+
+/// The warning of [`crate::dominant`] against the best of `rows`' makespans, if any.
+pub fn dominant_warning(inst: &Instance, rows: &[Row]) -> Option<String> {
+    let best = rows
+        .iter()
+        .filter_map(|r| r.makespan_cycles)
+        .min_by(|a, b| a.get().total_cmp(&b.get()))?;
+    crate::dominant::dominant_class(inst, best).map(|d| d.warning(inst.clock_hz, best))
 }
 
 /// Σ_j ν_j·H_j and Σ_j exec_j of `options` on `inst`, cycles: the NoC time its loads need

@@ -14,6 +14,7 @@
 
 pub mod cell;
 pub mod compare;
+pub mod dominant;
 mod error;
 pub mod finding;
 pub mod gap;

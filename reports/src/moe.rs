@@ -77,6 +77,10 @@ pub struct StepResult {
     pub bound_ms: f64,
     /// Each policy, in the spec's order.
     pub policies: Vec<PolicyStep>,
+    /// [`crate::dominant`]'s warning on the oracle's instance, if one class of operators
+    /// takes most of its best schedule (reported once, in [`MoeReport::warnings`]).
+    #[serde(skip)]
+    pub dominant: Option<String>,
 }
 
 /// A policy over all steps.
@@ -116,6 +120,9 @@ pub struct MoeReport {
     pub uniform_expected_experts_per_layer: f64,
     /// Operator shapes planned (each once, whatever the steps).
     pub planned_shapes: usize,
+    /// What a reader should know before using the numbers: one class of operators taking
+    /// most of a step (the first step where it does; docs/plans.md).
+    pub warnings: Vec<String>,
 }
 
 /// The experts of `model`, given as `given` (`--model`): an error naming the zoo's MoE
@@ -351,6 +358,11 @@ pub fn run(
             / (spec.steps.max(1) * setup.layers.max(1)) as f64,
         uniform_expected_experts_per_layer: e * (1.0 - (1.0 - k / e).powf(setup.tokens as f64)),
         planned_shapes: memo.shapes(),
+        warnings: steps
+            .iter()
+            .find_map(|s| s.dominant.clone())
+            .into_iter()
+            .collect(),
         steps,
     })
 }
@@ -435,11 +447,18 @@ fn run_step(
     }
     let (o, via) = oracle_best.unwrap_or((Cycles::ZERO, String::new()));
     rows.push(row(&Policy::Oracle, oracle_inst.ms(o), via, si, ranking));
+    let dominant = crate::dominant::dominant_class(&oracle_inst, o).map(|d| {
+        format!(
+            "step {step}, oracle: {}",
+            d.warning(oracle_inst.clock_hz, o)
+        )
+    });
     Ok(StepResult {
         index: step,
         touched_experts: si.touched(),
         bound_ms: oracle_inst.ms(bound),
         policies: rows,
+        dominant,
     })
 }
 

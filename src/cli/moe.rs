@@ -242,6 +242,9 @@ pub fn run(a: MoeArgs) -> anyhow::Result<()> {
 /// The text table of a run.
 pub fn print(title: &str, moe: &elk_model::zoo::Moe, tokens: u64, r: &MoeReport, all_steps: bool) {
     println!("{title}");
+    for w in &r.warnings {
+        println!("warning: {w}");
+    }
     println!(
         "{} experts per layer, top-{}, {tokens} tokens per layer: {:.2} experts receive tokens \
          per layer on average (uniform routing expects E·(1 − (1 − k/E)^n) = {:.2})",

@@ -56,12 +56,15 @@ struct OptionJson {
     /// Communication, warm-up included.
     comm_cycles: f64,
     warm_up_cycles: f64,
-    /// Broadcast ratio ρ = cold / c_min (dimensionless; 1 without HBM data).
+    /// Broadcast ratio ρ = cold · cores / HBM bytes (dimensionless; cold / c_min when every
+    /// option runs on the whole chip; 1 without HBM data).
     rho: f64,
+    /// Cores it runs on: the chip's, or a smaller group's (clean rules, docs/plans.md).
+    cores: u64,
 }
 
-impl From<&OptionEntry> for OptionJson {
-    fn from(o: &OptionEntry) -> OptionJson {
+impl OptionJson {
+    fn new(o: &OptionEntry, chip_cores: u64) -> OptionJson {
         OptionJson {
             cold_bytes: o.cold,
             hot_bytes: o.hot,
@@ -69,6 +72,7 @@ impl From<&OptionEntry> for OptionJson {
             comm_cycles: o.comm,
             warm_up_cycles: o.warm_up,
             rho: o.rho,
+            cores: o.cores.unwrap_or(chip_cores),
         }
     }
 }
@@ -112,6 +116,8 @@ struct Output<'a> {
     cost_model: &'a str,
     sram_bytes_per_core: u64,
     cores: u64,
+    /// `clean` (SPEC §3: operators may run on core groups) or `reference` (the artifact's).
+    plan_rules: &'static str,
     ops: Vec<OpRow<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     timings: Option<Timings>,
@@ -154,13 +160,15 @@ pub fn run(a: PlansArgs) -> anyhow::Result<()> {
                 options: t.options.len(),
                 pruned: t.pruned(),
                 c_min_bytes: t.c_min,
-                hbm_bytes: t.c_min * chip.cores,
+                hbm_bytes: t.hbm_bytes(chip.cores),
                 min_hot_bytes: t.min_hot(),
                 best_exec_cycles: t.best_exec(),
-                option_table: a
-                    .op
-                    .as_ref()
-                    .map(|_| t.options.iter().map(OptionJson::from).collect()),
+                option_table: a.op.as_ref().map(|_| {
+                    t.options
+                        .iter()
+                        .map(|o| OptionJson::new(o, chip.cores))
+                        .collect()
+                }),
             }
         })
         .collect();
@@ -182,6 +190,7 @@ pub fn run(a: PlansArgs) -> anyhow::Result<()> {
         cost_model: chip.cost_model.name(),
         sram_bytes_per_core: chip.sram_bytes_per_core,
         cores: chip.cores,
+        plan_rules: graph.plan_rules.name(),
         ops: rows,
         timings,
     };
@@ -201,8 +210,8 @@ pub fn run(a: PlansArgs) -> anyhow::Result<()> {
 
 fn print_table(out: &Output) {
     println!(
-        "{} on {} ({} cores, {} B SRAM/core, cost model {})",
-        out.graph, out.chip, out.cores, out.sram_bytes_per_core, out.cost_model
+        "{} on {} ({} cores, {} B SRAM/core, cost model {}, {} plan rules)",
+        out.graph, out.chip, out.cores, out.sram_bytes_per_core, out.cost_model, out.plan_rules
     );
     println!(
         "{:>5}  {:<28} {:>9} {:>6} {:>7} {:>9} {:>11} {:>11} {:>14}",
@@ -231,18 +240,19 @@ fn print_table(out: &Output) {
         );
         if let Some(table) = &r.option_table {
             println!(
-                "       {:>10} {:>10} {:>14} {:>14} {:>12} {:>7}",
-                "cold B", "hot B", "comp cyc", "comm cyc", "warm-up cyc", "rho"
+                "       {:>10} {:>10} {:>14} {:>14} {:>12} {:>7} {:>6}",
+                "cold B", "hot B", "comp cyc", "comm cyc", "warm-up cyc", "rho", "cores"
             );
             for o in table {
                 println!(
-                    "       {:>10} {:>10} {:>14.2} {:>14.2} {:>12.2} {:>7.3}",
+                    "       {:>10} {:>10} {:>14.2} {:>14.2} {:>12.2} {:>7.3} {:>6}",
                     o.cold_bytes,
                     o.hot_bytes,
                     o.comp_cycles,
                     o.comm_cycles,
                     o.warm_up_cycles,
-                    o.rho
+                    o.rho,
+                    o.cores
                 );
             }
         }

@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 /// The entry format; bump it when the file layout (format, key, table) changes.
-pub const CACHE_FORMAT: &str = "elk-plan-cache/1";
+pub const CACHE_FORMAT: &str = "elk-plan-cache/2";
 
 /// The source files whose code decides a table. A file added to planning or to a cost model
 /// belongs here; the cache then ignores entries made before the change.

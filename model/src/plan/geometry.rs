@@ -20,7 +20,8 @@ pub struct Round {
 /// The per-core consequences of a plan.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Geometry {
-    /// Cores the operator runs on (the chip's).
+    /// Cores the operator runs on: the chip's, or its group's under the clean rules
+    /// ([`super::spatial::groups`]).
     pub cores: u64,
     /// L_d = ⌈D_d / p_d⌉.
     pub tile: Vec<u64>,

@@ -40,6 +40,15 @@ pub struct OpShape {
 impl OpShape {
     /// Extracts the planning signature of an operator, to be planned by `rules`.
     pub fn of(op: &Operator, rules: PlanRules) -> OpShape {
+        let shape = OpShape::as_written(op, rules);
+        if op.kind == OpKind::Gather && !rules.gather_holds_table {
+            return shape.reading_rows();
+        }
+        shape
+    }
+
+    /// The signature of `op` as its tensors are written.
+    fn as_written(op: &Operator, rules: PlanRules) -> OpShape {
         OpShape {
             kind: op.kind,
             dims: op.dims.clone(),
@@ -56,6 +65,46 @@ impl OpShape {
             dtype_bytes: op.output().dtype_bytes,
             rules,
         }
+    }
+
+    /// A gather as the rows it reads: the table from HBM is indexed by the output's row
+    /// dimensions instead of the vocabulary's, and the vocabulary dimensions (those indexing
+    /// the table but not the output) become extent 1. So a plan's cold and hot tiles are the
+    /// rows this lookup fetches, as its HBM bytes already are ([`Operator::hbm_bytes`]), not
+    /// a share of the whole table. A gather of another layout is left as written.
+    fn reading_rows(mut self) -> OpShape {
+        let output = self.output_dims();
+        let Some(table) = self.tensors.iter().skip(1).position(|t| t.from_hbm) else {
+            return self;
+        };
+        let table = table + 1;
+        let vocabulary: Vec<usize> = (0..self.dims.len())
+            .filter(|&d| self.tensors[table].indexed_by(d) && !output.contains(&d))
+            .collect();
+        let rows: Vec<usize> = output
+            .iter()
+            .copied()
+            .filter(|&d| !self.tensors[table].indexed_by(d))
+            .collect();
+        let plain = self.tensors[table].axes.iter().all(|a| a.len() == 1);
+        let [row] = rows[..] else { return self };
+        if vocabulary.is_empty() || !plain {
+            return self;
+        }
+        for axis in &mut self.tensors[table].axes {
+            if vocabulary.contains(&axis[0]) {
+                axis[0] = row;
+            }
+        }
+        // Several vocabulary axes would all become the row axis; keep one.
+        let mut seen = false;
+        self.tensors[table]
+            .axes
+            .retain(|a| a[0] != row || !std::mem::replace(&mut seen, true));
+        for d in vocabulary {
+            self.dims[d] = 1;
+        }
+        self
     }
 
     /// Floating-point operations of the whole operator (conv/pool fallback cost model).

@@ -24,7 +24,7 @@ pub struct FrontPoint {
 }
 
 /// One option of an operator: a cold layout waiting in SRAM and the hot plan it runs with.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 pub struct OptionEntry {
     /// Cold footprint, bytes per core.
     pub cold: u64,
@@ -36,8 +36,33 @@ pub struct OptionEntry {
     pub comm: f64,
     /// Warm-up cycles (included in `comm`).
     pub warm_up: f64,
-    /// Broadcast ratio ρ = cold / c_min (1 without HBM data).
+    /// Broadcast ratio ρ = cold · N / H (N the chip's cores, H the operator's HBM bytes,
+    /// [`PlanTable::hbm_bytes`]; cold / c_min when every option runs on the whole chip; 1
+    /// without HBM data).
     pub rho: f64,
+    /// The group of cores it runs on when smaller than the chip (clean rules,
+    /// [`spatial::groups`]); `None`: the whole chip.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cores: Option<u64>,
+}
+
+/// As derived, but `cores` only when it is a group: tables of options that all run on the
+/// whole chip print (and so digest, [`crate::plan::GraphPlans::tables_digest`]) as before
+/// core groups existed.
+impl std::fmt::Debug for OptionEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut s = f.debug_struct("OptionEntry");
+        s.field("cold", &self.cold)
+            .field("hot", &self.hot)
+            .field("comp", &self.comp)
+            .field("comm", &self.comm)
+            .field("warm_up", &self.warm_up)
+            .field("rho", &self.rho);
+        if let Some(cores) = self.cores {
+            s.field("cores", &cores);
+        }
+        s.finish()
+    }
 }
 
 impl OptionEntry {
@@ -85,6 +110,22 @@ impl PlanTable {
     pub fn min_hot(&self) -> u64 {
         self.front.first().map_or(0, |f| f.hot)
     }
+
+    /// The operator's HBM bytes on a chip of `cores` cores: the fewest bytes any entry's cold
+    /// layout holds over the cores it runs on (c_min · cores when every entry runs on the
+    /// whole chip, SPEC §3); 0 without HBM data.
+    pub fn hbm_bytes(&self, cores: u64) -> u64 {
+        hbm_bytes(&self.table, cores)
+    }
+}
+
+/// [`PlanTable::hbm_bytes`] of the entries `table`.
+fn hbm_bytes(table: &[OptionEntry], cores: u64) -> u64 {
+    table
+        .iter()
+        .map(|o| o.cold * o.cores.unwrap_or(cores))
+        .min()
+        .unwrap_or(0)
 }
 
 /// How much of one enumeration was priced.
@@ -167,7 +208,8 @@ struct FrontPlan {
 /// Partitions per chunk of pass 1 (see [`build_counted`]).
 const SEED_CHUNK: usize = 32;
 
-/// Pass 1 over spatial partition `p`; `seed` holds plans priced in earlier chunks.
+/// Pass 1 over spatial partition `p` on a group of `cores` cores; `seed` holds plans priced
+/// in earlier chunks.
 fn pass1(
     shape: &OpShape,
     p: &[u64],
@@ -239,7 +281,7 @@ pub fn build_counted(
     sram: u64,
     cost: &dyn CostModel,
 ) -> (Option<PlanTable>, Enumeration) {
-    let partitions = spatial::partitions(&shape.dims, cores);
+    let partitions = spatial::grouped_partitions(&shape.dims, cores, shape.rules.whole_chip_only);
     // Replica counts are at most `cores`; past 2^16 the table would be large and the rest
     // falls back to trial division.
     let divs = temporal::Divisors::up_to(cores.min(1 << 16));
@@ -253,7 +295,7 @@ pub fn build_counted(
     for chunk in partitions.chunks(SEED_CHUNK) {
         let done: Vec<Pass1> = chunk
             .par_iter()
-            .map(|p| pass1(shape, p, cores, sram, cost, &divs, &seed))
+            .map(|g| pass1(shape, &g.p, g.cores, sram, cost, &divs, &seed))
             .collect();
         for pass in &done {
             for &(hot, exec) in &pass.stair.0 {
@@ -319,10 +361,10 @@ pub fn build_counted(
     }
     let mut pairs: BTreeMap<(u64, u64), OptionEntry> = BTreeMap::new();
     for (pi, hots) in &by_partition {
-        let p = &partitions[*pi];
-        let mut g = Geometry::for_partition(shape, p, cores);
+        let spatial::Placed { p, cores: group } = &partitions[*pi];
+        let mut g = Geometry::for_partition(shape, p, *group);
         let mut factors = Vec::with_capacity(shape.tensors.len());
-        temporal::for_each(shape, p, cores, &divs, |t_cold| {
+        temporal::for_each(shape, p, *group, &divs, |t_cold| {
             // Only the cold footprint and tiles matter here.
             g.set_footprint(shape, t_cold);
             for hot in hots {
@@ -337,6 +379,7 @@ pub fn build_counted(
                     comm: hot.point.comm + warm,
                     warm_up: warm,
                     rho: 1.0,
+                    cores: (*group < cores).then_some(*group),
                 };
                 let key = (entry.cold, entry.hot);
                 if pairs.get(&key).is_none_or(|e| entry.exec() < e.exec()) {
@@ -347,9 +390,13 @@ pub fn build_counted(
     }
     let mut table: Vec<OptionEntry> = pairs.into_values().collect();
     let c_min = table.iter().map(|o| o.cold).min().unwrap_or(0);
+    // ρ = cold · N / H: the bytes the NoC delivers per core over the HBM bytes. With every
+    // entry on the whole chip, H = c_min · N and (cold·N)/(c_min·N) is cold/c_min to the bit
+    // (both are the correctly rounded quotient of the same exact integers).
+    let hbm = hbm_bytes(&table, cores);
     for o in &mut table {
-        o.rho = if c_min > 0 {
-            o.cold as f64 / c_min as f64
+        o.rho = if hbm > 0 {
+            (o.cold * cores) as f64 / hbm as f64
         } else {
             1.0
         };

@@ -89,7 +89,7 @@ fn an_untrusted_entry_is_rebuilt() {
     let original = std::fs::read_to_string(&files[0]).unwrap();
     let foreign_key = original.replacen("cores ", "cores 1", 1);
     assert_ne!(foreign_key, original);
-    let foreign_format = original.replacen("elk-plan-cache/1", "elk-plan-cache/0", 1);
+    let foreign_format = original.replacen("elk-plan-cache/2", "elk-plan-cache/0", 1);
     assert_ne!(foreign_format, original);
     let truncated = original[..original.len() / 2].to_string();
     for (what, text) in [

@@ -56,6 +56,21 @@ fn check_table(s: &OpShape, cores: u64, sram: u64) -> Result<bool, TestCaseError
         prop_assert_eq!(kept, !dominated);
     }
     prop_assert!(!t.options.is_empty());
+    // Core groups: below the chip's cores, on its ladder; HBM bytes the fewest any entry
+    // holds; ρ = cold · N / H ≥ 1 (1 without HBM data).
+    let ladder = elk_model::plan::spatial::groups(cores);
+    let h = t.hbm_bytes(cores);
+    for o in &t.table {
+        let group = o.cores.unwrap_or(cores);
+        prop_assert!(group == cores || (group < cores && ladder.contains(&group)));
+        prop_assert!(o.cold * group >= h);
+        let rho_ok = if h > 0 { o.rho >= 1.0 } else { o.rho == 1.0 };
+        prop_assert!(rho_ok, "ρ {}", o.rho);
+    }
+    prop_assert!(t
+        .table
+        .iter()
+        .any(|o| o.cold * o.cores.unwrap_or(cores) == h));
     Ok(true)
 }
 
