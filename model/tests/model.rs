@@ -2,10 +2,10 @@
 #![allow(clippy::unwrap_used)] // a test that fails should panic with the value it got
 //! zoo's parameter counts, import-vs-zoo agreement and error reporting.
 
-#[path = "model/common.rs"]
-mod common;
 #[path = "model/dtypes.rs"]
 mod dtypes;
+#[path = "model/fixtures.rs"]
+mod fixtures;
 #[path = "model/hf_config.rs"]
 mod hf_config;
 #[path = "model/import_errors.rs"]

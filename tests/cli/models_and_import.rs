@@ -1,6 +1,6 @@
 //! `models`, `import` and `chips` on real inputs.
 
-use super::common::{elk_json, elk_ok, hidden_layers_graph, results, scratch, shared};
+use super::common::{elk_json, elk_ok, fixtures, hidden_layers_graph, results, scratch};
 
 #[test]
 fn default_job_compares_every_method_on_llama2_13b() {
@@ -53,7 +53,7 @@ fn llama2_13b_has_13_billion_parameters() {
 
 #[test]
 fn import_and_zoo_agree_on_llama2_13b() {
-    let file = shared().join("models/llama2-13.json");
+    let file = fixtures().join("models/llama2-13.json");
     let imported = elk_json(&[
         "import",
         file.to_str().unwrap(),
@@ -89,7 +89,7 @@ fn import_and_zoo_agree_on_llama2_13b() {
 
 #[test]
 fn import_takes_the_batch_and_kv_defaults_of_every_other_command() {
-    let bert = shared().join("models/bert-base.json");
+    let bert = fixtures().join("models/bert-base.json");
     let imported = elk_json(&["import", bert.to_str().unwrap(), "--json"]);
     let zoo = elk_json(&["models", "show", "bert-base", "--json"]);
     let tail = |j: &serde_json::Value| {
@@ -133,7 +133,7 @@ fn an_import_without_a_repeating_layer_says_so() {
     assert!(stderr.starts_with(&warning), "{stderr}");
     assert!(stderr.contains("layers 0..1: 10 operators"), "{stderr}");
     // A graph with layers gets no warning.
-    let nerf = shared().join("models/nerf.json");
+    let nerf = fixtures().join("models/nerf.json");
     assert!(elk_ok(&["import", nerf.to_str().unwrap()])
         .stderr
         .is_empty());

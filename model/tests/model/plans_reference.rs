@@ -222,7 +222,7 @@ fn reference_rules_reproduce_every_option_table() {
         if run.name == "bert-base" {
             // The artifact's own counts (per-op-stats.json): plans evaluated per shape.
             let text = std::fs::read_to_string(
-                super::common::shared().join("reference/bert-base/per-op-stats.json"),
+                super::fixtures::fixtures().join("reference/bert-base/per-op-stats.json"),
             )
             .unwrap();
             let stats: Vec<serde_json::Value> = serde_json::from_str(&text).unwrap();
@@ -403,7 +403,11 @@ fn importer_gives_the_artifact_operator_lists() {
         let Some(file) = run.graph else { continue };
         let mut opts = ImportOptions::new(Mode::Decode, 8, run.kv);
         opts.compat = Compat::Reference;
-        let g = import_file(&super::common::shared().join("models").join(file), &opts).unwrap();
+        let g = import_file(
+            &super::fixtures::fixtures().join("models").join(file),
+            &opts,
+        )
+        .unwrap();
         assert!(g.name.ends_with("compat reference"), "{}", g.name);
         assert_eq!(g.plan_rules, PlanRules::REFERENCE);
         let texpr = run.graph(PlanRules::REFERENCE);
