@@ -159,8 +159,11 @@ pub fn moe_block(b: &mut Builder, moe: &Moe, kind: Ffn, l: usize, x: &Act, token
         let sp = format!("{p}.shared");
         let mut y = ffn(b, kind, &sp, &sp, x, moe.shared_dim, false);
         if moe.shared_gate {
-            let g = b.linear(&format!("{sp}.gate"), x, 1, &format!("{sp}.wg"), false);
-            let g = b.unary(&format!("{sp}.gate_act"), "Sigmoid", &g);
+            // Qwen2-MoE's `shared_expert_gate`: one logit per token. Named apart from the
+            // gated FFN's own `{sp}.gate` slice, so every operator name stays unique.
+            let gp = format!("{p}.shared_gate");
+            let g = b.linear(&gp, x, 1, &format!("{sp}.wg"), false);
+            let g = b.unary(&format!("{gp}.act"), "Sigmoid", &g);
             let ins = vec![In::act(&y, &[0, 1]), In::act(&g, &[0])];
             y = b.op(
                 &format!("{sp}.scale"),
