@@ -94,6 +94,15 @@ pub fn topk_layer(name: &str) -> Option<usize> {
         .ok()
 }
 
+/// Whether `graph` has MoE operators (a top-k step or a routed expert's), so that which
+/// routing it was built with matters: every command but `moe` builds the balanced one.
+pub fn has_experts(graph: &crate::graph::Graph) -> bool {
+    graph
+        .ops
+        .iter()
+        .any(|o| topk_layer(&o.name).is_some() || expert_op(&o.name).is_some())
+}
+
 /// The gated or plain FFN `down(act(…))` of `x` with width `dim`, weights under `w`
 /// (`{w}.wgu`/`{w}.wu`, `{w}.wd`) and operators under `p`.
 pub fn ffn(b: &mut Builder, kind: Ffn, p: &str, w: &str, x: &Act, dim: u64, bias: bool) -> Act {
