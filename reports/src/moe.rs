@@ -249,7 +249,14 @@ pub fn title(
     steps: u64,
     seed: u64,
 ) -> String {
-    format!("{model} decode b{batch} kv{kv} on {chip_label}, routing {routing}, {steps} steps (seed {seed})")
+    let steps = if steps == 1 {
+        "1 step".to_string()
+    } else {
+        format!("{steps} steps")
+    };
+    format!(
+        "{model} decode b{batch} kv{kv} on {chip_label}, routing {routing}, {steps} (seed {seed})"
+    )
 }
 
 /// What every step of a run shares: the model's experts, the layers and tokens routed, each
