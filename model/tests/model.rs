@@ -4,6 +4,8 @@
 
 #[path = "model/dtypes.rs"]
 mod dtypes;
+#[path = "model/example_models.rs"]
+mod example_models;
 #[path = "model/fixtures.rs"]
 mod fixtures;
 #[path = "model/hf_config.rs"]
@@ -16,6 +18,8 @@ mod import_reference;
 mod moe;
 #[path = "model/onnx_fixtures.rs"]
 mod onnx_fixtures;
+#[path = "model/op_names.rs"]
+mod op_names;
 #[path = "model/plan_cache.rs"]
 mod plan_cache;
 #[path = "model/plan_digests.rs"]

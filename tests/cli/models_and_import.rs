@@ -17,6 +17,20 @@ fn default_job_compares_every_method_on_llama2_13b() {
             "{method}: no row with a makespan:\n{text}"
         );
     }
+    // The two sections name different best heuristics, and a footer line says why; % Ideal
+    // says what it is a share of (Ideal lies below the certified bound here).
+    assert!(
+        text.contains(
+            "why the best heuristic differs (elk-full-greedy on the whole model, elk-full on \
+             this layer): a layer alone starts with its SRAM empty"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("% Ideal: 100 · Ideal's makespan / the method's"),
+        "{text}"
+    );
+    assert!(text.contains("so no schedule reaches 100"), "{text}");
 }
 
 /// `line` is a `compare` table row of `method` with a numeric makespan.
