@@ -539,6 +539,9 @@ pub struct GapRow {
     /// The exact row only: what ran to find its schedule (the summary's `ran`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<String>,
+    /// A heuristic's first stage, ms (the compare row's, not in `--json`).
+    #[serde(skip)]
+    pub first_stage_ms: Option<f64>,
 }
 
 /// `gap --json`'s results.
@@ -600,6 +603,7 @@ pub fn gap_report(
             reference_is_optimum: false,
             compile_s: if no_timings { None } else { row.compile_s },
             status: None,
+            first_stage_ms: row.first_stage_ms,
         })
         .collect();
     let reference = report.gap_reference();
@@ -620,6 +624,7 @@ pub fn gap_report(
                 Some(report.solve_s)
             },
             status: Some(what_ran(inst, &report, warm_is)),
+            first_stage_ms: None,
         });
     }
     for r in &mut rows {

@@ -163,18 +163,19 @@ impl MoeSpec {
     pub fn new(moe: &elk_model::zoo::Moe, inputs: MoeInputs) -> elk_model::Result<MoeSpec> {
         let routing = Routing::parse(&inputs.routing)?;
         let names = if inputs.policies.is_empty() {
-            vec![
-                "load-all".to_string(),
-                "on-demand".into(),
-                format!("predicted-{}", moe.top_k),
-                "oracle".into(),
-            ]
+            // predicted-k only where k < E: with top_k = E it would be load-all again.
+            let predicted = (moe.top_k < moe.experts).then(|| format!("predicted-{}", moe.top_k));
+            ["load-all".to_string(), "on-demand".into()]
+                .into_iter()
+                .chain(predicted)
+                .chain(["oracle".to_string()])
+                .collect()
         } else {
             inputs.policies.clone()
         };
         let policies = names
             .iter()
-            .map(|p| Policy::parse(p))
+            .map(|p| Policy::parse_for(p, moe.experts))
             .collect::<elk_model::Result<Vec<_>>>()?;
         for m in &inputs.methods {
             if elk_heuristics::by_name(m).is_none() {
@@ -255,7 +256,14 @@ pub fn title(
     steps: u64,
     seed: u64,
 ) -> String {
-    format!("{model} decode b{batch} kv{kv} on {chip_label}, routing {routing}, {steps} steps (seed {seed})")
+    let steps = if steps == 1 {
+        "1 step".to_string()
+    } else {
+        format!("{steps} steps")
+    };
+    format!(
+        "{model} decode b{batch} kv{kv} on {chip_label}, routing {routing}, {steps} (seed {seed})"
+    )
 }
 
 /// What every step of a run shares: the model's experts, the layers and tokens routed, each

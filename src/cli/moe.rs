@@ -123,7 +123,13 @@ pub fn print_section(section: &MoeSection, tokens: u64) {
         top_k: section.top_k,
         ..NO_EXPERTS
     };
-    print(&section.title, &moe, tokens, &section.report, false);
+    print(
+        &section.title,
+        &moe,
+        (&section.routing, tokens),
+        &section.report,
+        false,
+    );
 }
 
 /// A model without experts (never printed: `spec` refuses one).
@@ -235,23 +241,46 @@ pub fn run(a: MoeArgs) -> anyhow::Result<()> {
         };
         return super::json::print_json("moe", &config, &results);
     }
-    print(&title, &moe, a.batch, &report, a.all_steps);
+    print(
+        &title,
+        &moe,
+        (&spec.routing.label(), a.batch),
+        &report,
+        a.all_steps,
+    );
     Ok(())
 }
 
-/// The text table of a run.
-pub fn print(title: &str, moe: &elk_model::zoo::Moe, tokens: u64, r: &MoeReport, all_steps: bool) {
+/// The text table of a run of `routing` with `tokens` tokens per layer.
+pub fn print(
+    title: &str,
+    moe: &elk_model::zoo::Moe,
+    (routing, tokens): (&str, u64),
+    r: &MoeReport,
+    all_steps: bool,
+) {
     println!("{title}");
     for w in &r.warnings {
         println!("warning: {w}");
     }
+    // The uniform expectation is the yardstick of every routing; under another one it is
+    // named as a comparison, not as this run's routing.
+    let uniform = format!(
+        "E·(1 − (1 − k/E)^n) = {:.2}",
+        r.uniform_expected_experts_per_layer
+    );
+    let yardstick = if routing == "uniform" {
+        format!("uniform routing expects {uniform}")
+    } else {
+        format!("for comparison, uniform routing would give {uniform}")
+    };
     println!(
-        "{} experts per layer, top-{}, {tokens} tokens per layer: {:.2} experts receive tokens \
-         per layer on average (uniform routing expects E·(1 − (1 − k/E)^n) = {:.2})",
+        "{} experts per layer, top-{}, {tokens} {} per layer: {:.2} experts receive tokens per \
+         layer on average ({yardstick})",
         moe.experts,
         moe.top_k,
+        if tokens == 1 { "token" } else { "tokens" },
         r.mean_touched_experts_per_layer,
-        r.uniform_expected_experts_per_layer
     );
     println!(
         "{:<14} {:>10} {:>10} {:>10} {:>11} {:>13} {:>12} {:>10}",

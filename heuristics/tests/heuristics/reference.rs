@@ -1,15 +1,16 @@
-//! Faithful Elk, checked on the reference artifact's own instances (`../shared/reference/`:
+//! Faithful Elk, checked on the reference artifact's own instances (`tests/fixtures/reference/`:
 //! bert-base, Llama2-7B, OPT-6.7B): each of our faithful methods must reach, under SPEC §4,
 //! at most 1.003 × the best of the artifact's schedules for that method under SPEC §4 (the
 //! converted `schedule-*.json`, judged by our simulator). Elk-Full is run and judged with the
 //! load order opened to `free`, as its schedules need. Where the artifact left no schedule for a
 //! method (bert-base's Static and Elk-Dyn) its reported latency is the reference.
 
+use super::fixtures::reference_run;
 use elk_heuristics::{by_name, ideal, NAMES};
 use elk_stage::instance::{Instance, LoadOrder, NamedOrder};
 use elk_stage::method::Budget;
 use elk_stage::schedule::Schedule;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// The tolerance of the issue: ours ≤ 1.003 × the artifact's best.
 const TOLERANCE: f64 = 1.003;
@@ -25,16 +26,6 @@ const KNOWN_MISSES: [(&str, &str, f64); 2] = [
     ("bert-base", "basic", 1.099),
     ("bert-base", "elk-full", 1.0040),
 ];
-
-fn dir(model: &str) -> PathBuf {
-    let d = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/reference");
-    assert!(
-        d.is_dir(),
-        "these tests need ../shared (with reference/) beside the repository root: {} is missing",
-        d.display()
-    );
-    d.join(model)
-}
 
 fn free(inst: &Instance) -> Instance {
     let mut f = inst.clone();
@@ -103,7 +94,7 @@ fn faithful_methods_match_or_beat_the_artifact_on_its_own_instances() {
     let mut table = String::new();
     let mut failures = Vec::new();
     for model in ["bert-base", "llama2-7", "opt-6.7"] {
-        let d = dir(model);
+        let d = reference_run(model);
         let inst = Instance::read(&d.join("instance.json")).unwrap();
         let open = free(&inst);
         let mut by_method = Vec::new();
@@ -142,7 +133,7 @@ fn faithful_methods_match_or_beat_the_artifact_on_its_own_instances() {
 #[test]
 fn ideal_is_the_artifacts_on_bert_base() {
     // Σ fastest exec + the first load in the prologue, exactly as the artifact's.
-    let inst = Instance::read(&dir("bert-base").join("instance.json")).unwrap();
+    let inst = Instance::read(&reference_run("bert-base").join("instance.json")).unwrap();
     let ideal_ms = inst.ms(ideal(&inst).cycles.unwrap());
     assert!((ideal_ms - 0.909_020_5).abs() < 1e-6, "{ideal_ms}");
 }
@@ -150,7 +141,7 @@ fn ideal_is_the_artifacts_on_bert_base() {
 /// Which layout each of the artifact's Basic schedules took, per operator: the `largest` or
 /// smallest cold, and the largest hot footprint at that cold.
 fn basic_takes(model: &str, largest: bool) {
-    let d = dir(model);
+    let d = reference_run(model);
     let inst = Instance::read(&d.join("instance.json")).unwrap();
     let s = Schedule::read(&d.join("schedule-basic.json")).unwrap();
     for (op, &o) in inst.ops.iter().zip(&s.options) {
@@ -198,7 +189,7 @@ fn decisions_equal_the_artifacts_on_llama_and_opt() {
     // every option (its loads start elsewhere: the artifact stretches them at θ = 0.5 with its
     // 5 GB/s NoC constant, ours at 5.5 do not stretch).
     for model in ["llama2-7", "opt-6.7"] {
-        let d = dir(model);
+        let d = reference_run(model);
         let inst = Instance::read(&d.join("instance.json")).unwrap();
         for (method, file, same_starts) in [
             ("basic", "schedule-basic.json", true),
