@@ -124,7 +124,7 @@ fn grids_are_validated_with_the_key_named() {
 }
 
 /// A copy of the ipu-mk2 preset with `sram_bytes_per_core` set: 2 KiB fits no plan of
-/// BERT-base (the cell fails), 32 KiB leaves Static without a schedule.
+/// BERT-base (the cell fails), 6 KiB leaves Static without a schedule.
 fn mk2_with_sram(bytes: u64) -> String {
     elk_model::chip::PRESETS[0].1.replace(
         "sram_bytes_per_core = 638976",
@@ -276,7 +276,7 @@ fn failed_cells_are_counted_and_retried_on_resume() {
 fn methods_without_a_schedule_store_status_and_reason() {
     use elk_reports::cell::MethodStatus;
     let d = dir("status");
-    std::fs::write(d.join("chip.toml"), mk2_with_sram(32768)).unwrap();
+    std::fs::write(d.join("chip.toml"), mk2_with_sram(6144)).unwrap();
     let grid_file = d.join("g.toml");
     std::fs::write(&grid_file, grid_of(&["chip.toml"], "\"basic\", \"static\"")).unwrap();
     let grid = Grid::from_file(&grid_file).unwrap();
@@ -292,10 +292,7 @@ fn methods_without_a_schedule_store_status_and_reason() {
     assert_eq!(stat.status, Some(MethodStatus::NoSchedule));
     assert!(stat.makespan_ms.is_none());
     let reason = stat.reason.as_deref().unwrap();
-    assert!(
-        reason.contains("embed.tokens.gather: no option with hot"),
-        "{reason}"
-    );
+    assert!(reason.contains("l0.ffn.up: no option with hot"), "{reason}");
     assert!(
         text.contains("\"status\":\"no-schedule\",\"reason\":\"operator "),
         "{text}"
@@ -309,7 +306,7 @@ fn methods_without_a_schedule_store_status_and_reason() {
     let results: Vec<_> = read_results(&out).unwrap().into_values().collect();
     let md = &texts(report(&results, "new", &header).unwrap())[0].1;
     assert!(
-        md.contains("| static | no schedule found | operator embed.tokens.gather: no option"),
+        md.contains("| static | no schedule found | operator l0.ffn.up: no option"),
         "{md}"
     );
 
@@ -330,10 +327,10 @@ fn methods_without_a_schedule_store_status_and_reason() {
     );
 }
 
-/// Static schedules BERT-base on ipu-mk2 and finds no schedule with 32 KiB of SRAM.
+/// Static schedules BERT-base on ipu-mk2 and finds no schedule with 6 KiB of SRAM.
 fn static_with_and_without_a_schedule(name: &str) -> Vec<elk_reports::cell::CellResult> {
     let d = dir(name);
-    std::fs::write(d.join("chip.toml"), mk2_with_sram(32768)).unwrap();
+    std::fs::write(d.join("chip.toml"), mk2_with_sram(6144)).unwrap();
     let grid_file = d.join("g.toml");
     let text = grid_of(&["ipu-mk2", "chip.toml"], "\"basic\", \"static\"");
     std::fs::write(&grid_file, text).unwrap();
