@@ -5,8 +5,11 @@ use clap::Args;
 use elk_model::build::InstanceOptions;
 use elk_model::graph::Mode;
 use elk_model::load_policy::Policy;
+use elk_model::zoo::ZooModel;
 use elk_model::zoo::ZooParams;
-use elk_reports::moe::{MoeInputs, MoeReport, MoeResults, MoeSection, MoeSpec, DEFAULT_METHODS};
+use elk_reports::moe::{
+    MoeInputs, MoeProgress, MoeReport, MoeResults, MoeSection, MoeSpec, DEFAULT_METHODS,
+};
 use elk_stage::instance::{LoadOrder, NocRow};
 use elk_stage::units::si;
 use serde::Serialize;
@@ -102,9 +105,7 @@ pub struct CompareMoe {
 pub fn run_section(a: &MoeArgs) -> anyhow::Result<MoeSection> {
     let (model, spec, title) = spec(a)?;
     let moe = model.moe().copied().unwrap_or(NO_EXPERTS);
-    let bar = super::progress::bar(spec.steps as u64, "routing steps built");
-    let report = elk_reports::moe::run(&model, &spec, &|done| bar.set_position(done as u64))?;
-    bar.finish_and_clear();
+    let report = run_with_progress(&model, &spec)?;
     Ok(MoeSection {
         title,
         routing: spec.routing.label(),
@@ -114,6 +115,30 @@ pub fn run_section(a: &MoeArgs) -> anyhow::Result<MoeSection> {
         top_k: moe.top_k,
         report,
     })
+}
+
+/// [`elk_reports::moe::run`] with a bar on stderr (on a terminal, as every long command):
+/// the routing steps built, then the (step, policy) instances scheduled, which is where the
+/// time goes.
+fn run_with_progress(model: &ZooModel, spec: &MoeSpec) -> anyhow::Result<MoeReport> {
+    let bar = super::progress::bar(spec.steps as u64, "moe");
+    let report = elk_reports::moe::run(model, spec, &|p| match p {
+        MoeProgress::Built { done, of } => {
+            bar.set_length(of as u64);
+            bar.set_position(done as u64);
+            bar.set_message("routing steps built");
+        }
+        MoeProgress::Scheduled { done, of, last } => {
+            if done == 1 {
+                bar.reset_eta();
+            }
+            bar.set_length(of as u64);
+            bar.set_position(done as u64);
+            bar.set_message(format!("policy instances scheduled (last: {last})"));
+        }
+    })?;
+    bar.finish_and_clear();
+    Ok(report)
 }
 
 /// The section's text table.
@@ -199,9 +224,7 @@ pub fn spec(
 pub fn run(a: MoeArgs) -> anyhow::Result<()> {
     let (model, spec, title) = spec(&a)?;
     let moe = model.moe().copied().unwrap_or(NO_EXPERTS);
-    let bar = super::progress::bar(spec.steps as u64, "routing steps built");
-    let report = elk_reports::moe::run(&model, &spec, &|done| bar.set_position(done as u64))?;
-    bar.finish_and_clear();
+    let report = run_with_progress(&model, &spec)?;
     if let Some(dir) = &a.emit_instances {
         std::fs::create_dir_all(dir).map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
         for (p, inst) in elk_reports::moe::step_instances(&model, &spec, 0)? {

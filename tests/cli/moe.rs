@@ -158,3 +158,17 @@ fn a_policys_instance_is_written_for_the_exact_solver() {
     let r = super::common::elk_json(&["solve", "--method", "elk-dyn", "--instance", p, "--json"]);
     assert!(r["makespan_ms"].as_f64().unwrap() > 0.0, "{r}");
 }
+
+/// ux-3 #4: on demand at 4 TB/s, the greedy Elk-Dyn started an expert's load before its
+/// router (an internal error); now both greedy heuristics schedule every policy's instance.
+#[test]
+fn the_greedy_heuristics_schedule_released_loads() {
+    let out = elk_ok(&args(&[
+        "--hbm-tbps",
+        "4",
+        "--methods",
+        "elk-dyn-greedy,elk-full-greedy",
+    ]));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("on-demand"), "{text}");
+}
