@@ -312,12 +312,13 @@ fn deepest_fitting(
     let fits = |cold: u64| least_hot.is_some_and(|h| cold.saturating_add(h) <= sram);
     residents.at(inst, order, options, lo, i);
     if !fits(residents.cold) {
+        let n = residents.loads.len();
         return Err(format!(
-            "operator {} (stage {t}) fits in no option beside the {} B per core of cold data \
-             of the {} loads that must be resident by then",
+            "operator {} (stage {t}) fits in no option beside {} B per core of cold data ({n} \
+             load{} that must be resident by then)",
             inst.ops[i].name,
             residents.cold,
-            residents.loads.len()
+            if n == 1 { "" } else { "s" }
         ));
     }
     let mut g = lo;
