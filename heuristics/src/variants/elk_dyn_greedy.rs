@@ -224,20 +224,19 @@ impl<'a> Order<'a> {
     /// that must finish before a load ordered ahead of it may start.
     fn new(inst: &Instance, loads: &'a [usize]) -> Result<Order<'a>, String> {
         let mut opens = Vec::with_capacity(loads.len());
-        let mut latest: Option<(usize, usize)> = None; // (stage, operator)
+        // The latest window opening so far and whose it is.
+        let mut latest = (0, loads.first().copied().unwrap_or_default());
         for &j in loads {
             let w = inst.window_start(OpId(j)).index();
-            if latest.is_none_or(|(s, _)| w > s) {
-                latest = Some((w, j));
+            if w > latest.0 {
+                latest = (w, j);
             }
-            let (open, by) = latest.unwrap_or((w, j));
+            let (open, by) = latest;
             if open > j {
                 return Err(format!(
-                    "the load order puts {} (needed in stage {}) after {}, whose load may not \
-                     start before stage {open}",
-                    inst.ops[j].name,
-                    j + 1,
-                    inst.ops[by].name
+                    "the load order puts {}'s load (due by stage {j}) after {}'s, which may \
+                     not start before stage {open}",
+                    inst.ops[j].name, inst.ops[by].name
                 ));
             }
             opens.push(open);
@@ -279,7 +278,6 @@ fn force(
     // Never before it may start (the prologue forces from stage 0). `Order::new` checked
     // that this is no later than the deadline: j ≥ opens[q], and the load behind starts at
     // ≥ opens[q + 1] ≥ opens[q].
-
     debug_assert!(order.opens[q] <= deadline);
     let from = earliest.max(order.opens[q]).min(deadline);
     let nu = inst.ops[j].options[options[j]].noc_per_hbm;
@@ -693,5 +691,46 @@ impl Method for ElkDynGreedy {
             stop: StopReason::Completed,
             notes: vec![format!("preload depth up to {depth} operators")],
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use elk_stage::instance::OpOption;
+    use elk_stage::units::Bytes;
+
+    /// x, then a and b with loads; b's load is released one stage before it runs (stage 2).
+    fn released() -> Instance {
+        let op = || vec![OpOption::new(10, 20, 50.0, 0.0, 0.0)];
+        let mut inst = Instance::builder("released", Bytes(1000), 1e9)
+            .op("x", Cycles(0.0), op())
+            .op("a", Cycles(40.0), op())
+            .op("b", Cycles(40.0), op())
+            .build()
+            .unwrap();
+        inst.ops[2].preload_window = Some(1);
+        inst
+    }
+
+    #[test]
+    fn a_load_ordered_behind_a_released_one_starts_no_earlier() {
+        let inst = released();
+        let pass = ElkDynGreedy::default();
+        // Execution order: valid, and b's load starts where its window opens.
+        let s = pass.pass(&inst, &[OpId(1), OpId(2)]).unwrap();
+        assert_eq!(elk_sim::validate(&inst, &s), vec![]);
+        let b_start = s
+            .load_work
+            .iter()
+            .filter(|w| w.op == OpId(2))
+            .map(|w| w.stage);
+        assert_eq!(b_start.min(), Some(Stage(2)));
+        // b ahead of a: a is due by stage 1 but may not start before b's window opens.
+        assert_eq!(
+            pass.pass(&inst, &[OpId(2), OpId(1)]).unwrap_err(),
+            "the load order puts a's load (due by stage 1) after b's, which may not start \
+             before stage 2"
+        );
     }
 }
