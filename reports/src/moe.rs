@@ -18,7 +18,7 @@ use elk_model::routing::Routing;
 use elk_model::zoo::{ZooModel, ZooParams};
 use elk_sim::{evaluate, run_judged, validate};
 use elk_stage::instance::Instance;
-use elk_stage::method::Budget;
+use elk_stage::method::{Budget, Outcome};
 use elk_stage::schedule::Schedule;
 use elk_stage::units::Cycles;
 use rayon::prelude::*;
@@ -317,12 +317,34 @@ impl Setup {
     }
 }
 
-/// Runs every policy on `spec.steps` sampled steps of `model`; `progress(done)` after each
-/// step's instances are built.
+/// What [`run`] reports as it goes (for a progress display; nothing depends on it).
+#[derive(Clone, Copy, Debug)]
+pub enum MoeProgress<'a> {
+    /// `done` of `of` steps have their instances built (one at a time, in order).
+    Built {
+        /// Steps built.
+        done: usize,
+        /// Steps in all.
+        of: usize,
+    },
+    /// `done` of `of` (step, policy) instances are scheduled by every method (steps run in
+    /// parallel); `last` is the one just finished, e.g. "step 3, on-demand".
+    Scheduled {
+        /// Instances scheduled.
+        done: usize,
+        /// Instances in all.
+        of: usize,
+        /// The instance just scheduled.
+        last: &'a str,
+    },
+}
+
+/// Runs every policy on `spec.steps` sampled steps of `model`, telling `progress` as each
+/// step is built and each policy's instance is scheduled.
 pub fn run(
     model: &ZooModel,
     spec: &MoeSpec,
-    progress: &(dyn Fn(usize) + Sync),
+    progress: &(dyn Fn(MoeProgress) + Sync),
 ) -> Result<MoeReport> {
     let setup = Setup::new(model, spec)?;
     let methods: Vec<Box<dyn elk_stage::method::Method>> = spec
@@ -343,12 +365,35 @@ pub fn run(
         let si = setup.step(model, spec, step as u64, &mut memo)?;
         touched_total += si.touched();
         built.push(si);
-        progress(step + 1);
+        progress(MoeProgress::Built {
+            done: step + 1,
+            of: spec.steps,
+        });
     }
+    let scheduled = std::sync::atomic::AtomicUsize::new(0);
+    let of = spec.steps * setup.policies.len();
+    let on_scheduled = |step: usize, p: &Policy| {
+        let done = scheduled.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        let last = format!("step {step}, {}", p.name());
+        progress(MoeProgress::Scheduled {
+            done,
+            of,
+            last: &last,
+        });
+    };
     let steps: Vec<StepResult> = built
         .par_iter()
         .enumerate()
-        .map(|(step, si)| run_step(step, si, &setup.policies, &setup.ranking, &methods))
+        .map(|(step, si)| {
+            run_step(
+                step,
+                si,
+                &setup.policies,
+                &setup.ranking,
+                &methods,
+                &on_scheduled,
+            )
+        })
         .collect::<Result<_>>()?;
     let summary = summarise(&setup.policies, &steps, setup.layers);
     let e = setup.moe.experts as f64;
@@ -390,10 +435,14 @@ fn best_schedule(
     for m in methods {
         let judged = run_judged(inst, m.as_ref(), &Budget::default())?;
         let name = m.name().to_string();
+        let why = match &judged.solved.outcome {
+            Outcome::Unknown { reason } | Outcome::Infeasible { reason } => format!(": {reason}"),
+            _ => String::new(),
+        };
         match judged.judged() {
             Some((s, t)) if best.as_ref().is_none_or(|b| t < b.1) => best = Some((s, t, name)),
             Some(_) => {}
-            None => reasons.push(format!("{name}: no schedule")),
+            None => reasons.push(format!("{name}: no schedule{why}")),
         }
     }
     best.ok_or_else(|| {
@@ -411,6 +460,7 @@ fn run_step(
     policies: &[Policy],
     ranking: &[Vec<usize>],
     methods: &[Box<dyn elk_stage::method::Method>],
+    on_scheduled: &(dyn Fn(usize, &Policy) + Sync),
 ) -> Result<StepResult> {
     let oracle_inst = si.instance(&Policy::Oracle, ranking);
     let bound = elk_solver::bounds::roofline(&oracle_inst).best();
@@ -419,6 +469,7 @@ fn run_step(
     for p in policies {
         let inst = si.instance(p, ranking);
         let (s, t, method) = best_schedule(&inst, methods)?;
+        on_scheduled(step, p);
         if *p == Policy::Oracle {
             oracle_best = match oracle_best {
                 Some((o, via)) if o <= t => Some((o, via)),
@@ -524,7 +575,40 @@ fn summarise(policies: &[Policy], steps: &[StepResult], layers: usize) -> Vec<Po
 
 #[cfg(test)]
 mod tests {
-    use super::p50_p99;
+    use super::{best_schedule, p50_p99};
+    use elk_stage::instance::{Instance, OpOption};
+    use elk_stage::units::{Bytes, Cycles};
+
+    #[test]
+    fn a_method_without_a_schedule_says_why() {
+        // b's cold 50 B must be resident while a runs (hot 60 B) in 100 B: no schedule.
+        let inst = Instance::builder("tight", Bytes(100), 1e9)
+            .op(
+                "a",
+                Cycles(10.0),
+                vec![OpOption::new(10, 60, 10.0, 0.0, 0.0)],
+            )
+            .op(
+                "b",
+                Cycles(10.0),
+                vec![OpOption::new(50, 50, 10.0, 0.0, 0.0)],
+            )
+            .build()
+            .unwrap();
+        let methods: Vec<_> = ["basic", "elk-dyn-greedy"]
+            .iter()
+            .map(|m| elk_heuristics::by_name(m).unwrap())
+            .collect();
+        let err = best_schedule(&inst, &methods).unwrap_err().to_string();
+        assert!(
+            err.contains("tight: no method found a schedule (basic: no schedule: "),
+            "{err}"
+        );
+        assert!(
+            err.contains("; elk-dyn-greedy: no schedule: operator a (stage 1) fits in no option"),
+            "{err}"
+        );
+    }
 
     #[test]
     fn percentiles_by_nearest_rank() {
