@@ -146,7 +146,7 @@ fn all_methods() -> Vec<String> {
 pub struct Cell {
     /// Position in the grid's fixed order.
     pub index: usize,
-    /// Model name.
+    /// Model: a zoo name, or a model file as the grid writes it.
     pub model: String,
     /// Mode.
     pub mode: String,
