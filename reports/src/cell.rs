@@ -1,7 +1,7 @@
 //! Running one grid cell: build the graph and chip variant, plan, run every method, judge
 //! each schedule with the simulator. The result is one JSON line, free of wall-clock times
 //! (so a rerun, a resumed run and a sharded run write identical bytes). A cell with an MoE
-//! routing runs the load policies instead ([`routed`]).
+//! routing runs the load policies instead ([`MoeCell`], `cell/routed.rs`).
 
 mod routed;
 
