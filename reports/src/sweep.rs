@@ -100,9 +100,10 @@ pub fn write_results(path: &Path, results: &BTreeMap<usize, CellResult>) -> Resu
 
 /// Runs the grid (or one shard of it) into `out`; `progress(done, total)` after each cell.
 /// Every chip and model is read and checked first ([`Grid::load_inputs`]): a bad chip or
-/// model file fails here, before `out` is touched. Cells whose stored line is a failure ([`CellResult::failed`]) are
-/// run again; cells that fail are counted in [`SweepSummary::failed`] (their error is their
-/// line). A configuration that does not fit the chip is a result, not a failure.
+/// model file fails here, before `out` is touched. Cells whose stored line is a failure
+/// ([`CellResult::failed`]) are run again; cells that fail are counted in
+/// [`SweepSummary::failed`] (their error is their line). A configuration that does not fit
+/// the chip is a result, not a failure.
 pub fn run_sweep(
     grid: &Grid,
     out: &Path,
