@@ -8,7 +8,8 @@
 //! - the oracle's makespan is the best of its own schedules and of every policy's schedule
 //!   without its idle loads (each re-judged on the oracle's instance): never above a policy's
 //!   on any step, by construction, and checked;
-//! - the roofline bound of the oracle's instance bounds every policy's makespan of that step.
+//! - a certified lower bound of the oracle's instance ([`StepBound`]) bounds every policy's
+//!   makespan of that step.
 
 use crate::{ReportError, Result};
 use elk_model::build::{InstanceMemo, InstanceOptions};
@@ -66,6 +67,22 @@ pub struct PolicyStep {
     pub expert_bytes: u64,
 }
 
+/// Which certified lower bound each step gets: a bound of the oracle's instance, so it bounds
+/// every policy of the step.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum StepBound {
+    /// The roofline bound (SPEC §5): instant. What `elk-opt moe` reports.
+    #[default]
+    Roofline,
+    /// The strongest the tool has ([`crate::cell::certified_bound`]): the segment
+    /// relaxation's coupled LP where the step's layers repeat, else the roofline. Sampled
+    /// routings give every layer its own token counts, so there the relaxation does not
+    /// apply and this is the roofline; under the balanced routing it is tried (up to a
+    /// minute; identical steps are bounded once). What `bound = true` gives a grid's MoE
+    /// cells and what the MoE study draws.
+    Strongest,
+}
+
 /// One sampled step.
 #[derive(Clone, Debug, Serialize)]
 pub struct StepResult {
@@ -73,8 +90,10 @@ pub struct StepResult {
     pub index: usize,
     /// Experts receiving tokens, over all layers.
     pub touched_experts: usize,
-    /// The oracle instance's roofline bound, ms: below every policy of this step.
+    /// The oracle instance's certified lower bound, ms: below every policy of this step.
     pub bound_ms: f64,
+    /// Which bound: `roofline` or `segment relaxation`.
+    pub bound_source: &'static str,
     /// Each policy, in the spec's order.
     pub policies: Vec<PolicyStep>,
 }
@@ -339,11 +358,22 @@ pub enum MoeProgress<'a> {
     },
 }
 
-/// Runs every policy on `spec.steps` sampled steps of `model`, telling `progress` as each
-/// step is built and each policy's instance is scheduled.
+/// Runs every policy on `spec.steps` sampled steps of `model`, each step bounded by the
+/// roofline, telling `progress` as each step is built and each policy's instance is
+/// scheduled.
 pub fn run(
     model: &ZooModel,
     spec: &MoeSpec,
+    progress: &(dyn Fn(MoeProgress) + Sync),
+) -> Result<MoeReport> {
+    run_with_bound(model, spec, StepBound::Roofline, progress)
+}
+
+/// [`run`], each step bounded by `bound`.
+pub fn run_with_bound(
+    model: &ZooModel,
+    spec: &MoeSpec,
+    bound: StepBound,
     progress: &(dyn Fn(MoeProgress) + Sync),
 ) -> Result<MoeReport> {
     let setup = Setup::new(model, spec)?;
@@ -370,6 +400,7 @@ pub fn run(
             of: spec.steps,
         });
     }
+    let bounds = step_bounds(&built, &setup.ranking, bound)?;
     let scheduled = std::sync::atomic::AtomicUsize::new(0);
     let of = spec.steps * setup.policies.len();
     let on_scheduled = |step: usize, p: &Policy| {
@@ -383,11 +414,13 @@ pub fn run(
     };
     let steps: Vec<StepResult> = built
         .par_iter()
+        .zip(&bounds)
         .enumerate()
-        .map(|(step, si)| {
+        .map(|(step, (si, b))| {
             run_step(
                 step,
                 si,
+                *b,
                 &setup.policies,
                 &setup.ranking,
                 &methods,
@@ -454,16 +487,49 @@ fn best_schedule(
     })
 }
 
+/// Each step's certified bound and its source: of the oracle's instance, each distinct
+/// instance bounded once (steps of the balanced routing are all alike), in parallel.
+fn step_bounds(
+    built: &[StepInstances],
+    ranking: &[Vec<usize>],
+    bound: StepBound,
+) -> Result<Vec<(Cycles, &'static str)>> {
+    let oracles: Vec<Instance> = built
+        .iter()
+        .map(|si| si.instance(&Policy::Oracle, ranking))
+        .collect();
+    if bound == StepBound::Roofline {
+        let roofline = |i: &Instance| (elk_solver::bounds::roofline(i).best(), "roofline");
+        return Ok(oracles.iter().map(roofline).collect());
+    }
+    let hashes: Vec<String> = oracles.iter().map(Instance::content_hash).collect();
+    // The first step of each distinct instance.
+    let distinct: Vec<usize> = (0..oracles.len())
+        .filter(|&i| !hashes[..i].contains(&hashes[i]))
+        .collect();
+    let solved: Vec<(Cycles, &'static str)> = distinct
+        .par_iter()
+        .map(|&i| crate::cell::certified_bound(&oracles[i]))
+        .collect::<elk_solver::Result<_>>()?;
+    Ok(hashes
+        .iter()
+        .map(|h| {
+            let at = distinct.iter().position(|&i| hashes[i] == *h).unwrap_or(0);
+            solved[at]
+        })
+        .collect())
+}
+
 fn run_step(
     step: usize,
     si: &StepInstances,
+    (bound, bound_source): (Cycles, &'static str),
     policies: &[Policy],
     ranking: &[Vec<usize>],
     methods: &[Box<dyn elk_stage::method::Method>],
     on_scheduled: &(dyn Fn(usize, &Policy) + Sync),
 ) -> Result<StepResult> {
     let oracle_inst = si.instance(&Policy::Oracle, ranking);
-    let bound = elk_solver::bounds::roofline(&oracle_inst).best();
     let mut rows = Vec::with_capacity(policies.len());
     let mut oracle_best: Option<(Cycles, String)> = None;
     for p in policies {
@@ -498,6 +564,7 @@ fn run_step(
         index: step,
         touched_experts: si.touched(),
         bound_ms: oracle_inst.ms(bound),
+        bound_source,
         policies: rows,
     })
 }
