@@ -209,3 +209,17 @@ fn compare_names_the_routing_of_an_moe_model_in_its_header() {
         "llama2-7b decode b1 kv256 on ipu-pod4 @ 16 TB/s HBM"
     );
 }
+
+/// ux-3 #4: on demand at 4 TB/s, the greedy Elk-Dyn started an expert's load before its
+/// router (an internal error); now both greedy heuristics schedule every policy's instance.
+#[test]
+fn the_greedy_heuristics_schedule_released_loads() {
+    let out = elk_ok(&args(&[
+        "--hbm-tbps",
+        "4",
+        "--methods",
+        "elk-dyn-greedy,elk-full-greedy",
+    ]));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("on-demand"), "{text}");
+}
