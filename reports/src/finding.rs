@@ -51,7 +51,12 @@ impl Finding {
     }
 }
 
-/// The results summary for the reports in `dir` (each in `dir/NAME/`), as Markdown.
+/// The hand-written file, beside the reports, that says what a change to the code moved in
+/// them and by how much (newest first); [`summary`] appends it after the table.
+pub const CHANGES: &str = "CHANGES.md";
+
+/// The results summary for the reports in `dir` (each in `dir/NAME/`), as Markdown, with
+/// `dir/`[`CHANGES`] after the table when there is one.
 pub fn summary(dir: &Path, preamble: &str) -> Result<String> {
     let mut md = String::from("# elk-opt results\n\n");
     md.push_str(preamble);
@@ -64,6 +69,15 @@ pub fn summary(dir: &Path, preamble: &str) -> Result<String> {
             cell(&f.finding),
             cell(&f.number)
         ));
+    }
+    let changes = dir.join(CHANGES);
+    if changes.exists() {
+        let text = std::fs::read_to_string(&changes).map_err(|e| ReportError::Io {
+            path: changes.display().to_string(),
+            detail: e.to_string(),
+        })?;
+        md.push('\n');
+        md.push_str(&text);
     }
     Ok(md)
 }
@@ -96,6 +110,10 @@ mod tests {
             .collect();
         assert_eq!(rows.len(), summary_order().count());
         assert!(rows[2].contains("f2 / with a bar") && rows[2].contains("[gap](gap/README.md)"));
+        assert!(!md.contains("## What moved"));
+        std::fs::write(dir.join(CHANGES), "## What moved\n\nx 1 → 2 ms\n").unwrap();
+        let md = summary(&dir, "pre").unwrap();
+        assert!(md.ends_with("|\n\n## What moved\n\nx 1 → 2 ms\n"), "{md}");
         std::fs::remove_file(dir.join("ablation").join(FILE)).unwrap();
         let err = summary(&dir, "pre").unwrap_err().to_string();
         assert!(err.contains("ablation") && err.contains(FILE), "{err}");
