@@ -16,19 +16,21 @@
 //! assert!(report.rows.iter().all(|r| r.gap_pct.is_none_or(|g| g >= -1e-9)));
 //! ```
 
+use crate::bound::{coupled_bound, BoundCache};
 use crate::compare::{all_heuristics, Row};
 use elk_solver::lns::{LnsStop, LnsSummary};
 use elk_solver::milp::Linearisation;
+use elk_solver::segments::CoupledLp;
 use elk_solver::{
-    gap_pct, Backend, Bounds, Exact, ExactEvent, ExactOptions, ExactReport, ModelStats,
-    WholeModelBound, WholeModelSearch, WorkerCommand,
+    gap_pct, Backend, BoundSource, Bounds, Exact, ExactEvent, ExactOptions, ExactReport,
+    ModelStats, Phase, WholeModelBound, WholeModelSearch, WorkerCommand,
 };
 use elk_stage::instance::Instance;
 use elk_stage::method::{Budget, MethodError, StopReason, Verdict};
 use elk_stage::schedule::Schedule;
 use elk_stage::units::Cycles;
 use serde::Serialize;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Seconds after the time limit before the worker is killed.
 pub const WORKER_GRACE: Duration = Duration::from_millis(1000);
@@ -53,6 +55,10 @@ pub struct ExactSettings {
     /// A model too large for the backend: improve the warm start by the window search (not
     /// `--no-window-search`).
     pub window_search: bool,
+    /// Where the coupled segment LP's bound is read and kept (the CLI's, beside its plan
+    /// cache; `None`: solved every time).
+    #[serde(skip)]
+    pub bound_cache: Option<BoundCache>,
 }
 
 impl ExactSettings {
@@ -68,6 +74,7 @@ impl ExactSettings {
             lp_bound: true,
             whole_model_bound: WholeModelBound::Lp,
             window_search: true,
+            bound_cache: None,
         }
     }
 
@@ -82,9 +89,14 @@ impl ExactSettings {
         Ok(())
     }
 
-    /// The exact method these settings describe, warm-started from `warm`, run in `worker`
-    /// (`None`: in this process).
-    fn method(&self, warm: Option<Schedule>, worker: Option<WorkerCommand>) -> Exact {
+    /// The exact method these settings describe, warm-started from `warm`, given the coupled
+    /// segment LP's bound `coupled`, run in `worker` (`None`: in this process).
+    fn method(
+        &self,
+        warm: Option<Schedule>,
+        coupled: CoupledLp,
+        worker: Option<WorkerCommand>,
+    ) -> Exact {
         Exact {
             options: ExactOptions {
                 backend: self.backend,
@@ -98,6 +110,7 @@ impl ExactSettings {
                 } else {
                     WholeModelSearch::Off
                 },
+                coupled,
             },
             worker,
         }
@@ -121,12 +134,18 @@ pub enum GapStep<'a> {
         /// `exact milp (limit 60 s)`.
         label: &'a str,
     },
-    /// The exact solve reported `event`.
+    /// The exact solve (or the coupled segment LP before it) reported `event`.
     Exact {
-        /// As in [`GapStep::Starting`].
+        /// As in [`GapStep::Starting`], or the coupled LP's.
         label: &'a str,
         /// What it reported.
         event: &'a ExactEvent,
+    },
+    /// Something the user should know that changes no result (the bound cache could not be
+    /// written), in one line.
+    Warning {
+        /// The line.
+        message: &'a str,
     },
 }
 
@@ -137,7 +156,7 @@ pub struct ExactSummary {
     /// The instance's name.
     pub instance: String,
     /// `milp` or `smt`.
-    pub backend: &'static str,
+    pub backend: Backend,
     /// The verdict.
     pub status: Verdict,
     /// Why it stopped.
@@ -151,7 +170,7 @@ pub struct ExactSummary {
     /// The best proven lower bound.
     pub lower_bound_cycles: Cycles,
     /// What proved it.
-    pub bound_source: String,
+    pub bound_source: BoundSource,
     /// 100·(makespan − bound)/bound.
     pub gap_pct: Option<f64>,
     /// Wall-clock seconds of the solve (`None` with `--no-timings`).
@@ -172,6 +191,9 @@ pub struct ExactSummary {
     /// The window search of a whole model (times left out with `--no-timings`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub search: Option<SearchJson>,
+    /// How the coupled segment LP's bound was had (the notes say it in words).
+    #[serde(skip)]
+    pub coupled: CoupledStatus,
 }
 
 /// What the window search did, times left out with `--no-timings`.
@@ -294,33 +316,175 @@ impl ExactSummary {
             self.stop,
             self.search.as_ref().map(|s| s.stop),
             self.gap_pct,
-            &bound_name(&self.bounds, &self.bound_source),
+            bound_name(&self.bounds, self.backend, self.bound_source),
         )
     }
 }
 
+/// The share of the time limit the coupled segment LP may take before the exact part starts
+/// (when the bound cache does not hold it): it is the bound `compare`, the main job and the
+/// sweeps report, and a certified gap is only as good as its bound, so it comes first; the
+/// exact part gets the rest, and at least a tenth.
+pub const COUPLED_SHARE: f64 = 0.9;
+
+/// How the exact part got the coupled segment LP's bound (what the footer under `gap` says;
+/// in the JSON the notes say it).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum CoupledStatus {
+    /// Not used: `--whole-model-bound off`, a chain without two layers, or a warm start
+    /// that meets the roofline.
+    #[default]
+    NotUsed,
+    /// Solved before the exact part, or read from the bound cache.
+    Held,
+    /// It did not finish within its share of the time limit.
+    Unfinished {
+        /// Its limit, seconds.
+        limit_s: f64,
+    },
+}
+
 /// Runs the exact backend described by `settings` on `inst` (in `worker`, with a hard limit,
 /// or in this process), warm-started from `warm`, through the same
-/// [`elk_stage::method::Method`] road as every method, its phases told to `progress`.
+/// [`elk_stage::method::Method`] road as every method, its phases told to `progress`. On a
+/// chain of layers the coupled segment LP comes first ([`COUPLED_SHARE`]; from the bound
+/// cache when it holds it), so the exact part holds the bound every other command reports,
+/// a killed worker included.
 pub fn run_exact(
     inst: &Instance,
     settings: &ExactSettings,
     warm: Option<Schedule>,
     worker: Option<WorkerCommand>,
     progress: &dyn Fn(GapStep<'_>),
-) -> Result<ExactReport, MethodError> {
-    let exact = settings.method(warm, worker);
+) -> Result<(ExactReport, CoupledStatus), MethodError> {
+    let started = Instant::now();
+    let limit_s = settings.time_limit_s;
+    let first = coupled_first(inst, settings, warm.as_ref(), progress)?;
+    let left_s = (limit_s - started.elapsed().as_secs_f64()).max((1.0 - COUPLED_SHARE) * limit_s);
+    let exact = settings.method(warm, first.given, worker);
     let label = format!(
         "exact {} (limit {} s)",
         exact.options.backend.name(),
         settings.time_limit_s
     );
     progress(GapStep::Starting { label: &label });
-    exact.report_with(inst, &Budget::seconds(settings.time_limit_s), &|e| {
+    let mut report = exact.report_with(inst, &Budget::seconds(left_s), &|e| {
         progress(GapStep::Exact {
             label: &label,
             event: e,
         })
+    })?;
+    if let Some(phase) = first.phase {
+        report.solve_s += phase.seconds;
+        report.phases.insert(0, phase);
+    }
+    report.notes.extend(first.note);
+    Ok((report, first.how))
+}
+
+/// `s` seconds as a note prints them: three significant digits at most (27, 4.5, 0.045).
+fn in_words(s: f64) -> String {
+    let decimals = if s >= 10.0 {
+        0
+    } else if s >= 1.0 {
+        1
+    } else {
+        3
+    };
+    format!("{s:.decimals$}")
+}
+
+/// The coupled segment LP before the exact part: its bound, how it was had, its phase and a
+/// note when it did not finish.
+struct CoupledFirst {
+    given: CoupledLp,
+    how: CoupledStatus,
+    phase: Option<Phase>,
+    note: Option<String>,
+}
+
+/// Reads the coupled LP's bound of `inst` from the settings' bound cache or solves it within
+/// [`COUPLED_SHARE`] of the time limit. Skipped when there is nothing it could add: no
+/// segment bound asked for (`--whole-model-bound off`), or a warm start that meets the
+/// roofline (it is optimal already).
+fn coupled_first(
+    inst: &Instance,
+    settings: &ExactSettings,
+    warm: Option<&Schedule>,
+    progress: &dyn Fn(GapStep<'_>),
+) -> Result<CoupledFirst, MethodError> {
+    let not_used = CoupledFirst {
+        given: CoupledLp::Solve,
+        how: CoupledStatus::NotUsed,
+        phase: None,
+        note: None,
+    };
+    let roof = elk_solver::bounds::roofline(inst).best();
+    let incumbent = warm.map(|s| s.makespan_cycles);
+    if settings.whole_model_bound == WholeModelBound::Off
+        || incumbent.is_some_and(|t| elk_solver::meets_bound(t, roof))
+    {
+        return Ok(not_used);
+    }
+    let limit_s = COUPLED_SHARE * settings.time_limit_s;
+    let label = format!(
+        "segment relaxation (the coupled LP, limit {} s)",
+        in_words(limit_s)
+    );
+    let started = Instant::now();
+    let found = coupled_bound(
+        inst,
+        Duration::from_secs_f64(limit_s),
+        settings.bound_cache.as_ref(),
+        &|step| {
+            progress(GapStep::Exact {
+                label: &label,
+                event: &ExactEvent::Segment {
+                    step: *step,
+                    incumbent,
+                    bound: step.best_bound.map_or(roof, |b| b.max(roof)),
+                },
+            })
+        },
+    )
+    .map_err(|e| e.for_method(settings.backend.method_name()))?;
+    if let Some(e) = &found.write_error {
+        progress(GapStep::Warning {
+            message: &format!("bound cache not updated: {e} (pass --no-cache to skip it)"),
+        });
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    let phase = |what: &str| Phase {
+        what: what.into(),
+        seconds,
+    };
+    Ok(match found.bound {
+        Some(b) => CoupledFirst {
+            given: CoupledLp::Known(Cycles(b.bound_cycles)),
+            how: CoupledStatus::Held,
+            phase: Some(phase(if found.cached {
+                "segment relaxation, the coupled LP (read from the bound cache)"
+            } else {
+                "segment relaxation, the coupled LP"
+            })),
+            note: None,
+        },
+        None if found.unfinished => CoupledFirst {
+            given: CoupledLp::Skip,
+            how: CoupledStatus::Unfinished { limit_s },
+            phase: Some(phase("segment relaxation, the coupled LP (unfinished)")),
+            note: Some(format!(
+                "segment relaxation: the coupled LP did not finish within {} s ({:.0} % of the time limit): the bound is weaker than `compare --bound segment`'s; raise --time-limit{}",
+                in_words(limit_s),
+                100.0 * COUPLED_SHARE,
+                if settings.bound_cache.is_some() {
+                    ", or run `elk-opt compare --bound segment` once (it has 60 s and keeps the bound in the bound cache, where `gap` reads it)"
+                } else {
+                    ""
+                }
+            )),
+        },
+        None => not_used,
     })
 }
 
@@ -350,9 +514,9 @@ pub fn solve_exact(
         None
     };
     let warm_is = warm.as_ref().map(|s| (s.method.clone(), s.makespan_cycles));
-    let report = run_exact(inst, settings, warm, worker, progress)?;
+    let (report, coupled) = run_exact(inst, settings, warm, worker, progress)?;
     let warm_is = warm_is.as_ref().map(|(n, t)| (n.as_str(), *t));
-    let sum = summary(inst, &report, warm_is, no_timings);
+    let sum = summary(inst, &report, coupled, warm_is, no_timings);
     Ok((sum, report.schedule))
 }
 
@@ -393,7 +557,7 @@ fn what_ran(inst: &Instance, r: &ExactReport, warm: Option<(&str, Cycles)>) -> S
         StopReason::WarmStartMeetsBound => format!(
             "no {} ran: {warm} meets the {} bound, so it is optimal",
             r.backend.model_noun(),
-            bound_name(&r.bounds, &r.bound_source)
+            bound_name(&r.bounds, r.backend, r.bound_source)
         ),
         StopReason::Killed if elk_solver::too_large(inst, r.backend) => format!(
             "the whole-model search (segment relaxation, window search) overran its time limit and was killed; {}",
@@ -410,7 +574,7 @@ fn what_ran(inst: &Instance, r: &ExactReport, warm: Option<(&str, Cycles)>) -> S
         StopReason::Completed => format!("{backend}: completed"),
         StopReason::TimeLimit if r.status == Verdict::Optimal => format!(
             "{backend}: time limit, optimal (meets the {} bound){kept}",
-            bound_name(&r.bounds, &r.bound_source)
+            bound_name(&r.bounds, r.backend, r.bound_source)
         ),
         StopReason::TimeLimit => format!("{backend}: time limit{kept}"),
     }
@@ -436,19 +600,20 @@ fn exact_row_name(r: &ExactReport) -> Option<String> {
 fn summary(
     inst: &Instance,
     r: &ExactReport,
+    coupled: CoupledStatus,
     warm: Option<(&str, Cycles)>,
     no_timings: bool,
 ) -> ExactSummary {
     ExactSummary {
         instance: inst.name.clone(),
-        backend: r.backend.name(),
+        backend: r.backend,
         status: r.status,
         stop: r.stop,
         ran: what_ran(inst, r, warm),
         makespan_cycles: r.makespan_cycles,
         makespan_ms: r.makespan_cycles.map(|t| inst.ms(t)),
         lower_bound_cycles: r.lower_bound_cycles,
-        bound_source: r.bound_source.clone(),
+        bound_source: r.bound_source,
         gap_pct: r.gap_pct,
         solve_s: (!no_timings).then_some(r.solve_s),
         model: ModelJson::from(&r.model),
@@ -469,6 +634,7 @@ fn summary(
             .search
             .as_ref()
             .map(|s| SearchJson::new(inst, s, no_timings)),
+        coupled,
     }
 }
 
@@ -478,7 +644,7 @@ pub fn status_word(
     stop: StopReason,
     search: Option<LnsStop>,
     gap: Option<f64>,
-    bound: &str,
+    bound: BoundSource,
 ) -> String {
     let gap = gap.map_or("no schedule".into(), |g| format!("gap {g:.3} %"));
     match (s, stop) {
@@ -500,24 +666,14 @@ pub fn status_word(
     }
 }
 
-/// The bound that certified an optimum: its source, which after a proof reads "optimum", is
-/// then the best bound other than the schedule itself.
-pub fn bound_name(b: &Bounds, source: &str) -> String {
-    if source != "optimum" {
-        return source.to_string();
+/// The bound that certified an optimum: its source, which after a proof is
+/// [`BoundSource::Optimum`], is then the best bound other than the schedule itself
+/// (`backend`'s dual bound among them).
+pub fn bound_name(b: &Bounds, backend: Backend, source: BoundSource) -> BoundSource {
+    match source {
+        BoundSource::Optimum => b.best(backend).1,
+        other => other,
     }
-    let roof = b.roofline_best();
-    let candidates = [
-        (b.lp_cycles, "LP relaxation"),
-        (b.segment_cycles, "segment relaxation"),
-        (b.backend_cycles, "backend dual"),
-    ];
-    candidates
-        .iter()
-        .filter_map(|(v, name)| v.filter(|&v| v > roof).map(|v| (v, *name)))
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map_or("roofline", |(_, name)| name)
-        .to_string()
 }
 
 /// One row of `gap`.
@@ -589,7 +745,7 @@ pub fn gap_report(
     let warm = if settings.warm_start { best } else { None };
     let warm_is = warm.as_ref().map(|s| (s.method.clone(), s.makespan_cycles));
     let warm_is = warm_is.as_ref().map(|(n, t)| (n.as_str(), *t));
-    let report = run_exact(inst, settings, warm, worker, progress)?;
+    let (report, coupled) = run_exact(inst, settings, warm, worker, progress)?;
     let mut rows: Vec<GapRow> = heuristic_rows
         .into_iter()
         .map(|row| GapRow {
@@ -630,7 +786,7 @@ pub fn gap_report(
         instance: inst.name.clone(),
         reference: if certified { "optimum" } else { "lower bound" },
         reference_cycles: reference,
-        exact: summary(inst, &report, warm_is, no_timings),
+        exact: summary(inst, &report, coupled, warm_is, no_timings),
         rows,
         ideal_cycles: elk_heuristics::ideal(inst).cycles,
         schedule: report.schedule,
@@ -705,21 +861,24 @@ mod tests {
             StopReason::TimeLimit,
             None,
             Some(0.0),
-            &bound_name(&b, "optimum"),
+            bound_name(&b, Backend::Milp, BoundSource::Optimum),
         );
         assert_eq!(word, "optimal (meets the LP relaxation bound)");
         let roof = Bounds {
             prefix_cycles: Cycles(100.0),
             ..Bounds::default()
         };
-        assert_eq!(bound_name(&roof, "optimum"), "roofline");
+        assert_eq!(
+            bound_name(&roof, Backend::Milp, BoundSource::Optimum),
+            BoundSource::Roofline
+        );
         assert_eq!(
             status_word(
                 Verdict::Feasible,
                 StopReason::TimeLimit,
                 None,
                 Some(2.5),
-                "x"
+                BoundSource::Roofline
             ),
             "time limit (gap 2.500 %)"
         );
@@ -728,7 +887,7 @@ mod tests {
             StopReason::NotAttempted,
             None,
             Some(1.0),
-            "x"
+            BoundSource::Roofline
         )
         .starts_with("not attempted (model too large"));
     }

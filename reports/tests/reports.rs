@@ -7,6 +7,8 @@ use elk_reports::report::{report, Header};
 use elk_reports::sweep::{merge, read_results, run_sweep, Shard};
 use std::path::PathBuf;
 
+#[path = "reports/bound.rs"]
+mod bound;
 #[path = "reports/figures.rs"]
 mod figures;
 #[path = "reports/moe.rs"]
