@@ -194,7 +194,13 @@ pub fn print_bound(inst: &Instance, report: &CompareReport, segment: Option<&Cou
 /// bounds on a model too large for it).
 fn stronger_bound(inst: &Instance, segment: Option<&Coupled>) -> Option<String> {
     let layered = inst.layers().layers >= 2;
-    if layered && segment.is_none_or(|c| c.unfinished) {
+    if segment.is_some_and(|c| c.unfinished) {
+        return Some(
+            "a stronger bound may come from the coupled segment LP with more time (it needs more than 60 s on a loaded host): `elk-opt gap --time-limit S` gives it 90 % of S and keeps it in the bound cache, where `--bound segment` then reads it"
+                .into(),
+        );
+    }
+    if layered && segment.is_none() {
         return Some(
             "a stronger bound may come from `--bound segment` (the coupled segment LP that `gap`, sweeps with `bound = true` and the main job use: seconds on a 7B–70B model, then kept in the bound cache; docs/exact.md, \"Whole models\")"
                 .into(),
