@@ -383,7 +383,7 @@ pub fn run_exact(
 }
 
 /// `s` seconds as a note prints them: three significant digits at most (27, 4.5, 0.045).
-fn in_words(s: f64) -> String {
+fn seconds_text(s: f64) -> String {
     let decimals = if s >= 10.0 {
         0
     } else if s >= 1.0 {
@@ -429,7 +429,7 @@ fn coupled_first(
     let limit_s = COUPLED_SHARE * settings.time_limit_s;
     let label = format!(
         "segment relaxation (the coupled LP, limit {} s)",
-        in_words(limit_s)
+        seconds_text(limit_s)
     );
     let started = Instant::now();
     let found = coupled_bound(
@@ -475,7 +475,7 @@ fn coupled_first(
             phase: Some(phase("segment relaxation, the coupled LP (unfinished)")),
             note: Some(format!(
                 "segment relaxation: the coupled LP did not finish within {} s ({:.0} % of the time limit): the bound is weaker than `compare --bound segment`'s; raise --time-limit{}",
-                in_words(limit_s),
+                seconds_text(limit_s),
                 100.0 * COUPLED_SHARE,
                 if settings.bound_cache.is_some() {
                     ", or run `elk-opt compare --bound segment` once (it has 60 s and keeps the bound in the bound cache, where `gap` reads it)"
