@@ -871,7 +871,7 @@ def gap(
     best of them within ``time_limit`` seconds (hard: a worker process, killed 1 s after),
     its schedule a row too. On a chain of two layers or more the coupled segment LP
     (``compare(bound="segment")``'s bound, the same bits) is solved first with up to 90 % of
-    ``time_limit`` and bounds every gap beside what the exact part proves; on a model too
+    ``time_limit`` on a model too large for the backend (25 % beside it) and bounds every gap beside what the exact part proves; on a model too
     large for the backend the window search then improves the warm start
     (``window_search``; ``whole_model_bound``: ``lp``, ``milp``, ``off``). The keyword arguments of :func:`instance`
     apply, or ``model`` is an :class:`Instance`."""

@@ -321,11 +321,26 @@ impl ExactSummary {
     }
 }
 
-/// The share of the time limit the coupled segment LP may take before the exact part starts
-/// (when the bound cache does not hold it): it is the bound `compare`, the main job and the
-/// sweeps report, and a certified gap is only as good as its bound, so it comes first; the
-/// exact part gets the rest, and at least a tenth.
-pub const COUPLED_SHARE: f64 = 0.9;
+/// The share of the time limit the coupled segment LP may take before the exact part starts,
+/// when the bound cache does not hold it, on a model too large for the backend: there it is
+/// the one bound beyond the roofline (the window search only improves the schedule), the
+/// bound `compare`, the main job and the sweeps report, and a certified gap is only as good
+/// as its bound; the exact part gets the rest, at least a tenth.
+pub const COUPLED_SHARE_WHOLE_MODEL: f64 = 0.9;
+
+/// The same on an instance the backend can build: the LP relaxation's share, since there the
+/// MILP's own bounds compete with it (its LP relaxation is at least as tight, its dual bound
+/// may prove the optimum), and the backend keeps at least three quarters.
+pub const COUPLED_SHARE_WITH_BACKEND: f64 = 0.25;
+
+/// The share of `settings`' time limit the coupled LP of `inst` may take.
+fn coupled_share(inst: &Instance, settings: &ExactSettings) -> f64 {
+    if elk_solver::too_large(inst, settings.backend) {
+        COUPLED_SHARE_WHOLE_MODEL
+    } else {
+        COUPLED_SHARE_WITH_BACKEND
+    }
+}
 
 /// How the exact part got the coupled segment LP's bound (what the footer under `gap` says;
 /// in the JSON the notes say it).
@@ -347,7 +362,8 @@ pub enum CoupledStatus {
 /// Runs the exact backend described by `settings` on `inst` (in `worker`, with a hard limit,
 /// or in this process), warm-started from `warm`, through the same
 /// [`elk_stage::method::Method`] road as every method, its phases told to `progress`. On a
-/// chain of layers the coupled segment LP comes first ([`COUPLED_SHARE`]; from the bound
+/// chain of layers the coupled segment LP comes first ([`COUPLED_SHARE_WHOLE_MODEL`],
+/// [`COUPLED_SHARE_WITH_BACKEND`]; from the bound
 /// cache when it holds it), so the exact part holds the bound every other command reports,
 /// a killed worker included.
 pub fn run_exact(
@@ -360,7 +376,8 @@ pub fn run_exact(
     let started = Instant::now();
     let limit_s = settings.time_limit_s;
     let first = coupled_first(inst, settings, warm.as_ref(), progress)?;
-    let left_s = (limit_s - started.elapsed().as_secs_f64()).max((1.0 - COUPLED_SHARE) * limit_s);
+    let floor_s = (1.0 - coupled_share(inst, settings)) * limit_s;
+    let left_s = (limit_s - started.elapsed().as_secs_f64()).max(floor_s);
     let exact = settings.method(warm, first.given, worker);
     let label = format!(
         "exact {} (limit {} s)",
@@ -404,7 +421,7 @@ struct CoupledFirst {
 }
 
 /// Reads the coupled LP's bound of `inst` from the settings' bound cache or solves it within
-/// [`COUPLED_SHARE`] of the time limit. Skipped when there is nothing it could add: no
+/// its share of the time limit ([`coupled_share`]). Skipped when there is nothing it could add: no
 /// segment bound asked for (`--whole-model-bound off`), or a warm start that meets the
 /// roofline (it is optimal already).
 fn coupled_first(
@@ -426,11 +443,18 @@ fn coupled_first(
     {
         return Ok(not_used);
     }
-    let limit_s = COUPLED_SHARE * settings.time_limit_s;
-    let label = format!(
-        "segment relaxation (the coupled LP, limit {} s)",
-        seconds_text(limit_s)
-    );
+    let share = coupled_share(inst, settings);
+    let limit_s = share * settings.time_limit_s;
+    let label = "segment relaxation";
+    progress(GapStep::Exact {
+        label,
+        event: &ExactEvent::Phase {
+            what: format!("the coupled LP (limit {} s)", seconds_text(limit_s)),
+            incumbent,
+            bound: roof,
+            elapsed_s: 0.0,
+        },
+    });
     let started = Instant::now();
     let found = coupled_bound(
         inst,
@@ -438,7 +462,7 @@ fn coupled_first(
         settings.bound_cache.as_ref(),
         &|step| {
             progress(GapStep::Exact {
-                label: &label,
+                label,
                 event: &ExactEvent::Segment {
                     step: *step,
                     incumbent,
@@ -476,7 +500,7 @@ fn coupled_first(
             note: Some(format!(
                 "segment relaxation: the coupled LP did not finish within {} s ({:.0} % of the time limit): the bound is weaker than `compare --bound segment`'s; raise --time-limit{}",
                 seconds_text(limit_s),
-                100.0 * COUPLED_SHARE,
+                100.0 * share,
                 if settings.bound_cache.is_some() {
                     ", or run `elk-opt compare --bound segment` once (it has 60 s and keeps the bound in the bound cache, where `gap` reads it)"
                 } else {

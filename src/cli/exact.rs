@@ -35,8 +35,8 @@ pub struct ExactFlags {
     #[arg(long)]
     no_lp_bound: bool,
     /// The segment relaxation's bound: the coupled LP (`lp`: the bound `compare --bound
-    /// segment` reports, solved first with up to 90 % of --time-limit unless the bound cache
-    /// holds it), the coupled LP and MILP dual bounds per distinct layer on a model too large
+    /// segment` reports, solved first unless the bound cache holds it, with up to 90 % of
+    /// --time-limit on a model too large for the backend, 25 % beside it), the coupled LP and MILP dual bounds per distinct layer on a model too large
     /// for the backend (`milp`: slower), or none (`off`: the roofline and the backend's own).
     /// See docs/exact.md, "Whole models".
     #[arg(long, value_enum, default_value = "lp")]

@@ -347,7 +347,10 @@ fn refuse_csv_with_sections(a: &CompareArgs) -> anyhow::Result<()> {
 /// [`elk_reports::bound`]), from the bound cache or solved within 60 s on a spinner.
 fn coupled_bound(inst: &Instance) -> anyhow::Result<elk_reports::bound::Coupled> {
     use elk_reports::bound::COUPLED_LIMIT;
-    let progress = super::progress::ExactProgress::start("segment relaxation");
+    let progress = super::progress::ExactProgress::start(&format!(
+        "segment relaxation: the coupled LP (limit {} s)",
+        COUPLED_LIMIT.as_secs()
+    ));
     let roof = elk_solver::bounds::roofline(inst).best();
     let found = elk_reports::bound::coupled_bound(
         inst,

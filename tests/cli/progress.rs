@@ -81,6 +81,7 @@ fn gap_on_a_terminal_shows_each_heuristic_and_each_exact_phase() {
         inst.to_str().unwrap(),
         "--time-limit",
         "3",
+        "--no-cache",
     ];
     let shown = on_terminal(&args, &temp("gap-terminal.txt"));
     // The heuristics take milliseconds each: the spinner draws at most 20 times a second, so
@@ -91,6 +92,8 @@ fn gap_on_a_terminal_shows_each_heuristic_and_each_exact_phase() {
         "the terminal showed no 'heuristics k/{n}': {shown:?}"
     );
     for expected in [
+        // The coupled segment LP first, with a quarter of the limit (the MILP can build this).
+        "segment relaxation: the coupled LP (limit 0.750 s) · incumbent ",
         "exact milp (limit 3 s): LP relaxation · incumbent ",
         "exact milp (limit 3 s): fixed-order MILP · incumbent ",
         " ms, bound ",
