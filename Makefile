@@ -23,9 +23,11 @@ deps:
 run: deps
 	$(CARGO) run $(CARGO_FLAGS) --bin elk-opt --
 
+# Every test binary and the pytest suite run even when one fails (--no-fail-fast); the
+# target still fails if any did. The fixtures they read are in tests/fixtures/ (its README.md).
 test: deps python
-	$(CARGO) test $(CARGO_FLAGS) --workspace
-	$(PY_VENV)/bin/python -m pytest -q python/tests
+	rc=0; $(CARGO) test $(CARGO_FLAGS) --workspace --no-fail-fast || rc=1; \
+	$(PY_VENV)/bin/python -m pytest -q python/tests || rc=1; exit $$rc
 
 # The Python package elk_opt (docs/python.md), built with maturin in the workspace's target
 # dir (the library crates are not compiled twice) and installed into the virtualenv

@@ -19,8 +19,8 @@
 # without it a temporary directory is used and removed when everything is the same (kept,
 # and named, when something differs). The one normalisation: a report or study README's
 # `- date: YYYY-MM-DD` line (the day it ran) is ignored, so a run across midnight passes.
-# Inputs: ../shared (or $ELK_SHARED) for the reference artifact's files, and this
-# repository's tests/data/onnx, model/chips, model/tests/fixtures/hf and results/.
+# Inputs: this repository's tests/fixtures (the reference artifact's files), tests/data/onnx,
+# model/chips, model/tests/fixtures/hf and results/.
 #
 # What the list covers (60 commands, each run by both binaries: 99 to 140 s in all on the
 # 2-core host while a CI build shared it, load 7): models (list, show of a zoo model and of a
@@ -69,7 +69,7 @@
 #   ipu-mk2) and the reference graphs' hash to the recorded digests (plan_digests.txt,
 #   plan_digests_reference.txt): tables, not CLI output;
 # - simulator/tests/simulator/formats.rs reference_files_round_trip_byte_for_byte: the
-#   reference schedules in ../shared/reference/bert-base re-serialise byte for byte.
+#   reference schedules in tests/fixtures/reference/bert-base re-serialise byte for byte.
 # Tests that pin only run-to-run identity (the same binary, same bytes), not across versions:
 # - tests/cli/determinism.rs every_json_output_is_reproducible: a dozen --json outputs and an
 #   exact -o file, twice with 4 rayon threads and once with 1;
@@ -99,11 +99,7 @@ for b in "$1" "$2"; do
   bins+=("$(realpath "$b")")
 done
 root=$(cd "$(dirname "$0")/.." && pwd)
-shared=${ELK_SHARED:-$root/../shared}
-[ -d "$shared/reference/bert-base" ] || {
-  echo "error: $shared/reference/bert-base: missing (set ELK_SHARED to the shared directory)" >&2
-  exit 2
-}
+fixtures=$root/tests/fixtures
 if [ $# -eq 3 ]; then
   work=$3
   mkdir -p "$work" || exit 2
@@ -120,8 +116,8 @@ sides=(before after)
 inputs() {
   local in=$1 f
   mkdir -p "$in/hf" "$in/summary"
-  cp "$shared/models/bert-base.json" "$in/"
-  cp "$shared"/reference/bert-base/{instance.json,schedule-basic.json} "$in/"
+  cp "$fixtures/models/bert-base.json" "$in/"
+  cp "$fixtures"/reference/bert-base/{instance.json,schedule-basic.json} "$in/"
   cp "$root"/tests/data/onnx/{tiny-llama-gqa-decode.onnx,tiny-vit.onnx,tiny-llama.toml} "$in/"
   cp "$root/model/tests/fixtures/hf/Mixtral-8x7B-v0.1/config.json" "$in/hf/"
   cp "$root"/results/{fig17,fig19}.jsonl "$in/"
@@ -132,7 +128,7 @@ inputs() {
   sed -e 's/^name = "ipu-mk2"/name = "mychip"/' \
     -e 's/^sram_bytes_per_core = .*/sram_bytes_per_core = 1048576/' \
     "$root/model/chips/ipu-mk2.toml" > "$in/mychip.toml"
-  head -c 200 "$shared/reference/bert-base/instance.json" > "$in/broken.json"
+  head -c 200 "$fixtures/reference/bert-base/instance.json" > "$in/broken.json"
   cat > "$in/grid-hbm.toml" <<'EOF'
 figure = "vs-hbm"
 models = ["bert-base"]

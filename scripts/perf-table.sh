@@ -30,9 +30,8 @@ echo "| what | cold (plan tables enumerated) | warm (plan cache) | reference art
 echo "|---|---|---|---|"
 # The artifact's 136 s is for its own bert-base graph under its own planning rules: the same
 # graph imported with --compat reference (the criterion bench's input too); then the zoo's.
-shared=../shared/models/bert-base.json
-[ -f "$shared" ] || { echo "error: $shared missing: ../shared must sit beside the repository" >&2; exit 1; }
-bert_ref=(--import "$shared" --compat reference --batch 8 --kv 512 --chip ipu-mk2)
+bert_ref=(--import tests/fixtures/models/bert-base.json --compat reference --batch 8 --kv 512
+  --chip ipu-mk2)
 row=$(plan_row "${bert_ref[@]}")
 ratio=$(awk -v c="${row%% s*}" 'BEGIN { printf "%.0f", 136 / c }')
 echo "| plan tables, the artifact's bert-base graph (\`--import bert-base.json --compat reference\`) decode B8 KV512 @ ipu-mk2 (136 s / ours = ${ratio}) | $row | 136 s CPU |"

@@ -1,7 +1,7 @@
 //! `elk-benchmarks`: the graphs the criterion benches time, built the same way the tests and
 //! the CLI build them, so a bench measures exactly what a user runs.
 //!
-//! ```no_run
+//! ```
 //! let (graph, chip) = elk_benchmarks::bert_base_reference().unwrap();
 //! assert_eq!(graph.ops.len(), 547);
 //! assert_eq!(chip.cores, 1472);
@@ -14,17 +14,10 @@ use elk_model::import::{import_file, Compat, ImportOptions};
 use elk_model::zoo::{self, ZooParams};
 use std::path::PathBuf;
 
-/// `../shared` beside the repository root, or an error saying where it was looked for.
-pub fn shared() -> elk_model::Result<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared");
-    if dir.join("models").is_dir() {
-        Ok(dir)
-    } else {
-        Err(elk_model::ModelError::Invalid(format!(
-            "benchmarks need ../shared beside the repository (looked in {})",
-            dir.display()
-        )))
-    }
+/// `tests/fixtures/` at the repository root, the corpus the tests read too: the reference
+/// artifact's graphs (`models/`) and its converted runs (`reference/`).
+pub fn fixtures() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures")
 }
 
 /// The reference artifact's configuration: `bert-base.json` (reference import), decode,
@@ -32,7 +25,7 @@ pub fn shared() -> elk_model::Result<PathBuf> {
 pub fn bert_base_reference() -> elk_model::Result<(Graph, ChipSpec)> {
     let mut opts = ImportOptions::new(Mode::Decode, 8, 512);
     opts.compat = Compat::Reference;
-    let graph = import_file(&shared()?.join("models/bert-base.json"), &opts)?;
+    let graph = import_file(&fixtures().join("models/bert-base.json"), &opts)?;
     Ok((graph, ChipSpec::preset("ipu-mk2")?))
 }
 

@@ -1,5 +1,5 @@
 //! Basic as the reference artifact runs it (SPEC §5): double buffering on the backward
-//! [`timeline`](crate::timeline) — while an operator runs, only loads up to the next operator
+//! [`timeline`] — while an operator runs, only loads up to the next operator
 //! with HBM data may be resident — each operator on its smallest cold layout, with the largest
 //! hot footprint among those, within the budget SRAM − 1.01·Σ c_min of the residents, delay-comp and no load
 //! stretching (θ = 1). That plan rule is what the artifact's Basic schedules of Llama2-7B and

@@ -1,5 +1,5 @@
 //! Elk-Dyn as the reference artifact runs it (SPEC §5; the faithful-Elk issue): the backward
-//! [`timeline`](crate::timeline) with loads in execution order, the budgeted argmin plan rule
+//! [`timeline`] with loads in execution order, the budgeted argmin plan rule
 //! with √(c_min·c_chosen) resident weights, delay-comp, and load stretching at each θ of
 //! [`THETAS`]; the fastest run by the simulator is kept (the artifact's own tie rule can keep
 //! a slower θ; we do not).

@@ -2,7 +2,7 @@
 //! As the reference artifact runs them, on its backward timeline (`timeline.rs`): [`Basic`] (double
 //! buffering), [`StaticSplit`] (one SRAM split for all operators), [`ElkDyn`] (inductive
 //! scheduling), [`ElkFull`] (Elk-Dyn over preload-order permutations); elk-opt's named
-//! [`variants`] (forward fill, the paper's greedy allocator); and Elk's [`ideal`] figure (not
+//! [`variants`] (forward fill, the paper's greedy allocator); and Elk's [`ideal()`] figure (not
 //! a method: not a schedule, not a bound). Every makespan is the simulator's. [`NAMES`],
 //! [`VARIANTS`] and [`by_name`] are the one registry the CLI, grids and studies read.
 //!

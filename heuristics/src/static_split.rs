@@ -2,7 +2,7 @@
 //! region E and a preload region P = SRAM − E for all operators. E is swept from the largest
 //! minimum hot footprint upwards in 10 KiB steps; in each split every operator takes its
 //! smallest-cold option (min-cold variant) or its largest cold that fits P (max-cold), each
-//! the fastest such with hot ≤ E. The backward [`timeline`](crate::timeline) admits loads
+//! the fastest such with hot ≤ E. The backward [`timeline`] admits loads
 //! while their cold bytes fit P (delay-comp, θ = 1). The best (variant, E) by the simulator
 //! is reported.
 

@@ -4,6 +4,8 @@
 
 #[path = "heuristics/elk_by_hand.rs"]
 mod elk_by_hand;
+#[path = "heuristics/fixtures.rs"]
+mod fixtures;
 #[path = "heuristics/reference.rs"]
 mod reference;
 #[path = "heuristics/valid_on_random.rs"]

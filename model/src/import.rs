@@ -1,4 +1,4 @@
-//! Importer for the reference graph format (SPEC §2.1.2, `../shared/models/README.md`).
+//! Importer for the reference graph format (SPEC §2.1.2, `tests/fixtures/models/README.md`).
 //!
 //! Pipeline: parse entries (`entry`), fold Reshape/Convert/Broadcast/Concat/Result
 //! (`fold`), turn each remaining entry into an [`Operator`] with its loop dimensions and

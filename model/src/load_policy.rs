@@ -60,6 +60,21 @@ impl Policy {
         }
     }
 
+    /// Parses `s` (as [`Policy::parse`]) for a model with `experts` experts per layer:
+    /// `predicted-M` must leave some expert to load on demand, M < E (predicting all E
+    /// preloads every expert, which is `load-all` under another name).
+    pub fn parse_for(s: &str, experts: u64) -> Result<Policy> {
+        let p = Policy::parse(s)?;
+        match p {
+            Policy::Predicted(m) if m as u64 >= experts => Err(ModelError::Invalid(format!(
+                "policy '{s}': the model has {experts} experts per layer, so predicting {m} \
+                 preloads every one of them (that is load-all); give predicted-M with M < \
+                 {experts}"
+            ))),
+            p => Ok(p),
+        }
+    }
+
     /// Its name in tables and JSON.
     pub fn name(&self) -> String {
         match self {
@@ -333,4 +348,32 @@ fn idle(mut op: InstanceOp) -> InstanceOp {
     }];
     op.flops = Some(0.0);
     op
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Policy;
+
+    #[test]
+    fn predicting_every_expert_is_refused_as_load_all_under_another_name() {
+        assert_eq!(
+            Policy::parse_for("predicted-7", 8).unwrap(),
+            Policy::Predicted(7)
+        );
+        assert_eq!(Policy::parse_for("load-all", 8).unwrap(), Policy::LoadAll);
+        for m in [8, 9] {
+            let e = Policy::parse_for(&format!("predicted-{m}"), 8)
+                .unwrap_err()
+                .to_string();
+            assert_eq!(
+                e,
+                format!(
+                    "policy 'predicted-{m}': the model has 8 experts per layer, so predicting \
+                     {m} preloads every one of them (that is load-all); give predicted-M with \
+                     M < 8"
+                )
+            );
+        }
+        assert!(Policy::parse_for("predicted-0", 8).is_err());
+    }
 }

@@ -2,10 +2,12 @@
 #![allow(clippy::unwrap_used)] // a test that fails should panic with the value it got
 //! zoo's parameter counts, import-vs-zoo agreement and error reporting.
 
-#[path = "model/common.rs"]
-mod common;
 #[path = "model/dtypes.rs"]
 mod dtypes;
+#[path = "model/example_models.rs"]
+mod example_models;
+#[path = "model/fixtures.rs"]
+mod fixtures;
 #[path = "model/hf_config.rs"]
 mod hf_config;
 #[path = "model/import_errors.rs"]
@@ -16,6 +18,8 @@ mod import_reference;
 mod moe;
 #[path = "model/onnx_fixtures.rs"]
 mod onnx_fixtures;
+#[path = "model/op_names.rs"]
+mod op_names;
 #[path = "model/plan_cache.rs"]
 mod plan_cache;
 #[path = "model/plan_digests.rs"]

@@ -114,9 +114,11 @@ fn run_policies(choice: &MoeChoice, progress: Option<&Py<PyAny>>) -> Result<Ran,
             methods: choice.methods.clone(),
         },
     )?;
-    let steps = choice.steps as usize;
-    let report = run(&model, &spec, &|done| {
-        crate::objects::report_progress(progress, done, steps, "steps")
+    // Python's progress counts the steps built (the scheduling that follows is not shown).
+    let report = run(&model, &spec, &|p| {
+        if let elk_reports::moe::MoeProgress::Built { done, of } = p {
+            crate::objects::report_progress(progress, done, of, "steps");
+        }
     })?;
     let label = ChipLabel {
         spec: &chip.spec,

@@ -32,7 +32,7 @@ pub fn sweep_json(
             elk_reports::grid::load(grid)?
         };
         let shard = shard.map(Shard::parse).transpose()?;
-        let warnings = grid.load_chips()?.warnings;
+        let warnings = grid.load_inputs()?.warnings();
         let summary = run_sweep(&grid, &output, shard, &|done, total| {
             if let Some(cb) = &progress {
                 Python::attach(|py| {

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+# The repository's test fixtures: the reference artifact's graphs and runs (its README.md).
+FIXTURES = ROOT / "tests" / "fixtures"
 os.environ.setdefault("XDG_CACHE_HOME", str(ROOT / "target" / "tmp" / "py-plan-cache"))
 
 BIN = Path(os.environ.get("ELK_OPT_BIN", ROOT / "target" / "release" / "elk-opt"))

@@ -2,14 +2,12 @@
 
 from pathlib import Path
 
-import pytest
-
 import elk_opt
-from conftest import ROOT, cli
+from conftest import FIXTURES, ROOT, cli
 
 HF = ROOT / "model" / "tests" / "fixtures" / "hf" / "Mistral-7B-v0.1" / "config.json"
 ONNX = ROOT / "tests" / "data" / "onnx" / "tiny-llama-gqa-decode.onnx"
-REFERENCE = ROOT.parent / "shared" / "models" / "bert-base.json"
+REFERENCE = FIXTURES / "models" / "bert-base.json"
 
 
 def check(model, flags):
@@ -33,8 +31,6 @@ def test_an_onnx_file_is_read_as_onnx():
 
 
 def test_a_reference_graph_is_read_as_import():
-    if not REFERENCE.exists():
-        pytest.skip("../shared/models/bert-base.json not beside the repository")
     m = elk_opt.Model.from_file(REFERENCE)
     assert m.kind == "import"
     check(m, ["--import", REFERENCE])

@@ -1,6 +1,12 @@
 //! Running one grid cell: build the graph and chip variant, plan, run every method, judge
 //! each schedule with the simulator. The result is one JSON line, free of wall-clock times
-//! (so a rerun, a resumed run and a sharded run write identical bytes).
+//! (so a rerun, a resumed run and a sharded run write identical bytes). A cell with an MoE
+//! routing runs the load policies instead ([`MoeCell`], `cell/routed.rs`).
+
+mod routed;
+
+pub use routed::MoeCell;
+pub(crate) use routed::{rows_of as routed_rows, steps_bound};
 
 use crate::grid::Cell;
 use elk_heuristics::{by_name, ideal};
@@ -8,8 +14,7 @@ use elk_model::build::{build_instance, InstanceOptions};
 use elk_model::chip::{ChipOverrides, ChipSpec, Topology};
 use elk_model::graph::Mode;
 use elk_model::plan::PlanCache;
-use elk_model::zoo::{self, ZooParams};
-use elk_sim::Breakdown;
+use elk_model::zoo::{ZooModel, ZooParams};
 use elk_solver::BoundSource;
 use elk_stage::instance::{Instance, LoadOrder, NamedOrder};
 use elk_stage::method::{Budget, Outcome, Verdict};
@@ -76,21 +81,93 @@ pub struct MethodResult {
     pub noc_util: Option<f64>,
     /// Achieved TFLOP/s.
     pub tflops: Option<f64>,
-    /// Fig-18 breakdown, cycles.
-    pub breakdown: Option<Breakdown>,
+    /// Fig-18 breakdown.
+    pub breakdown: Option<BreakdownCycles>,
     /// 100·(makespan − bound)/bound against the cell's certified bound (grids with
     /// `bound = true`): an upper bound on the gap to the optimum.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gap_le_pct: Option<f64>,
+    /// MoE cells: the median of the steps' makespans, ms (`makespan_ms` is their mean).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p50_ms: Option<f64>,
+    /// MoE cells: their 99th percentile (nearest rank), ms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p99_ms: Option<f64>,
+}
+
+impl MethodResult {
+    /// A method's row before it ran: no status, nothing measured.
+    pub fn named(method: &str) -> MethodResult {
+        MethodResult {
+            method: method.into(),
+            status: None,
+            reason: None,
+            makespan_ms: None,
+            hbm_util: None,
+            noc_util: None,
+            tflops: None,
+            breakdown: None,
+            gap_le_pct: None,
+            p50_ms: None,
+            p99_ms: None,
+        }
+    }
+}
+
+/// Where a schedule's time goes (Fig 18), in cycles; the four parts sum to the makespan.
+/// The simulator's [`elk_sim::Breakdown`] with its unit in every key (lines written before
+/// the keys had it still read).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct BreakdownCycles {
+    /// Stages with no load work.
+    #[serde(alias = "execute_only")]
+    pub execute_only_cycles: Cycles,
+    /// Load time not hidden under execution.
+    #[serde(alias = "preload_only")]
+    pub preload_only_cycles: Cycles,
+    /// Execution with loads under it.
+    #[serde(alias = "overlapped")]
+    pub overlapped_cycles: Cycles,
+    /// NoC-bound stages beyond their execution.
+    #[serde(alias = "noc_bound")]
+    pub noc_bound_cycles: Cycles,
+}
+
+impl From<elk_sim::Breakdown> for BreakdownCycles {
+    fn from(b: elk_sim::Breakdown) -> BreakdownCycles {
+        BreakdownCycles {
+            execute_only_cycles: b.execute_only,
+            preload_only_cycles: b.preload_only,
+            overlapped_cycles: b.overlapped,
+            noc_bound_cycles: b.noc_bound,
+        }
+    }
+}
+
+impl BreakdownCycles {
+    /// The four parts' sum: the makespan.
+    pub fn total(&self) -> Cycles {
+        self.execute_only_cycles
+            + self.preload_only_cycles
+            + self.overlapped_cycles
+            + self.noc_bound_cycles
+    }
 }
 
 /// A cell's certified lower bound on every schedule's makespan (grids with `bound = true`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CellBound {
-    /// The bound, ms.
+    /// The bound, ms. MoE cells: the mean of the steps' bounds, a bound on the mean makespan.
     pub bound_ms: f64,
-    /// `segment relaxation` or `roofline`, whichever is stronger.
+    /// `segment relaxation` or `roofline`, whichever is stronger (MoE cells: of every step;
+    /// `segment relaxation on K of N steps, else roofline` when they differ).
     pub source: String,
+    /// MoE cells: the lowest step's bound, ms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_ms: Option<f64>,
+    /// MoE cells: the highest step's bound, ms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_ms: Option<f64>,
 }
 
 /// A cell's line in the results file.
@@ -176,30 +253,46 @@ pub fn scale_instance(inst: &mut Instance, noc: f64, compute: f64) {
     }
 }
 
-/// The cell's instance (free load order), its chip entry read from the current directory.
+/// The cell's instance (free load order), its chip and model entries read from the current
+/// directory.
 pub fn cell_instance(cell: &Cell) -> elk_model::Result<Instance> {
     cell_instance_on(cell, ChipSpec::load(&cell.chip)?)
 }
 
-/// The cell's instance (free load order) on its variant of `chip`.
+/// The cell's instance (free load order) on its variant of `chip`, its model entry read from
+/// the current directory.
 pub fn cell_instance_on(cell: &Cell, chip: ChipSpec) -> elk_model::Result<Instance> {
-    let chip = cell_chip_from(chip, cell)?;
-    let mode = Mode::parse(&cell.mode)?;
-    let graph = zoo::build(&cell.model, &ZooParams::new(mode, cell.batch, cell.kv))?;
-    let opts = InstanceOptions {
+    let model = ZooModel::load(&cell.model)?;
+    cell_instance_of(cell, &model, chip)
+}
+
+/// Instance options of every cell: free load order, the process's plan cache.
+fn instance_options() -> InstanceOptions {
+    InstanceOptions {
         load_order: LoadOrder::Named(NamedOrder::Free),
         plan_cache: plan_cache(),
         ..InstanceOptions::default()
-    };
-    let mut inst = build_instance(&graph, &chip, &opts)?;
+    }
+}
+
+/// The cell's instance (free load order) of `model` on its variant of `chip`.
+pub fn cell_instance_of(
+    cell: &Cell,
+    model: &ZooModel,
+    chip: ChipSpec,
+) -> elk_model::Result<Instance> {
+    let chip = cell_chip_from(chip, cell)?;
+    let mode = Mode::parse(&cell.mode)?;
+    let graph = model.build(&ZooParams::new(mode, cell.batch, cell.kv))?;
+    let mut inst = build_instance(&graph, &chip, &instance_options())?;
     if cell.noc_scale != 1.0 || cell.compute_scale != 1.0 {
         scale_instance(&mut inst, cell.noc_scale, cell.compute_scale);
     }
     Ok(inst)
 }
 
-/// Runs every method of `methods` on the cell, its chip entry read from the current
-/// directory.
+/// Runs every method of `methods` on the cell, its chip and model entries read from the
+/// current directory.
 pub fn run_cell(figure: &str, cell: &Cell, methods: &[String]) -> CellResult {
     match ChipSpec::load(&cell.chip) {
         Ok(chip) => run_cell_on(figure, cell, chip, methods),
@@ -221,70 +314,21 @@ fn failed(figure: &str, cell: &Cell, error: String) -> CellResult {
     }
 }
 
-/// Runs every method of `methods` on the cell's variant of `chip`.
+/// Runs every method of `methods` on the cell's variant of `chip`, its model entry read from
+/// the current directory.
 pub fn run_cell_on(figure: &str, cell: &Cell, chip: ChipSpec, methods: &[String]) -> CellResult {
-    run_cell_with(figure, cell, chip, methods, false, &MoeCell::default())
-}
-
-/// How a cell with a routing runs the MoE load policies (grids with `routings`).
-#[derive(Clone, Debug, PartialEq)]
-pub struct MoeCell {
-    /// Routing steps sampled (seed 1).
-    pub steps: usize,
-    /// The policies (empty: load-all, on-demand, predicted-K, oracle).
-    pub policies: Vec<String>,
-}
-
-impl Default for MoeCell {
-    fn default() -> MoeCell {
-        MoeCell {
-            steps: crate::grid::MOE_STEPS,
-            policies: Vec::new(),
-        }
+    match ZooModel::load(&cell.model) {
+        Ok(model) => run_cell_with(
+            figure,
+            cell,
+            &model,
+            chip,
+            methods,
+            false,
+            &MoeCell::default(),
+        ),
+        Err(e) => failed(figure, cell, e.to_string()),
     }
-}
-
-/// The load policies of an MoE cell over its sampled steps, one row each: the mean
-/// makespan, and as `gap_le_pct` the mean of each step's makespan over that step's certified
-/// bound (docs/moe.md).
-fn policy_rows(cell: &Cell, chip: ChipSpec, moe: &MoeCell) -> crate::Result<Vec<MethodResult>> {
-    let Some(routing) = &cell.routing else {
-        return Ok(Vec::new());
-    };
-    let model = zoo::find(&cell.model)?;
-    let spec = crate::moe::MoeSpec::new(
-        &crate::moe::experts_of(model, &cell.model)?,
-        crate::moe::MoeInputs {
-            params: ZooParams::new(Mode::parse(&cell.mode)?, cell.batch, cell.kv),
-            chip: cell_chip_from(chip, cell)?,
-            opts: InstanceOptions {
-                load_order: LoadOrder::Named(NamedOrder::Free),
-                plan_cache: plan_cache(),
-                ..InstanceOptions::default()
-            },
-            routing: routing.clone(),
-            steps: moe.steps,
-            seed: 1,
-            policies: moe.policies.clone(),
-            methods: crate::moe::DEFAULT_METHODS.map(String::from).to_vec(),
-        },
-    )?;
-    let report = crate::moe::run(model, &spec, &|_| {})?;
-    Ok(report
-        .summary
-        .iter()
-        .map(|s| MethodResult {
-            method: s.policy.clone(),
-            status: Some(MethodStatus::Scheduled),
-            reason: None,
-            makespan_ms: Some(s.mean_ms),
-            hbm_util: None,
-            noc_util: None,
-            tflops: None,
-            breakdown: None,
-            gap_le_pct: Some(s.mean_gap_pct),
-        })
-        .collect())
 }
 
 /// Why Elk's Ideal is out of reach on `chip`, when it is (B_NoC,dist below the HBM).
@@ -312,11 +356,13 @@ pub fn certified_bound(inst: &Instance) -> elk_solver::Result<(Cycles, BoundSour
     Ok(certified(inst, found.bound.map(|b| Cycles(b.bound_cycles))))
 }
 
-/// [`run_cell_on`], and with `bound` the cell's certified bound and every method's gap to
-/// it.
+/// Runs the cell on `model` and its variant of `chip`: every method of `methods` (or, with a
+/// routing, the load policies of `moe`), and with `bound` the cell's certified bound and
+/// every method's gap to it.
 pub fn run_cell_with(
     figure: &str,
     cell: &Cell,
+    model: &ZooModel,
     chip: ChipSpec,
     methods: &[String],
     bound: bool,
@@ -339,13 +385,16 @@ pub fn run_cell_with(
     if cell.routing.is_some() {
         // A routed cell is the load policies on its sampled steps: the grid's methods and
         // Ideal would schedule another workload (the balanced routing's graph).
-        match policy_rows(cell, chip, moe) {
-            Ok(rows) => result.methods = rows,
+        match routed::run(cell, model, chip, moe, bound) {
+            Ok((rows, b)) => {
+                result.methods = rows;
+                result.bound = b;
+            }
             Err(e) => return failed(figure, cell, format!("load policies: {e}")),
         }
         return result;
     }
-    let inst = match cell_instance_on(cell, chip) {
+    let inst = match cell_instance_of(cell, model, chip) {
         Ok(i) => i,
         Err(e) => {
             let mut r = failed(figure, cell, e.to_string());
@@ -359,17 +408,7 @@ pub fn run_cell_with(
         let Some(m) = by_name(name) else {
             return failed(figure, cell, format!("unknown method '{name}'"));
         };
-        let mut r = MethodResult {
-            method: name.clone(),
-            status: None,
-            reason: None,
-            makespan_ms: None,
-            hbm_util: None,
-            noc_util: None,
-            tflops: None,
-            breakdown: None,
-            gap_le_pct: None,
-        };
+        let mut r = MethodResult::named(name);
         // One failure policy: a method error (an invalid schedule included) fails the
         // cell loudly, never as a blank result.
         match elk_sim::run_judged(&inst, m.as_ref(), &Budget::default()) {
@@ -387,7 +426,7 @@ pub fn run_cell_with(
                     r.hbm_util = Some(e.hbm_utilisation);
                     r.noc_util = Some(e.noc_utilisation);
                     r.tflops = e.tflops;
-                    r.breakdown = Some(e.breakdown);
+                    r.breakdown = Some(e.breakdown.into());
                 }
             }
             Err(e) => {
@@ -400,17 +439,48 @@ pub fn run_cell_with(
     if bound {
         match certified_bound(&inst) {
             Ok((b, source)) => {
-                let bound_ms = inst.ms(b);
-                for r in &mut result.methods {
-                    r.gap_le_pct = r.makespan_ms.map(|t| 100.0 * (t - bound_ms) / bound_ms);
-                }
-                result.bound = Some(CellBound {
-                    bound_ms,
+                let cell_bound = CellBound {
+                    bound_ms: inst.ms(b),
                     source: source.to_string(),
-                });
+                    min_ms: None,
+                    max_ms: None,
+                };
+                set_gaps(&mut result.methods, &cell_bound);
+                result.bound = Some(cell_bound);
             }
             Err(e) => result.error = Some(format!("bound: {e}")),
         }
     }
     result
+}
+
+/// Every method's `gap_le_pct` against `bound`: 100·(makespan − bound)/bound.
+fn set_gaps(methods: &mut [MethodResult], bound: &CellBound) {
+    let b = bound.bound_ms;
+    for r in methods {
+        r.gap_le_pct = r.makespan_ms.map(|t| 100.0 * (t - b) / b);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::BreakdownCycles;
+
+    #[test]
+    fn breakdown_keys_carry_their_unit_and_old_lines_still_read() {
+        let b = BreakdownCycles {
+            execute_only_cycles: elk_stage::units::Cycles(1.0),
+            preload_only_cycles: elk_stage::units::Cycles(2.0),
+            overlapped_cycles: elk_stage::units::Cycles(3.0),
+            noc_bound_cycles: elk_stage::units::Cycles(4.0),
+        };
+        let json = serde_json::to_string(&b).unwrap();
+        assert_eq!(
+            json,
+            r#"{"execute_only_cycles":1.0,"preload_only_cycles":2.0,"overlapped_cycles":3.0,"noc_bound_cycles":4.0}"#
+        );
+        let old = r#"{"execute_only":1.0,"preload_only":2.0,"overlapped":3.0,"noc_bound":4.0}"#;
+        assert_eq!(serde_json::from_str::<BreakdownCycles>(old).unwrap(), b);
+        assert_eq!(b.total().get(), 10.0);
+    }
 }

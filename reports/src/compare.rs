@@ -66,6 +66,11 @@ pub struct Row {
     pub gap_le_pct: Option<f64>,
     /// What the method said (orders tried, why it found nothing).
     pub notes: Vec<String>,
+    /// The schedule's first stage, ms: the loads made before the first operator runs, which
+    /// nothing overlaps (why one layer may rank the methods unlike the whole model:
+    /// [`crate::layer_ranking`]). Not in `--json`.
+    #[serde(skip)]
+    pub first_stage_ms: Option<f64>,
 }
 
 /// Elk's Ideal figure as a row (not a schedule, not a bound).
@@ -91,6 +96,7 @@ pub fn ideal_row(inst: &Instance, no_timings: bool) -> Row {
         compile_s: (!no_timings).then(|| start.elapsed().as_secs_f64()),
         gap_le_pct: None,
         notes,
+        first_stage_ms: None,
     }
 }
 
@@ -119,6 +125,7 @@ pub fn row_of(method: &str, judged: Judged) -> (Row, Option<(Schedule, Evaluatio
         compile_s: Some(judged.seconds),
         gap_le_pct: None,
         notes: judged.solved.notes.clone(),
+        first_stage_ms: None,
     };
     if let Some(claim) = judged.claim_differs() {
         row.notes
@@ -146,6 +153,13 @@ pub fn row_of(method: &str, judged: Judged) -> (Row, Option<(Schedule, Evaluatio
     row.hbm_util_pct = Some(100.0 * e.hbm_utilisation);
     row.noc_util_pct = Some(100.0 * e.noc_utilisation);
     row.tflops = e.tflops;
+    // The evaluation's own ms per cycle (its makespan in both units).
+    let ms_per_cycle = if e.makespan_cycles.get() > 0.0 {
+        e.makespan_ms / e.makespan_cycles.get()
+    } else {
+        0.0
+    };
+    row.first_stage_ms = e.stages.first().map(|d| d.cycles.get() * ms_per_cycle);
     (row, Some((s, e)))
 }
 

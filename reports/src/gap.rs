@@ -573,6 +573,9 @@ pub struct GapRow {
     /// The exact row only: what ran to find its schedule (the summary's `ran`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<String>,
+    /// A heuristic's first stage, ms (the compare row's, not in `--json`).
+    #[serde(skip)]
+    pub first_stage_ms: Option<f64>,
 }
 
 /// `gap --json`'s results.
@@ -633,7 +636,16 @@ pub fn gap_report(
             gap_pct: None,
             reference_is_optimum: false,
             compile_s: if no_timings { None } else { row.compile_s },
-            status: None,
+            // A heuristic without a schedule says why (`compare::row_of` notes the reason
+            // last).
+            status: row
+                .makespan_cycles
+                .is_none()
+                .then(|| match row.notes.last() {
+                    Some(why) => format!("{}: {why}", row.status),
+                    None => row.status.clone(),
+                }),
+            first_stage_ms: row.first_stage_ms,
         })
         .collect();
     let reference = report.gap_reference();
@@ -654,6 +666,7 @@ pub fn gap_report(
                 Some(report.solve_s)
             },
             status: Some(what_ran(inst, &report, warm_is)),
+            first_stage_ms: None,
         });
     }
     for r in &mut rows {
@@ -726,6 +739,7 @@ pub fn layer_section(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use elk_stage::instance::OpOption;
 
     #[test]
     fn an_optimum_proven_by_a_bound_names_the_bound() {
@@ -790,6 +804,40 @@ mod tests {
         assert_eq!(
             exact_row_name(&report("elk-full+retime", true)).as_deref(),
             Some("exact-milp")
+        );
+    }
+
+    #[test]
+    fn a_heuristic_without_a_schedule_says_why() {
+        // b's cold 50 B must be resident while a runs (hot 60 B) in 100 B: no schedule.
+        let inst = Instance::builder("tight", elk_stage::units::Bytes(100), 1e9)
+            .op(
+                "a",
+                Cycles(10.0),
+                vec![OpOption::new(10, 60, 10.0, 0.0, 0.0)],
+            )
+            .op(
+                "b",
+                Cycles(10.0),
+                vec![OpOption::new(50, 50, 10.0, 0.0, 0.0)],
+            )
+            .build()
+            .unwrap();
+        let report =
+            gap_report(&inst, &ExactSettings::milp_within(5.0), true, None, &|_| {}).unwrap();
+        let status = |m: &str| {
+            let row = report.rows.iter().find(|r| r.method == m).unwrap();
+            row.status.clone().unwrap_or_default()
+        };
+        assert!(
+            status("basic").starts_with("no schedule found: "),
+            "{}",
+            status("basic")
+        );
+        assert_eq!(
+            status("elk-dyn-greedy"),
+            "no schedule found: operator a (stage 1) fits in no option beside 50 B per core of \
+             cold data (1 load that must be resident by then)"
         );
     }
 

@@ -2,9 +2,13 @@
 //! HBM bandwidth, NoC and compute scale, topology and core count — each list in a TOML file
 //! or a built-in preset (`fig17` … `fig24`). Cells are numbered in a fixed order, so a
 //! shard, a resumed run and a full run agree on every cell's index.
+//!
+//! Models and chips are names (the zoo's, the presets) or files; a relative file path is read
+//! from the grid file's directory, so a grid and its files move together.
 
 use crate::error::{ReportError, Result};
 use elk_model::chip::{ChipSpec, LoadedChip};
+use elk_model::zoo::ZooModel;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -17,8 +21,8 @@ pub struct Grid {
     /// `vs-hbm` (Fig 19–21), `vs-noc` (Fig 22), `vs-cores` (Fig 23), `training` (Fig 24:
     /// TFLOP/s against compute speed, of whichever mode the grid names).
     pub figure: String,
-    /// Zoo model names (model files are refused with a message saying so: cells build their
-    /// graphs by name).
+    /// Zoo model names, model files (`*.toml`, docs/model-files.md) or Hugging Face
+    /// `config.json` files (relative paths: from the grid file's directory).
     pub models: Vec<String>,
     /// `decode`, `prefill`, `forward-batch` or `training`.
     #[serde(default = "decode")]
@@ -70,8 +74,8 @@ pub struct Grid {
     /// The grid file (or preset name) that errors name.
     #[serde(skip)]
     pub source: String,
-    /// The directory relative chip paths resolve against: the grid file's (`None`: the
-    /// current directory, for presets and text given directly).
+    /// The directory relative chip and model paths resolve against: the grid file's (`None`:
+    /// the current directory, for presets and text given directly).
     #[serde(skip)]
     pub base_dir: Option<PathBuf>,
 }
@@ -83,6 +87,33 @@ pub struct GridChips {
     pub specs: BTreeMap<String, ChipSpec>,
     /// Implausible values in the chip files (one line each; not errors).
     pub warnings: Vec<String>,
+}
+
+/// A grid's models, read and checked before any cell runs.
+#[derive(Clone, Debug)]
+pub struct GridModels {
+    /// Each `models` entry as written in the grid (a cell's `model`), with its model.
+    pub models: BTreeMap<String, ZooModel>,
+    /// Keys of a config.json that elk-opt does not know, and published counts a model file's
+    /// graph misses (one line each; not errors).
+    pub warnings: Vec<String>,
+}
+
+/// Everything a grid reads before its cells run: its chips and its models.
+#[derive(Clone, Debug)]
+pub struct GridInputs {
+    /// The chips.
+    pub chips: GridChips,
+    /// The models.
+    pub models: GridModels,
+}
+
+impl GridInputs {
+    /// Every warning, the chips' first.
+    pub fn warnings(&self) -> Vec<String> {
+        let chips = self.chips.warnings.iter();
+        chips.chain(&self.models.warnings).cloned().collect()
+    }
 }
 
 fn decode() -> Vec<String> {
@@ -115,7 +146,7 @@ fn all_methods() -> Vec<String> {
 pub struct Cell {
     /// Position in the grid's fixed order.
     pub index: usize,
-    /// Model name.
+    /// Model: a zoo name, or a model file as the grid writes it.
     pub model: String,
     /// Mode.
     pub mode: String,
@@ -184,9 +215,27 @@ impl Cell {
 }
 
 impl Grid {
-    /// Parses a grid TOML file's text (unknown keys are errors); relative chip paths are
-    /// taken from the current directory.
+    /// Parses a grid TOML file's text (unknown keys are errors); relative chip and model
+    /// paths are taken from the current directory.
     pub fn from_toml(file: &str, text: &str) -> Result<Grid> {
+        Grid::parse(file, text, None)
+    }
+
+    /// Reads and parses a grid file; relative chip and model paths are taken from its
+    /// directory, so a grid and its files can move together and be run from anywhere.
+    pub fn from_file(path: &Path) -> Result<Grid> {
+        let text = elk_model::error::read_file(path)?;
+        let dir = path
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
+            .to_path_buf();
+        Grid::parse(&path.display().to_string(), &text, Some(dir))
+    }
+
+    /// Parses and checks `text` (named `file` in errors), relative paths resolved against
+    /// `base_dir`.
+    fn parse(file: &str, text: &str, base_dir: Option<PathBuf>) -> Result<Grid> {
         let mut g: Grid = toml::from_str(text).map_err(|e| ReportError::Grid {
             file: file.into(),
             detail: elk_model::error::toml_error_line(text, &e),
@@ -196,35 +245,22 @@ impl Grid {
             g.methods.retain(|m| m != BOUND);
             g.bound = true;
         }
-        g.check(file)?;
         g.source = file.into();
+        g.base_dir = base_dir;
+        g.check(file)?;
         Ok(g)
     }
 
-    /// Reads and parses a grid file; relative chip paths are taken from its directory, so a
-    /// grid and its chips can move together and be run from anywhere.
-    pub fn from_file(path: &Path) -> Result<Grid> {
-        let text = elk_model::error::read_file(path)?;
-        let mut g = Grid::from_toml(&path.display().to_string(), &text)?;
-        g.base_dir = Some(
-            path.parent()
-                .filter(|d| !d.as_os_str().is_empty())
-                .unwrap_or(Path::new("."))
-                .to_path_buf(),
-        );
-        Ok(g)
-    }
-
-    /// Where a `chips` entry is read from: preset names and absolute paths as written,
-    /// relative paths from the grid file's directory.
-    pub fn chip_path(&self, entry: &str) -> String {
-        let is_preset = elk_model::chip::PRESETS.iter().any(|(n, _)| *n == entry);
+    /// Where an entry naming a file or a built-in (`is_builtin`) is read from: built-in names
+    /// and absolute paths as written, relative paths from the grid file's directory. A bare
+    /// word that is no file stays a (mistyped) name, so its error lists the built-ins rather
+    /// than a path.
+    fn resolve(&self, entry: &str, is_builtin: bool) -> String {
         match &self.base_dir {
-            Some(dir) if !is_preset && Path::new(entry).is_relative() => {
+            Some(dir) if !is_builtin && Path::new(entry).is_relative() => {
                 let joined = dir.join(entry);
-                // A bare word that is no file stays a (mistyped) preset name, so the error
-                // lists the presets rather than a path.
-                if joined.exists() || entry.ends_with(".toml") || entry.contains('/') {
+                let named_as_file = [".toml", ".json"].iter().any(|e| entry.ends_with(e));
+                if joined.exists() || named_as_file || entry.contains('/') {
                     joined.display().to_string()
                 } else {
                     entry.to_string()
@@ -232,6 +268,67 @@ impl Grid {
             }
             _ => entry.to_string(),
         }
+    }
+
+    /// Where a `chips` entry is read from: preset names and absolute paths as written,
+    /// relative paths from the grid file's directory.
+    pub fn chip_path(&self, entry: &str) -> String {
+        let is_preset = elk_model::chip::PRESETS.iter().any(|(n, _)| *n == entry);
+        self.resolve(entry, is_preset)
+    }
+
+    /// Where a `models` entry is read from: zoo names and absolute paths as written, relative
+    /// paths (a model file, a config.json) from the grid file's directory.
+    pub fn model_path(&self, entry: &str) -> String {
+        let in_zoo = elk_model::zoo::models().iter().any(|m| m.name == entry);
+        self.resolve(entry, in_zoo)
+    }
+
+    /// Reads one `models` entry: the model and its warnings, or an error naming the grid
+    /// file, the key and the entry.
+    fn load_model(&self, entry: &str) -> Result<(ZooModel, Vec<String>)> {
+        let path = self.model_path(entry);
+        let bad = |detail: String| ReportError::Grid {
+            file: self.source.clone(),
+            detail: format!("key 'models': entry '{entry}': {detail}"),
+        };
+        let (model, mut warnings) = ZooModel::load_with_warnings(&path).map_err(|e| {
+            let hint = match e {
+                elk_model::ModelError::Io { .. } if path != entry => {
+                    " (relative model paths are read from the grid file's directory)"
+                }
+                _ => "",
+            };
+            bad(format!("{e}{hint}"))
+        })?;
+        if let std::borrow::Cow::Owned(own) = &model {
+            let mismatches = own.count_mismatches().map_err(|e| bad(e.to_string()))?;
+            warnings.extend(mismatches.into_iter().map(|m| format!("{entry}: {m}")));
+        }
+        Ok((model.into_owned(), warnings))
+    }
+
+    /// Reads every model of the grid (zoo names, model files, config.json files), so a bad
+    /// file fails the sweep before any cell runs.
+    pub fn load_models(&self) -> Result<GridModels> {
+        let mut out = GridModels {
+            models: BTreeMap::new(),
+            warnings: Vec::new(),
+        };
+        for entry in &self.models {
+            let (model, warnings) = self.load_model(entry)?;
+            out.warnings.extend(warnings);
+            out.models.insert(entry.clone(), model);
+        }
+        Ok(out)
+    }
+
+    /// Reads every chip and model of the grid ([`Grid::load_chips`], [`Grid::load_models`]).
+    pub fn load_inputs(&self) -> Result<GridInputs> {
+        Ok(GridInputs {
+            chips: self.load_chips()?,
+            models: self.load_models()?,
+        })
     }
 
     /// Reads every chip of the grid and checks every cell's chip variant (HBM, cores,
@@ -335,20 +432,9 @@ impl Grid {
                 return Err(bad(format!("key '{key}': 0 must be ≥ 1")));
             }
         }
-        self.check_moe(&bad)?;
-        for m in &self.models {
-            let model = elk_model::zoo::find(m).map_err(|e| {
-                let file = m.ends_with(".toml") || m.ends_with(".json") || m.contains('/');
-                bad(if file {
-                    format!(
-                        "key 'models': entry '{m}': a grid takes zoo model names (elk-opt models \
-                         list), not model files; run `elk-opt compare --model {m}` per point, or \
-                         add the file to model/zoo"
-                    )
-                } else {
-                    format!("key 'models': entry '{m}': {e}")
-                })
-            })?;
+        let models = self.load_models()?;
+        self.check_moe(&bad, &models)?;
+        for (m, model) in &models.models {
             for mode in &self.modes {
                 let parsed = elk_model::graph::Mode::parse(mode)
                     .map_err(|e| bad(format!("key 'modes': entry '{mode}': {e}")))?;
@@ -364,7 +450,7 @@ impl Grid {
 
     /// The MoE keys: routings that parse, policies that exist, MoE models in decode only, no
     /// NoC or compute scaling (the policies' instances are built per step).
-    fn check_moe(&self, bad: &dyn Fn(String) -> ReportError) -> Result<()> {
+    fn check_moe(&self, bad: &dyn Fn(String) -> ReportError, models: &GridModels) -> Result<()> {
         if self.routings.is_empty() {
             for (key, set) in [
                 ("policies", !self.policies.is_empty()),
@@ -389,12 +475,11 @@ impl Grid {
         if self.moe_steps == 0 {
             return Err(bad("key 'moe_steps': must be ≥ 1".into()));
         }
-        for m in &self.models {
-            let moe = elk_model::zoo::find(m).map(|z| z.moe().is_some());
-            if let Ok(false) = moe {
+        for (m, model) in &models.models {
+            if model.moe().is_none() {
                 return Err(bad(format!(
                     "key 'models': entry '{m}' has no experts: `routings` applies to MoE models \
-                     (mixtral-8x7b, qwen3-30b-a3b, olmoe-1b-7b)"
+                     (mixtral-8x7b, qwen3-30b-a3b, olmoe-1b-7b, or a model file with [moe])"
                 )));
             }
         }

@@ -20,6 +20,7 @@ pub mod finding;
 pub mod gap;
 pub mod grid;
 pub mod html;
+pub mod layer_ranking;
 pub mod moe;
 pub mod plot;
 pub mod report;

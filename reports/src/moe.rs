@@ -8,7 +8,8 @@
 //! - the oracle's makespan is the best of its own schedules and of every policy's schedule
 //!   without its idle loads (each re-judged on the oracle's instance): never above a policy's
 //!   on any step, by construction, and checked;
-//! - the roofline bound of the oracle's instance bounds every policy's makespan of that step.
+//! - a certified lower bound of the oracle's instance ([`StepBound`]) bounds every policy's
+//!   makespan of that step.
 
 use crate::{ReportError, Result};
 use elk_model::build::{InstanceMemo, InstanceOptions};
@@ -18,7 +19,7 @@ use elk_model::routing::Routing;
 use elk_model::zoo::{ZooModel, ZooParams};
 use elk_sim::{evaluate, run_judged, validate};
 use elk_stage::instance::Instance;
-use elk_stage::method::Budget;
+use elk_stage::method::{Budget, Outcome};
 use elk_stage::schedule::Schedule;
 use elk_stage::units::Cycles;
 use rayon::prelude::*;
@@ -66,6 +67,22 @@ pub struct PolicyStep {
     pub expert_bytes: u64,
 }
 
+/// Which certified lower bound each step gets: a bound of the oracle's instance, so it bounds
+/// every policy of the step.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum StepBound {
+    /// The roofline bound (SPEC §5): instant. What `elk-opt moe` reports.
+    #[default]
+    Roofline,
+    /// The strongest the tool has ([`crate::cell::certified_bound`]): the segment
+    /// relaxation's coupled LP where the step's layers repeat, else the roofline. Sampled
+    /// routings give every layer its own token counts, so there the relaxation does not
+    /// apply and this is the roofline; under the balanced routing it is tried (up to a
+    /// minute; identical steps are bounded once). What `bound = true` gives a grid's MoE
+    /// cells and what the MoE study draws.
+    Strongest,
+}
+
 /// One sampled step.
 #[derive(Clone, Debug, Serialize)]
 pub struct StepResult {
@@ -73,8 +90,10 @@ pub struct StepResult {
     pub index: usize,
     /// Experts receiving tokens, over all layers.
     pub touched_experts: usize,
-    /// The oracle instance's roofline bound, ms: below every policy of this step.
+    /// The oracle instance's certified lower bound, ms: below every policy of this step.
     pub bound_ms: f64,
+    /// Which bound: `roofline` or `segment relaxation`.
+    pub bound_source: &'static str,
     /// Each policy, in the spec's order.
     pub policies: Vec<PolicyStep>,
 }
@@ -156,18 +175,19 @@ impl MoeSpec {
     pub fn new(moe: &elk_model::zoo::Moe, inputs: MoeInputs) -> elk_model::Result<MoeSpec> {
         let routing = Routing::parse(&inputs.routing)?;
         let names = if inputs.policies.is_empty() {
-            vec![
-                "load-all".to_string(),
-                "on-demand".into(),
-                format!("predicted-{}", moe.top_k),
-                "oracle".into(),
-            ]
+            // predicted-k only where k < E: with top_k = E it would be load-all again.
+            let predicted = (moe.top_k < moe.experts).then(|| format!("predicted-{}", moe.top_k));
+            ["load-all".to_string(), "on-demand".into()]
+                .into_iter()
+                .chain(predicted)
+                .chain(["oracle".to_string()])
+                .collect()
         } else {
             inputs.policies.clone()
         };
         let policies = names
             .iter()
-            .map(|p| Policy::parse(p))
+            .map(|p| Policy::parse_for(p, moe.experts))
             .collect::<elk_model::Result<Vec<_>>>()?;
         for m in &inputs.methods {
             if elk_heuristics::by_name(m).is_none() {
@@ -248,7 +268,14 @@ pub fn title(
     steps: u64,
     seed: u64,
 ) -> String {
-    format!("{model} decode b{batch} kv{kv} on {chip_label}, routing {routing}, {steps} steps (seed {seed})")
+    let steps = if steps == 1 {
+        "1 step".to_string()
+    } else {
+        format!("{steps} steps")
+    };
+    format!(
+        "{model} decode b{batch} kv{kv} on {chip_label}, routing {routing}, {steps} (seed {seed})"
+    )
 }
 
 /// What every step of a run shares: the model's experts, the layers and tokens routed, each
@@ -309,12 +336,45 @@ impl Setup {
     }
 }
 
-/// Runs every policy on `spec.steps` sampled steps of `model`; `progress(done)` after each
-/// step's instances are built.
+/// What [`run`] reports as it goes (for a progress display; nothing depends on it).
+#[derive(Clone, Copy, Debug)]
+pub enum MoeProgress<'a> {
+    /// `done` of `of` steps have their instances built (one at a time, in order).
+    Built {
+        /// Steps built.
+        done: usize,
+        /// Steps in all.
+        of: usize,
+    },
+    /// `done` of `of` (step, policy) instances are scheduled by every method (steps run in
+    /// parallel); `last` is the one just finished, e.g. "step 3, on-demand".
+    Scheduled {
+        /// Instances scheduled.
+        done: usize,
+        /// Instances in all.
+        of: usize,
+        /// The instance just scheduled.
+        last: &'a str,
+    },
+}
+
+/// Runs every policy on `spec.steps` sampled steps of `model`, each step bounded by the
+/// roofline, telling `progress` as each step is built and each policy's instance is
+/// scheduled.
 pub fn run(
     model: &ZooModel,
     spec: &MoeSpec,
-    progress: &(dyn Fn(usize) + Sync),
+    progress: &(dyn Fn(MoeProgress) + Sync),
+) -> Result<MoeReport> {
+    run_with_bound(model, spec, StepBound::Roofline, progress)
+}
+
+/// [`run`], each step bounded by `bound`.
+pub fn run_with_bound(
+    model: &ZooModel,
+    spec: &MoeSpec,
+    bound: StepBound,
+    progress: &(dyn Fn(MoeProgress) + Sync),
 ) -> Result<MoeReport> {
     let setup = Setup::new(model, spec)?;
     let methods: Vec<Box<dyn elk_stage::method::Method>> = spec
@@ -335,12 +395,38 @@ pub fn run(
         let si = setup.step(model, spec, step as u64, &mut memo)?;
         touched_total += si.touched();
         built.push(si);
-        progress(step + 1);
+        progress(MoeProgress::Built {
+            done: step + 1,
+            of: spec.steps,
+        });
     }
+    let bounds = step_bounds(&built, &setup.ranking, bound)?;
+    let scheduled = std::sync::atomic::AtomicUsize::new(0);
+    let of = spec.steps * setup.policies.len();
+    let on_scheduled = |step: usize, p: &Policy| {
+        let done = scheduled.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        let last = format!("step {step}, {}", p.name());
+        progress(MoeProgress::Scheduled {
+            done,
+            of,
+            last: &last,
+        });
+    };
     let steps: Vec<StepResult> = built
         .par_iter()
+        .zip(&bounds)
         .enumerate()
-        .map(|(step, si)| run_step(step, si, &setup.policies, &setup.ranking, &methods))
+        .map(|(step, (si, b))| {
+            run_step(
+                step,
+                si,
+                *b,
+                &setup.policies,
+                &setup.ranking,
+                &methods,
+                &on_scheduled,
+            )
+        })
         .collect::<Result<_>>()?;
     let summary = summarise(&setup.policies, &steps, setup.layers);
     let e = setup.moe.experts as f64;
@@ -382,10 +468,14 @@ fn best_schedule(
     for m in methods {
         let judged = run_judged(inst, m.as_ref(), &Budget::default())?;
         let name = m.name().to_string();
+        let why = match &judged.solved.outcome {
+            Outcome::Unknown { reason } | Outcome::Infeasible { reason } => format!(": {reason}"),
+            _ => String::new(),
+        };
         match judged.judged() {
             Some((s, t)) if best.as_ref().is_none_or(|b| t < b.1) => best = Some((s, t, name)),
             Some(_) => {}
-            None => reasons.push(format!("{name}: no schedule")),
+            None => reasons.push(format!("{name}: no schedule{why}")),
         }
     }
     best.ok_or_else(|| {
@@ -397,20 +487,55 @@ fn best_schedule(
     })
 }
 
+/// Each step's certified bound and its source: of the oracle's instance, each distinct
+/// instance bounded once (steps of the balanced routing are all alike), in parallel.
+fn step_bounds(
+    built: &[StepInstances],
+    ranking: &[Vec<usize>],
+    bound: StepBound,
+) -> Result<Vec<(Cycles, &'static str)>> {
+    let oracles: Vec<Instance> = built
+        .iter()
+        .map(|si| si.instance(&Policy::Oracle, ranking))
+        .collect();
+    if bound == StepBound::Roofline {
+        let roofline = |i: &Instance| (elk_solver::bounds::roofline(i).best(), "roofline");
+        return Ok(oracles.iter().map(roofline).collect());
+    }
+    let hashes: Vec<String> = oracles.iter().map(Instance::content_hash).collect();
+    // The first step of each distinct instance.
+    let distinct: Vec<usize> = (0..oracles.len())
+        .filter(|&i| !hashes[..i].contains(&hashes[i]))
+        .collect();
+    let solved: Vec<(Cycles, &'static str)> = distinct
+        .par_iter()
+        .map(|&i| crate::cell::certified_bound(&oracles[i]).map(|(c, s)| (c, s.name())))
+        .collect::<elk_solver::Result<_>>()?;
+    Ok(hashes
+        .iter()
+        .map(|h| {
+            let at = distinct.iter().position(|&i| hashes[i] == *h).unwrap_or(0);
+            solved[at]
+        })
+        .collect())
+}
+
 fn run_step(
     step: usize,
     si: &StepInstances,
+    (bound, bound_source): (Cycles, &'static str),
     policies: &[Policy],
     ranking: &[Vec<usize>],
     methods: &[Box<dyn elk_stage::method::Method>],
+    on_scheduled: &(dyn Fn(usize, &Policy) + Sync),
 ) -> Result<StepResult> {
     let oracle_inst = si.instance(&Policy::Oracle, ranking);
-    let bound = elk_solver::bounds::roofline(&oracle_inst).best();
     let mut rows = Vec::with_capacity(policies.len());
     let mut oracle_best: Option<(Cycles, String)> = None;
     for p in policies {
         let inst = si.instance(p, ranking);
         let (s, t, method) = best_schedule(&inst, methods)?;
+        on_scheduled(step, p);
         if *p == Policy::Oracle {
             oracle_best = match oracle_best {
                 Some((o, via)) if o <= t => Some((o, via)),
@@ -439,6 +564,7 @@ fn run_step(
         index: step,
         touched_experts: si.touched(),
         bound_ms: oracle_inst.ms(bound),
+        bound_source,
         policies: rows,
     })
 }
@@ -516,7 +642,40 @@ fn summarise(policies: &[Policy], steps: &[StepResult], layers: usize) -> Vec<Po
 
 #[cfg(test)]
 mod tests {
-    use super::p50_p99;
+    use super::{best_schedule, p50_p99};
+    use elk_stage::instance::{Instance, OpOption};
+    use elk_stage::units::{Bytes, Cycles};
+
+    #[test]
+    fn a_method_without_a_schedule_says_why() {
+        // b's cold 50 B must be resident while a runs (hot 60 B) in 100 B: no schedule.
+        let inst = Instance::builder("tight", Bytes(100), 1e9)
+            .op(
+                "a",
+                Cycles(10.0),
+                vec![OpOption::new(10, 60, 10.0, 0.0, 0.0)],
+            )
+            .op(
+                "b",
+                Cycles(10.0),
+                vec![OpOption::new(50, 50, 10.0, 0.0, 0.0)],
+            )
+            .build()
+            .unwrap();
+        let methods: Vec<_> = ["basic", "elk-dyn-greedy"]
+            .iter()
+            .map(|m| elk_heuristics::by_name(m).unwrap())
+            .collect();
+        let err = best_schedule(&inst, &methods).unwrap_err().to_string();
+        assert!(
+            err.contains("tight: no method found a schedule (basic: no schedule: "),
+            "{err}"
+        );
+        assert!(
+            err.contains("; elk-dyn-greedy: no schedule: operator a (stage 1) fits in no option"),
+            "{err}"
+        );
+    }
 
     #[test]
     fn percentiles_by_nearest_rank() {

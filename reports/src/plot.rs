@@ -7,6 +7,10 @@
 //! conventions:
 //! - one colour per method in every figure (Okabe and Ito's colour-blind-safe palette, its
 //!   yellow left out), Elk's Ideal in black as a reference: an outlined bar, a dashed line;
+//! - a certified lower bound in grey, never in a method's colour: a solid line without
+//!   markers (over a light grey band where it spans a range), a rule across each bar group;
+//! - the spread of the samples behind a point or bar as a whisker with caps (min to max, or
+//!   median to 99th percentile: [`SpreadEnds`]);
 //! - variants of one method in one chart ("elk-dyn, no π", "elk-dyn, depth ≤ 1") get
 //!   lighter and darker shades of its colour and, on bars, hatches, in the legend too
 //!   (`plot::paint`);
@@ -25,16 +29,20 @@
 
 mod axis;
 mod bars;
+mod facets;
 mod figure;
+mod legend;
 mod lines;
 mod paint;
 
 pub use bars::{bars, bars_marked};
+pub use facets::{facets, Panel};
 pub use figure::{csv_field, csv_fields, relink, Figure, Format, Style};
 pub use lines::{cdf, lines, lines_marked};
 
 use crate::error::{ReportError, Result};
-use paint::{paints, palette, Hatch, Paint};
+use legend::{draw_legend, legend_rows, legend_size, Row};
+use paint::{paints, palette, Paint};
 use plotters::coord::types::RangedCoordf64;
 use plotters::coord::CoordTranslate;
 use plotters::coord::Shift;
@@ -63,6 +71,7 @@ fn err(name: &str, e: impl std::fmt::Display) -> ReportError {
 }
 
 /// One series of a chart.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Series {
     /// Legend label. A method's name in it (`elk-full`, `static`, …) gives the series that
     /// method's colour in every figure.
@@ -91,13 +100,20 @@ pub struct Marks {
     /// A series that is a reference figure, not a method (Elk's Ideal): an outlined bar, a
     /// dashed line.
     pub reference: Option<usize>,
+    /// A series that is a certified lower bound on the others' values (a cell's proven
+    /// bound): a grey solid line without markers, a grey rule across each bar group.
+    pub bound: Option<usize>,
+    /// Lines: the range the bound spans at some of its points, as (point, lowest, highest)
+    /// (an MoE cell's steps each have a bound; the point is their mean): a light grey band.
+    pub bound_band: Vec<(usize, f64, f64)>,
     /// Bars: runs of consecutive categories that belong together (a model's
     /// configurations), as (label, number of categories); drawn with a separator between
     /// runs and the label below their category labels. Empty: no groups.
     pub groups: Vec<(String, usize)>,
-    /// Bars: the spread of the samples behind a bar (a median's min and max), drawn as a
-    /// whisker with caps.
+    /// The spread of the samples behind a bar or a point, drawn as a whisker with caps.
     pub spread: Vec<Spread>,
+    /// What a spread's ends are.
+    pub spread_ends: SpreadEnds,
     /// Lines: each series is a distribution function, drawn as steps (a CDF).
     pub steps: bool,
     /// Lines: a log x axis (the x values are all positive).
@@ -110,7 +126,36 @@ pub struct Marks {
     pub context: Vec<(String, Vec<String>)>,
 }
 
-/// The spread of the samples behind one bar.
+/// What the two ends of every [`Spread`] of a chart are.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SpreadEnds {
+    /// The smallest and the largest sample (the bar or point: their median).
+    #[default]
+    MinMax,
+    /// The median and the 99th percentile (nearest rank) of the samples; the point is their
+    /// mean (an MoE cell's steps).
+    P50P99,
+}
+
+impl SpreadEnds {
+    /// The names of the two ends, as the CSV's note gives them.
+    pub(super) fn names(self) -> (&'static str, &'static str) {
+        match self {
+            SpreadEnds::MinMax => ("min", "max"),
+            SpreadEnds::P50P99 => ("p50", "p99"),
+        }
+    }
+
+    /// The legend's line for a line chart's whiskers.
+    fn legend(self) -> &'static str {
+        match self {
+            SpreadEnds::MinMax => "whisker: min to max of the samples",
+            SpreadEnds::P50P99 => "point: mean; whisker: p50 to p99",
+        }
+    }
+}
+
+/// The spread of the samples behind one bar or point.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Spread {
     /// The series (index into the chart's series).
@@ -142,61 +187,6 @@ const INK: RGBColor = RGBColor(51, 51, 51);
 /// Light grid lines.
 const GRID: RGBColor = RGBColor(222, 222, 222);
 
-/// How a legend row shows its series.
-#[derive(Clone, Copy, PartialEq)]
-enum Swatch {
-    /// A filled bar.
-    Bar,
-    /// An outlined bar (the reference).
-    Outline,
-    /// A line with the series' dash pattern and point shape.
-    Line,
-    /// A dashed line (the reference).
-    Dashed,
-    /// The "×" of absent values.
-    Cross,
-}
-
-/// A legend row: label, series index (its marker and dashes), swatch, paint (a variant's
-/// shade and hatch, so the legend tells variants apart as the bars do).
-type Row = (String, usize, Swatch, Paint);
-
-/// Legend rows: one per series; the "×" line last when anything is absent. A line that
-/// coincides with an earlier series says so, as it hides it.
-fn legend_rows(series: &[Series], marks: &Marks, lines: bool) -> Vec<Row> {
-    let paint = paints(series, marks);
-    let mut rows: Vec<Row> = series
-        .iter()
-        .enumerate()
-        .map(|(s, ser)| {
-            let swatch = match (lines, marks.reference == Some(s)) {
-                (false, false) => Swatch::Bar,
-                (false, true) => Swatch::Outline,
-                (true, false) => Swatch::Line,
-                (true, true) => Swatch::Dashed,
-            };
-            let mut name = ser.name.clone();
-            let same = series[..s]
-                .iter()
-                .find(|o| o.points == ser.points && ser.points.iter().any(|p| p.1.is_some()));
-            if let (true, Some(o)) = (lines, same) {
-                name.push_str(&format!(" (= {})", o.name));
-            }
-            (name, s, swatch, paint[s])
-        })
-        .collect();
-    if let Some(l) = marks.legend() {
-        let ink = Paint {
-            colour: INK,
-            hatch: Hatch::Solid,
-            ink: INK,
-        };
-        rows.push((l, 0, Swatch::Cross, ink));
-    }
-    rows
-}
-
-const LEGEND_FONT: u32 = 14;
 const TITLE_FONT: u32 = 20;
 const TICK_FONT: u32 = 14;
 const NOTE_FONT: u32 = 12;
@@ -210,22 +200,6 @@ fn text_width(text: &str, size: u32) -> u32 {
     let style = TextStyle::from(("sans-serif", size).into_font());
     probe.estimate_text_size(text, &style).map_or(0, |s| s.0)
 }
-const LEGEND_ROW: i32 = 22;
-
-/// The legend box's size in device pixels.
-fn legend_size(rows: &[Row], style: &Style) -> (i32, i32) {
-    let width = rows
-        .iter()
-        .map(|r| text_width(&r.0, style.px(LEGEND_FONT)) as i32)
-        .max()
-        .unwrap_or(0)
-        + style.z(52);
-    (
-        width,
-        style.z(12) + style.len(LEGEND_ROW) * rows.len() as i32,
-    )
-}
-
 /// Line `s`'s dash pattern (dash, gap) in px; None: solid.
 fn dashes(s: usize) -> Option<(u32, u32)> {
     [None, Some((9, 5)), Some((3, 4)), Some((16, 5))][s % 4]
@@ -285,62 +259,6 @@ fn draw_hatch<DB: DrawingBackend>(
     }
     for line in paint::hatch_lines(paint.hatch, a_in, b_in, style.z(5)) {
         area.draw(&PathElement::new(line.to_vec(), ink))?;
-    }
-    Ok(())
-}
-
-/// Draws the legend box with its top left corner at `at` in `area`: a swatch and a label per
-/// row, on white, so it reads over grid lines.
-fn draw_legend<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    at: (i32, i32),
-    rows: &[Row],
-    style: &Style,
-) -> std::result::Result<(), String> {
-    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-    let text = ("sans-serif", style.px(LEGEND_FONT))
-        .into_font()
-        .color(&BLACK)
-        .pos(Pos::new(HPos::Left, VPos::Center));
-    let (w, h) = legend_size(rows, style);
-    let row = style.len(LEGEND_ROW);
-    let z = |v| style.z(v);
-    let (x0, y0) = at;
-    area.draw(&Rectangle::new(
-        [(x0, y0), (x0 + w, y0 + h)],
-        WHITE.filled(),
-    ))
-    .map_err(e)?;
-    // The frame in grey ink, apart from the black of the reference's outlined bars.
-    let frame: ShapeStyle = INK.stroke_width(style.stroke(1));
-    area.draw(&Rectangle::new([(x0, y0), (x0 + w, y0 + h)], frame))
-        .map_err(e)?;
-    for (k, (label, s, swatch, paint)) in rows.iter().enumerate() {
-        let (x, y) = (x0 + z(10), y0 + z(6) + row * k as i32 + row / 2);
-        let c = paint.colour;
-        let box_at = [(x, y - z(6)), (x + z(20), y + z(6))];
-        let wide = style.stroke(2);
-        let stroke = vec![(x - z(2), y), (x + z(22), y)];
-        match swatch {
-            Swatch::Bar => draw_bar(area, box_at, paint, style),
-            Swatch::Outline => area.draw(&Rectangle::new(box_at, c.stroke_width(wide))),
-            Swatch::Line => draw_path(area, stroke, dashes(*s), c.stroke_width(wide), style)
-                .and_then(|()| draw_marker(area, *s, (x + z(10), y), c, style)),
-            Swatch::Dashed => draw_path(
-                area,
-                stroke,
-                Some(REFERENCE_DASH),
-                c.stroke_width(wide),
-                style,
-            ),
-            Swatch::Cross => area.draw(&Cross::new(
-                (x + z(10), y),
-                style.zu(5),
-                INK.stroke_width(wide),
-            )),
-        }
-        .map_err(e)?;
-        area.draw_text(label, &text, (x + z(30), y)).map_err(e)?;
     }
     Ok(())
 }
@@ -466,17 +384,46 @@ trait Plot {
     ) -> Drawn;
 }
 
+/// A whole figure's drawing on any backend: one chart in its frame, or panels.
+trait Drawing {
+    /// The frame: title, style, legend, footnotes.
+    fn frame(&self) -> &Frame<'_>;
+    /// Draws everything on `root`.
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Drawn;
+}
+
+/// One chart `p` in its frame.
+struct Single<'a, P> {
+    frame: &'a Frame<'a>,
+    plot: &'a P,
+}
+
+impl<P: Plot> Drawing for Single<'_, P> {
+    fn frame(&self) -> &Frame<'_> {
+        self.frame
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Drawn {
+        draw_chart(root, self.frame, self.plot)
+    }
+}
+
 /// Draws chart `p` in `frame` on a `size` canvas of the style's format: the figure, with
 /// `csv`.
 fn figure(frame: &Frame<'_>, p: &impl Plot, size: (u32, u32), csv: String) -> Result<Figure> {
-    let style = frame.style;
-    let image = render(frame.title, size, style, |canvas| match canvas {
-        Canvas::Svg(root) => draw_chart(&root, frame, p),
-        Canvas::Png(root) => draw_chart(&root, frame, p),
+    drawn(&Single { frame, plot: p }, size, csv)
+}
+
+/// Draws `d` on a `size` canvas of its style's format: the figure, with `csv`.
+fn drawn(d: &impl Drawing, size: (u32, u32), csv: String) -> Result<Figure> {
+    let frame = d.frame();
+    let image = render(frame.title, size, frame.style, |canvas| match canvas {
+        Canvas::Svg(root) => d.draw(&root),
+        Canvas::Png(root) => d.draw(&root),
     })?;
     Ok(Figure {
         image,
-        format: style.format,
+        format: frame.style.format,
         csv,
     })
 }

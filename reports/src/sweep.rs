@@ -99,17 +99,19 @@ pub fn write_results(path: &Path, results: &BTreeMap<usize, CellResult>) -> Resu
 }
 
 /// Runs the grid (or one shard of it) into `out`; `progress(done, total)` after each cell.
-/// Every chip is read and checked first ([`Grid::load_chips`]): a bad chip file fails here,
-/// before `out` is touched. Cells whose stored line is a failure ([`CellResult::failed`]) are
-/// run again; cells that fail are counted in [`SweepSummary::failed`] (their error is their
-/// line). A configuration that does not fit the chip is a result, not a failure.
+/// Every chip and model is read and checked first ([`Grid::load_inputs`]): a bad chip or
+/// model file fails here, before `out` is touched. Cells whose stored line is a failure
+/// ([`CellResult::failed`]) are run again; cells that fail are counted in
+/// [`SweepSummary::failed`] (their error is their line). A configuration that does not fit
+/// the chip is a result, not a failure.
 pub fn run_sweep(
     grid: &Grid,
     out: &Path,
     shard: Option<Shard>,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<SweepSummary> {
-    let chips = grid.load_chips()?;
+    let inputs = grid.load_inputs()?;
+    let chips = &inputs.chips;
     let existing = read_results(out)?;
     // A kill may leave a partial last line: rewrite what is complete before appending.
     write_results(out, &existing)?;
@@ -146,8 +148,9 @@ pub fn run_sweep(
         .map_err(|e| io(out, e))?;
     let sink = Mutex::new((file, 0usize));
     todo.par_iter().try_for_each(|cell| -> Result<()> {
-        let r = match chips.specs.get(&cell.chip) {
-            Some(chip) => {
+        let model = inputs.models.models.get(&cell.model);
+        let r = match (chips.specs.get(&cell.chip), model) {
+            (Some(chip), Some(model)) => {
                 let moe = crate::cell::MoeCell {
                     steps: grid.moe_steps,
                     policies: grid.policies.clone(),
@@ -155,13 +158,17 @@ pub fn run_sweep(
                 run_cell_with(
                     &grid.figure,
                     cell,
+                    model,
                     chip.clone(),
                     &grid.methods,
                     grid.bound,
                     &moe,
                 )
             }
-            None => return Err(io(out, format!("cell {}: chip not loaded", cell.index))),
+            _ => {
+                let detail = format!("cell {}: chip or model not loaded", cell.index);
+                return Err(io(out, detail));
+            }
         };
         let line = serde_json::to_string(&r).map_err(|e| io(out, e))?;
         let mut guard = sink.lock().map_err(|_| io(out, "a worker panicked"))?;

@@ -3,16 +3,20 @@
 #![allow(clippy::unwrap_used)] // a test that fails should panic with the value it got
 
 use elk_reports::grid::{preset, Grid, PRESETS};
-use elk_reports::report::{report, Header};
+use elk_reports::report::{report, Header, IDEAL};
 use elk_reports::sweep::{merge, read_results, run_sweep, Shard};
 use std::path::PathBuf;
 
-#[path = "reports/bound.rs"]
-mod bound;
+#[path = "reports/bounds.rs"]
+mod bounds;
 #[path = "reports/figures.rs"]
 mod figures;
+#[path = "reports/model_files.rs"]
+mod model_files;
 #[path = "reports/moe.rs"]
 mod moe;
+#[path = "reports/one_bound.rs"]
+mod one_bound;
 
 /// Cheap cells: BERT-base (12 layers) at two HBM bandwidths and two batches, Basic only.
 const TINY: &str = r#"figure = "vs-hbm"
@@ -491,7 +495,7 @@ fn every_figure_has_a_csv_of_exactly_its_plotted_numbers() {
     }
     for (r, label) in results.iter().zip(labels) {
         let y = r.ideal_ms.unwrap().to_string();
-        expected.push(vec!["ideal".into(), label.into(), y, "reference".into()]);
+        expected.push(vec![IDEAL.into(), label.into(), y, "reference".into()]);
     }
     assert_eq!(rows[1..], expected[..]);
 
@@ -502,7 +506,7 @@ fn every_figure_has_a_csv_of_exactly_its_plotted_numbers() {
         .iter()
         .map(|(c, o)| bar_heights(svg, c, *o))
         .collect();
-    let values: Vec<Vec<f64>> = ["basic", "static", "ideal"]
+    let values: Vec<Vec<f64>> = ["basic", "static", IDEAL]
         .iter()
         .map(|s| {
             rows.iter()
@@ -559,12 +563,7 @@ fn line_figures_have_a_csv_with_the_swept_quantity_and_units() {
             .collect();
         assert_eq!(
             xs,
-            [
-                ("basic", "4"),
-                ("basic", "16"),
-                ("ideal", "4"),
-                ("ideal", "16")
-            ]
+            [("basic", "4"), ("basic", "16"), (IDEAL, "4"), (IDEAL, "16")]
         );
         // The figure's group (its title, linked in the README) names the batch.
         let svg = name.replace(".csv", ".svg");

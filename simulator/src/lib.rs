@@ -1,5 +1,5 @@
-//! `elk-sim`: the judge of every method (SPEC §6). [`validate`] checks a schedule against
-//! every rule of the stage model (SPEC §4); [`evaluate`] computes each stage's duration, the
+//! `elk-sim`: the judge of every method (SPEC §6). [`validate()`] checks a schedule against
+//! every rule of the stage model (SPEC §4); [`evaluate()`] computes each stage's duration, the
 //! term that binds it, the makespan and the Fig-18 metrics, emitting events to a
 //! [`trace::TraceSink`]; [`run_judged`] is the one way to run a method and judge it;
 //! [`detailed`] replays a schedule on a modelled network (links, ports, HBM controllers);

@@ -6,6 +6,8 @@
 mod by_hand;
 #[path = "simulator/detailed.rs"]
 mod detailed;
+#[path = "simulator/fixtures.rs"]
+mod fixtures;
 #[path = "simulator/formats.rs"]
 mod formats;
 #[path = "simulator/noc_saturation.rs"]

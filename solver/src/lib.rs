@@ -1,7 +1,7 @@
 //! `elk-solver`: the exact methods of SPEC §5 — the stage model as a MILP solved by HiGHS
 //! ([`milp`]) and, independently encoded, as an SMT problem solved by z3 ([`smt`]) — plus the
 //! certified lower bounds ([`bounds`], the LP relaxation) that turn every heuristic's makespan
-//! into a distance from the optimum. Every schedule is judged by the simulator. [`retime`]
+//! into a distance from the optimum. Every schedule is judged by the simulator. [`retime()`]
 //! re-times any schedule: the best load work for its decisions, a linear program
 //! ([`Retimed`] is the method `<name>+retime`).
 //!

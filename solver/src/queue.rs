@@ -1,7 +1,7 @@
 //! Queue re-timing: new load starts for a schedule's options, with the loads served one after
 //! another in execution order, chosen by one small LP over the whole model.
 //!
-//! Re-timing ([`crate::retime`]) keeps each load's start stage (it may only move later), so a
+//! Re-timing ([`crate::retime()`]) keeps each load's start stage (it may only move later), so a
 //! heuristic that starts its loads late leaves the HBM idle where it was cheap to use. This
 //! module chooses the starts. Serve the loads in execution order as a single queue: load j
 //! occupies the interval [S_j, S_j + H_j) of the cumulative HBM work, S_j the sum of H of the
@@ -20,7 +20,7 @@
 //!   displacement-bounded, free), and a queue obeys the order rule (a load starts only once
 //!   every load before it has finished, apart from the stage they share).
 //!
-//! The stage rows are those of re-timing with W_k for Σ_j w[j][k] and one ν per stage for
+//! The stage rows are those of re-timing with W_k for `Σ_j w[j][k]` and one ν per stage for
 //! the loads' own: that is the only approximation (exact when every load in the stage has
 //! the same ν, as almost all of an LLM's do with the options elk-full picks). The first LP
 //! uses the H-weighted mean ν; each further one the ν mix its predecessor put in each stage.

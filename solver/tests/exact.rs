@@ -16,6 +16,8 @@ mod phased;
 mod queue;
 #[path = "exact/real_ops.rs"]
 mod real_ops;
+#[path = "exact/released.rs"]
+mod released;
 #[path = "exact/retime.rs"]
 mod retime;
 #[path = "exact/segments.rs"]

@@ -376,8 +376,9 @@ pub(super) fn print_gap(
     if let Some(ideal) = out.ideal_cycles {
         let ideal_vs = gap_pct(ideal, reference).unwrap_or(f64::NAN);
         println!(
-            "ideal (Elk's figure, not a bound): {:.6} ms, {ideal_vs:+.3} % vs the {}",
+            "ideal (Elk's figure, not a bound): {:.6} ms, {} % vs the {}",
             inst.ms(ideal),
+            super::output::signed(ideal_vs, 3),
             out.reference
         );
     }

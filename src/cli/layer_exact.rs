@@ -37,8 +37,9 @@ pub(super) fn solve(
     Ok((layer, section))
 }
 
-/// Prints the section after the whole-model table.
-pub(super) fn print(layer: &Instance, s: &LayerSection) {
+/// Prints the section after the whole-model table (whose rows are `whole`), and why the two
+/// name different best heuristics when they do.
+pub(super) fn print(layer: &Instance, s: &LayerSection, whole: &[elk_reports::compare::Row]) {
     let proven = s.gap.reference_is_optimum();
     println!();
     println!(
@@ -73,4 +74,7 @@ pub(super) fn print(layer: &Instance, s: &LayerSection) {
     }
     // The layer's solve has `milp_within`'s settings: the segment LP (nothing to cut here).
     print_gap(layer, &s.gap, "--layer-exact", WholeModelBound::Lp);
+    if let Some(why) = elk_reports::layer_ranking::note(whole, &s.gap.rows) {
+        println!("{why}");
+    }
 }

@@ -55,10 +55,15 @@ impl ExactProgress {
         self.pb.set_message(format!("heuristics {k}/{n}: {name}"));
     }
 
-    /// The exact solve, `label` (backend and limit), reported `e` on `inst`.
+    /// The exact solve, `label` (backend and limit), reported `e` on `inst`. Drawn at once,
+    /// past indicatif's rate limit (20 draws a second after a burst, which the heuristics'
+    /// lines may have spent): a solve tells tens of events (phases, incumbents, segment
+    /// problems), and each is shown however short its phase, on a fast machine as on a
+    /// loaded one.
     pub fn exact(&self, label: &str, inst: &Instance, e: &ExactEvent) {
         self.pb
             .set_message(format!("{label}: {}", e.describe(inst)));
+        self.pb.force_draw();
     }
 
     /// Prints `message` as a warning on stderr, above the spinner.

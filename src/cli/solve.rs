@@ -312,10 +312,16 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
         compare_table::print_csv(inst, chip, &report);
         return Ok(());
     }
-    compare_table::print_text(inst, chip, &report, build_s, a.timings.no_timings);
+    // A built MoE graph has the balanced routing (docs/moe.md): the header says so.
+    let routing = loaded
+        .graph
+        .as_ref()
+        .filter(|g| elk_model::zoo::has_experts(g))
+        .map(|_| "balanced");
+    compare_table::print_text(inst, chip, routing, &report, build_s, a.timings.no_timings);
     compare_table::print_bound(inst, &report, segment.as_ref());
     if let Some((layer, section)) = &layer {
-        super::layer_exact::print(layer, section);
+        super::layer_exact::print(layer, section, &report.methods);
     }
     if let (Some(section), Some(args)) = (&moe, &moe_args) {
         println!(

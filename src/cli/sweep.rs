@@ -274,8 +274,8 @@ pub fn sweep(a: SweepArgs) -> anyhow::Result<()> {
         .output
         .clone()
         .unwrap_or_else(|| PathBuf::from(format!("{}.jsonl", grid_stem(&a.grid))));
-    // Bad chips fail here, before any cell runs (run_sweep checks again, cheaply).
-    for w in grid.load_chips()?.warnings {
+    // Bad chips and models fail here, before any cell runs (run_sweep checks again).
+    for w in grid.load_inputs()?.warnings() {
         eprintln!("warning: {w}");
     }
     let cells = grid.cells().len();

@@ -1,7 +1,9 @@
 //! The shared corpus of random instances: one seeded generator, so "random seed 7" names the
 //! same instance in the solver's cross-checks, the property tests, the studies and the
-//! benches. [`random_instance`] draws from a [`RandomSpec`]; with the `proptest` feature,
-//! `strategy` wraps the same draw for property tests.
+//! benches. [`random_instance`] draws from a [`RandomSpec`]; [`released_instance`] adds loads
+//! released at run time (operators' own preload windows, as MoE load policies make them); with
+//! the `proptest` feature, `strategy` and `released_strategy` wrap the same draws for property
+//! tests.
 
 use crate::instance::{Instance, InstanceOp, LoadOrder, NamedOrder, OpOption};
 use crate::units::{Bytes, Cycles};
@@ -156,6 +158,33 @@ pub fn random_instance(seed: u64, spec: &RandomSpec) -> Instance {
     }
 }
 
+/// The instance `random seed {seed}` of `spec` with some loads released at run time: each
+/// load, with probability 1/2, gets its own preload window W_j of 1–3 stages (docs/moe.md: an
+/// expert fetched on demand waits for its layer's router). The windows come from a stream of
+/// their own, so every other field is [`random_instance`]'s for the same seed, and the name,
+/// `random seed {seed}, released`, says how to rebuild it.
+pub fn released_instance(seed: u64, spec: &RandomSpec) -> Instance {
+    let mut inst = random_instance(seed, spec);
+    let mut rng = Rng::new(seed ^ RELEASED_STREAM);
+    for op in inst.ops.iter_mut() {
+        if op.hbm_cycles > Cycles::ZERO && rng.range(0, 1) == 0 {
+            op.preload_window = Some(rng.range(1, 3) as u32);
+        }
+    }
+    inst.name.push_str(", released");
+    inst
+}
+
+/// Mixed into a seed for the stream of [`released_instance`]'s windows.
+const RELEASED_STREAM: u64 = 0x5EED_0F5E_1EA5_ED00;
+
+/// A proptest strategy over the corpus `spec` with released loads ([`released_instance`]).
+#[cfg(feature = "proptest")]
+pub fn released_strategy(spec: RandomSpec) -> impl proptest::strategy::Strategy<Value = Instance> {
+    use proptest::strategy::Strategy;
+    proptest::num::u64::ANY.prop_map(move |seed| released_instance(seed, &spec))
+}
+
 /// A proptest strategy over the corpus `spec`: it draws seeds, so a failing case prints
 /// its instance's name (`random seed N`), which [`random_instance`] rebuilds anywhere.
 #[cfg(feature = "proptest")]
@@ -191,5 +220,33 @@ mod tests {
         assert!(fixed > 5 && fixed < 40, "{fixed} fixed of 60");
         assert!(windows > 5 && windows < 40, "{windows} windows of 60");
         assert!(all.iter().all(|i| i.ops.len() == 3));
+    }
+
+    #[test]
+    fn released_instances_add_only_operator_windows() {
+        let spec = RandomSpec::tiny(6, 3);
+        let (mut released, mut loads) = (0, 0);
+        for seed in 0..40 {
+            let plain = random_instance(seed, &spec);
+            let mut inst = released_instance(seed, &spec);
+            assert_eq!(inst.name, format!("random seed {seed}, released"));
+            assert!(inst.check("corpus").is_ok());
+            for (op, base) in inst.ops.iter().zip(&plain.ops) {
+                if let Some(w) = op.preload_window {
+                    assert!(base.hbm_cycles > Cycles::ZERO && (1..=3).contains(&w));
+                    released += 1;
+                }
+            }
+            loads += plain.loads().len();
+            for op in inst.ops.iter_mut() {
+                op.preload_window = None;
+            }
+            inst.name = plain.name.clone();
+            assert_eq!(inst, plain);
+        }
+        assert!(
+            4 * released > loads && 4 * released < 3 * loads,
+            "{released} of {loads}"
+        );
     }
 }

@@ -1,4 +1,4 @@
-//! Running the binary, locating `../shared`, and the fixtures several test files share.
+//! Running the binary, locating `tests/fixtures/`, and the fixtures several test files share.
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -127,19 +127,15 @@ pub fn scratch(tag: &str) -> PathBuf {
     dir
 }
 
-/// `../shared` beside the repository root; panics with a clear message when missing.
-pub fn shared() -> PathBuf {
-    let shared = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared");
-    assert!(
-        shared.join("models").is_dir(),
-        "these tests need ../shared (with models/) beside the repository root"
-    );
-    shared
+/// `tests/fixtures/`: the reference artifact's graphs (`models/`) and its converted runs
+/// (`reference/`), listed with their origin in its README.md.
+pub fn fixtures() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
 }
 
-/// `../shared/reference/bert-base/instance.json`, the reference artifact's instance.
+/// `tests/fixtures/reference/bert-base/instance.json`, the reference artifact's instance.
 pub fn bert_instance() -> PathBuf {
-    shared().join("reference/bert-base/instance.json")
+    fixtures().join("reference/bert-base/instance.json")
 }
 
 /// The arguments of `elk-opt instance` for a small real instance: operators `ops` (`A..B`) of

@@ -1,7 +1,7 @@
 //! The determinism suite: every subcommand with `--json` (or a file output) gives the same
 //! bytes on a rerun, and with one rayon thread as with four.
 
-use super::common::{bert_instance, elk_env, scratch, shared, small_instance_args};
+use super::common::{bert_instance, elk_env, fixtures, scratch, small_instance_args};
 use std::path::PathBuf;
 
 fn temp(name: &str) -> PathBuf {
@@ -32,9 +32,9 @@ fn same_bytes(args: &[&str], output: Option<&PathBuf>) {
 #[test]
 fn every_json_output_is_reproducible() {
     let inst = bert_instance();
-    let sched = shared().join("reference/bert-base/schedule-basic.json");
+    let sched = fixtures().join("reference/bert-base/schedule-basic.json");
     let (inst, sched) = (inst.to_str().unwrap(), sched.to_str().unwrap());
-    let bert = shared().join("models/bert-base.json");
+    let bert = fixtures().join("models/bert-base.json");
     let small = temp("small.json");
     let s = small.to_str().unwrap();
     same_bytes(&small_instance_args("llama2-7b", "0..12", s), Some(&small));

@@ -3,7 +3,7 @@
 //! maps to, and a config given where a graph is expected (or a graph where a model is) names
 //! the flag that reads it.
 
-use super::common::{elk, elk_json, elk_ok, scratch, shared, small_instance_args};
+use super::common::{elk, elk_json, elk_ok, fixtures, scratch, small_instance_args};
 
 /// model/tests/fixtures/hf/DIR/config.json.
 fn fixture(dir: &str) -> String {
@@ -150,7 +150,7 @@ fn a_config_and_a_graph_each_name_the_flag_that_reads_them() {
         e.contains("this looks like a Hugging Face config.json, which --model FILE reads"),
         "{e}"
     );
-    let graph = shared().join("models/bert-base.json");
+    let graph = fixtures().join("models/bert-base.json");
     let e = refused(&["models", "show", graph.to_str().unwrap()]);
     assert!(
         e.contains("this looks like a graph in the reference format, which --import FILE reads"),

@@ -2,7 +2,7 @@
 //! schedule carries, the chip it was built for, overrides in its name), and every command
 //! shares one set of defaults.
 
-use super::common::{elk, elk_in, elk_ok, results, scratch, shared};
+use super::common::{elk, elk_in, elk_ok, fixtures, results, scratch};
 use elk_stage::instance::{Instance, InstanceFile};
 use std::path::{Path, PathBuf};
 
@@ -402,7 +402,7 @@ fn solve_emits_the_instance_it_used() {
 
 #[test]
 fn a_schedule_that_permutes_loads_of_a_fixed_instance_says_how_to_rebuild() {
-    let dir = shared().join("reference/bert-base");
+    let dir = fixtures().join("reference/bert-base");
     let (inst, sched) = (
         dir.join("instance.json"),
         dir.join("schedule-elk-full.json"),

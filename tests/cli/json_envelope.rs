@@ -2,7 +2,7 @@
 //! docs/json.md), and every number in it says its unit: a key ending in a unit or in the
 //! noun it counts, never a bare number and never a positional array.
 
-use super::common::{elk, elk_ok, envelope, scratch, shared, small_instance_args, SMALL_MODEL};
+use super::common::{elk, elk_ok, envelope, fixtures, scratch, small_instance_args, SMALL_MODEL};
 use serde_json::Value;
 
 /// Suffixes that are units: time, work, size, rate, a percentage, a ratio (`_x`, "times").
@@ -154,7 +154,7 @@ fn every_json_output_is_an_envelope_with_a_unit_on_every_number() {
     let p = |name: &str| d.join(name).to_str().unwrap().to_string();
     let (inst, sched) = (p("small.json"), p("small.sched.json"));
     let (inst, sched) = (inst.as_str(), sched.as_str());
-    let bert = shared().join("models/bert-base.json");
+    let bert = fixtures().join("models/bert-base.json");
     let bert = bert.to_str().unwrap();
     let mut instance = small_instance_args("llama2-7b", "0..8", inst).to_vec();
     instance.push("--json");

@@ -1,6 +1,6 @@
 //! `models`, `import` and `chips` on real inputs.
 
-use super::common::{elk_json, elk_ok, hidden_layers_graph, results, scratch, shared};
+use super::common::{elk_json, elk_ok, fixtures, hidden_layers_graph, results, scratch};
 
 #[test]
 fn default_job_compares_every_method_on_llama2_13b() {
@@ -17,6 +17,20 @@ fn default_job_compares_every_method_on_llama2_13b() {
             "{method}: no row with a makespan:\n{text}"
         );
     }
+    // The two sections name different best heuristics, and a footer line says why; % Ideal
+    // says what it is a share of (Ideal lies below the certified bound here).
+    assert!(
+        text.contains(
+            "why the best heuristic differs (elk-full-greedy on the whole model, elk-full on \
+             this layer): a layer alone starts with its SRAM empty"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("% Ideal: 100 · Ideal's makespan / the method's"),
+        "{text}"
+    );
+    assert!(text.contains("so no schedule reaches 100"), "{text}");
 }
 
 /// `line` is a `compare` table row of `method` with a numeric makespan.
@@ -53,7 +67,7 @@ fn llama2_13b_has_13_billion_parameters() {
 
 #[test]
 fn import_and_zoo_agree_on_llama2_13b() {
-    let file = shared().join("models/llama2-13.json");
+    let file = fixtures().join("models/llama2-13.json");
     let imported = elk_json(&[
         "import",
         file.to_str().unwrap(),
@@ -89,7 +103,7 @@ fn import_and_zoo_agree_on_llama2_13b() {
 
 #[test]
 fn import_takes_the_batch_and_kv_defaults_of_every_other_command() {
-    let bert = shared().join("models/bert-base.json");
+    let bert = fixtures().join("models/bert-base.json");
     let imported = elk_json(&["import", bert.to_str().unwrap(), "--json"]);
     let zoo = elk_json(&["models", "show", "bert-base", "--json"]);
     let tail = |j: &serde_json::Value| {
@@ -133,7 +147,7 @@ fn an_import_without_a_repeating_layer_says_so() {
     assert!(stderr.starts_with(&warning), "{stderr}");
     assert!(stderr.contains("layers 0..1: 10 operators"), "{stderr}");
     // A graph with layers gets no warning.
-    let nerf = shared().join("models/nerf.json");
+    let nerf = fixtures().join("models/nerf.json");
     assert!(elk_ok(&["import", nerf.to_str().unwrap()])
         .stderr
         .is_empty());

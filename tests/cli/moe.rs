@@ -14,6 +14,9 @@ const SMALL: [&str; 9] = [
     "6",
 ];
 
+/// One layer, one token per layer.
+const ONE_TOKEN: [&str; 6] = ["--num-layers", "1", "--batch", "1", "--kv", "256"];
+
 fn args<'a>(extra: &[&'a str]) -> Vec<&'a str> {
     SMALL.iter().copied().chain(extra.iter().copied()).collect()
 }
@@ -37,11 +40,11 @@ fn the_table_has_every_policy_and_the_json_every_step() {
         "ipu-mk2",
         "--json",
         "--policies",
-        "on-demand,predicted-8",
+        "on-demand,load-all",
     ]));
     let steps = r["steps"].as_array().unwrap();
     assert_eq!(steps.len(), 6);
-    // predicted-8 preloads every expert: the load-all loads, released nothing.
+    // load-all preloads every expert of the 2 layers.
     for s in steps {
         let p = s["policies"].as_array().unwrap();
         assert_eq!(p.len(), 3, "the oracle is added");
@@ -82,6 +85,11 @@ fn bad_input_is_one_line() {
             "policy 'lazy': expected load-all",
         ),
         (
+            vec!["--policies", "predicted-8"],
+            "policy 'predicted-8': the model has 8 experts per layer, so predicting 8 preloads \
+             every one of them (that is load-all)",
+        ),
+        (
             vec!["--methods", "magic"],
             "--methods magic: unknown heuristic",
         ),
@@ -99,6 +107,26 @@ fn bad_input_is_one_line() {
             "{extra:?}: {err}"
         );
     }
+}
+
+#[test]
+fn another_routing_names_the_uniform_expectation_as_a_comparison() {
+    let line = |extra: &[&str]| {
+        let out = elk_ok(&args(&[&["--policies", "on-demand"][..], extra].concat()));
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        text.lines().nth(1).unwrap_or("").to_string()
+    };
+    let uniform = line(&[]);
+    assert!(uniform.contains("(uniform routing expects E·"), "{uniform}");
+    let zipf = line(&["--routing", "zipf:1.2"]);
+    assert!(
+        zipf.contains("(for comparison, uniform routing would give E·"),
+        "{zipf}"
+    );
+    let one = elk_ok(&[&["moe", "--steps", "1"][..], &ONE_TOKEN].concat());
+    let text = String::from_utf8_lossy(&one.stdout);
+    assert!(text.contains(", 1 step (seed 1)"), "{text}");
+    assert!(text.contains(", 1 token per layer:"), "{text}");
 }
 
 #[test]
@@ -157,4 +185,41 @@ fn a_policys_instance_is_written_for_the_exact_solver() {
     let p = path.to_str().unwrap();
     let r = super::common::elk_json(&["solve", "--method", "elk-dyn", "--instance", p, "--json"]);
     assert!(r["makespan_ms"].as_f64().unwrap() > 0.0, "{r}");
+}
+
+#[test]
+fn compare_names_the_routing_of_an_moe_model_in_its_header() {
+    let header = |model: &str| {
+        let out = elk_ok(
+            &[
+                &["compare", "--model", model, "--no-timings"][..],
+                &ONE_TOKEN,
+            ]
+            .concat(),
+        );
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        text.lines().next().unwrap_or("").to_string()
+    };
+    assert_eq!(
+        header("mixtral-8x7b"),
+        "mixtral-8x7b decode b1 kv256 on ipu-pod4 @ 16 TB/s HBM, balanced routing"
+    );
+    assert_eq!(
+        header("llama2-7b"),
+        "llama2-7b decode b1 kv256 on ipu-pod4 @ 16 TB/s HBM"
+    );
+}
+
+/// ux-3 #4: on demand at 4 TB/s, the greedy Elk-Dyn started an expert's load before its
+/// router (an internal error); now both greedy heuristics schedule every policy's instance.
+#[test]
+fn the_greedy_heuristics_schedule_released_loads() {
+    let out = elk_ok(&args(&[
+        "--hbm-tbps",
+        "4",
+        "--methods",
+        "elk-dyn-greedy,elk-full-greedy",
+    ]));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("on-demand"), "{text}");
 }

@@ -84,12 +84,15 @@ fn paced_replays_of_real_schedules_agree_with_the_phased_stage_model() {
 fn a_phased_instance_is_solved_exactly_in_its_own_row_and_judged_by_it() {
     let dir = scratch("fidelity-phased");
     let p = |x: &std::path::Path| x.to_str().unwrap().to_string();
-    // Llama2-13B's first 22 operators (through the QK product): proven optimal in either row
-    // in seconds (measured: SPEC 135,046.8 cycles in 4.5 s, phased 141,432.8 in 1.8 s).
-    // `row` "default" builds without `--noc-row`.
+    // Llama2-13B's operators 2..9 (the attention norm's reduction through the QKV
+    // projection, whose weights load beside the norm's short operators): small enough that
+    // the MILP proves either row optimal far inside the limit however loaded the machine
+    // (measured at load 12 on 2 cores: SPEC 53,596.3 cycles in 0.45 s, phased 54,152.5 in
+    // 0.58 s, against 60 s), large enough that no heuristic meets the roofline bound, so the
+    // MILP runs and proves it. `row` "default" builds without `--noc-row`.
     let build = |row: &str| {
         let out = dir.join(format!("{row}.json"));
-        let mut args = vec!["instance", "--model", "llama2-13b", "--ops", "0..22"];
+        let mut args = vec!["instance", "--model", "llama2-13b", "--ops", "2..9"];
         if row != "default" {
             args.extend(["--noc-row", row]);
         }
@@ -114,7 +117,7 @@ fn a_phased_instance_is_solved_exactly_in_its_own_row_and_judged_by_it() {
                 &p(inst),
                 "--exact",
                 "--time-limit",
-                "30",
+                "60",
                 "-o",
                 &p(out),
                 "--json",
@@ -122,13 +125,15 @@ fn a_phased_instance_is_solved_exactly_in_its_own_row_and_judged_by_it() {
             .stdout,
         );
         assert_eq!(j["status"], "optimal", "{j}");
+        // Proven by the MILP's search, not by a heuristic meeting the roofline bound.
+        assert_eq!(j["stop"], "completed", "{j}");
         j["makespan_cycles"].as_f64().unwrap()
     };
     let (s, f) = (
         exact(&spec, &dir.join("spec.sched.json")),
         exact(&phased, &dir.join("phased.sched.json")),
     );
-    // The phased row only adds, and it bites here (loads beside short operators).
+    // The phased row only adds, and it bites here (the QKV weights load beside the norm).
     assert!(f > s * (1.0 + 1e-6), "phased optimum {f} vs SPEC {s}");
     // The simulator judges the phased schedule in the instance's row: the exact makespan.
     let j = results(

@@ -1,6 +1,6 @@
 //! `instance` and `simulate`.
 
-use super::common::{elk, elk_json, elk_ok, results, scratch, shared};
+use super::common::{elk, elk_json, elk_ok, fixtures, results, scratch};
 
 fn tmp(name: &str) -> std::path::PathBuf {
     scratch("stage").join(name)
@@ -48,7 +48,7 @@ fn instance_of_one_layer() {
 
 #[test]
 fn simulate_reference_schedules() {
-    let dir = shared().join("reference/bert-base");
+    let dir = fixtures().join("reference/bert-base");
     let inst = dir.join("instance.json");
     let trace = tmp("trace.json");
     let j = elk_json(&[

@@ -43,7 +43,7 @@ fn bad_chips_and_methods_exit_2_before_any_cell_runs() {
         (
             "model.toml",
             grid("\"ipu-mk2\"", "\"basic\"").replace("[\"bert-base\"]", "[\"mine.toml\"]"),
-            "error: sweep/model.toml: key 'models': entry 'mine.toml': a grid takes zoo model names (elk-opt models list), not model files; run `elk-opt compare --model mine.toml` per point, or add the file to model/zoo",
+            "error: sweep/model.toml: key 'models': entry 'mine.toml': sweep/mine.toml: cannot read: No such file or directory (os error 2) (relative model paths are read from the grid file's directory)",
         ),
     ] {
         std::fs::write(d.join("sweep").join(name), text).unwrap();
@@ -228,7 +228,10 @@ fn a_figure_on_a_noc_bound_chip_says_ideal_is_unreachable() {
         ),
         "{csv}"
     );
-    let ideal: Vec<&str> = csv.lines().filter(|l| l.starts_with("ideal,")).collect();
+    let ideal: Vec<&str> = csv
+        .lines()
+        .filter(|l| l.starts_with("Elk's ideal (not a bound),"))
+        .collect();
     assert!(
         ideal[1].ends_with(",bert-base,decode,8,128,sn40l-like,2,1,1,,"),
         "{csv}"
@@ -260,7 +263,10 @@ fn a_figure_on_a_noc_bound_chip_says_ideal_is_unreachable() {
         "the bar figure says it"
     );
     let csv = std::fs::read_to_string(d.join("bars/latency.csv")).unwrap();
-    let ideal = csv.lines().find(|l| l.starts_with("ideal,")).unwrap();
+    let ideal = csv
+        .lines()
+        .find(|l| l.starts_with("Elk's ideal (not a bound),"))
+        .unwrap();
     assert!(
         ideal.contains("Ideal is unreachable on sn40l-like"),
         "{csv}"

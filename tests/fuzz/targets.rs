@@ -1,6 +1,6 @@
 //! The fuzz targets: each runs a parser (and what consumes its output) on mutated seeds.
 
-use super::common::shared;
+use super::common::fixtures;
 use super::mutate::{apply, apply_bytes, edits, focus};
 use elk_model::chip::ChipSpec;
 use elk_model::graph::Mode;
@@ -34,7 +34,7 @@ fn one_line(e: impl std::fmt::Display) -> Result<(), TestCaseError> {
 }
 
 fn read(rel: &str) -> String {
-    std::fs::read_to_string(shared().join(rel)).unwrap()
+    std::fs::read_to_string(fixtures().join(rel)).unwrap()
 }
 
 #[test]

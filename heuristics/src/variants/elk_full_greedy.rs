@@ -8,7 +8,8 @@ use crate::orders::OrderSearch;
 use crate::variants::elk_dyn_greedy::ElkDynGreedy;
 use elk_stage::instance::Instance;
 use elk_stage::method::{Budget, Method, MethodError, Outcome, Solved, StopReason};
-use elk_stage::units::{Cycles, OpId};
+use elk_stage::schedule::Schedule;
+use elk_stage::units::OpId;
 use rayon::prelude::*;
 
 /// The greedy-allocation Elk-Full.
@@ -34,23 +35,13 @@ impl Method for ElkFullGreedy {
         let pass = ElkDynGreedy::default();
         let depth = pass.depth(inst);
         let (orders, generated) = self.orders(inst);
-        // An order can be impossible under the preload window (a load that must end before
-        // a later-ordered load starts, which the window forbids it to precede): such an
-        // order's schedule does not validate and counts as infeasible.
-        let checked = |o: &Vec<OpId>| {
-            pass.pass_at_depth(inst, o, depth)
-                .filter(|s| elk_sim::validate(inst, s).is_empty())
-        };
-        let results: Vec<Option<Cycles>> = orders
+        // An order can be impossible under the preload windows (a load that must end before
+        // a load ordered ahead of it may start): its pass says so, and it counts as infeasible.
+        let results: Vec<Result<Schedule, String>> = orders
             .par_iter()
-            .map(|o| checked(o).map(|s| s.makespan_cycles))
+            .map(|o| pass.pass_at_depth(inst, o, depth))
             .collect();
-        let infeasible = results.iter().filter(|r| r.is_none()).count();
-        let best = results
-            .iter()
-            .enumerate()
-            .filter_map(|(k, r)| r.map(|c| (c, k)))
-            .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let infeasible = results.iter().filter(|r| r.is_err()).count();
         let mut notes = vec![
             format!(
                 "{} load orders tried ({} block orders generated, displacement ≤ {}), {} infeasible",
@@ -61,8 +52,18 @@ impl Method for ElkFullGreedy {
             ),
             format!("preload depth up to {depth} operators"),
         ];
-        let outcome = match best.and_then(|(_, k)| checked(&orders[k]).map(|s| (s, k))) {
-            Some((mut schedule, k)) => {
+        let best = results
+            .iter()
+            .enumerate()
+            .filter_map(|(k, r)| r.as_ref().ok().map(|s| (s, k)))
+            .min_by(|a, b| {
+                a.0.makespan_cycles
+                    .total_cmp(&b.0.makespan_cycles)
+                    .then(a.1.cmp(&b.1))
+            });
+        let outcome = match best {
+            Some((schedule, k)) => {
+                let mut schedule = schedule.clone();
                 schedule.method = self.name().into();
                 notes.push(format!("best order: #{k} (0 = execution order)"));
                 Outcome::Feasible {
@@ -71,7 +72,13 @@ impl Method for ElkFullGreedy {
                 }
             }
             None => Outcome::Unknown {
-                reason: "no load order admits a schedule".into(),
+                reason: match results.first() {
+                    Some(Err(why)) if results.len() == 1 => why.clone(),
+                    Some(Err(why)) => {
+                        format!("no load order admits a schedule (the execution order: {why})")
+                    }
+                    _ => "no load order to try".into(),
+                },
             },
         };
         Ok(Solved {

@@ -1,15 +1,15 @@
-//! Faithful Elk, checked on the reference artifact's own instances (`../shared/reference/`:
+//! Faithful Elk, checked on the reference artifact's own instances (`tests/fixtures/reference/`:
 //! bert-base, Llama2-7B, OPT-6.7B): each of our faithful methods must reach, under SPEC §4,
 //! at most 1.003 × the best of the artifact's schedules for that method under SPEC §4 (the
 //! converted `schedule-*.json`, judged by our simulator). Elk-Full is run and judged with the
 //! load order opened to `free`, as its schedules need. Where the artifact left no schedule for a
 //! method (bert-base's Static and Elk-Dyn) its reported latency is the reference.
 
+use super::fixtures::reference_run;
 use elk_heuristics::{by_name, ideal, NAMES};
 use elk_stage::instance::{Instance, LoadOrder, NamedOrder};
 use elk_stage::method::Budget;
 use elk_stage::schedule::Schedule;
-use std::path::{Path, PathBuf};
 
 /// The tolerance of the issue: ours ≤ 1.003 × the artifact's best.
 const TOLERANCE: f64 = 1.003;
@@ -25,16 +25,6 @@ const KNOWN_MISSES: [(&str, &str, f64); 2] = [
     ("bert-base", "basic", 1.099),
     ("bert-base", "elk-full", 1.0040),
 ];
-
-fn dir(model: &str) -> PathBuf {
-    let d = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/reference");
-    assert!(
-        d.is_dir(),
-        "these tests need ../shared (with reference/) beside the repository root: {} is missing",
-        d.display()
-    );
-    d.join(model)
-}
 
 fn free(inst: &Instance) -> Instance {
     let mut f = inst.clone();
@@ -56,12 +46,38 @@ fn files(method: &str) -> &'static [&'static str] {
     }
 }
 
-/// The best of the artifact's schedules for `method` in `dir`, judged under SPEC §4 (ms).
-fn artifact_best(inst: &Instance, dir: &Path, method: &str) -> Option<f64> {
+/// The schedule files of [`files`] that the artifact's run of a model never wrote (its
+/// shared reference directory has none of them either). Every other one must be in the
+/// fixtures, and none of these may be, so removing a schedule from `tests/fixtures/` fails
+/// the test instead of quietly dropping a reference.
+const NOT_IN_THE_ARTIFACT: [(&str, &str); 5] = [
+    ("bert-base", "schedule-static-min-cold.json"),
+    ("bert-base", "schedule-static-max-cold.json"),
+    ("bert-base", "schedule-elk-dyn.json"),
+    ("bert-base", "schedule-elk-dyn-theta0.9.json"),
+    ("llama2-7", "schedule-elk-dyn-theta0.9.json"),
+];
+
+/// The best of the artifact's schedules for `method` in its run of `model`, judged under
+/// SPEC §4 (ms); `None` when the artifact wrote none for it.
+fn artifact_best(inst: &Instance, model: &str, method: &str) -> Option<f64> {
+    let dir = reference_run(model);
     let mut best: Option<f64> = None;
     for name in files(method) {
         let path = dir.join(name);
-        if !path.is_file() {
+        let absent = NOT_IN_THE_ARTIFACT.contains(&(model, *name));
+        assert_eq!(
+            path.is_file(),
+            !absent,
+            "{}: {}",
+            path.display(),
+            if absent {
+                "listed in NOT_IN_THE_ARTIFACT, yet present: take it off the list"
+            } else {
+                "missing: the artifact wrote it, and this test needs it"
+            }
+        );
+        if absent {
             continue;
         }
         let s = Schedule::read(&path).unwrap();
@@ -103,13 +119,13 @@ fn faithful_methods_match_or_beat_the_artifact_on_its_own_instances() {
     let mut table = String::new();
     let mut failures = Vec::new();
     for model in ["bert-base", "llama2-7", "opt-6.7"] {
-        let d = dir(model);
+        let d = reference_run(model);
         let inst = Instance::read(&d.join("instance.json")).unwrap();
         let open = free(&inst);
         let mut by_method = Vec::new();
         for method in NAMES {
             let judge_on = if method == "elk-full" { &open } else { &inst };
-            let reference = artifact_best(judge_on, &d, method)
+            let reference = artifact_best(judge_on, model, method)
                 .or_else(|| reported(model, method))
                 .unwrap_or_else(|| panic!("{model}: no artifact figure for {method}"));
             let t = ours(judge_on, method);
@@ -142,7 +158,7 @@ fn faithful_methods_match_or_beat_the_artifact_on_its_own_instances() {
 #[test]
 fn ideal_is_the_artifacts_on_bert_base() {
     // Σ fastest exec + the first load in the prologue, exactly as the artifact's.
-    let inst = Instance::read(&dir("bert-base").join("instance.json")).unwrap();
+    let inst = Instance::read(&reference_run("bert-base").join("instance.json")).unwrap();
     let ideal_ms = inst.ms(ideal(&inst).cycles.unwrap());
     assert!((ideal_ms - 0.909_020_5).abs() < 1e-6, "{ideal_ms}");
 }
@@ -150,7 +166,7 @@ fn ideal_is_the_artifacts_on_bert_base() {
 /// Which layout each of the artifact's Basic schedules took, per operator: the `largest` or
 /// smallest cold, and the largest hot footprint at that cold.
 fn basic_takes(model: &str, largest: bool) {
-    let d = dir(model);
+    let d = reference_run(model);
     let inst = Instance::read(&d.join("instance.json")).unwrap();
     let s = Schedule::read(&d.join("schedule-basic.json")).unwrap();
     for (op, &o) in inst.ops.iter().zip(&s.options) {
@@ -198,7 +214,7 @@ fn decisions_equal_the_artifacts_on_llama_and_opt() {
     // every option (its loads start elsewhere: the artifact stretches them at θ = 0.5 with its
     // 5 GB/s NoC constant, ours at 5.5 do not stretch).
     for model in ["llama2-7", "opt-6.7"] {
-        let d = dir(model);
+        let d = reference_run(model);
         let inst = Instance::read(&d.join("instance.json")).unwrap();
         for (method, file, same_starts) in [
             ("basic", "schedule-basic.json", true),

@@ -1,11 +1,14 @@
 //! On random instances of the shared corpus with binding SRAM, every load-order policy and
 //! preload windows, every schedule a method returns validates, and every makespan is at
-//! least the roofline bounds; a fixed list of seeds checks that the methods do find
-//! schedules there (so the property cannot hold vacuously) and that Elk-Full's permutations
-//! are exercised.
+//! least the roofline bounds; so on the same corpus with loads released at run time
+//! (operators' own windows, as MoE load policies make them). A fixed list of seeds checks
+//! that the methods do find schedules there (so the properties cannot hold vacuously) and
+//! that Elk-Full's permutations are exercised.
 
 use elk_heuristics::{by_name, NAMES, VARIANTS};
-use elk_stage::corpus::{random_instance, strategy, Orders, RandomSpec};
+use elk_stage::corpus::{
+    random_instance, released_instance, released_strategy, strategy, Orders, RandomSpec,
+};
 use elk_stage::instance::{Instance, LoadOrder, NamedOrder};
 use elk_stage::method::{Budget, Method, Outcome};
 use elk_stage::schedule::Schedule;
@@ -108,6 +111,34 @@ proptest! {
         for m in methods() {
             checked(&inst, m.as_ref())?;
         }
+    }
+
+    #[test]
+    fn schedules_with_released_loads_validate(inst in released_strategy(spec()).prop_map(in_kib)) {
+        for m in methods() {
+            checked(&inst, m.as_ref())?;
+        }
+    }
+}
+
+#[test]
+fn every_method_schedules_most_instances_with_released_loads() {
+    const SEEDS: u64 = 200;
+    let names: Vec<String> = methods().iter().map(|m| m.name().to_string()).collect();
+    let mut found = vec![0u64; names.len()];
+    for seed in 0..SEEDS {
+        let inst = in_kib(released_instance(seed, &spec()));
+        for (k, m) in methods().iter().enumerate() {
+            found[k] += u64::from(checked(&inst, m.as_ref()).unwrap().is_some());
+        }
+    }
+    eprintln!("schedules found {found:?} of {SEEDS} ({names:?})");
+    for (k, name) in names.iter().enumerate() {
+        assert!(
+            2 * found[k] >= SEEDS,
+            "{name} found only {} of {SEEDS}",
+            found[k]
+        );
     }
 }
 

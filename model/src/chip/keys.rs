@@ -73,19 +73,14 @@ pub const KEYS: [ChipKey; 25] = [
         "sram_bytes_per_core",
         "bytes (integer)",
         Applies::Always,
-        "private SRAM of one core (624 KiB = 638976)",
+        "private SRAM of one core",
     ),
-    key(
-        "clock_hz",
-        "Hz",
-        Applies::Always,
-        "core clock (1.325 GHz = 1.325e9)",
-    ),
+    key("clock_hz", "Hz", Applies::Always, "core clock"),
     key(
         "hbm.bandwidth_bytes_per_s",
         "bytes/s (decimal)",
         Applies::Always,
-        "total off-chip bandwidth, shared equally by the controllers (16 TB/s = 16.0e12)",
+        "total off-chip bandwidth, shared equally by the controllers",
     ),
     key(
         "hbm.controllers",
@@ -240,7 +235,7 @@ fn split(path: &str) -> (Option<&str>, &str) {
 }
 
 /// The value at `path` in a parsed document, if present.
-fn get<'a>(doc: &'a toml::Table, path: &str) -> Option<&'a toml::Value> {
+pub(super) fn get<'a>(doc: &'a toml::Table, path: &str) -> Option<&'a toml::Value> {
     match split(path) {
         (Some(t), k) => doc.get(t)?.as_table()?.get(k),
         (None, k) => doc.get(k),

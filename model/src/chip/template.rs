@@ -1,7 +1,7 @@
 //! `elk-opt chips template`: a chip TOML with every key written out and explained, valid as
 //! printed, so a new chip starts from something that parses.
 
-use super::keys::{annotate, readable_floats, Applies, ChipKey, KEYS};
+use super::keys::{annotate, get, readable_floats, Applies, ChipKey, KEYS};
 use super::{ChipSpec, Topology};
 use crate::error::Result;
 
@@ -22,6 +22,21 @@ fn explain(k: &ChipKey) -> String {
     format!("{} ({}{default}): {}", k.path, k.unit, k.meaning)
 }
 
+/// The value of a key in bytes, bytes/s or Hz read in the unit people use, for the comment
+/// above it (`4.000 TB/s` above `4e12`; `624 KiB` for a whole number of KiB).
+fn reading(k: &ChipKey, v: &toml::Value) -> Option<String> {
+    let x = v.as_float().or_else(|| v.as_integer().map(|i| i as f64))?;
+    let unit = k.unit.split(' ').next().unwrap_or("");
+    Some(match unit {
+        "bytes/s" => elk_stage::units::si(x, "B/s"),
+        "Hz" => elk_stage::units::si(x, "Hz"),
+        "FLOP/s" => elk_stage::units::si(x, "FLOP/s"),
+        "bytes" if x >= 1024.0 && x % 1024.0 == 0.0 => format!("{} KiB", x / 1024.0),
+        "bytes" => elk_stage::units::si(x, "B"),
+        _ => return None,
+    })
+}
+
 /// A commented chip TOML for `topology`, with the values of a preset of that topology.
 pub fn template(topology: Topology) -> Result<String> {
     let name = base(topology);
@@ -39,8 +54,15 @@ pub fn template(topology: Topology) -> Result<String> {
          # of the preset {name}. Edit the values, then check with `elk-opt chips show FILE`.\n\
          # Every key is written out; units are in the key names. Reference: docs/chips.md.\n\n"
     );
-    out.push_str(&annotate(&readable_floats(&chip.to_toml()), true, |k| {
-        Some(explain(k))
+    let text = readable_floats(&chip.to_toml());
+    let doc: toml::Table = toml::from_str(&text)
+        .map_err(|e| crate::error::ModelError::Invalid(format!("the {name} template: {e}")))?;
+    out.push_str(&annotate(&text, true, |k| {
+        let here = get(&doc, k.path).and_then(|v| reading(k, v));
+        Some(match here {
+            Some(h) => format!("{} (here {h})", explain(k)),
+            None => explain(k),
+        })
     }));
     let other: Vec<&ChipKey> = KEYS
         .iter()
@@ -68,6 +90,35 @@ mod tests {
     use crate::chip::LoadedChip;
 
     #[test]
+    fn a_rate_size_or_clock_is_read_out_above_its_own_value() {
+        // Each such comment reads the value below it, not another chip's example.
+        for topology in [Topology::AllToAll, Topology::Mesh, Topology::Torus] {
+            let text = template(topology).unwrap();
+            let lines: Vec<&str> = text.lines().collect();
+            let mut read = 0;
+            for (i, l) in lines.iter().enumerate() {
+                let Some((key, value)) = l.split_once(" = ") else {
+                    continue;
+                };
+                let Ok(x) = value.parse::<f64>() else {
+                    continue;
+                };
+                let unit = match key {
+                    "bandwidth_bytes_per_s"
+                    | "injection_bytes_per_s_per_core"
+                    | "link_bytes_per_s" => "B/s",
+                    "clock_hz" => "Hz",
+                    _ => continue,
+                };
+                let want = format!("(here {})", elk_stage::units::si(x, unit));
+                assert!(lines[i - 1].ends_with(&want), "{}\n{l}", lines[i - 1]);
+                read += 1;
+            }
+            assert_eq!(read, 4, "{text}");
+        }
+    }
+
+    #[test]
     fn every_template_parses_back_to_a_valid_chip_with_every_key_written() {
         for topology in [Topology::AllToAll, Topology::Mesh, Topology::Torus] {
             let text = template(topology).unwrap();
@@ -85,6 +136,10 @@ mod tests {
             }
         }
         let mesh = template(Topology::Mesh).unwrap();
+        assert!(
+            mesh.contains("controllers (here 2.000 TB/s)\nbandwidth_bytes_per_s = 2e12\n"),
+            "{mesh}"
+        );
         assert!(
             mesh.contains("# noc.width (cores (integer)): grid width"),
             "{mesh}"

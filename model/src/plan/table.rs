@@ -367,8 +367,8 @@ pub fn build_counted(
     (Some(table), counts)
 }
 
-/// Per tensor Π_d t_cold/t_hot into `m` when every t_cold[d][v] is a multiple of
-/// t_hot[d][v] (returns whether it is; `m` is a buffer reused across calls).
+/// Per tensor Π_d t_cold/t_hot into `m` when every `t_cold[d][v]` is a multiple of
+/// `t_hot[d][v]` (returns whether it is; `m` is a buffer reused across calls).
 fn multiples(cold: &[Vec<u64>], hot: &[Vec<u64>], m: &mut Vec<u64>) -> bool {
     let nv = cold.first().map_or(0, Vec::len);
     m.clear();

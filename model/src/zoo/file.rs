@@ -276,7 +276,68 @@ fn parse_error(text: &str, e: &toml::de::Error) -> String {
             _ => format!("missing key '{key}'"),
         };
     }
-    crate::error::toml_error_line(text, e)
+    negative_count(text, e).unwrap_or_else(|| crate::error::toml_error_line(text, e))
+}
+
+/// The keys whose least value is 1 (the generator needs at least one layer, head, width,
+/// expert, token …); every other whole-number key may be 0. [`check`] refuses a 0 in each.
+const AT_LEAST_ONE: [(&str, &str); 11] = [
+    ("", "layers"),
+    ("", "hidden"),
+    ("", "heads"),
+    ("", "kv_heads"),
+    ("", "head_dim"),
+    ("ffn", "dim"),
+    ("moe", "experts"),
+    ("moe", "top_k"),
+    ("moe", "expert_dim"),
+    ("attention", "window"),
+    ("frame", "tokens"),
+];
+
+/// serde's "invalid value: integer `-24`, expected u64" for a negative whole number, in the
+/// file's terms: `line N: key 'moe.experts': -24: expected a whole number ≥ 1`, naming the
+/// key's least value (so that -24 and 0 are refused alike).
+fn negative_count(text: &str, e: &toml::de::Error) -> Option<String> {
+    let rest = e.message().strip_prefix("invalid value: integer `")?;
+    let (value, expected) = rest.split_once("`, expected ")?;
+    if !value.starts_with('-') || !matches!(expected.trim(), "u64" | "usize") {
+        return None;
+    }
+    let start = e.span()?.start.min(text.len());
+    let span_line = text[..start].matches('\n').count() + 1;
+    // The span's line and its table; serde points at the header of an internally tagged
+    // table (`[frame]`), whose line with this value is then the key's.
+    let mut table = "";
+    let mut found = None;
+    for (i, l) in text.lines().enumerate() {
+        let (n, t) = (i + 1, l.trim());
+        if let Some(h) = t.strip_prefix('[') {
+            if n > span_line {
+                break;
+            }
+            table = h.split(']').next().unwrap_or("").trim();
+            continue;
+        }
+        let Some((k, v)) = t.split_once('=') else {
+            continue;
+        };
+        let v = v.split('#').next().unwrap_or("").trim();
+        if n == span_line || (n > span_line && v == value) {
+            found = Some((n, k.trim()));
+            break;
+        }
+    }
+    let (line_no, key) = found?;
+    let least = u64::from(AT_LEAST_ONE.contains(&(table, key)));
+    let path = if table.is_empty() {
+        key.to_string()
+    } else {
+        format!("{table}.{key}")
+    };
+    Some(format!(
+        "line {line_no}: key '{path}': {value}: expected a whole number ≥ {least}"
+    ))
 }
 
 /// The checks serde cannot make; `at(table, key, message)` builds the located error.
@@ -639,6 +700,63 @@ mod tests {
         assert!(error(&text).contains("key 'kv_heads': 5 KV heads do not divide 32"));
         let text = LLAMA.replacen("vocab = 32000", "vocab = 100000000000", 1);
         assert!(error(&text).contains("key 'vocab': 100000000000 is above the cap 16777216"));
+    }
+
+    #[test]
+    fn a_negative_number_names_the_key_s_least_value_as_zero_does() {
+        // Every key whose least value is 1, at 0 and at -3: both refused naming 1.
+        let moe = include_str!("../../zoo/mixtral-8x7b.toml");
+        let window = format!("{LLAMA}\n[attention]\nwindow = 4096\npattern = [\"local\"]\n");
+        let vit = include_str!("../../zoo/vit-h-14.toml");
+        for &(table, key) in &super::AT_LEAST_ONE {
+            let base = match table {
+                "moe" => moe,
+                "attention" => window.as_str(),
+                "frame" => vit,
+                _ => LLAMA,
+            };
+            let path = if table.is_empty() {
+                key.to_string()
+            } else {
+                format!("{table}.{key}")
+            };
+            let at = |v: &str| {
+                let mut in_table = table.is_empty();
+                let text: String = base
+                    .lines()
+                    .map(|l| {
+                        if let Some(h) = l.strip_prefix('[') {
+                            in_table = h.split(']').next() == Some(table);
+                        }
+                        let k = l.split('=').next().unwrap_or("").trim();
+                        if in_table && k == key && l.contains('=') {
+                            format!("{key} = {v}\n")
+                        } else {
+                            format!("{l}\n")
+                        }
+                    })
+                    .collect();
+                assert_ne!(text, base, "{path}");
+                error(&text)
+            };
+            let zero = at("0");
+            assert!(
+                zero.contains(&format!("key '{path}': must be ≥ 1")),
+                "{zero}"
+            );
+            let negative = at("-3");
+            assert!(
+                negative.contains(&format!("key '{path}': -3: expected a whole number ≥ 1")),
+                "{negative}"
+            );
+        }
+        // A key that may be 0 names 0.
+        let text = LLAMA.replacen("positions = 0", "positions = -2", 1);
+        let line = line_of(&text, "positions");
+        assert_eq!(
+            error(&text),
+            format!("m.toml: line {line}: key 'positions': -2: expected a whole number ≥ 0")
+        );
     }
 
     #[test]

@@ -10,6 +10,7 @@
 //! training flags, a newer transformers' additions) nor dropped silently.
 
 mod family;
+mod refused;
 
 use super::ZooModel;
 use crate::error::{ModelError, Result};
@@ -66,12 +67,7 @@ pub fn read(file: &str, text: &str) -> Result<HfModel> {
         Some(Value::String(s)) => s.as_str(),
         Some(v) => return Err(bad(format!("key 'model_type': {v}: expected a string"))),
     };
-    let family = Family::of(model_type).ok_or_else(|| {
-        bad(format!(
-            "key 'model_type': \"{model_type}\" is not supported; supported: {}",
-            SUPPORTED.join(", ")
-        ))
-    })?;
+    let family = Family::of(model_type).ok_or_else(|| bad(refused::refusal(model_type, &cfg)))?;
     let name = model_name(file, cfg.string("_name_or_path").map_err(&bad)?);
     let lines = family::map(family, &cfg).map_err(&bad)?;
     let model_file = emit(file, family, &name, &lines);
@@ -127,13 +123,35 @@ impl Config<'_> {
             .transpose()
     }
 
-    /// A whole number ≥ 0, `None` when absent.
-    fn uint(&self, key: &str) -> std::result::Result<Option<u64>, String> {
-        self.typed(key, Value::as_u64, "a whole number ≥ 0")
+    /// A whole number ≥ `least`, `None` when absent; a negative number, a smaller one or
+    /// another type is refused naming that least value, so that -24 and 0 get the same
+    /// message where the least is 1.
+    fn at_least(&self, key: &str, least: u64) -> std::result::Result<Option<u64>, String> {
+        let expected = format!("a whole number ≥ {least}");
+        match self.typed(key, Value::as_u64, &expected)? {
+            Some(n) if n < least => Err(format!("key '{key}': {n}: expected {expected}")),
+            n => Ok(n),
+        }
     }
 
-    /// A whole number that must be there.
+    /// A whole number ≥ 0 (a layer index, a step, a width that may be 0), `None` when absent.
+    fn uint(&self, key: &str) -> std::result::Result<Option<u64>, String> {
+        self.at_least(key, 0)
+    }
+
+    /// A count or width ≥ 1 (layers, heads, sizes), `None` when absent.
+    fn count(&self, key: &str) -> std::result::Result<Option<u64>, String> {
+        self.at_least(key, 1)
+    }
+
+    /// A count or width ≥ 1 that must be there.
     fn required(&self, key: &str) -> std::result::Result<u64, String> {
+        self.count(key)?
+            .ok_or_else(|| format!("missing key '{key}'"))
+    }
+
+    /// A whole number ≥ 0 that must be there.
+    fn required_uint(&self, key: &str) -> std::result::Result<u64, String> {
         self.uint(key)?
             .ok_or_else(|| format!("missing key '{key}'"))
     }
@@ -340,10 +358,33 @@ mod tests {
         let text = TINY.replace("\"vocab_size\": 100", "\"vocab_size\": \"100\"");
         assert_eq!(
             error(&text),
-            "c.json: key 'vocab_size': \"100\": expected a whole number ≥ 0"
+            "c.json: key 'vocab_size': \"100\": expected a whole number ≥ 1"
         );
         let text = TINY.replace("\"vocab_size\": 100,", "");
         assert_eq!(error(&text), "c.json: missing key 'vocab_size'");
+    }
+
+    #[test]
+    fn a_negative_number_and_zero_are_refused_naming_the_same_least_value() {
+        for v in ["-24", "0", "2.5"] {
+            let text = TINY.replace("\"hidden_size\": 64", &format!("\"hidden_size\": {v}"));
+            assert_eq!(
+                error(&text),
+                format!("c.json: key 'hidden_size': {v}: expected a whole number ≥ 1")
+            );
+        }
+        // A key that may be 0 names 0.
+        let qwen = TINY.replace(
+            "\"llama\"",
+            "\"qwen2_moe\", \"num_key_value_heads\": 4, \"num_experts\": 4, \
+             \"num_experts_per_tok\": 2, \"moe_intermediate_size\": 32, \
+             \"shared_expert_intermediate_size\": -1",
+        );
+        assert_eq!(
+            error(&qwen),
+            "c.json: key 'shared_expert_intermediate_size': -1: expected a whole number ≥ 0"
+        );
+        assert!(read("c.json", &qwen.replace("-1", "0")).is_ok());
     }
 
     #[test]

@@ -94,6 +94,15 @@ pub fn topk_layer(name: &str) -> Option<usize> {
         .ok()
 }
 
+/// Whether `graph` has MoE operators (a top-k step or a routed expert's), so that which
+/// routing it was built with matters: every command but `moe` builds the balanced one.
+pub fn has_experts(graph: &crate::graph::Graph) -> bool {
+    graph
+        .ops
+        .iter()
+        .any(|o| topk_layer(&o.name).is_some() || expert_op(&o.name).is_some())
+}
+
 /// The gated or plain FFN `down(act(…))` of `x` with width `dim`, weights under `w`
 /// (`{w}.wgu`/`{w}.wu`, `{w}.wd`) and operators under `p`.
 pub fn ffn(b: &mut Builder, kind: Ffn, p: &str, w: &str, x: &Act, dim: u64, bias: bool) -> Act {
@@ -159,8 +168,11 @@ pub fn moe_block(b: &mut Builder, moe: &Moe, kind: Ffn, l: usize, x: &Act, token
         let sp = format!("{p}.shared");
         let mut y = ffn(b, kind, &sp, &sp, x, moe.shared_dim, false);
         if moe.shared_gate {
-            let g = b.linear(&format!("{sp}.gate"), x, 1, &format!("{sp}.wg"), false);
-            let g = b.unary(&format!("{sp}.gate_act"), "Sigmoid", &g);
+            // Qwen2-MoE's `shared_expert_gate`: one logit per token. Named apart from the
+            // gated FFN's own `{sp}.gate` slice, so every operator name stays unique.
+            let gp = format!("{p}.shared_gate");
+            let g = b.linear(&gp, x, 1, &format!("{sp}.wg"), false);
+            let g = b.unary(&format!("{gp}.act"), "Sigmoid", &g);
             let ins = vec![In::act(&y, &[0, 1]), In::act(&g, &[0])];
             y = b.op(
                 &format!("{sp}.scale"),

@@ -3,7 +3,7 @@
 //! file `models from-hf` prints reads back to the same model, and what the generator does not
 //! model is refused in one line naming the key.
 
-use super::common::shared;
+use super::fixtures::fixtures;
 use elk_model::graph::{Graph, Mode};
 use elk_model::import::{import_file, ImportOptions};
 use elk_model::zoo::{self, hf, ZooModel, ZooParams};
@@ -336,7 +336,7 @@ fn load_reads_a_config_json_by_path() {
 
 #[test]
 fn a_graph_and_a_config_each_name_the_flag_that_reads_them() {
-    let graph = shared().join("models/bert-base.json");
+    let graph = fixtures().join("models/bert-base.json");
     let e = ZooModel::load(graph.to_str().unwrap())
         .unwrap_err()
         .to_string();

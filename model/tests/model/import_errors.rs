@@ -1,6 +1,6 @@
 //! Bad input gives one line naming the file and the entry id, never a panic.
 
-use super::common::shared;
+use super::fixtures::fixtures;
 use elk_model::graph::Mode;
 use elk_model::import::{import_str, ImportOptions};
 use serde_json::Value;
@@ -21,7 +21,7 @@ fn import_corrupted(list: &[Value], pos: usize, f: impl Fn(&mut Vec<Value>)) -> 
 
 #[test]
 fn each_file_with_a_corrupted_entry_names_that_entry() {
-    let dir = shared().join("models");
+    let dir = fixtures().join("models");
     for name in [
         "bert-base",
         "llama2-7",

@@ -2,14 +2,14 @@
 //! `bert-base.json` (decode, batch 8, KV 512) against the reference artifact's own parse,
 //! `TExpr_bert-base-b8.json`: same operator count, op types, dimension extents, HBM flags.
 
-use super::common::shared;
+use super::fixtures::fixtures;
 use elk_model::graph::{Mode, Residency};
 use elk_model::import::{import_file, Compat, ImportOptions};
 use serde_json::Value;
 
 #[test]
 fn bert_base_matches_reference_parse_operator_by_operator() {
-    let dir = shared();
+    let dir = fixtures();
     let mut opts = ImportOptions::new(Mode::Decode, 8, 512);
     opts.compat = Compat::Reference;
     let g = import_file(&dir.join("models/bert-base.json"), &opts).unwrap();
@@ -54,7 +54,7 @@ fn bert_base_matches_reference_parse_operator_by_operator() {
 fn bert_base_layers_are_detected() {
     let mut opts = ImportOptions::new(Mode::Decode, 8, 512);
     opts.compat = Compat::Reference;
-    let g = import_file(&shared().join("models/bert-base.json"), &opts).unwrap();
+    let g = import_file(&fixtures().join("models/bert-base.json"), &opts).unwrap();
     // Layer 0 computes the attention mask (2 extra operators), so the repeating 44-operator
     // layer starts inside it: 19 + 11 x 44 + 44 = 547.
     assert_eq!(g.layers.ops_per_layer, 44);
@@ -64,7 +64,7 @@ fn bert_base_layers_are_detected() {
 
 #[test]
 fn every_model_file_imports_in_decode_and_prefill() {
-    let dir = shared().join("models");
+    let dir = fixtures().join("models");
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -100,7 +100,7 @@ fn every_model_file_imports_in_decode_and_prefill() {
 #[test]
 fn clean_decode_gives_attention_scores_the_kv_length() {
     let g = import_file(
-        &shared().join("models/bert-base.json"),
+        &fixtures().join("models/bert-base.json"),
         &ImportOptions::new(Mode::Decode, 8, 512),
     )
     .unwrap();

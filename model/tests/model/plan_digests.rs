@@ -63,7 +63,7 @@ fn every_zoo_table_is_as_before_plan_skipping() {
 #[test]
 fn every_reference_graph_table_is_as_before_plan_skipping() {
     let recorded = recorded(include_str!("plan_digests_reference.txt"));
-    let models = crate::common::shared().join("models");
+    let models = crate::fixtures::fixtures().join("models");
     for ((chip_name, model), want) in &recorded {
         let chip = ChipSpec::preset(chip_name).unwrap();
         let mut opts = ImportOptions::new(Mode::Decode, 8, 512);

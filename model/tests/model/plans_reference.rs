@@ -9,6 +9,7 @@
 //! Σ best exec; `docs/plans-vs-reference.md` explains every difference with an example.
 //! Run with `--nocapture` to see the per-shape report.
 
+use super::fixtures::fixtures;
 use super::reference::{artifact_chip, Run, RUNS};
 use elk_model::build::{build_instance, InstanceOptions};
 use elk_model::graph::Mode;
@@ -221,10 +222,9 @@ fn reference_rules_reproduce_every_option_table() {
         assert!((c.best_exec.0 - c.best_exec.1).abs() < 0.01 * c.ops as f64);
         if run.name == "bert-base" {
             // The artifact's own counts (per-op-stats.json): plans evaluated per shape.
-            let text = std::fs::read_to_string(
-                super::common::shared().join("reference/bert-base/per-op-stats.json"),
-            )
-            .unwrap();
+            let text =
+                std::fs::read_to_string(fixtures().join("reference/bert-base/per-op-stats.json"))
+                    .unwrap();
             let stats: Vec<serde_json::Value> = serde_json::from_str(&text).unwrap();
             assert_eq!(stats.len(), 30);
             for s in &stats {
@@ -403,7 +403,7 @@ fn importer_gives_the_artifact_operator_lists() {
         let Some(file) = run.graph else { continue };
         let mut opts = ImportOptions::new(Mode::Decode, 8, run.kv);
         opts.compat = Compat::Reference;
-        let g = import_file(&super::common::shared().join("models").join(file), &opts).unwrap();
+        let g = import_file(&fixtures().join("models").join(file), &opts).unwrap();
         assert!(g.name.ends_with("compat reference"), "{}", g.name);
         assert_eq!(g.plan_rules, PlanRules::REFERENCE);
         let texpr = run.graph(PlanRules::REFERENCE);

@@ -1,8 +1,8 @@
-//! The reference artifact's three runs (`../shared/reference/{bert-base,llama2-7,opt-6.7}`):
+//! The reference artifact's three runs (`tests/fixtures/reference/{bert-base,llama2-7,opt-6.7}`):
 //! its parsed operator lists (`TExpr_*.json[.gz]`) as graphs, its stage-model instances, and
 //! the chip it ran on (`docs/ipu-mk2-artifact.toml`).
 
-use super::common::shared;
+use super::fixtures::fixtures;
 use elk_model::chip::ChipSpec;
 use elk_model::graph::{detect_layers, Graph, OpKind, Operator, Residency, Role, Tensor};
 use elk_model::plan::PlanRules;
@@ -13,13 +13,13 @@ use std::path::PathBuf;
 
 /// One run of the artifact: decode, batch 8, on 1,472 cores.
 pub struct Run {
-    /// Folder under `../shared/reference/`.
+    /// Folder under `tests/fixtures/reference/`.
     pub name: &'static str,
     /// KV length.
     pub kv: u64,
     /// The artifact's parsed operator list.
     pub texpr: &'static str,
-    /// The graph in `../shared/models/`, when there is one (there is no OPT-6.7B graph).
+    /// The graph in `tests/fixtures/models/`, when there is one (there is no OPT-6.7B graph).
     pub graph: Option<&'static str>,
 }
 
@@ -46,14 +46,13 @@ pub const RUNS: [Run; 3] = [
 
 impl Run {
     fn dir(&self) -> PathBuf {
-        shared().join("reference").join(self.name)
+        fixtures().join("reference").join(self.name)
     }
 
     /// `[op_type, dims, variables, ignore_inputs, op_type_id, op_id, inputs]` per operator.
     pub fn texpr(&self) -> Vec<Value> {
         let path = self.dir().join(self.texpr);
-        let file = std::fs::File::open(&path)
-            .unwrap_or_else(|e| panic!("{}: {e} (needs ../shared/reference)", path.display()));
+        let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let mut text = String::new();
         if self.texpr.ends_with(".gz") {
             flate2::read::GzDecoder::new(file).read_to_string(&mut text)

@@ -264,7 +264,7 @@ fn modes_parse_by_name_and_a_bad_one_lists_them() {
 #[test]
 fn an_imported_forward_pass_gets_the_same_step_and_convolutions_are_refused() {
     use elk_model::import::{import_file, ImportOptions};
-    let models = super::common::shared().join("models");
+    let models = super::fixtures::fixtures().join("models");
     let opts = |mode| ImportOptions::new(mode, 2, 64);
     let imported = import_file(&models.join("llama2-7.json"), &opts(Mode::Training)).unwrap();
     let forward = import_file(&models.join("llama2-7.json"), &opts(Mode::ForwardBatch)).unwrap();

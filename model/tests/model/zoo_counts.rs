@@ -1,7 +1,7 @@
 //! The zoo against published parameter counts, KV bytes against the closed form, and the
 //! zoo's Llama2-13B against the imported reference graph.
 
-use super::common::shared;
+use super::fixtures::fixtures;
 use elk_model::graph::{Mode, OpKind};
 use elk_model::import::{import_file, ImportOptions};
 use elk_model::zoo::{self, ZooParams};
@@ -95,7 +95,7 @@ fn kv_bytes_follow_the_closed_form() {
 #[test]
 fn imported_llama2_13b_agrees_with_the_zoo() {
     let opts = ImportOptions::new(Mode::Decode, 32, 2048);
-    let imported = import_file(&shared().join("models/llama2-13.json"), &opts).unwrap();
+    let imported = import_file(&fixtures().join("models/llama2-13.json"), &opts).unwrap();
     let generated = zoo::build("llama2-13b", &ZooParams::new(Mode::Decode, 32, 2048)).unwrap();
     let (ti, tz) = (imported.totals(), generated.totals());
     let w_err =
@@ -120,7 +120,7 @@ fn imported_llama2_13b_agrees_with_the_zoo() {
 fn producers_precede_their_consumers() {
     let zoo_graph = zoo::build("llama2-7b", &ZooParams::new(Mode::Prefill, 2, 128)).unwrap();
     let opts = ImportOptions::new(Mode::Decode, 8, 512);
-    let imported = import_file(&shared().join("models/bert-base.json"), &opts).unwrap();
+    let imported = import_file(&fixtures().join("models/bert-base.json"), &opts).unwrap();
     for g in [zoo_graph, imported] {
         let mut linked = 0;
         for (i, op) in g.ops.iter().enumerate() {

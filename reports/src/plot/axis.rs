@@ -137,16 +137,24 @@ fn linear_ticks((lo, hi): (f64, f64)) -> Vec<(f64, String)> {
         .collect()
 }
 
-/// Ticks exactly at the data's x values when there are few of them (a swept quantity), else
-/// round numbers.
-pub(super) fn x_ticks(xs: &[f64], range: (f64, f64)) -> Vec<(f64, String)> {
-    let mut distinct: Vec<f64> = xs.iter().copied().filter(|x| x.is_finite()).collect();
+/// Ticks exactly at the data's x values when there are few of them (a swept quantity: the
+/// batches that were run, 1, 8 and 64, on a log axis too), else round numbers or decades;
+/// `range` is in axis coordinates.
+pub(super) fn x_ticks(xs: &[f64], range: (f64, f64), scale: Scale) -> Vec<(f64, String)> {
+    let mut distinct: Vec<f64> = xs
+        .iter()
+        .copied()
+        .filter(|x| x.is_finite() && (scale == Scale::Linear || *x > 0.0))
+        .collect();
     distinct.sort_by(f64::total_cmp);
     distinct.dedup();
     if !distinct.is_empty() && distinct.len() <= 12 {
-        distinct.into_iter().map(|x| (x, number(x))).collect()
+        distinct
+            .into_iter()
+            .map(|x| (scale.at(x), number(x)))
+            .collect()
     } else {
-        linear_ticks(range)
+        scale.ticks(range)
     }
 }
 
@@ -175,11 +183,15 @@ mod tests {
     fn integer_axes_get_integer_ticks_and_swept_values_are_the_ticks() {
         let labels = |t: Vec<(f64, String)>| t.into_iter().map(|t| t.1).collect::<Vec<_>>();
         assert_eq!(
-            labels(x_ticks(&[2.0, 4.0, 8.0, 16.0, 2.0], (1.3, 16.7))),
+            labels(x_ticks(
+                &[2.0, 4.0, 8.0, 16.0, 2.0],
+                (1.3, 16.7),
+                Scale::Linear
+            )),
             ["2", "4", "8", "16"]
         );
         assert_eq!(
-            labels(x_ticks(&[0.75, 1.0, 1.25], (0.7, 1.3))),
+            labels(x_ticks(&[0.75, 1.0, 1.25], (0.7, 1.3), Scale::Linear)),
             ["0.75", "1", "1.25"]
         );
         for t in linear_ticks((0.0, 17.3)) {
@@ -189,6 +201,10 @@ mod tests {
             labels(linear_ticks((0.0, 0.9))),
             ["0", "0.2", "0.4", "0.6", "0.8"]
         );
+        // On a log axis: at the batches that were run, where log10 puts them.
+        let log = x_ticks(&[1.0, 8.0, 64.0, 8.0], (-0.1, 1.9), Scale::Log);
+        assert_eq!(labels(log.clone()), ["1", "8", "64"]);
+        assert!((log[1].0 - 8f64.log10()).abs() < 1e-12, "{log:?}");
     }
 
     #[test]

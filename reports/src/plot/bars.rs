@@ -34,8 +34,8 @@ struct Bars<'a> {
 }
 
 /// Grouped bars with [`Marks`]: absent values as "×" on the axis with a footnote that says
-/// why, the reference series as outlined black bars, groups of categories with separators
-/// and labels. The legend sits beside the plot, never over a bar; a log axis when the values
+/// why, the reference series as outlined black bars, the bound series as a grey rule across
+/// each category's bars, groups of categories with separators and labels. The legend sits beside the plot, never over a bar; a log axis when the values
 /// span decades, unless they are a percentage; a method's variants in shades and hatches of
 /// its colour.
 pub fn bars_marked(
@@ -136,13 +136,24 @@ impl Plot for Bars<'_> {
         draw_groups(root, chart, b, axis_y)?;
         let paints = paints(b.series, b.marks);
         let colours: Vec<RGBColor> = paints.iter().map(|p| p.colour).collect();
-        let k = b.series.len().max(1) as f64;
+        // Every series but the bound has a bar slot in each category.
+        let slots: Vec<usize> = (0..b.series.len())
+            .scan(0, |next, s| {
+                let slot = *next;
+                *next += usize::from(b.marks.bound != Some(s));
+                Some(slot)
+            })
+            .collect();
+        let k = (b.series.len() - usize::from(b.marks.bound.is_some())).max(1) as f64;
         let w = 0.8 / k;
-        let left = |s: usize, i: usize| i as f64 - 0.4 + w * s as f64;
+        let left = |s: usize, i: usize| i as f64 - 0.4 + w * slots[s] as f64;
         let corners = |s: usize, i: usize, v: f64| {
             [(left(s, i), base), (left(s, i) + w * 0.9, b.scale.at(v))]
         };
         for (s, ser) in b.series.iter().enumerate() {
+            if b.marks.bound == Some(s) {
+                continue;
+            }
             let paint = if b.marks.reference == Some(s) {
                 colours[s].stroke_width(style.stroke(2))
             } else {
@@ -174,12 +185,26 @@ impl Plot for Bars<'_> {
             for (i, p) in ser.points.iter().enumerate() {
                 let Some(v) = p.1 else { continue };
                 let top = b.scale.at(v);
-                if (top - base).abs() >= 0.03 * span || b.scale == Scale::Log {
+                let bound = b.marks.bound == Some(s);
+                if bound || (top - base).abs() >= 0.03 * span || b.scale == Scale::Log {
                     continue;
                 }
                 let x = left(s, i) + w * 0.45;
                 let (px, py) = chart.backend_coord(&(x, top.max(base)));
                 root.draw_text(&short_number(v), &small, (px, py - style.z(3)))
+                    .map_err(e)?;
+            }
+        }
+        // The bound across each category's bars, over them: no bar reaches below it.
+        if let Some(s) = b.marks.bound {
+            let rule = colours[s].stroke_width(style.stroke(2));
+            for (i, p) in b.series[s].points.iter().enumerate() {
+                let Some(v) = p.1 else { continue };
+                let y = b.scale.at(v);
+                let path = vec![(i as f64 - 0.45, y), (i as f64 + 0.45, y)];
+                chart
+                    .plotting_area()
+                    .draw(&PathElement::new(path, rule))
                     .map_err(e)?;
             }
         }

@@ -232,11 +232,18 @@ pub(super) fn data_csv(
             if marks.reference == Some(s) {
                 notes.push("reference".into());
             }
+            if marks.bound == Some(s) {
+                notes.push("certified lower bound".into());
+                if let Some((_, lo, hi)) = marks.bound_band.iter().find(|b| b.0 == i) {
+                    notes.push(format!("range {lo} to {hi}"));
+                }
+            }
             if let Some(a) = marks.absent.iter().find(|a| a.series == s && a.point == i) {
                 notes.push(format!("absent: {}", a.label));
             }
             if let Some(sp) = marks.spread.iter().find(|p| p.series == s && p.point == i) {
-                notes.push(format!("min {} max {}", sp.lo, sp.hi));
+                let (lo, hi) = marks.spread_ends.names();
+                notes.push(format!("{lo} {} {hi} {}", sp.lo, sp.hi));
             }
             notes.extend(
                 marks

@@ -2,6 +2,7 @@
 
 use super::axis::{x_ticks, Scale};
 use super::figure::data_csv;
+use super::paint::BAND;
 use super::{
     dashes, draw_axes, draw_marker, draw_path, draw_ticks, figure, font, palette, Absent, Chart,
     Drawn, Figure, Frame, Marks, Plot, Series, Style, REFERENCE_DASH,
@@ -24,18 +25,103 @@ pub fn lines(
 /// A line chart's contents and layout, drawn the same on every backend.
 struct Lines<'a> {
     frame: Frame<'a>,
-    x_desc: &'a str,
-    y_desc: &'a str,
-    series: &'a [Series],
-    marks: &'a Marks,
-    x_scale: Scale,
-    scale: Scale,
+    body: LineBody<'a>,
+}
+
+/// What one line chart (or one panel of a faceted figure) draws, on which axes.
+pub(super) struct LineBody<'a> {
+    /// The axes' descriptions as given (the scale adds "(log scale)"); empty: none drawn.
+    pub x_desc: &'a str,
+    pub y_desc: &'a str,
+    pub series: &'a [Series],
+    pub marks: &'a Marks,
+    pub axes: Axes,
+}
+
+/// The scales and ranges (axis coordinates) of a line chart's axes.
+#[derive(Clone, Copy)]
+pub(super) struct Axes {
+    pub x_scale: Scale,
+    pub y_scale: Scale,
+    pub x_range: (f64, f64),
+    pub y_range: (f64, f64),
+}
+
+impl Axes {
+    /// Axes holding every point of `charts` (each chart's series and marks: its spreads and
+    /// its bound's band too), y described by `y_desc`: a log x axis when the first chart's
+    /// marks ask for one; a log y axis when the values span decades, unless they are a
+    /// percentage or a distribution's fractions; linear y from zero.
+    pub(super) fn of(charts: &[(&[Series], &Marks)], y_desc: &str) -> Axes {
+        let marks = charts.first().map_or(&Marks::default(), |c| c.1).clone();
+        let x_scale = if marks.log_x {
+            Scale::Log
+        } else {
+            Scale::Linear
+        };
+        let ys: Vec<f64> = charts
+            .iter()
+            .flat_map(|(series, m)| {
+                let points = series
+                    .iter()
+                    .flat_map(|s| s.points.iter().filter_map(|p| p.1));
+                let spreads = m.spread.iter().flat_map(|s| [s.lo, s.hi]);
+                let band = m.bound_band.iter().flat_map(|b| [b.1, b.2]);
+                points.chain(spreads).chain(band).collect::<Vec<_>>()
+            })
+            .collect();
+        let xs: Vec<f64> = charts
+            .iter()
+            .flat_map(|(series, _)| series.iter().flat_map(|s| s.points.iter()))
+            .map(|p| x_scale.at(p.0))
+            .collect();
+        let (xmin, xmax) = xs.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |a, x| {
+            (a.0.min(*x), a.1.max(*x))
+        });
+        let (xmin, xmax) = if xmin.is_finite() && xmax > xmin {
+            (xmin, xmax)
+        } else {
+            (0.0, 1.0)
+        };
+        // A distribution function's fractions stay on a linear axis.
+        let y_scale = if marks.steps {
+            Scale::Linear
+        } else {
+            Scale::for_quantity(y_desc, ys.iter().copied())
+        };
+        let ymax = ys.iter().copied().fold(0.0f64, f64::max);
+        let ymin = ys.iter().copied().fold(f64::INFINITY, f64::min);
+        let ymin = if ymin.is_finite() { ymin } else { 0.0 };
+        let y_range = match y_scale {
+            // From zero, as before: a latency axis that starts elsewhere exaggerates.
+            Scale::Linear => y_scale.range(ymin.min(0.0), ymax),
+            Scale::Log => y_scale.range(ymin, ymax),
+        };
+        let pad = (xmax - xmin) * 0.05;
+        Axes {
+            x_scale,
+            y_scale,
+            x_range: (xmin - pad, xmax + pad),
+            y_range,
+        }
+    }
+}
+
+/// Where an absent point of `series` stands, for a footnote: "x_desc = x".
+pub(super) fn absent_at(series: &[Series], x_desc: &str, a: &Absent) -> String {
+    series
+        .get(a.series)
+        .and_then(|s| s.points.get(a.point))
+        .map_or(String::new(), |p| {
+            format!("{} = {}", x_desc, super::axis::number(p.0))
+        })
 }
 
 /// Lines with [`Marks`]: absent values as "×" on the x axis with a footnote saying why, the
-/// reference series dashed black without point markers; each other series its own dash
-/// pattern and point shape; ticks at the swept x values; a log y axis when the values span
-/// decades, unless they are a percentage.
+/// reference series dashed black without point markers, the bound grey (over its band); each
+/// other series its own dash pattern and point shape, with whiskers where it has a spread;
+/// ticks at the swept x values; a log y axis when the values span decades, unless they are
+/// a percentage.
 pub fn lines_marked(
     title: &str,
     x_desc: &str,
@@ -45,110 +131,114 @@ pub fn lines_marked(
     style: &Style,
 ) -> Result<Figure> {
     font();
-    let ys = || {
-        series
-            .iter()
-            .flat_map(|s| s.points.iter().filter_map(|p| p.1))
-    };
-    let x_scale = if marks.log_x {
-        Scale::Log
-    } else {
-        Scale::Linear
-    };
-    let xs = || {
-        series
-            .iter()
-            .flat_map(|s| s.points.iter().map(|p| x_scale.at(p.0)))
-    };
-    let (xmin, xmax) = xs().fold((f64::INFINITY, f64::NEG_INFINITY), |a, x| {
-        (a.0.min(x), a.1.max(x))
-    });
-    let (xmin, xmax) = if xmin.is_finite() && xmax > xmin {
-        (xmin, xmax)
-    } else {
-        (0.0, 1.0)
-    };
-    // A distribution function's fractions stay on a linear axis.
-    let scale = if marks.steps {
-        Scale::Linear
-    } else {
-        Scale::for_quantity(y_desc, ys())
-    };
-    let ymax = ys().fold(0.0f64, f64::max);
-    let ymin = ys().fold(f64::INFINITY, f64::min);
-    let ymin = if ymin.is_finite() { ymin } else { 0.0 };
-    let y_range = match scale {
-        // From zero, as before: a latency axis that starts elsewhere exaggerates.
-        Scale::Linear => scale.range(ymin.min(0.0), ymax),
-        Scale::Log => scale.range(ymin, ymax),
-    };
-    let pad = (xmax - xmin) * 0.05;
+    let axes = Axes::of(&[(series, marks)], y_desc);
     // The legend stands beside the plot, never over a curve.
-    let at = |a: &Absent| {
-        series
-            .get(a.series)
-            .and_then(|s| s.points.get(a.point))
-            .map_or(String::new(), |p| {
-                format!("{} = {}", x_desc, super::axis::number(p.0))
-            })
-    };
+    let at = |a: &Absent| absent_at(series, x_desc, a);
     let mut frame = Frame::new(title, style, (series, marks), true, at, 16);
     frame.x_label_h = style.px(55);
     frame.y_label_w = style.px(85);
-    frame.x_range = (xmin - pad, xmax + pad);
-    frame.y_range = y_range;
+    frame.x_range = axes.x_range;
+    frame.y_range = axes.y_range;
     let size = frame.size(style.zu(760), style.zu(520));
     let csv = data_csv(None, x_desc, y_desc, series, marks);
     let chart = Lines {
         frame,
-        x_desc,
-        y_desc,
-        series,
-        marks,
-        x_scale,
-        scale,
+        body: LineBody {
+            x_desc,
+            y_desc,
+            series,
+            marks,
+            axes,
+        },
     };
     figure(&chart.frame, &chart, size, csv)
 }
 
-/// Draws the lines, their markers and "×" marks.
 impl Plot for Lines<'_> {
     fn plot<DB: DrawingBackend>(
         &self,
         root: &DrawingArea<DB, Shift>,
         chart: &mut Chart<'_, DB>,
     ) -> Drawn {
+        self.body.draw(root, chart, self.frame.style)
+    }
+}
+
+impl LineBody<'_> {
+    /// Draws the axes, the ticks, the bound's band and line, the lines with their markers and
+    /// whiskers, and the "×" marks.
+    pub(super) fn draw<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        chart: &mut Chart<'_, DB>,
+        style: &Style,
+    ) -> Drawn {
         let l = self;
+        let ax = l.axes;
         let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-        let style = l.frame.style;
-        let x_desc = l.x_scale.described(l.x_desc);
-        draw_axes(chart, &x_desc, &l.scale.described(l.y_desc), style)?;
+        let x_desc = if l.x_desc.is_empty() {
+            String::new()
+        } else {
+            ax.x_scale.described(l.x_desc)
+        };
+        let y_desc = if l.y_desc.is_empty() {
+            String::new()
+        } else {
+            ax.y_scale.described(l.y_desc)
+        };
+        draw_axes(chart, &x_desc, &y_desc, style)?;
         let xs: Vec<f64> = l
             .series
             .iter()
             .flat_map(|s| s.points.iter().map(|p| p.0))
             .collect();
         // Sample values are no swept quantity: a distribution's x axis gets round numbers.
-        let x_ticks = if l.marks.steps || l.x_scale == Scale::Log {
-            l.x_scale.ticks(l.frame.x_range)
+        let x_ticks = if l.marks.steps {
+            ax.x_scale.ticks(ax.x_range)
         } else {
-            x_ticks(&xs, l.frame.x_range)
+            x_ticks(&xs, ax.x_range, ax.x_scale)
         };
-        draw_ticks(
-            root,
-            chart,
-            &x_ticks,
-            &l.scale.ticks(l.frame.y_range),
-            style,
-        )?;
+        draw_ticks(root, chart, &x_ticks, &ax.y_scale.ticks(ax.y_range), style)?;
         let colours = palette(l.series, l.marks);
         let wide = style.stroke(2);
-        // The reference first, so the methods' lines and markers stay on top of it.
-        let order = l
-            .marks
-            .reference
-            .into_iter()
-            .chain((0..l.series.len()).filter(|s| l.marks.reference != Some(*s)));
+        let at = |x: f64, y: f64| (ax.x_scale.at(x), ax.y_scale.at(y));
+        // The bound's band first, under everything.
+        if let Some(b) = l.marks.bound.and_then(|b| l.series.get(b)) {
+            let band: Vec<(f64, f64, f64)> = l
+                .marks
+                .bound_band
+                .iter()
+                .filter_map(|(i, lo, hi)| b.points.get(*i).map(|p| (p.0, *lo, *hi)))
+                .collect();
+            let outline: Vec<(f64, f64)> = band
+                .iter()
+                .map(|p| at(p.0, p.2))
+                .chain(band.iter().rev().map(|p| at(p.0, p.1)))
+                .collect();
+            if band.len() > 1 {
+                chart
+                    .plotting_area()
+                    .draw(&Polygon::new(outline, BAND.filled()))
+                    .map_err(e)?;
+            }
+            // A band of one point (or a point where it is flat) is a short bar.
+            for (x, lo, hi) in &band {
+                let (px, _) = chart.backend_coord(&at(*x, *lo));
+                let (_, py_lo) = chart.backend_coord(&at(*x, *lo));
+                let (_, py_hi) = chart.backend_coord(&at(*x, *hi));
+                let half = style.z(5);
+                root.draw(&Rectangle::new(
+                    [(px - half, py_hi), (px + half, py_lo)],
+                    BAND.filled(),
+                ))
+                .map_err(e)?;
+            }
+        }
+        // The reference and the bound next, so the methods' lines and markers stay on top.
+        let special = |s: usize| l.marks.reference == Some(s) || l.marks.bound == Some(s);
+        let order = (0..l.series.len())
+            .filter(|s| special(*s))
+            .chain((0..l.series.len()).filter(|s| !special(*s)));
         for s in order {
             let Some(ser) = l.series.get(s) else {
                 continue;
@@ -157,25 +247,26 @@ impl Plot for Lines<'_> {
             let data: Vec<(f64, f64)> = ser
                 .points
                 .iter()
-                .filter_map(|p| p.1.map(|y| (l.x_scale.at(p.0), l.scale.at(y))))
+                .filter_map(|p| p.1.map(|y| at(p.0, y)))
                 .collect();
-            let reference = l.marks.reference == Some(s);
             // A CDF rises at each sample: flat to it, then up.
             let path: Vec<(f64, f64)> = if l.marks.steps {
-                let mut at = (l.frame.x_range.0, 0.0);
+                let mut at = (ax.x_range.0, 0.0);
                 let mut out = vec![at];
                 for p in &data {
                     out.push((p.0, at.1));
                     out.push(*p);
                     at = *p;
                 }
-                out.push((l.frame.x_range.1, at.1));
+                out.push((ax.x_range.1, at.1));
                 out
             } else {
                 data.clone()
             };
-            let dash = if reference {
+            let dash = if l.marks.reference == Some(s) {
                 Some(REFERENCE_DASH)
+            } else if l.marks.bound == Some(s) {
+                None
             } else {
                 dashes(s)
             };
@@ -187,10 +278,27 @@ impl Plot for Lines<'_> {
                 style,
             )
             .map_err(e)?;
-            if !reference {
+            if !special(s) {
                 for at in data {
                     draw_marker(chart.plotting_area(), s, at, c, style).map_err(e)?;
                 }
+            }
+        }
+        // Whiskers over the markers, in each series' colour, with caps a few px wide.
+        for sp in &l.marks.spread {
+            let Some(p) = l.series.get(sp.series).and_then(|s| s.points.get(sp.point)) else {
+                continue;
+            };
+            let (px, lo) = chart.backend_coord(&at(p.0, sp.lo));
+            let (_, hi) = chart.backend_coord(&at(p.0, sp.hi));
+            let ink = colours[sp.series].stroke_width(style.stroke(1));
+            let cap = style.z(4);
+            for path in [
+                vec![(px, lo), (px, hi)],
+                vec![(px - cap, lo), (px + cap, lo)],
+                vec![(px - cap, hi), (px + cap, hi)],
+            ] {
+                root.draw(&PathElement::new(path, ink)).map_err(e)?;
             }
         }
         // An "×" on the x axis where a point is absent, in the series' colour; several at one x
@@ -202,7 +310,7 @@ impl Plot for Lines<'_> {
             };
             let k = stacked.iter().filter(|sx| **sx == x).count() as i32;
             stacked.push(x);
-            let marker = EmptyElement::at((x, l.frame.y_range.0))
+            let marker = EmptyElement::at((ax.x_scale.at(x), ax.y_range.0))
                 + Cross::new(
                     (0, -style.z(8) - style.z(12) * k),
                     style.zu(4),

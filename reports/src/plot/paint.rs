@@ -25,6 +25,12 @@ const METHOD_COLOURS: [(&str, usize); 4] =
 /// The reference (Ideal).
 const REFERENCE: RGBColor = RGBColor(0, 0, 0);
 
+/// A certified lower bound: grey, apart from every method's colour and the reference's black.
+const BOUND: RGBColor = RGBColor(110, 110, 110);
+
+/// The band a bound spans: a light grey that keeps the lines over it legible.
+pub(super) const BAND: RGBColor = RGBColor(221, 221, 221);
+
 /// Whether series `name` is about `method`: the method's name as a word of it ("elk-full",
 /// "elk-full, C distributed", "llama2-13b elk-full"), not as part of a longer name
 /// ("elk-full-greedy" is another method, with a colour of its own).
@@ -108,17 +114,19 @@ fn variant(base: RGBColor, k: usize) -> Paint {
     }
 }
 
-/// Every series' paint: the reference black; a method its own colour; any other series
-/// the palette's next colour that no method of this chart uses (the non-method colours
-/// first), one per family. Within a family, the series named exactly as the family (else
-/// the first) keeps the colour, the others are its variants.
+/// Every series' paint: the reference black, the bound grey; a method its own colour; any
+/// other series the palette's next colour that no method of this chart uses (the non-method
+/// colours first, then the others with the most distinct hues first: orange, sky blue,
+/// green, purple before blue and vermillion, which look like orange and sky blue), one per
+/// family. Within a family, the series named exactly as the family (else the first) keeps
+/// the colour, the others are its variants.
 pub(super) fn paints(series: &[Series], marks: &Marks) -> Vec<Paint> {
     let taken: Vec<usize> = series
         .iter()
         .filter_map(|s| method_of(&s.name).map(|m| m.1))
         .collect();
     // Other series take the colours no method owns first, so they are not read as one.
-    let mut free = [4, 5, 0, 1, 2, 3]
+    let mut free = [4, 5, 2, 3, 0, 1]
         .into_iter()
         .filter(|c| !taken.contains(c))
         .cycle();
@@ -126,7 +134,8 @@ pub(super) fn paints(series: &[Series], marks: &Marks) -> Vec<Paint> {
     let mut families: Vec<(String, RGBColor, usize, usize)> = Vec::new();
     let names: Vec<String> = series.iter().map(|s| family(&s.name)).collect();
     for (s, ser) in series.iter().enumerate() {
-        if marks.reference == Some(s) || families.iter().any(|f| f.0 == names[s]) {
+        let special = marks.reference == Some(s) || marks.bound == Some(s);
+        if special || families.iter().any(|f| f.0 == names[s]) {
             continue;
         }
         let colour = match method_of(&ser.name) {
@@ -136,6 +145,7 @@ pub(super) fn paints(series: &[Series], marks: &Marks) -> Vec<Paint> {
         let base = (s..series.len())
             .find(|&o| {
                 marks.reference != Some(o)
+                    && marks.bound != Some(o)
                     && names[o] == names[s]
                     && series[o].name.to_lowercase() == names[s]
             })
@@ -151,6 +161,9 @@ pub(super) fn paints(series: &[Series], marks: &Marks) -> Vec<Paint> {
         .map(|s| {
             if marks.reference == Some(s) {
                 return solid(REFERENCE);
+            }
+            if marks.bound == Some(s) {
+                return solid(BOUND);
             }
             match families.iter_mut().find(|f| f.0 == names[s]) {
                 Some(f) if f.2 == s => solid(f.1),

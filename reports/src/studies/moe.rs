@@ -1,18 +1,21 @@
 //! Study `moe`: how does static (inductive, ahead-of-time) preloading cope with run-time
 //! expert choice, and would a hybrid of precomputed plans and a run-time choice close the gap?
-//! (The reviewers' Q2; docs/moe.md.)
+//! (docs/moe.md.)
 //!
 //! Mixtral-8x7B (8 experts, top-2) and Qwen3-30B-A3B (128 fine-grained experts, top-8),
 //! decode at batches 1, 8 and 64, under uniform and Zipf-skewed routing, on ipu-pod4 and
 //! ipu-mk2. Every policy is scheduled per sampled step (the best judged heuristic) and set
-//! against the oracle, which knows the step's routing, and the oracle's certified bound.
+//! against the oracle, which knows the step's routing, and the step's certified bound. One
+//! figure per model and chip, one panel per routing: each policy's mean makespan with the
+//! steps' p50 to p99, the bound as a band.
 
 use super::{OnStep, Steps};
+use crate::cell::{routed_rows, CellResult};
 use crate::error::Result;
 use crate::finding::Finding;
-use crate::moe::{run as run_policies, MoeReport, MoeSpec};
-use crate::plot::{lines_marked, Marks, Series};
-use crate::report::{Files, Header};
+use crate::moe::{run_with_bound, MoeReport, MoeSpec, StepBound};
+use crate::plot::facets;
+use crate::report::{routing_panels, Files, Header};
 use elk_model::build::InstanceOptions;
 use elk_model::chip::ChipSpec;
 use elk_model::graph::Mode;
@@ -87,7 +90,7 @@ pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
                         policies: policies(top_k),
                         methods: crate::moe::DEFAULT_METHODS.map(String::from).to_vec(),
                     };
-                    let report = run_policies(model, &spec, &|_| {})?;
+                    let report = run_with_bound(model, &spec, StepBound::Strongest, &|_| {})?;
                     steps.finished(&what);
                     cells.push(Cell {
                         model: model_name,
@@ -103,11 +106,29 @@ pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
     write(header, &cells)
 }
 
+/// A run as a sweep's MoE cell: its policies' rows and its certified bound, so the study's
+/// figures are drawn as a sweep's MoE figures are.
+fn as_cell(c: &Cell) -> CellResult {
+    let mut cell = crate::grid::Cell::decode(c.model, c.batch, KV);
+    cell.chip = c.chip.into();
+    cell.routing = Some(c.routing.into());
+    let (methods, bound) = routed_rows(&c.report, true);
+    CellResult {
+        figure: "vs-batch".into(),
+        cell,
+        ops: 0,
+        ideal_ms: None,
+        methods,
+        bound,
+        ideal_unreachable: None,
+        error: None,
+        does_not_fit: false,
+    }
+}
+
 /// The report, the figures and the finding of the runs.
 fn write(header: &Header, cells: &[Cell]) -> Result<Files> {
-    let mut md = header.markdown(
-        "Study: MoE — static preloading against run-time expert choice (the reviewers' Q2)",
-    );
+    let mut md = header.markdown("Study: MoE — static preloading against run-time expert choice");
     md.push_str(&format!(
         "Each configuration samples {} decode steps ({} at batch 64, where nearly every expert \
          has tokens in every step; KV {KV}, seed 1) of the routing; in \
@@ -116,12 +137,19 @@ fn write(header: &Header, cells: &[Cell]) -> Result<Files> {
          compiler must do without knowing the routing); **on-demand** loads an expert only \
          after its layer's router ran; **predicted-m** preloads the m experts a predictor \
          ranks first per layer (under uniform routing: any m, under Zipf: the m most popular) \
-         and loads the others on demand — the reviewers' hybrid of precomputed plans and a \
-         run-time choice; **oracle** knows the step's routing (a lower bound for every \
-         online policy, never above any policy on any step). 'vs oracle' is the mean over \
-         steps of makespan / oracle − 1; 'gap ≤' the mean of makespan / the oracle \
-         instance's certified roofline bound − 1; 'experts' the experts loaded per layer; \
-         GB the expert weight loaded per step.\n\n",
+         and loads the others on demand — a hybrid of plans precomputed for the predicted \
+         experts and a run-time choice for the rest; **oracle** knows the step's routing (a \
+         lower bound for every online policy, never above any policy on any step). Each \
+         step also has a certified lower bound: the strongest bound of the oracle's instance \
+         (the segment relaxation where the step's layers repeat, else the roofline; sampled \
+         routings give every layer its own token counts, so here it is the roofline), below \
+         every policy of that step. In the tables, 'vs oracle' is the mean over steps of \
+         makespan / oracle − 1; 'experts' the experts loaded per layer; GB the expert weight \
+         loaded per step; the certified bound is the mean of the steps' bounds, their lowest \
+         and highest in parentheses. The figures draw each policy's mean makespan per step \
+         against the batch, one panel per routing, with a whisker from the steps' median to \
+         their 99th percentile; the oracle is the black dashed line and the bound the grey \
+         line over the band of the steps' bounds.\n\n",
         steps_for(1),
         steps_for(64)
     ));
@@ -130,77 +158,36 @@ fn write(header: &Header, cells: &[Cell]) -> Result<Files> {
     for model in MODELS {
         for chip in CHIPS {
             md.push_str(&format!("## {model} on {chip}\n\n"));
-            let mut series: Vec<Series> = Vec::new();
+            let mut shown: Vec<CellResult> = Vec::new();
             for routing in ROUTINGS {
                 let rows: Vec<&Cell> = cells
                     .iter()
                     .filter(|c| c.model == model && c.chip == chip && c.routing == routing)
                     .collect();
                 let Some(first) = rows.first() else { continue };
-                let names: Vec<&str> = first
-                    .report
-                    .summary
-                    .iter()
-                    .map(|s| s.policy.as_str())
-                    .collect();
-                md.push_str(&format!(
-                    "Routing {routing}.\n\n| batch | experts with tokens / layer | {} | bound ms |\n|---|---|{}---|\n",
-                    names
-                        .iter()
-                        .map(|n| format!("{n}: ms (vs oracle, experts, GB)"))
-                        .collect::<Vec<_>>()
-                        .join(" | "),
-                    "---|".repeat(names.len())
-                ));
-                for c in &rows {
-                    let bound = c.report.steps.iter().map(|s| s.bound_ms).sum::<f64>()
-                        / c.report.steps.len().max(1) as f64;
-                    let cols: Vec<String> = c
-                        .report
-                        .summary
-                        .iter()
-                        .map(|s| {
-                            format!(
-                                "{:.4} ({:+.2} %, {:.1}, {:.2})",
-                                s.mean_ms,
-                                s.mean_vs_oracle_pct,
-                                s.mean_experts_per_layer,
-                                s.mean_expert_bytes / 1e9
-                            )
-                        })
-                        .collect();
-                    md.push_str(&format!(
-                        "| {} | {:.2} | {} | {bound:.4} |\n",
-                        c.batch,
-                        c.report.mean_touched_experts_per_layer,
-                        cols.join(" | ")
-                    ));
-                }
-                md.push('\n');
-                for (i, name) in names.iter().enumerate() {
-                    if *name == "oracle" {
-                        continue;
-                    }
-                    series.push(Series {
-                        name: format!("{name}, {routing}"),
-                        points: rows
-                            .iter()
-                            .map(|c| (c.batch as f64, Some(c.report.summary[i].mean_vs_oracle_pct)))
-                            .collect(),
-                    });
-                }
+                table(routing, first, &rows, &mut md);
+                shown.extend(rows.iter().map(|c| as_cell(c)));
+            }
+            let Some(first) = shown.first() else { continue };
+            let methods: Vec<String> = first.methods.iter().map(|m| m.method.clone()).collect();
+            let refs: Vec<&CellResult> = shown.iter().collect();
+            let mut panels = routing_panels(
+                &methods,
+                &refs,
+                |_, r| r.cell.batch as f64,
+                |m| m.makespan_ms,
+                true,
+            );
+            for p in &mut panels {
+                p.marks.log_x = true;
             }
             let stem = format!("moe-{figure}");
             figure += 1;
-            let fig = lines_marked(
-                &format!("{model} decode KV{KV} on {chip}: each policy above the oracle"),
+            let fig = facets(
+                &format!("{model} decode KV{KV} on {chip}: a decode step under each load policy"),
                 "batch (sequences = tokens routed per layer)",
-                "makespan above the oracle's (%, mean of the steps)",
-                &series,
-                &Marks {
-                    log_x: true,
-                    ..Marks::default()
-                },
+                "makespan per decode step (ms)",
+                &panels,
                 &header.style,
             )?;
             files.extend(fig.files(&stem));
@@ -211,6 +198,53 @@ fn write(header: &Header, cells: &[Cell]) -> Result<Files> {
     files.insert(0, ("README.md".into(), md.into_bytes()));
     files.push(finding(cells).file());
     Ok(files)
+}
+
+/// One routing's table: a row per batch, a column per policy, the certified bound last.
+fn table(routing: &str, first: &Cell, rows: &[&Cell], md: &mut String) {
+    let names: Vec<&str> = first
+        .report
+        .summary
+        .iter()
+        .map(|s| s.policy.as_str())
+        .collect();
+    let source = crate::cell::steps_bound(&first.report).source;
+    md.push_str(&format!(
+        "Routing {routing}.\n\n| batch | experts with tokens / layer | {} | certified bound ms ({source}) |\n|---|---|{}---|\n",
+        names
+            .iter()
+            .map(|n| format!("{n}: ms (vs oracle, experts, GB)"))
+            .collect::<Vec<_>>()
+            .join(" | "),
+        "---|".repeat(names.len())
+    ));
+    for c in rows {
+        let bound = crate::cell::steps_bound(&c.report);
+        let cols: Vec<String> = c
+            .report
+            .summary
+            .iter()
+            .map(|s| {
+                format!(
+                    "{:.4} ({:+.2} %, {:.1}, {:.2})",
+                    s.mean_ms,
+                    s.mean_vs_oracle_pct,
+                    s.mean_experts_per_layer,
+                    s.mean_expert_bytes / 1e9
+                )
+            })
+            .collect();
+        md.push_str(&format!(
+            "| {} | {:.2} | {} | {:.4} ({:.4}–{:.4}) |\n",
+            c.batch,
+            c.report.mean_touched_experts_per_layer,
+            cols.join(" | "),
+            bound.bound_ms,
+            bound.min_ms.unwrap_or(f64::NAN),
+            bound.max_ms.unwrap_or(f64::NAN),
+        ));
+    }
+    md.push('\n');
 }
 
 /// The worst configuration for static preloading, and how much the hybrid recovers there.

@@ -14,7 +14,7 @@ use elk_reports::grid::Cell;
 use elk_reports::report::report;
 
 /// An axis-aligned box: (x0, y0, x1, y1).
-type Bbox = (f64, f64, f64, f64);
+pub(super) type Bbox = (f64, f64, f64, f64);
 
 fn attr(tag: &str, name: &str) -> Option<String> {
     let at = tag.find(&format!(" {name}=\""))? + name.len() + 3;
@@ -26,7 +26,7 @@ fn num(tag: &str, name: &str) -> f64 {
 }
 
 /// Every `<text>` of `svg`: its content and estimated box.
-fn text_boxes(svg: &str) -> Vec<(String, Bbox)> {
+pub(super) fn text_boxes(svg: &str) -> Vec<(String, Bbox)> {
     svg.split("<text ")
         .skip(1)
         .map(|t| {
@@ -59,7 +59,7 @@ fn text_boxes(svg: &str) -> Vec<(String, Bbox)> {
 }
 
 /// Every `<rect>`: fill, stroke and box.
-fn rects(svg: &str) -> Vec<(String, String, Bbox)> {
+pub(super) fn rects(svg: &str) -> Vec<(String, String, Bbox)> {
     svg.split("<rect ")
         .skip(1)
         .map(|r| {
@@ -76,7 +76,7 @@ fn rects(svg: &str) -> Vec<(String, String, Bbox)> {
 }
 
 /// The legend box: the white rectangle that is not the background.
-fn legend(svg: &str) -> Bbox {
+pub(super) fn legend(svg: &str) -> Bbox {
     let all = rects(svg);
     let background = all[0].2;
     all.iter()
@@ -85,12 +85,12 @@ fn legend(svg: &str) -> Bbox {
         .2
 }
 
-fn inside(b: Bbox, outer: Bbox) -> bool {
+pub(super) fn inside(b: Bbox, outer: Bbox) -> bool {
     b.0 >= outer.0 && b.1 >= outer.1 && b.2 <= outer.2 && b.3 <= outer.3
 }
 
 /// The data bars: coloured rectangles outside the legend (its swatches are inside).
-fn data_bars(svg: &str) -> Vec<Bbox> {
+pub(super) fn data_bars(svg: &str) -> Vec<Bbox> {
     let legend = legend(svg);
     rects(svg)
         .into_iter()
@@ -126,9 +126,8 @@ fn line_points(svg: &str) -> Vec<(f64, f64)> {
         .collect()
 }
 
-fn method(name: &str, ms: Option<f64>) -> MethodResult {
+pub(super) fn method(name: &str, ms: Option<f64>) -> MethodResult {
     MethodResult {
-        method: name.into(),
         status: Some(if ms.is_some() {
             MethodStatus::Scheduled
         } else {
@@ -138,17 +137,19 @@ fn method(name: &str, ms: Option<f64>) -> MethodResult {
             .is_none()
             .then(|| "operator l0.qk: no option fits SRAM".into()),
         makespan_ms: ms,
-        hbm_util: None,
-        noc_util: None,
-        tflops: None,
-        breakdown: None,
-        gap_le_pct: None,
+        ..MethodResult::named(name)
     }
 }
 
 /// A result of `figure` for `cell`: Basic, Static (infeasible when `static_ms` is None),
 /// Elk-Full and Ideal.
-fn result(figure: &str, cell: Cell, basic: f64, static_ms: Option<f64>, full: f64) -> CellResult {
+pub(super) fn result(
+    figure: &str,
+    cell: Cell,
+    basic: f64,
+    static_ms: Option<f64>,
+    full: f64,
+) -> CellResult {
     CellResult {
         figure: figure.into(),
         cell,
@@ -168,7 +169,7 @@ fn result(figure: &str, cell: Cell, basic: f64, static_ms: Option<f64>, full: f6
 
 /// A Fig-17-like grid: two models × two batches × two KV lengths, Basic a decade and more
 /// slower than the rest, Static infeasible in two cells.
-fn fig17_like() -> Vec<CellResult> {
+pub(super) fn fig17_like() -> Vec<CellResult> {
     let mut out = Vec::new();
     for (m, model) in ["llama2-13b", "opt-30b"].iter().enumerate() {
         for batch in [16, 64] {
@@ -251,7 +252,7 @@ fn absent_values_are_crosses_with_a_footnote_and_decades_get_a_log_axis() {
 }
 
 /// A vs-hbm grid of two chips × four HBM values.
-fn two_chips() -> Vec<CellResult> {
+pub(super) fn two_chips() -> Vec<CellResult> {
     let mut out = Vec::new();
     for chip in ["ipu-mk2", "mychip.toml"] {
         for hbm in [2.0, 4.0, 8.0, 16.0] {
@@ -490,7 +491,7 @@ fn a_distribution_spanning_decades_gets_a_log_x_axis_with_zeros_at_its_floor() {
 }
 
 /// Every `<polyline>` of `svg` as its points.
-fn polylines(svg: &str) -> Vec<Vec<(f64, f64)>> {
+pub(super) fn polylines(svg: &str) -> Vec<Vec<(f64, f64)>> {
     svg.split("<polyline ")
         .skip(1)
         .map(|p| {

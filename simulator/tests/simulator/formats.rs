@@ -1,20 +1,16 @@
 //! The exchange formats round-trip byte for byte, reject unknown fields, and traces are valid
 //! Chrome-trace JSON with one event per stage and per load segment.
 
+use super::fixtures::bert_base;
 use elk_sim::evaluate_with;
 use elk_sim::trace::ChromeTrace;
 use elk_stage::instance::Instance;
 use elk_stage::schedule::Schedule;
 use elk_stage::units::Cycles;
-use std::path::PathBuf;
 
+/// The text of `file` of the reference artifact's bert-base run.
 fn reference(file: &str) -> String {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/reference/bert-base");
-    assert!(
-        dir.is_dir(),
-        "these tests need ../shared beside the repository root"
-    );
-    std::fs::read_to_string(dir.join(file)).unwrap()
+    std::fs::read_to_string(bert_base(file)).unwrap()
 }
 
 #[test]

@@ -1,20 +1,12 @@
 //! The reference artifact's Basic and Elk-Full decisions on its own instance
-//! (`../shared/reference/bert-base/`), evaluated under SPEC §4 — the numbers its README states.
+//! (`tests/fixtures/reference/bert-base/`), evaluated under SPEC §4 — the numbers its README
+//! states.
 
+use super::fixtures::bert_base as reference;
 use elk_sim::{evaluate, validate, Violation};
 use elk_stage::instance::{Instance, LoadOrder, NamedOrder};
 use elk_stage::schedule::Schedule;
 use elk_stage::units::Cycles;
-use std::path::PathBuf;
-
-fn reference(file: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/reference/bert-base");
-    assert!(
-        dir.is_dir(),
-        "these tests need ../shared beside the repository root"
-    );
-    dir.join(file)
-}
 
 #[test]
 fn basic_schedule_gives_the_stated_makespan() {

@@ -2,7 +2,7 @@
 //! identical operator for operator, so a change that makes one layer faster usually makes
 //! each of them faster: instead of finding it again window by window (seconds each), the
 //! search copies it to the same operator of every layer, keeps each copy the simulator
-//! accepts, and re-times the result ([`crate::retime`]). It is kept only if it is faster.
+//! accepts, and re-times the result ([`crate::retime()`]). It is kept only if it is faster.
 
 use elk_stage::instance::Instance;
 use elk_stage::schedule::{Schedule, Work};

@@ -1,4 +1,4 @@
-//! One neighbourhood of the window search: the re-timing LP of [`crate::retime`] over the
+//! One neighbourhood of the window search: the re-timing LP of [`crate::retime()`] over the
 //! whole model, with the options of a window of consecutive operators set free (binaries).
 //!
 //! Kept from the incumbent: the load order, every option outside the window, and each load's

@@ -3,7 +3,8 @@
 //! - `x[i][o]` ∈ {0,1}: operator i takes (kept) option o; one per operator.
 //! - `s[j][k]` ∈ {0,1}: load j has started by stage k (monotone in k; 1 from stage j on).
 //! - `w[j][k][g]` ≥ 0: HBM cycles of load j in stage k, split by ν group g (options with the
-//!   same ν share a group), so the NoC term Σ ν·w is linear; Σ_k w[j][k][g] ≤ H_j·x[j][g].
+//!   same ν share a group), so the NoC term Σ ν·w is linear;
+//!   `Σ_k w[j][k][g] ≤ H_j·x[j][g]`.
 //! - memory: the cold bytes of a started load, `cold(o_j)·s[j][k]`, linearised by big-M
 //!   (`r[j][k]`) or by per-option start indicators (`sx[j][k][o]`).
 //! - `p[a][b]` ∈ {0,1}: load a before load b (free and displacement-bounded orders).
@@ -93,15 +94,15 @@ pub(crate) struct Encoding {
     pub x: Vec<Vec<Col>>,
     /// First stage each load may work in (the window), per operator.
     pub lo: Vec<usize>,
-    /// s[j][k - lo[j]] for k in lo[j]..j.
+    /// `s[j][k - lo[j]]` for k in `lo[j]..j`.
     pub s: Vec<Vec<Col>>,
     /// ν groups per operator.
     pub groups: Vec<Vec<NuGroup>>,
-    /// w[j][k - lo[j]][g] for k in lo[j]..=j.
+    /// `w[j][k - lo[j]][g]` for k in `lo[j]..=j`.
     pub w: Vec<Vec<Vec<Col>>>,
-    /// Memory linearisation columns: r[j][k - lo[j]] (big-M: one entry) or y (per option).
+    /// Memory linearisation columns: `r[j][k - lo[j]]` (big-M: one entry) or y (per option).
     pub mem: Vec<Vec<Vec<Col>>>,
-    /// Precedence p[a][b] for a < b (None when forced or not needed).
+    /// Precedence `p[a][b]` for a < b (None when forced or not needed).
     pub p: Vec<Vec<Option<Col>>>,
     /// Stage durations.
     pub d: Vec<Col>,

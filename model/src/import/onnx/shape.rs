@@ -4,7 +4,7 @@
 //! Symbolic dimensions are bound before the walk (`--batch`, `--kv`), so every shape here is
 //! concrete and the exporter's dynamic-shape arithmetic can simply be carried out: that is
 //! what folds it away. Data is kept only for integer tensors of at most
-//! [`MAX_INT_DATA`](super::proto::MAX_INT_DATA) elements; float tensors carry only shapes.
+//! [`MAX_INT_DATA`] elements; float tensors carry only shapes.
 
 use super::proto::{Node, MAX_INT_DATA};
 

@@ -214,7 +214,7 @@ pub(super) fn map(f: Family, c: &Config) -> Mapped<Vec<Line>> {
 }
 
 fn kv_heads(f: Family, c: &Config, heads: u64) -> Mapped<Line> {
-    let line = match c.uint("num_key_value_heads")? {
+    let line = match c.count("num_key_value_heads")? {
         Some(n) => Line::new("", "kv_heads", n, ""),
         None if matches!(f, Llama | Olmoe) => Line::new(
             "",
@@ -233,7 +233,7 @@ fn kv_heads(f: Family, c: &Config, heads: u64) -> Mapped<Line> {
 }
 
 fn head_dim(f: Family, c: &Config, hidden: u64, heads: u64) -> Mapped<Line> {
-    let line = match c.uint("head_dim")? {
+    let line = match c.count("head_dim")? {
         Some(d) => Line::new("", "head_dim", d, ""),
         None if matches!(f, Qwen3 | Qwen3Moe) => {
             return Err(format!(
@@ -364,7 +364,7 @@ fn moe(f: Family, c: &Config, inter: u64) -> Mapped<Vec<Line>> {
         Line::new("moe", "expert_dim", dim, "").read_from(dim_key),
     ];
     if f == Qwen2Moe {
-        let shared = c.required("shared_expert_intermediate_size")?;
+        let shared = c.required_uint("shared_expert_intermediate_size")?;
         lines.extend([
             Line::new("moe", "shared_dim", shared, "").read_from("shared_expert_intermediate_size"),
             Line::new(
@@ -398,7 +398,7 @@ fn window(f: Family, c: &Config, layers: u64) -> Mapped<Vec<Line>> {
         ]
     };
     if matches!(f, Mistral | Mixtral) {
-        return Ok(match c.uint("sliding_window")? {
+        return Ok(match c.count("sliding_window")? {
             Some(w) => lines(w, &[true], "every layer"),
             None => Vec::new(),
         });
@@ -407,7 +407,7 @@ fn window(f: Family, c: &Config, layers: u64) -> Mapped<Vec<Line>> {
         return Ok(Vec::new());
     }
     // transformers drops the window when sliding_window is null, whatever the layers say.
-    let Some(w) = c.uint("sliding_window")? else {
+    let Some(w) = c.count("sliding_window")? else {
         return Ok(Vec::new());
     };
     // More layers than a model file may have are refused by its check, naming
