@@ -3,6 +3,7 @@
 
 use super::common::{
     elk, elk_json, elk_ok, envelope, results, scratch, small_instance, solve_to_file,
+    TWO_LLAMA_LAYERS,
 };
 use std::path::PathBuf;
 use std::time::Instant;
@@ -355,16 +356,12 @@ fn gap_says_when_its_bound_is_weaker_than_compares_and_how_to_get_it() {
     // finish in its 10 ms (a quarter: the MILP can build this instance), so the roofline is
     // the bound, and the note and footer say why and what gives compare's (no bound cache:
     // --no-cache).
-    let out = elk_ok(&[
-        "gap",
-        "--model",
-        "llama2-7b",
-        "--num-layers",
-        "2",
-        "--time-limit",
-        "0.04",
-        "--no-cache",
-    ]);
+    let args = [
+        &["gap"][..],
+        &TWO_LLAMA_LAYERS,
+        &["--time-limit", "0.04", "--no-cache"],
+    ];
+    let out = elk_ok(&args.concat());
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         text.contains("lower bound = ") && text.contains(" ms (roofline;"),
