@@ -1,6 +1,5 @@
 //! Subcommands: one file each under `cli/`.
 
-mod bound_cache;
 mod chip_choice;
 mod chips;
 mod compare_table;

@@ -630,8 +630,8 @@ def compare(
 ) -> CompareResult:
     """Every method side by side (``elk-opt compare --json``): every heuristic, the
     re-timed rows, Elk's Ideal, each with its gap to the certified bound: the roofline's, or
-    with ``bound="segment"`` the segment relaxation's where it is stronger (``--bound
-    segment``). ``layer_exact=SECONDS`` (``--layer-exact``) adds the ``layer`` section: layer
+    with ``bound="segment"`` the coupled segment LP's where it is stronger (``--bound
+    segment``; the bound :func:`gap` and the CLI's sweeps use, the same bits). ``layer_exact=SECONDS`` (``--layer-exact``) adds the ``layer`` section: layer
     0 of the same model solved by the MILP within SECONDS, every heuristic's gap there
     (:attr:`CompareResult.layer`). ``routing`` (``--routing``, with ``steps``, ``seed``,
     ``policies``) adds the ``moe`` section: an MoE model's load policies over sampled routing
@@ -869,9 +869,11 @@ def gap(
     """Every heuristic's gap to the exact optimum, or to the certified lower bound
     (``elk-opt gap --json``): the heuristics, then the exact backend warm-started from the
     best of them within ``time_limit`` seconds (hard: a worker process, killed 1 s after),
-    its schedule a row too. On a model too large for the backend, the segment relaxation
-    bounds it (``whole_model_bound``: ``lp``, ``milp``, ``off``) and the window search
-    improves the warm start (``window_search``). The keyword arguments of :func:`instance`
+    its schedule a row too. On a chain of two layers or more the coupled segment LP
+    (``compare(bound="segment")``'s bound, the same bits) is solved first with up to 90 % of
+    ``time_limit`` on a model too large for the backend (25 % beside it) and bounds every gap beside what the exact part proves; on a model too
+    large for the backend the window search then improves the warm start
+    (``window_search``; ``whole_model_bound``: ``lp``, ``milp``, ``off``). The keyword arguments of :func:`instance`
     apply, or ``model`` is an :class:`Instance`."""
     inst = model if isinstance(model, Instance) else instance(model, chip, batch, kv, **build)
     return inst.gap(

@@ -76,6 +76,9 @@ impl ExactChoice {
                 ],
             )?,
             window_search: self.window_search,
+            // Solved every time: the Python package keeps no bound cache (the bits are the
+            // same as the CLI's cached ones).
+            bound_cache: None,
         };
         settings.check().map_err(Failure::input)?;
         Ok(settings)
@@ -151,6 +154,12 @@ impl<'a> StepsTold<'a> {
                 exact,
                 exact,
                 &format!("{label}: {}", event.describe(self.inst)),
+            ),
+            GapStep::Warning { message } => crate::objects::report_progress(
+                self.progress,
+                exact,
+                exact,
+                &format!("warning: {message}"),
             ),
         }
     }

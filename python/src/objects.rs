@@ -457,16 +457,12 @@ impl NativeSchedule {
     }
 }
 
-/// The segment relaxation's LP bound of `inst`, as `compare --bound segment` computes it (the
-/// CLI keeps it in its bound cache; the bound it reads there is the one computed here); `None`
-/// when it does not apply.
+/// The coupled segment LP's bound of `inst`, as `compare --bound segment` computes it
+/// ([`elk_reports::bound::coupled_bound`], without the CLI's bound cache: the same bits);
+/// `None` when it does not apply or did not finish within 60 s.
 fn segment_bound(inst: &Instance) -> Result<Option<Cycles>, Failure> {
-    let opts = elk_solver::segments::SegmentOptions {
-        lp_only: true,
-        price_search: false,
-        ..elk_solver::segments::SegmentOptions::default()
-    };
-    let found = elk_solver::segments::segment_bound_with(inst, &opts, &|_| {})
+    use elk_reports::bound::{coupled_bound, COUPLED_LIMIT};
+    let found = coupled_bound(inst, COUPLED_LIMIT, None, &|_| {})
         .map_err(|e| Failure::runtime(e.to_string()))?;
-    Ok(found.map(|s| Cycles(s.bound_cycles)))
+    Ok(found.bound.map(|s| Cycles(s.bound_cycles)))
 }

@@ -15,6 +15,7 @@ use elk_model::chip::{ChipOverrides, ChipSpec, Topology};
 use elk_model::graph::Mode;
 use elk_model::plan::PlanCache;
 use elk_model::zoo::{ZooModel, ZooParams};
+use elk_solver::BoundSource;
 use elk_stage::instance::{Instance, LoadOrder, NamedOrder};
 use elk_stage::method::{Budget, Outcome, Verdict};
 use elk_stage::units::Cycles;
@@ -345,20 +346,14 @@ pub fn ideal_unreachable(chip: &ChipSpec) -> Option<String> {
     })
 }
 
-/// The certified lower bound of `inst`: the segment relaxation's LP bound (what `gap` and
-/// `compare --bound segment` use on a whole model), or the roofline's where it is stronger
-/// or the relaxation does not apply.
-pub fn certified_bound(inst: &Instance) -> elk_solver::Result<(Cycles, &'static str)> {
-    let roof = elk_solver::bounds::roofline(inst).best();
-    let opts = elk_solver::segments::SegmentOptions {
-        lp_only: true,
-        price_search: false,
-        ..elk_solver::segments::SegmentOptions::default()
-    };
-    Ok(match elk_solver::segments::segment_bound(inst, &opts)? {
-        Some(b) if Cycles(b.bound_cycles) > roof => (Cycles(b.bound_cycles), "segment relaxation"),
-        _ => (roof, "roofline"),
-    })
+/// The certified lower bound of `inst`: the coupled segment LP's (what `compare --bound
+/// segment` and `gap` use; [`crate::bound`]), read from or kept in the bound cache beside the
+/// plan cache, or the roofline's where it is stronger or the relaxation does not apply.
+pub fn certified_bound(inst: &Instance) -> elk_solver::Result<(Cycles, BoundSource)> {
+    use crate::bound::{certified, coupled_bound, BoundCache, COUPLED_LIMIT};
+    let cache = plan_cache().map(|c| BoundCache::beside(&c));
+    let found = coupled_bound(inst, COUPLED_LIMIT, cache.as_ref(), &|_| {})?;
+    Ok(certified(inst, found.bound.map(|b| Cycles(b.bound_cycles))))
 }
 
 /// Runs the cell on `model` and its variant of `chip`: every method of `methods` (or, with a
@@ -446,7 +441,7 @@ pub fn run_cell_with(
             Ok((b, source)) => {
                 let cell_bound = CellBound {
                     bound_ms: inst.ms(b),
-                    source: source.into(),
+                    source: source.to_string(),
                     min_ms: None,
                     max_ms: None,
                 };

@@ -16,7 +16,7 @@
 
 use elk_heuristics::ideal;
 use elk_sim::{Evaluation, Judged};
-use elk_solver::{Retimed, RETIME_SUFFIX};
+use elk_solver::{BoundSource, Retimed, RETIME_SUFFIX};
 use elk_stage::instance::Instance;
 use elk_stage::method::{Budget, Method, MethodError, Outcome, Solved};
 use elk_stage::schedule::Schedule;
@@ -344,7 +344,7 @@ pub struct CompareReport {
     /// The certified lower bound the rows' `gap_le_pct` is measured against, ms.
     pub bound_ms: f64,
     /// Which bound that is: `roofline` or `segment relaxation`.
-    pub bound_source: &'static str,
+    pub bound_source: BoundSource,
     /// The roofline bound, ms (equal to `bound_ms` when it is the source).
     pub roofline_bound_ms: f64,
     /// Every method's row: the heuristics, the re-timed rows, then Ideal.
@@ -356,8 +356,9 @@ pub struct CompareReport {
 
 /// Every heuristic of the registry, the re-timed rows of [`COMPARE_RETIMED`] and Elk's Ideal
 /// on `inst`, with each row's speedup over Basic, percent of Ideal and gap to the certified
-/// bound: the roofline's, or `segment` (the segment relaxation's bound, computed by the
-/// caller: `elk-opt compare --bound segment`) where it is stronger. What `elk-opt compare`
+/// bound: the roofline's, or `segment` (the coupled segment LP's bound of
+/// [`crate::bound::coupled_bound`], computed by the caller: `elk-opt compare --bound segment`)
+/// where it is stronger ([`crate::bound::certified`]). What `elk-opt compare`
 /// prints. `starting(k, n, name)` is called before row `k` (1-based) of the `n` method rows
 /// is computed, `starting(n + 1, n, "")` once they are done (a progress display).
 /// `no_timings` leaves the compile times out (`null`).
@@ -403,10 +404,7 @@ pub fn compare(
     let ideal_cycles = rows[rows.len() - 1].makespan_cycles;
     let basic = rows[0].makespan_cycles;
     let roof = elk_solver::bounds::roofline(inst);
-    let (bound, bound_source) = match segment {
-        Some(s) if s > roof.best() => (s, "segment relaxation"),
-        _ => (roof.best(), "roofline"),
-    };
+    let (bound, bound_source) = crate::bound::certified(inst, segment);
     let ideal_index = rows.len() - 1;
     for (i, r) in rows.iter_mut().enumerate() {
         if let Some(t) = r.makespan_cycles {

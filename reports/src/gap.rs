@@ -16,19 +16,26 @@
 //! assert!(report.rows.iter().all(|r| r.gap_pct.is_none_or(|g| g >= -1e-9)));
 //! ```
 
+use crate::bound::BoundCache;
 use crate::compare::{all_heuristics, Row};
 use elk_solver::lns::{LnsStop, LnsSummary};
 use elk_solver::milp::Linearisation;
+use elk_solver::segments::CoupledLp;
 use elk_solver::{
-    gap_pct, Backend, Bounds, Exact, ExactEvent, ExactOptions, ExactReport, ModelStats,
-    WholeModelBound, WholeModelSearch, WorkerCommand,
+    gap_pct, Backend, BoundSource, Bounds, Exact, ExactEvent, ExactOptions, ExactReport,
+    ModelStats, WholeModelBound, WholeModelSearch, WorkerCommand,
 };
 use elk_stage::instance::Instance;
 use elk_stage::method::{Budget, MethodError, StopReason, Verdict};
 use elk_stage::schedule::Schedule;
 use elk_stage::units::Cycles;
 use serde::Serialize;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+mod first_bound;
+
+use first_bound::{coupled_first, coupled_share};
+pub use first_bound::{CoupledStatus, COUPLED_SHARE_WHOLE_MODEL, COUPLED_SHARE_WITH_BACKEND};
 
 /// Seconds after the time limit before the worker is killed.
 pub const WORKER_GRACE: Duration = Duration::from_millis(1000);
@@ -53,6 +60,10 @@ pub struct ExactSettings {
     /// A model too large for the backend: improve the warm start by the window search (not
     /// `--no-window-search`).
     pub window_search: bool,
+    /// Where the coupled segment LP's bound is read and kept (the CLI's, beside its plan
+    /// cache; `None`: solved every time).
+    #[serde(skip)]
+    pub bound_cache: Option<BoundCache>,
 }
 
 impl ExactSettings {
@@ -68,6 +79,7 @@ impl ExactSettings {
             lp_bound: true,
             whole_model_bound: WholeModelBound::Lp,
             window_search: true,
+            bound_cache: None,
         }
     }
 
@@ -82,9 +94,14 @@ impl ExactSettings {
         Ok(())
     }
 
-    /// The exact method these settings describe, warm-started from `warm`, run in `worker`
-    /// (`None`: in this process).
-    fn method(&self, warm: Option<Schedule>, worker: Option<WorkerCommand>) -> Exact {
+    /// The exact method these settings describe, warm-started from `warm`, given the coupled
+    /// segment LP's bound `coupled`, run in `worker` (`None`: in this process).
+    fn method(
+        &self,
+        warm: Option<Schedule>,
+        coupled: CoupledLp,
+        worker: Option<WorkerCommand>,
+    ) -> Exact {
         Exact {
             options: ExactOptions {
                 backend: self.backend,
@@ -98,6 +115,7 @@ impl ExactSettings {
                 } else {
                     WholeModelSearch::Off
                 },
+                coupled,
             },
             worker,
         }
@@ -121,12 +139,18 @@ pub enum GapStep<'a> {
         /// `exact milp (limit 60 s)`.
         label: &'a str,
     },
-    /// The exact solve reported `event`.
+    /// The exact solve (or the coupled segment LP before it) reported `event`.
     Exact {
-        /// As in [`GapStep::Starting`].
+        /// As in [`GapStep::Starting`], or the coupled LP's.
         label: &'a str,
         /// What it reported.
         event: &'a ExactEvent,
+    },
+    /// Something the user should know that changes no result (the bound cache could not be
+    /// written), in one line.
+    Warning {
+        /// The line.
+        message: &'a str,
     },
 }
 
@@ -137,7 +161,7 @@ pub struct ExactSummary {
     /// The instance's name.
     pub instance: String,
     /// `milp` or `smt`.
-    pub backend: &'static str,
+    pub backend: Backend,
     /// The verdict.
     pub status: Verdict,
     /// Why it stopped.
@@ -151,7 +175,7 @@ pub struct ExactSummary {
     /// The best proven lower bound.
     pub lower_bound_cycles: Cycles,
     /// What proved it.
-    pub bound_source: String,
+    pub bound_source: BoundSource,
     /// 100·(makespan − bound)/bound.
     pub gap_pct: Option<f64>,
     /// Wall-clock seconds of the solve (`None` with `--no-timings`).
@@ -172,6 +196,9 @@ pub struct ExactSummary {
     /// The window search of a whole model (times left out with `--no-timings`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub search: Option<SearchJson>,
+    /// How the coupled segment LP's bound was had (the notes say it in words).
+    #[serde(skip)]
+    pub coupled: CoupledStatus,
 }
 
 /// What the window search did, times left out with `--no-timings`.
@@ -294,34 +321,49 @@ impl ExactSummary {
             self.stop,
             self.search.as_ref().map(|s| s.stop),
             self.gap_pct,
-            &bound_name(&self.bounds, &self.bound_source),
+            bound_name(&self.bounds, self.backend, self.bound_source),
         )
     }
 }
 
 /// Runs the exact backend described by `settings` on `inst` (in `worker`, with a hard limit,
 /// or in this process), warm-started from `warm`, through the same
-/// [`elk_stage::method::Method`] road as every method, its phases told to `progress`.
+/// [`elk_stage::method::Method`] road as every method, its phases told to `progress`. On a
+/// chain of layers the coupled segment LP comes first ([`COUPLED_SHARE_WHOLE_MODEL`],
+/// [`COUPLED_SHARE_WITH_BACKEND`]; from the bound
+/// cache when it holds it), so the exact part holds the bound every other command reports,
+/// a killed worker included.
 pub fn run_exact(
     inst: &Instance,
     settings: &ExactSettings,
     warm: Option<Schedule>,
     worker: Option<WorkerCommand>,
     progress: &dyn Fn(GapStep<'_>),
-) -> Result<ExactReport, MethodError> {
-    let exact = settings.method(warm, worker);
+) -> Result<(ExactReport, CoupledStatus), MethodError> {
+    let started = Instant::now();
+    let limit_s = settings.time_limit_s;
+    let first = coupled_first(inst, settings, warm.as_ref(), progress)?;
+    let floor_s = (1.0 - coupled_share(inst, settings)) * limit_s;
+    let left_s = (limit_s - started.elapsed().as_secs_f64()).max(floor_s);
+    let exact = settings.method(warm, first.given, worker);
     let label = format!(
         "exact {} (limit {} s)",
         exact.options.backend.name(),
         settings.time_limit_s
     );
     progress(GapStep::Starting { label: &label });
-    exact.report_with(inst, &Budget::seconds(settings.time_limit_s), &|e| {
+    let mut report = exact.report_with(inst, &Budget::seconds(left_s), &|e| {
         progress(GapStep::Exact {
             label: &label,
             event: e,
         })
-    })
+    })?;
+    if let Some(phase) = first.phase {
+        report.solve_s += phase.seconds;
+        report.phases.insert(0, phase);
+    }
+    report.notes.extend(first.note);
+    Ok((report, first.how))
 }
 
 /// Every heuristic on `inst` (their rows and the best schedule), each told to `progress`.
@@ -350,9 +392,9 @@ pub fn solve_exact(
         None
     };
     let warm_is = warm.as_ref().map(|s| (s.method.clone(), s.makespan_cycles));
-    let report = run_exact(inst, settings, warm, worker, progress)?;
+    let (report, coupled) = run_exact(inst, settings, warm, worker, progress)?;
     let warm_is = warm_is.as_ref().map(|(n, t)| (n.as_str(), *t));
-    let sum = summary(inst, &report, warm_is, no_timings);
+    let sum = summary(inst, &report, coupled, warm_is, no_timings);
     Ok((sum, report.schedule))
 }
 
@@ -393,7 +435,7 @@ fn what_ran(inst: &Instance, r: &ExactReport, warm: Option<(&str, Cycles)>) -> S
         StopReason::WarmStartMeetsBound => format!(
             "no {} ran: {warm} meets the {} bound, so it is optimal",
             r.backend.model_noun(),
-            bound_name(&r.bounds, &r.bound_source)
+            bound_name(&r.bounds, r.backend, r.bound_source)
         ),
         StopReason::Killed if elk_solver::too_large(inst, r.backend) => format!(
             "the whole-model search (segment relaxation, window search) overran its time limit and was killed; {}",
@@ -410,7 +452,7 @@ fn what_ran(inst: &Instance, r: &ExactReport, warm: Option<(&str, Cycles)>) -> S
         StopReason::Completed => format!("{backend}: completed"),
         StopReason::TimeLimit if r.status == Verdict::Optimal => format!(
             "{backend}: time limit, optimal (meets the {} bound){kept}",
-            bound_name(&r.bounds, &r.bound_source)
+            bound_name(&r.bounds, r.backend, r.bound_source)
         ),
         StopReason::TimeLimit => format!("{backend}: time limit{kept}"),
     }
@@ -436,19 +478,20 @@ fn exact_row_name(r: &ExactReport) -> Option<String> {
 fn summary(
     inst: &Instance,
     r: &ExactReport,
+    coupled: CoupledStatus,
     warm: Option<(&str, Cycles)>,
     no_timings: bool,
 ) -> ExactSummary {
     ExactSummary {
         instance: inst.name.clone(),
-        backend: r.backend.name(),
+        backend: r.backend,
         status: r.status,
         stop: r.stop,
         ran: what_ran(inst, r, warm),
         makespan_cycles: r.makespan_cycles,
         makespan_ms: r.makespan_cycles.map(|t| inst.ms(t)),
         lower_bound_cycles: r.lower_bound_cycles,
-        bound_source: r.bound_source.clone(),
+        bound_source: r.bound_source,
         gap_pct: r.gap_pct,
         solve_s: (!no_timings).then_some(r.solve_s),
         model: ModelJson::from(&r.model),
@@ -469,6 +512,7 @@ fn summary(
             .search
             .as_ref()
             .map(|s| SearchJson::new(inst, s, no_timings)),
+        coupled,
     }
 }
 
@@ -478,7 +522,7 @@ pub fn status_word(
     stop: StopReason,
     search: Option<LnsStop>,
     gap: Option<f64>,
-    bound: &str,
+    bound: BoundSource,
 ) -> String {
     let gap = gap.map_or("no schedule".into(), |g| format!("gap {g:.3} %"));
     match (s, stop) {
@@ -500,24 +544,14 @@ pub fn status_word(
     }
 }
 
-/// The bound that certified an optimum: its source, which after a proof reads "optimum", is
-/// then the best bound other than the schedule itself.
-pub fn bound_name(b: &Bounds, source: &str) -> String {
-    if source != "optimum" {
-        return source.to_string();
+/// The bound that certified an optimum: its source, which after a proof is
+/// [`BoundSource::Optimum`], is then the best bound other than the schedule itself
+/// (`backend`'s dual bound among them).
+pub fn bound_name(b: &Bounds, backend: Backend, source: BoundSource) -> BoundSource {
+    match source {
+        BoundSource::Optimum => b.best(backend).1,
+        other => other,
     }
-    let roof = b.roofline_best();
-    let candidates = [
-        (b.lp_cycles, "LP relaxation"),
-        (b.segment_cycles, "segment relaxation"),
-        (b.backend_cycles, "backend dual"),
-    ];
-    candidates
-        .iter()
-        .filter_map(|(v, name)| v.filter(|&v| v > roof).map(|v| (v, *name)))
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map_or("roofline", |(_, name)| name)
-        .to_string()
 }
 
 /// One row of `gap`.
@@ -592,7 +626,7 @@ pub fn gap_report(
     let warm = if settings.warm_start { best } else { None };
     let warm_is = warm.as_ref().map(|s| (s.method.clone(), s.makespan_cycles));
     let warm_is = warm_is.as_ref().map(|(n, t)| (n.as_str(), *t));
-    let report = run_exact(inst, settings, warm, worker, progress)?;
+    let (report, coupled) = run_exact(inst, settings, warm, worker, progress)?;
     let mut rows: Vec<GapRow> = heuristic_rows
         .into_iter()
         .map(|row| GapRow {
@@ -643,7 +677,7 @@ pub fn gap_report(
         instance: inst.name.clone(),
         reference: if certified { "optimum" } else { "lower bound" },
         reference_cycles: reference,
-        exact: summary(inst, &report, warm_is, no_timings),
+        exact: summary(inst, &report, coupled, warm_is, no_timings),
         rows,
         ideal_cycles: elk_heuristics::ideal(inst).cycles,
         schedule: report.schedule,
@@ -719,21 +753,24 @@ mod tests {
             StopReason::TimeLimit,
             None,
             Some(0.0),
-            &bound_name(&b, "optimum"),
+            bound_name(&b, Backend::Milp, BoundSource::Optimum),
         );
         assert_eq!(word, "optimal (meets the LP relaxation bound)");
         let roof = Bounds {
             prefix_cycles: Cycles(100.0),
             ..Bounds::default()
         };
-        assert_eq!(bound_name(&roof, "optimum"), "roofline");
+        assert_eq!(
+            bound_name(&roof, Backend::Milp, BoundSource::Optimum),
+            BoundSource::Roofline
+        );
         assert_eq!(
             status_word(
                 Verdict::Feasible,
                 StopReason::TimeLimit,
                 None,
                 Some(2.5),
-                "x"
+                BoundSource::Roofline
             ),
             "time limit (gap 2.500 %)"
         );
@@ -742,7 +779,7 @@ mod tests {
             StopReason::NotAttempted,
             None,
             Some(1.0),
-            "x"
+            BoundSource::Roofline
         )
         .starts_with("not attempted (model too large"));
     }

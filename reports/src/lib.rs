@@ -12,6 +12,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod bound;
 pub mod cell;
 pub mod compare;
 pub mod dominant;

@@ -521,7 +521,7 @@ fn step_bounds(
         .collect();
     let solved: Vec<(Cycles, &'static str)> = distinct
         .par_iter()
-        .map(|&i| crate::cell::certified_bound(&oracles[i]))
+        .map(|&i| crate::cell::certified_bound(&oracles[i]).map(|(c, s)| (c, s.name())))
         .collect::<elk_solver::Result<_>>()?;
     Ok(hashes
         .iter()

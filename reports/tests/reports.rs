@@ -17,6 +17,8 @@ mod figures;
 mod model_files;
 #[path = "reports/moe.rs"]
 mod moe;
+#[path = "reports/one_bound.rs"]
+mod one_bound;
 
 /// Cheap cells: BERT-base (12 layers) at two HBM bandwidths and two batches, Basic only.
 const TINY: &str = r#"figure = "vs-hbm"

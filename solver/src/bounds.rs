@@ -14,7 +14,7 @@
 
 use elk_stage::instance::Instance;
 use elk_stage::units::Cycles;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The roofline bounds.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -78,5 +78,81 @@ pub fn roofline(inst: &Instance) -> Roofline {
         hbm_cycles: inst.ops.iter().map(|o| o.hbm_cycles).sum(),
         exec_cycles: Cycles(total_exec),
         prefix_cycles: Cycles(prefix_best),
+    }
+}
+
+/// What proved a lower bound: the name every report prints beside it (`bound_source` in the
+/// JSON of `compare`, `gap`, `solve --exact` and the sweeps, as these strings).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum BoundSource {
+    /// [`roofline`]: HBM, execution and the best prefix.
+    #[serde(rename = "roofline")]
+    Roofline,
+    /// The whole instance's MILP relaxed to an LP.
+    #[serde(rename = "LP relaxation")]
+    LpRelaxation,
+    /// The segment relaxation ([`crate::segments`]): the coupled LP, or priced segments.
+    #[serde(rename = "segment relaxation")]
+    SegmentRelaxation,
+    /// HiGHS's dual bound.
+    #[serde(rename = "MILP dual bound")]
+    MilpDual,
+    /// The largest makespan z3 proved unsatisfiable.
+    #[serde(rename = "SMT unsat bound")]
+    SmtUnsat,
+    /// A worker killed at its hard limit: the best bound its progress told.
+    #[serde(rename = "the best bound the worker told before the kill")]
+    ToldBeforeKill,
+    /// A proven optimum: the makespan itself.
+    #[serde(rename = "optimum")]
+    Optimum,
+}
+
+impl BoundSource {
+    /// The name printed and written (the serde name).
+    pub fn name(self) -> &'static str {
+        match self {
+            BoundSource::Roofline => "roofline",
+            BoundSource::LpRelaxation => "LP relaxation",
+            BoundSource::SegmentRelaxation => "segment relaxation",
+            BoundSource::MilpDual => "MILP dual bound",
+            BoundSource::SmtUnsat => "SMT unsat bound",
+            BoundSource::ToldBeforeKill => "the best bound the worker told before the kill",
+            BoundSource::Optimum => "optimum",
+        }
+    }
+}
+
+impl std::fmt::Display for BoundSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl PartialEq<&str> for BoundSource {
+    fn eq(&self, other: &&str) -> bool {
+        self.name() == *other
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::BoundSource;
+
+    #[test]
+    fn a_bound_source_is_written_and_read_by_its_printed_name() {
+        for s in [
+            BoundSource::Roofline,
+            BoundSource::LpRelaxation,
+            BoundSource::SegmentRelaxation,
+            BoundSource::MilpDual,
+            BoundSource::SmtUnsat,
+            BoundSource::ToldBeforeKill,
+            BoundSource::Optimum,
+        ] {
+            let json = serde_json::to_string(&s).unwrap();
+            assert_eq!(json, format!("\"{s}\""));
+            assert_eq!(serde_json::from_str::<BoundSource>(&json).unwrap(), s);
+        }
     }
 }

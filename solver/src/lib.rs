@@ -38,6 +38,7 @@ pub mod segments;
 pub mod smt;
 mod tolerance;
 
+pub use bounds::BoundSource;
 pub use error::{Result, SolverError};
 pub use exact::worker;
 pub use exact::{

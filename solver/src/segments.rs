@@ -45,9 +45,35 @@ pub struct SegmentOptions {
     /// Wall-clock limit for all segment solves together.
     pub time_limit: Duration,
     /// With `prices` empty and `lp_only`: also search the best price after the coupled LP
-    /// (its options start the window search; the bound is the coupled LP's or better). When
-    /// false, the price search runs only if the coupled LP gives nothing.
+    /// (its options start the window search; the bound stays the coupled LP's). When false,
+    /// the price search runs only if the coupled LP gives nothing.
     pub price_search: bool,
+    /// The coupled LP (with `prices` empty): solved here, known already, or skipped.
+    pub coupled: CoupledLp,
+}
+
+/// The coupled LP's part in a segment bound: what a caller that dealt with it first says.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CoupledLp {
+    /// Solve it (with the time limit of the whole).
+    #[default]
+    Solve,
+    /// Its bound of this instance with these layers per segment, computed already (read
+    /// from a cache, or by the caller): used instead of solving the LP again.
+    Known(Cycles),
+    /// The caller's attempt ran out of time: not tried again, the price search is the bound.
+    Skip,
+}
+
+impl CoupledLp {
+    /// The bound, when known.
+    pub fn known(self) -> Option<Cycles> {
+        match self {
+            CoupledLp::Known(c) => Some(c),
+            _ => None,
+        }
+    }
 }
 
 impl Default for SegmentOptions {
@@ -58,6 +84,7 @@ impl Default for SegmentOptions {
             lp_only: false,
             time_limit: Duration::from_secs(60),
             price_search: true,
+            coupled: CoupledLp::Solve,
         }
     }
 }
@@ -344,23 +371,26 @@ pub fn segment_bound_with(
     let groups = groups(inst, &segs);
     // The coupled LP is at least the priced LPs' maximum (docs/exact.md) and takes seconds,
     // so it goes first; the price search still runs for its price (the window search's start).
-    let coupled = if opts.prices.is_empty() {
-        coupled::bound_of(inst, &segs, &groups, opts.time_limit)?.map(|c| c.bound_cycles)
-    } else {
-        None
+    let coupled = match (opts.coupled, opts.prices.is_empty()) {
+        (CoupledLp::Known(c), true) => Some(c.get()),
+        (CoupledLp::Solve, true) => {
+            coupled::bound_of(inst, &segs, &groups, opts.time_limit)?.map(|c| c.bound_cycles)
+        }
+        _ => None,
+    };
+    let found = |bound_cycles: f64, price: Option<f64>, prices: Vec<PricedBound>| SegmentBound {
+        bound_cycles,
+        coupled_cycles: coupled,
+        price,
+        segments: segs.len(),
+        distinct: groups.len(),
+        layers_per_segment: opts.layers_per_segment,
+        lp_only: opts.lp_only,
+        prices,
+        seconds: start.elapsed().as_secs_f64(),
     };
     if let (Some(c), false, true) = (coupled, opts.price_search, opts.lp_only) {
-        return Ok(Some(SegmentBound {
-            bound_cycles: c,
-            coupled_cycles: Some(c),
-            price: None,
-            segments: segs.len(),
-            distinct: groups.len(),
-            layers_per_segment: opts.layers_per_segment,
-            lp_only: true,
-            prices: Vec::new(),
-            seconds: start.elapsed().as_secs_f64(),
-        }));
+        return Ok(Some(found(c, None, Vec::new())));
     }
     let planned = if opts.prices.is_empty() {
         GOLDEN_STEPS
@@ -387,24 +417,21 @@ pub fn segment_bound_with(
         }
     }
     let prices = eval.tried;
-    let Some(best) = prices
+    let best = prices
         .iter()
         .copied()
-        .max_by(|a, b| a.bound_cycles.total_cmp(&b.bound_cycles))
-    else {
-        return Ok(None);
+        .max_by(|a, b| a.bound_cycles.total_cmp(&b.bound_cycles));
+    // With LPs the coupled LP is the bound whenever it was solved: no price can beat it (the
+    // theorem of docs/exact.md), and a price a tolerance above it would make this bound differ
+    // from the one `compare` and the sweeps report. MILP dual bounds may beat it.
+    let bound = match (coupled, best) {
+        (Some(c), _) if opts.lp_only => c,
+        (Some(c), Some(b)) => c.max(b.bound_cycles),
+        (Some(c), None) => c,
+        (None, Some(b)) => b.bound_cycles,
+        (None, None) => return Ok(None),
     };
-    Ok(Some(SegmentBound {
-        bound_cycles: coupled.map_or(best.bound_cycles, |c| c.max(best.bound_cycles)),
-        coupled_cycles: coupled,
-        price: Some(best.price),
-        segments: segs.len(),
-        distinct: groups.len(),
-        layers_per_segment: opts.layers_per_segment,
-        lp_only: opts.lp_only,
-        prices,
-        seconds: start.elapsed().as_secs_f64(),
-    }))
+    Ok(Some(found(bound, best.map(|b| b.price), prices)))
 }
 
 /// The options the segment relaxation picks at `price` for every operator of `inst`: each
@@ -634,6 +661,42 @@ mod tests {
         )
         .build()
         .unwrap()
+    }
+
+    #[test]
+    fn a_known_coupled_bound_is_the_bound_and_survives_a_price_search_out_of_time() {
+        let inst = layered();
+        let solved = coupled_segment_bound(&inst, 1, Duration::from_secs(60))
+            .unwrap()
+            .unwrap()
+            .bound_cycles;
+        // A value no LP here gives: were the LP solved again, its bound would show.
+        let known = 0.999 * solved;
+        let alone = SegmentOptions {
+            lp_only: true,
+            price_search: false,
+            coupled: CoupledLp::Known(Cycles(known)),
+            ..SegmentOptions::default()
+        };
+        let b = segment_bound(&inst, &alone).unwrap().unwrap();
+        assert_eq!((b.bound_cycles, b.coupled_cycles), (known, Some(known)));
+        assert_eq!((b.price, b.prices.len()), (None, 0));
+        // The price search for the window search's start: its price is reported, the bound
+        // stays the coupled LP's.
+        let searched = SegmentOptions {
+            price_search: true,
+            ..alone.clone()
+        };
+        let b = segment_bound(&inst, &searched).unwrap().unwrap();
+        assert_eq!(b.bound_cycles, known);
+        assert!(b.price.is_some() && !b.prices.is_empty(), "{b:?}");
+        // No time for a price: the coupled LP's bound is still the answer.
+        let no_time = SegmentOptions {
+            time_limit: Duration::ZERO,
+            ..searched
+        };
+        let b = segment_bound(&inst, &no_time).unwrap().unwrap();
+        assert_eq!((b.bound_cycles, b.price), (known, None));
     }
 
     #[test]

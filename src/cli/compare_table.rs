@@ -4,10 +4,12 @@
 
 use super::chip_choice::Chip;
 use super::method_rows::RETIME_LEGEND;
-use super::solve::{header, BoundChoice};
+use super::solve::header;
+use elk_reports::bound::{Coupled, COUPLED_LIMIT};
 use elk_reports::compare::CompareReport;
-use elk_solver::segments::SegmentBound;
+use elk_solver::BoundSource;
 use elk_stage::instance::Instance;
+use elk_stage::units::Cycles;
 
 /// The methods' table as CSV (every number in its unit's column, the bound on every row).
 pub fn print_csv(inst: &Instance, chip: Option<&Chip>, report: &CompareReport) {
@@ -154,16 +156,11 @@ fn ideal_pct_legend(report: &CompareReport) -> String {
     }
 }
 
-/// What the gaps are measured against (the segment relaxation or the roofline, with its
-/// parts) and how to get a stronger bound.
-pub fn print_bound(
-    inst: &Instance,
-    report: &CompareReport,
-    segment: Option<&SegmentBound>,
-    choice: BoundChoice,
-) {
+/// What the gaps are measured against (the coupled segment LP or the roofline, with its
+/// parts) and, when a stronger certified bound may exist, how to get it: `segment` is the
+/// coupled LP's result with `--bound segment`, `None` with `--bound roofline`.
+pub fn print_bound(inst: &Instance, report: &CompareReport, segment: Option<&Coupled>) {
     let roof = report.roofline;
-    let (bound_ms, bound_source) = (report.bound_ms, report.bound_source);
     let parts = format!(
         "HBM {:.4}, execution {:.4}, prefix {:.4} ms",
         inst.ms(roof.hbm_cycles),
@@ -171,12 +168,13 @@ pub fn print_bound(
         inst.ms(roof.prefix_cycles)
     );
     let prefix = "prefix: the best cut of the chain into a head, whose stages must hold the loads up to the cut (HBM or NoC time) or its executions, and a tail executed at full speed";
-    match segment {
-        Some(s) if bound_source == "segment relaxation" => {
+    let found = segment.and_then(|c| c.bound.as_ref());
+    match found {
+        Some(s) if report.bound_source == BoundSource::SegmentRelaxation => {
             let coupled = s.coupled_cycles.is_some_and(|c| c >= s.bound_cycles);
             println!(
                 "gap ≤ %: against the certified segment relaxation lower bound {:.4} ms ({}, {} segments; docs/exact.md, \"Whole models\"), so at least that close to the optimum",
-                bound_ms,
+                report.bound_ms,
                 if coupled {
                     "one LP over the distinct layers in which the load work moved across layer boundaries balances per NoC-per-HBM ratio"
                 } else {
@@ -184,32 +182,60 @@ pub fn print_bound(
                 },
                 s.segments
             );
-            if let Some(price) = s.price {
-                println!(
-                    "  the price search's best μ = {price:.3}: what one cycle of load work moved across a layer boundary costs in the relaxation{}",
-                    if coupled { " (the coupled LP is at least as tight)" } else { "" }
-                );
-            }
             println!(
                 "  the roofline bound is lower: {:.4} ms ({parts}); {prefix}",
                 inst.ms(roof.best())
             );
-            println!("  a stronger bound may come from `gap --whole-model-bound milp` (MILP dual bounds per segment, slower); `elk-opt gap` adds the window search's schedule as a row");
         }
         _ => {
-            println!(
-                "gap ≤ %: against the certified roofline lower bound {:.4} ms ({parts}), so at least that close to the optimum; {}",
-                bound_ms,
-                match choice {
-                    BoundChoice::Roofline =>
-                        "`--bound segment` or `elk-opt gap` tightens it (segment relaxation, docs/exact.md)",
-                    BoundChoice::Segment if segment.is_none() =>
-                        "the segment relaxation does not apply here (no repeated layers, or no price solved)",
-                    BoundChoice::Segment =>
-                        "the segment relaxation gives no more here; `elk-opt gap` may (MILP, window search)",
+            let why = match (segment, found) {
+                (Some(c), _) if c.unfinished => format!(
+                    "; the coupled segment LP did not finish within {} s",
+                    COUPLED_LIMIT.as_secs()
+                ),
+                (Some(_), Some(s)) => format!(
+                    "; the segment relaxation gives no more here ({:.4} ms)",
+                    inst.ms(Cycles(s.bound_cycles))
+                ),
+                (Some(_), None) => {
+                    "; the segment relaxation does not apply here (fewer than two layers)".into()
                 }
+                (None, _) => String::new(),
+            };
+            println!(
+                "gap ≤ %: against the certified roofline lower bound {:.4} ms ({parts}), so at least that close to the optimum{why}",
+                report.bound_ms,
             );
             println!("  {prefix}");
         }
     }
+    if let Some(hint) = stronger_bound(inst, segment) {
+        println!("  {hint}");
+    }
+}
+
+/// How a stronger certified bound than `compare`'s may be had, when one may: the coupled
+/// segment LP (`--bound segment`) where it was not asked for and applies, else `gap`'s exact
+/// part (the MILP's dual bound or an optimum on an instance it can build; segment MILP dual
+/// bounds on a model too large for it).
+fn stronger_bound(inst: &Instance, segment: Option<&Coupled>) -> Option<String> {
+    let layered = inst.layers().layers >= 2;
+    if segment.is_some_and(|c| c.unfinished) {
+        return Some(
+            "a stronger bound may come from the coupled segment LP with more time (it needs more than 60 s on a loaded host): `elk-opt gap --time-limit S` gives it 90 % of S and keeps it in the bound cache, where `--bound segment` then reads it"
+                .into(),
+        );
+    }
+    if layered && segment.is_none() {
+        return Some(
+            "a stronger bound may come from `--bound segment` (the coupled segment LP that `gap`, sweeps with `bound = true` and the main job use: seconds on a 7B–70B model, then kept in the bound cache; docs/exact.md, \"Whole models\")"
+                .into(),
+        );
+    }
+    if !elk_solver::too_large(inst, elk_solver::Backend::Milp) {
+        return Some("a stronger bound may come from `elk-opt gap` (the MILP: its dual bound, or the optimum; it adds its schedule as a row)".into());
+    }
+    layered.then(|| {
+        "a stronger bound may come from `elk-opt gap --whole-model-bound milp` (segment MILP dual bounds, minutes); `elk-opt gap` adds the window search's schedule as a row".into()
+    })
 }

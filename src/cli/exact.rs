@@ -7,8 +7,7 @@ use super::flags::Timings;
 use super::instance_source::{InstanceSource, SourceConfig};
 use super::progress::ExactProgress;
 use clap::Args;
-use elk_reports::gap::{ExactSettings, GapReport, GapStep, WORKER_GRACE};
-use elk_solver::lns::LnsStop;
+use elk_reports::gap::{CoupledStatus, ExactSettings, GapReport, GapStep, WORKER_GRACE};
 use elk_solver::milp::Linearisation;
 use elk_solver::RETIME_SUFFIX;
 use elk_solver::{gap_pct, Backend, WholeModelBound, WorkerCommand};
@@ -35,9 +34,11 @@ pub struct ExactFlags {
     /// Skip the LP-relaxation bound.
     #[arg(long)]
     no_lp_bound: bool,
-    /// For a model too large for the backend: bound it by the segment relaxation with one
-    /// LP per distinct layer (`lp`), one MILP dual bound per layer (`milp`), or not (`off`:
-    /// the roofline only). See docs/exact.md, "Whole models".
+    /// The segment relaxation's bound: the coupled LP (`lp`: the bound `compare --bound
+    /// segment` reports, solved first unless the bound cache holds it, with up to 90 % of
+    /// --time-limit on a model too large for the backend, 25 % beside it), the coupled LP and MILP dual bounds per distinct layer on a model too large
+    /// for the backend (`milp`: slower), or none (`off`: the roofline and the backend's own).
+    /// See docs/exact.md, "Whole models".
     #[arg(long, value_enum, default_value = "lp")]
     whole_model_bound: WholeModelBound,
     /// For a model too large for the backend: return the warm start as it is instead of
@@ -70,6 +71,7 @@ impl ExactFlags {
             lp_bound: !self.no_lp_bound,
             whole_model_bound: self.whole_model_bound,
             window_search: !self.no_window_search,
+            bound_cache: super::plan_cache::bounds(),
         };
         settings.check().map_err(super::flags::Usage)?;
         Ok(settings)
@@ -115,6 +117,7 @@ pub(super) fn show(progress: &ExactProgress, inst: &Instance, step: GapStep<'_>)
         GapStep::Heuristic { k, n, name } => progress.heuristic(k, n, name),
         GapStep::Starting { label } => progress.say(format!("{label}: starting the worker")),
         GapStep::Exact { label, event } => progress.exact(label, inst, event),
+        GapStep::Warning { message } => progress.warn(message),
     }
 }
 
@@ -150,7 +153,7 @@ pub fn solve(
         };
         return super::json::print_json("solve-exact", &config, &sum);
     }
-    println!("{} — exact ({})", inst.name, sum.backend);
+    println!("{} — exact ({})", inst.name, sum.backend.name());
     println!("status: {}", sum.status_word());
     match (sum.makespan_cycles, sum.makespan_ms) {
         (Some(c), Some(ms)) => println!("makespan: {c} = {ms:.6} ms (simulated)"),
@@ -253,7 +256,7 @@ pub fn gap(a: GapArgs) -> anyhow::Result<()> {
         print_gap_csv(&inst, loaded.chip.as_ref(), &out);
     } else {
         println!("{}", super::solve::header(&inst, loaded.chip.as_ref()));
-        print_gap(&inst, &out, "--time-limit");
+        print_gap(&inst, &out, "--time-limit", settings.whole_model_bound);
         if let (Some(path), Some(_)) = (&a.output, &out.schedule) {
             println!("schedule: written to {}", path.display());
         }
@@ -298,7 +301,7 @@ fn print_gap_csv(inst: &Instance, chip: Option<&super::chip_choice::Chip>, out: 
                 (!r.reference_is_optimum).to_string(),
                 out.reference.to_string(),
                 num(Some(reference_ms)),
-                out.exact.bound_source.clone(),
+                out.exact.bound_source.to_string(),
                 num(r.compile_s),
                 r.status.clone().unwrap_or_default(),
             ]);
@@ -323,8 +326,14 @@ fn print_gap_csv(inst: &Instance, chip: Option<&super::chip_choice::Chip>, out: 
     );
 }
 
-/// The body of `gap`'s table: the reference, every row with its gap, Ideal, the legend.
-pub(super) fn print_gap(inst: &Instance, out: &GapReport, limit_flag: &str) {
+/// The body of `gap`'s table: the reference, every row with its gap, Ideal, the legends and
+/// how a stronger bound may be had (`limit_flag` and `whole_model_bound`: what ran it).
+pub(super) fn print_gap(
+    inst: &Instance,
+    out: &GapReport,
+    limit_flag: &str,
+    whole_model_bound: WholeModelBound,
+) {
     let reference = out.reference_cycles;
     println!(
         "reference: {} = {} = {:.6} ms ({}; exact status {})",
@@ -389,36 +398,51 @@ pub(super) fn print_gap(inst: &Instance, out: &GapReport, limit_flag: &str) {
     for n in &segment_notes {
         println!("{n}");
     }
-    if out.exact.bounds.segment_cycles.is_some() {
+    if segment_notes.iter().any(|n| n.contains("μ = ")) {
         println!("μ: the price the segment relaxation puts on one cycle of load work moved across a layer boundary; every price gives a valid bound and the best is kept (docs/exact.md, \"Whole models\")");
     }
-    if segment_notes.iter().any(|n| n.contains("coupled by ν")) {
+    if out.exact.coupled == CoupledStatus::Held {
         println!("ν: NoC cycles per HBM cycle of a load's option; the coupled LP balances the load work moved across layer boundaries per ν instead of pricing it, so it is at least as tight as every μ (docs/exact.md, \"The coupled relaxation\")");
     }
-    if let Some(hint) = stronger_bound(out, limit_flag) {
+    if let Some(hint) = stronger_bound(inst, out, limit_flag, whole_model_bound) {
         println!("{hint}");
     }
 }
 
-/// Where a stronger reference than `out`'s would come from, when one may exist: the line
-/// under `gap`'s table that says a proven lower bound is not the last word.
-fn stronger_bound(out: &GapReport, limit_flag: &str) -> Option<String> {
+/// How a stronger reference than `out`'s may be had, when one may: the line under `gap`'s
+/// table that says a proven lower bound is not the last word. Each way named is one that can
+/// raise the bound (a longer search of a whole model only improves the schedule).
+fn stronger_bound(
+    inst: &Instance,
+    out: &GapReport,
+    limit_flag: &str,
+    whole_model_bound: WholeModelBound,
+) -> Option<String> {
     let e = &out.exact;
-    if out.reference == "optimum" {
+    if out.reference_is_optimum() {
         return None;
     }
-    let time_limited = e.stop.time_limited()
-        || e.search
-            .as_ref()
-            .is_some_and(|s| s.stop == LnsStop::TimeLimit);
-    let mut ways = Vec::new();
-    // Only the segment relaxation's LP flavour is cheap enough to be the default.
-    if e.bound_source == "segment relaxation" && e.notes.iter().any(|n| n.contains(", LP each,")) {
-        ways.push("`--whole-model-bound milp` (MILP dual bounds per segment, slower)");
+    let whole_model = elk_solver::too_large(inst, e.backend);
+    let layered = inst.layers().layers >= 2;
+    let mut ways: Vec<String> = Vec::new();
+    if let CoupledStatus::Unfinished { .. } = e.coupled {
+        ways.push(format!(
+            "a longer {limit_flag} (the coupled segment LP did not finish within its share)"
+        ));
+    } else if !whole_model && e.stop.time_limited() {
+        ways.push(format!(
+            "a longer {limit_flag} (the {} may prove more)",
+            e.backend.model_noun()
+        ));
     }
-    let longer = format!("a longer {limit_flag}");
-    if time_limited {
-        ways.push(&longer);
+    match whole_model_bound {
+        WholeModelBound::Off if layered => {
+            ways.push("`--whole-model-bound lp` (the coupled segment LP)".into())
+        }
+        WholeModelBound::Lp if whole_model && layered => {
+            ways.push("`--whole-model-bound milp` (segment MILP dual bounds, slower)".into())
+        }
+        _ => {}
     }
     (!ways.is_empty()).then(|| {
         format!(

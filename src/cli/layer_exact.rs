@@ -11,6 +11,7 @@ use super::instance_source::Loaded;
 use super::progress::ExactProgress;
 use elk_model::build::{cut_instance, OpRange};
 use elk_reports::gap::{LayerSection, LAYER};
+use elk_solver::WholeModelBound;
 use elk_stage::instance::Instance;
 
 /// Cuts the layer out of `loaded` (a whole model built from its graph), solves it and
@@ -71,7 +72,8 @@ pub(super) fn print(layer: &Instance, s: &LayerSection, whole: &[elk_reports::co
             LAYER + 1,
         );
     }
-    print_gap(layer, &s.gap, "--layer-exact");
+    // The layer's solve has `milp_within`'s settings: the segment LP (nothing to cut here).
+    print_gap(layer, &s.gap, "--layer-exact", WholeModelBound::Lp);
     if let Some(why) = elk_reports::layer_ranking::note(whole, &s.gap.rows) {
         println!("{why}");
     }

@@ -24,6 +24,11 @@ pub fn get() -> Option<PlanCache> {
     CHOICE.get().cloned().flatten()
 }
 
+/// The bound cache beside the plan cache chosen, if any.
+pub fn bounds() -> Option<elk_reports::bound::BoundCache> {
+    get().map(|c| elk_reports::bound::BoundCache::beside(&c))
+}
+
 /// Warns on stderr when the cache could not be written (the results are unaffected).
 pub fn warn_on_write_error(stats: &CacheStats) {
     if let Some(e) = &stats.write_error {

@@ -66,6 +66,11 @@ impl ExactProgress {
         self.pb.force_draw();
     }
 
+    /// Prints `message` as a warning on stderr, above the spinner.
+    pub fn warn(&self, message: &str) {
+        self.pb.suspend(|| eprintln!("warning: {message}"));
+    }
+
     /// Shows `message` (before the first event arrives).
     pub fn say(&self, message: String) {
         self.pb.set_message(message);

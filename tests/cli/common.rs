@@ -156,6 +156,10 @@ pub fn small_instance_args<'a>(model: &'a str, ops: &'a str, out: &'a str) -> [&
     ]
 }
 
+/// Two Llama2-7B layers (decode B32 KV2048 on ipu-pod4): a chain the MILP can build whose
+/// coupled segment LP (≈ 2 s of one core) beats the roofline.
+pub const TWO_LLAMA_LAYERS: [&str; 4] = ["--model", "llama2-7b", "--num-layers", "2"];
+
 /// A small whole model: one BERT layer between its embeddings and head, decode B1 KV128.
 pub const SMALL_MODEL: [&str; 8] = [
     "--model",

@@ -3,6 +3,7 @@
 
 use super::common::{
     elk, elk_json, elk_ok, envelope, results, scratch, small_instance, solve_to_file,
+    TWO_LLAMA_LAYERS,
 };
 use std::path::PathBuf;
 use std::time::Instant;
@@ -346,5 +347,34 @@ fn a_whole_model_is_improved_by_the_window_search_and_the_simulator_agrees() {
             || (stdout.contains("worker killed")
                 && stdout.contains("the last incumbent the worker told")),
         "{stdout}"
+    );
+}
+
+#[test]
+fn gap_says_when_its_bound_is_weaker_than_compares_and_how_to_get_it() {
+    // Two Llama2-7B layers in 40 ms: the coupled segment LP (≈ 2 s of one core) cannot
+    // finish in its 10 ms (a quarter: the MILP can build this instance), so the roofline is
+    // the bound, and the note and footer say why and what gives compare's (no bound cache:
+    // --no-cache).
+    let args = [
+        &["gap"][..],
+        &TWO_LLAMA_LAYERS,
+        &["--time-limit", "0.04", "--no-cache"],
+    ];
+    let out = elk_ok(&args.concat());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("lower bound = ") && text.contains(" ms (roofline;"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "segment relaxation: the coupled LP did not finish within 0.010 s (25 % of the time limit): the bound is weaker than `compare --bound segment`'s; raise --time-limit\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("a stronger bound may exist: the roofline bound is the best proven within this run; try a longer --time-limit (the coupled segment LP did not finish within its share)"),
+        "{text}"
     );
 }

@@ -4,7 +4,7 @@
 //! bytes either way. The terminal is a pseudo-terminal from util-linux's `script` (in
 //! Debian's essential `bsdutils`).
 
-use super::common::{elk, elk_ok, scratch, small_instance};
+use super::common::{elk, elk_ok, scratch, small_instance, TWO_LLAMA_LAYERS};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -119,6 +119,25 @@ fn gap_on_a_terminal_shows_each_heuristic_and_each_exact_phase() {
     let piped = elk(&args);
     assert!(piped.status.success());
     only_warnings(&piped.stderr);
+}
+
+#[test]
+fn gap_on_a_chain_of_layers_shows_the_coupled_segment_lp_first() {
+    // Two Llama2-7B layers, which the MILP can build: the coupled LP comes first with a
+    // quarter of the limit, and the spinner says so with its limit (then the MILP's phases).
+    let args = [
+        &["gap"][..],
+        &TWO_LLAMA_LAYERS,
+        &["--time-limit", "4", "--no-cache"],
+    ];
+    let shown = on_terminal(&args.concat(), &temp("gap-coupled-terminal.txt"));
+    showed(
+        &shown,
+        &[
+            "segment relaxation: the coupled LP (limit 1.0 s) · incumbent ",
+            "exact milp (limit 4 s): ",
+        ],
+    );
 }
 
 #[test]

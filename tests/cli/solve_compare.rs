@@ -388,16 +388,15 @@ fn solve_without_a_schedule_fails_and_writes_nothing() {
 #[test]
 fn compare_bound_segment_measures_every_gap_against_the_segment_relaxation() {
     // Three Llama2-13B layers at 8 TB/s: the segment relaxation beats the roofline.
-    let model = [
-        "compare",
+    let point = [
         "--model",
         "llama2-13b",
         "--num-layers",
         "3",
         "--hbm-tbps",
         "8",
-        "--no-timings",
     ];
+    let model = [&["compare"][..], &point, &["--no-timings"]].concat();
     let j = elk_json(&[&model[..], &["--bound", "segment", "--json"]].concat());
     assert_eq!(j["bound_source"], "segment relaxation", "{j}");
     let (bound, roof) = (
@@ -421,6 +420,11 @@ fn compare_bound_segment_measures_every_gap_against_the_segment_relaxation() {
     let plain = elk_json(&[&model[..], &["--json"]].concat());
     assert_eq!(plain["bound_source"], "roofline");
     assert_eq!(plain["bound_ms"], plain["roofline_bound_ms"]);
+    let plain = String::from_utf8(elk_ok(&model).stdout).unwrap();
+    assert!(
+        plain.contains("a stronger bound may come from `--bound segment` (the coupled segment LP"),
+        "{plain}"
+    );
     let text =
         String::from_utf8(elk_ok(&[&model[..], &["--bound", "segment"]].concat()).stdout).unwrap();
     assert!(
@@ -445,6 +449,29 @@ fn compare_bound_segment_measures_every_gap_against_the_segment_relaxation() {
     let entries: Vec<_> = std::fs::read_dir(&bounds).unwrap().flatten().collect();
     assert_eq!(entries.len(), 1, "one bound kept");
     assert_eq!(body(elk_env(&args, &env)), first);
+    // `gap` on the same model reads that entry (its first phase says so), so its bound is
+    // compare's to the bit, with no time spent on the LP.
+    let gap = [
+        &["gap"][..],
+        &point,
+        &["--time-limit", "2", "--no-lp-bound", "--json"],
+    ]
+    .concat();
+    let g = results(&elk_env(&gap, &env).stdout);
+    assert_eq!(
+        g["exact"]["phases"][0]["what"],
+        "segment relaxation, the coupled LP (read from the bound cache)",
+        "{g}"
+    );
+    let row = &g["rows"][0];
+    let ms_per_cycle =
+        row["makespan_ms"].as_f64().unwrap() / row["makespan_cycles"].as_f64().unwrap();
+    let held = g["exact"]["bounds"]["segment_cycles"].as_f64().unwrap() * ms_per_cycle;
+    assert!(
+        (held - bound).abs() <= 1e-9 * bound,
+        "gap {held} vs compare {bound} ms"
+    );
+    assert!(g["reference_cycles"].as_f64().unwrap() * ms_per_cycle >= bound * (1.0 - 1e-12));
     std::fs::write(entries[0].path(), "{\"format\": \"elk-bound/1\"").unwrap();
     assert_eq!(body(elk_env(&args, &env)), first);
     assert_eq!(first, text.split_once('\n').unwrap().1);

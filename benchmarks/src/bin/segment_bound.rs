@@ -27,6 +27,7 @@ fn main() {
             value("--time-limit").map_or(600.0, |v| v.parse().unwrap()),
         ),
         price_search: true,
+        coupled: elk_solver::segments::CoupledLp::Solve,
     };
     let roof = elk_solver::bounds::roofline(&inst).best().get();
     println!(

@@ -3,6 +3,7 @@
 //! warm start when it is better, take the best bound, promote a schedule that meets it to
 //! optimal, and assemble the report.
 
+use crate::bounds::BoundSource;
 use crate::error::{Result, SolverError};
 use crate::exact::backend::{judge, BackendResult};
 use crate::exact::solve::Solve;
@@ -166,18 +167,9 @@ fn best_bound(
     backend: Backend,
     settled: &mut Settled,
     notes: &mut Vec<String>,
-) -> (f64, String) {
-    let (mut lower, mut source) = (bounds.roofline_best().get(), "roofline".to_string());
-    for (v, name) in [
-        (bounds.lp_cycles, "LP relaxation"),
-        (bounds.segment_cycles, "segment relaxation"),
-        (bounds.backend_cycles, backend.bound_name()),
-    ] {
-        if let Some(v) = v.map(Cycles::get).filter(|&v| v > lower) {
-            lower = v;
-            source = name.into();
-        }
-    }
+) -> (f64, BoundSource) {
+    let (lower, mut source) = bounds.best(backend);
+    let mut lower = lower.get();
     if settled.status == Verdict::Feasible
         && settled
             .makespan
@@ -189,7 +181,7 @@ fn best_bound(
     if settled.status == Verdict::Optimal {
         if let Some(t) = settled.makespan {
             lower = t;
-            source = "optimum".into();
+            source = BoundSource::Optimum;
         }
     }
     (lower, source)

@@ -1,7 +1,9 @@
 //! What an exact solve is asked to do: the backend, its settings, and how a model too
 //! large for the backend is handled instead (bound and search).
 
+use crate::bounds::BoundSource;
 use crate::milp::Linearisation;
+use crate::segments::CoupledLp;
 use elk_stage::instance::Instance;
 use elk_stage::schedule::Schedule;
 use serde::{Deserialize, Serialize};
@@ -58,11 +60,11 @@ impl Backend {
         }
     }
 
-    /// What the backend's proven lower bound is called in reports.
-    pub fn bound_name(self) -> &'static str {
+    /// What the backend's proven lower bound is.
+    pub fn dual_bound(self) -> BoundSource {
         match self {
-            Backend::Milp => "MILP dual bound",
-            Backend::Smt => "SMT unsat bound",
+            Backend::Milp => BoundSource::MilpDual,
+            Backend::Smt => BoundSource::SmtUnsat,
         }
     }
 }
@@ -91,6 +93,14 @@ pub struct ExactOptions {
     /// window search ([`crate::lns`]).
     #[serde(default)]
     pub whole_model_search: WholeModelSearch,
+    /// The coupled segment relaxation LP ([`crate::segments::coupled_segment_bound`], one
+    /// layer per segment) of a model too large for the backend: solved on the whole-model
+    /// road (`solve`), or dealt with by the caller first (`elk-opt gap` reads it from the
+    /// bound cache or solves it before the worker starts, so a kill cannot lose it): a
+    /// `known` bound holds from the solve's start, on any road, and is never solved again; a
+    /// `skip`ped one (the caller ran out of time) is not tried again.
+    #[serde(default)]
+    pub coupled: CoupledLp,
 }
 
 /// What improves the schedule of a model too large for the exact backends.

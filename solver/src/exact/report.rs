@@ -2,7 +2,7 @@
 //! bound computed and the best of them, the model's size and the time of each phase; and
 //! the same as a [`Solved`], the one result type every method returns.
 
-use crate::bounds::{roofline, Roofline};
+use crate::bounds::{roofline, BoundSource, Roofline};
 use crate::exact::Backend;
 use crate::lns::LnsSummary;
 use elk_stage::instance::Instance;
@@ -47,6 +47,22 @@ impl Bounds {
             .max(self.hbm_cycles)
             .max(self.exec_cycles)
     }
+
+    /// The strongest bound and what proved it, `backend_cycles` being `backend`'s dual bound
+    /// (on a tie the cheaper proof is named: roofline, LP relaxation, segment relaxation).
+    pub fn best(&self, backend: Backend) -> (Cycles, BoundSource) {
+        let mut best = (self.roofline_best(), BoundSource::Roofline);
+        for (v, source) in [
+            (self.lp_cycles, BoundSource::LpRelaxation),
+            (self.segment_cycles, BoundSource::SegmentRelaxation),
+            (self.backend_cycles, backend.dual_bound()),
+        ] {
+            if let Some(v) = v.filter(|&v| v > best.0) {
+                best = (v, source);
+            }
+        }
+        best
+    }
 }
 
 /// Model size in the backend's terms.
@@ -81,7 +97,7 @@ pub struct ExactReport {
     /// The best certified lower bound.
     pub lower_bound_cycles: Cycles,
     /// Which bound that is.
-    pub bound_source: String,
+    pub bound_source: BoundSource,
     /// All bounds computed.
     pub bounds: Bounds,
     /// 100·(makespan − bound)/bound.

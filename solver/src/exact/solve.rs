@@ -47,6 +47,15 @@ pub(crate) fn solve(
     run.finish(result)
 }
 
+/// The note that names the coupled segment relaxation's bound (given or solved): the same
+/// words either way, so a bound read from a cache prints what solving it would.
+pub(crate) fn coupled_note(inst: &Instance, coupled: Cycles) -> String {
+    format!(
+        "segment relaxation coupled by ν (one LP, the prices' constraints kept): {:.4} ms",
+        inst.ms(coupled)
+    )
+}
+
 /// What a solve has gathered so far.
 pub(crate) struct Solve<'a> {
     pub(super) inst: &'a Instance,
@@ -96,10 +105,18 @@ impl<'a> Solve<'a> {
             opts,
             on,
             started,
-            bounds: Bounds::roofline(inst),
+            bounds: Bounds {
+                segment_cycles: opts.coupled.known(),
+                ..Bounds::roofline(inst)
+            },
             told: Cell::new(warm.as_ref().map_or(f64::INFINITY, |w| w.1)),
             warm,
-            notes: Vec::new(),
+            notes: opts
+                .coupled
+                .known()
+                .map(|c| coupled_note(inst, c))
+                .into_iter()
+                .collect(),
             phases: Vec::new(),
         }
     }

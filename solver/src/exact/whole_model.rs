@@ -5,10 +5,10 @@
 
 use crate::error::Result;
 use crate::exact::backend::BackendResult;
-use crate::exact::solve::Solve;
+use crate::exact::solve::{coupled_note, Solve};
 use crate::exact::{ExactEvent, ExactReport, Phase, WholeModelBound, WholeModelSearch};
 use crate::lns::{improve_from_starts, LnsOptions, LnsStep, LnsStop, LnsSummary};
-use crate::segments::{segment_bound_with, PricedBound, SegmentOptions, SegmentStep};
+use crate::segments::{segment_bound_with, CoupledLp, PricedBound, SegmentOptions, SegmentStep};
 use elk_stage::instance::Instance;
 use elk_stage::method::StopReason;
 use elk_stage::units::Cycles;
@@ -21,7 +21,7 @@ impl Solve<'_> {
         self.too_large_note();
         let searching =
             self.opts.whole_model_search == WholeModelSearch::Window && self.warm.is_some();
-        let price = self.whole_model_bound(if searching { 0.5 } else { 0.9 })?;
+        let price = self.whole_model_bound(searching)?;
         let search = if searching {
             self.window_search(price)?
         } else {
@@ -40,22 +40,29 @@ impl Solve<'_> {
         Ok(r)
     }
 
-    /// The segment relaxation's bound for an instance too large for the backend, with what is
-    /// left of the time limit (60 s without one), recorded in `self.bounds` with a note; the
-    /// best price when there is one.
-    fn whole_model_bound(&mut self, share: f64) -> Result<Option<f64>> {
+    /// The segment relaxation's bound for an instance too large for the backend, recorded in
+    /// `self.bounds` with notes, and the best price when one was searched. The coupled LP
+    /// is the bound; given in the options, it is not solved again. With LPs the price search
+    /// only finds the window search's start (no price beats the coupled LP), so it runs when
+    /// the search follows (`searching`) or the coupled LP gave nothing; with MILP dual bounds
+    /// it may beat the LP, so it runs. All of it gets a share of what is left of the time
+    /// limit (60 s without one): half when the window search follows, else nine tenths (a
+    /// tenth is kept for the report, so a hard-limit kill never loses the bound).
+    fn whole_model_bound(&mut self, searching: bool) -> Result<Option<f64>> {
         let (inst, opts) = (self.inst, self.opts);
         if opts.whole_model == WholeModelBound::Off {
             return Ok(None);
         }
-        // `share` of what is left: at most 0.9, leaving a tenth for the report, so a hard-limit
-        // kill never loses the bound; half when the window search follows.
+        let share = if searching { 0.5 } else { 0.9 };
         let time_limit = self
             .remaining()
             .map_or(Duration::from_secs(60), |r| r.mul_f64(share));
+        let lp_only = opts.whole_model == WholeModelBound::Lp;
         let seg_opts = SegmentOptions {
-            lp_only: opts.whole_model == WholeModelBound::Lp,
+            lp_only,
             time_limit,
+            price_search: searching || !lp_only,
+            coupled: opts.coupled,
             ..SegmentOptions::default()
         };
         self.phase("segment relaxation");
@@ -80,27 +87,32 @@ impl Solve<'_> {
                         .map(|p| format!(", best price μ = {p:.3}"))
                         .unwrap_or_default()
                 ));
-                let (note, steps) = improvements(inst, &b.prices);
-                self.notes.push(note);
-                if let Some(c) = b.coupled_cycles {
-                    self.notes.push(format!(
-                        "segment relaxation coupled by ν (one LP, the prices' constraints kept): {:.4} ms",
-                        inst.ms(Cycles(c))
-                    ));
-                }
                 self.phases.push(Phase {
                     what: "segment relaxation".into(),
                     seconds: b.seconds,
                 });
-                self.phases.extend(steps);
+                if !b.prices.is_empty() {
+                    let (note, steps) = improvements(inst, &b.prices);
+                    self.notes.push(note);
+                    self.phases.extend(steps);
+                }
+                // A given coupled bound was noted when the solve started.
+                if let (Some(c), None) = (b.coupled_cycles, opts.coupled.known()) {
+                    self.notes.push(coupled_note(inst, Cycles(c)));
+                }
                 self.bounds.segment_cycles = Some(Cycles(b.bound_cycles));
             }
             None if inst.layers().layers < 2 => self.notes.push(
                 "segment relaxation: not applicable (no repeated layers to cut the chain at)".into(),
             ),
             None => self.notes.push(format!(
-                "segment relaxation: no price solved within its share of the time limit ({}); raise --time-limit",
-                if share < 0.9 { "half of it" } else { "nine tenths" }
+                "segment relaxation: {} within its share of the time limit ({}); raise --time-limit",
+                if opts.coupled == CoupledLp::Skip {
+                    "no price solved"
+                } else {
+                    "neither the coupled LP nor a price solved"
+                },
+                if searching { "half of it" } else { "nine tenths" }
             )),
         }
         Ok(found.and_then(|b| b.price))

@@ -117,13 +117,9 @@ impl Supervised {
     pub fn into_report(self, instance: &Instance, options: &ExactOptions) -> ExactReport {
         match self {
             Supervised::Finished(report) => *report,
-            Supervised::Killed { after_s, told } => killed::after_kill(
-                instance,
-                options.backend,
-                options.warm_start.clone(),
-                told,
-                after_s,
-            ),
+            Supervised::Killed { after_s, told } => {
+                killed::after_kill(instance, options, told, after_s)
+            }
         }
     }
 }

@@ -2,22 +2,28 @@
 //! last incumbent, the best bound), judged again here, never anything it had not.
 
 use super::Told;
-use crate::exact::{gap_pct, too_large, Backend, Bounds, ExactReport, ModelStats, Phase};
+use crate::bounds::BoundSource;
+use crate::exact::solve::coupled_note;
+use crate::exact::{gap_pct, too_large, Bounds, ExactOptions, ExactReport, ModelStats, Phase};
 use crate::tolerance::meets_bound;
 use elk_stage::instance::Instance;
 use elk_stage::method::{StopReason, Verdict};
 use elk_stage::schedule::Schedule;
 
-/// What is known without the worker: `warm` (if any) judged by the simulator, and the
-/// roofline bound.
+/// What is known without the worker: `warm` (if any) judged by the simulator, the roofline
+/// bound and the coupled segment bound the worker was given.
 fn killed_with(
     inst: &Instance,
-    backend: Backend,
+    options: &ExactOptions,
     warm: Option<Schedule>,
     seconds: f64,
 ) -> ExactReport {
-    let bounds = Bounds::roofline(inst);
-    let lower = bounds.roofline_best();
+    let backend = options.backend;
+    let bounds = Bounds {
+        segment_cycles: options.coupled.known(),
+        ..Bounds::roofline(inst)
+    };
+    let (lower, source) = bounds.best(backend);
     let makespan = warm
         .as_ref()
         .and_then(|s| elk_sim::judged_makespan(inst, s).ok());
@@ -53,12 +59,14 @@ fn killed_with(
         makespan_cycles: makespan,
         objective_cycles: None,
         lower_bound_cycles: lower,
-        bound_source: "roofline".into(),
+        bound_source: source,
         bounds,
         gap_pct: makespan.and_then(|t| gap_pct(t, lower)),
         solve_s: seconds,
         model: ModelStats::default(),
-        notes: vec![what],
+        notes: std::iter::once(what)
+            .chain(options.coupled.known().map(|c| coupled_note(inst, c)))
+            .collect(),
         phases: vec![Phase {
             what: "killed worker".into(),
             seconds,
@@ -72,11 +80,11 @@ fn killed_with(
 /// is not used), and the best of the roofline and the bounds it told.
 pub(crate) fn after_kill(
     inst: &Instance,
-    backend: Backend,
-    warm: Option<Schedule>,
+    options: &ExactOptions,
     told: Told,
     seconds: f64,
 ) -> ExactReport {
+    let warm = options.warm_start.clone();
     let judged = |s: &Schedule| elk_sim::judged_makespan(inst, s).ok();
     let warm_t = warm.as_ref().and_then(judged);
     let found = told
@@ -85,7 +93,7 @@ pub(crate) fn after_kill(
         .filter(|(_, t)| warm_t.is_none_or(|w| *t < w));
     let from_progress = found.is_some();
     let start = found.map(|(s, _)| *s).or(warm);
-    let mut report = killed_with(inst, backend, start, seconds);
+    let mut report = killed_with(inst, options, start, seconds);
     if from_progress {
         report.from_warm_start = false;
         report
@@ -94,7 +102,7 @@ pub(crate) fn after_kill(
     }
     if let Some(b) = told.bound.filter(|b| *b > report.lower_bound_cycles) {
         report.lower_bound_cycles = b;
-        report.bound_source = "the best bound the worker told before the kill".into();
+        report.bound_source = BoundSource::ToldBeforeKill;
         report.gap_pct = report.makespan_cycles.and_then(|t| gap_pct(t, b));
         if report.makespan_cycles.is_some_and(|t| meets_bound(t, b)) {
             report.status = Verdict::Optimal;

@@ -1,0 +1,116 @@
+//! The bound cache: the coupled segment LP's bound of an instance, kept beside the plan
+//! tables (`bounds/` in the plan cache's directory; `--no-cache` neither reads nor writes it).
+//! It costs seconds on a 7B–70B model and depends only on the instance and the solver's code,
+//! so the second command on the same model and chip — `compare --bound segment`, the main
+//! job, a sweep cell with `bound = true`, `gap` or `solve --exact` — reads it. An entry holds
+//! the bound's bits, so a hit prints the same bytes as the computation it replaces; one that
+//! does not match its key (another instance, other solver code, a corrupted file) is computed
+//! again.
+
+use elk_model::plan::PlanCache;
+use elk_solver::segments::{fingerprint, SegmentBound};
+use elk_stage::instance::Instance;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// The entry's format.
+const FORMAT: &str = "elk-bound/2";
+
+/// Where bounds are kept: one JSON file per instance.
+#[derive(Clone, Debug)]
+pub struct BoundCache {
+    dir: PathBuf,
+}
+
+/// One cached bound: what `compare` prints of it, floats as their bits.
+#[derive(Serialize, Deserialize, PartialEq, Debug)]
+#[serde(deny_unknown_fields)]
+struct Entry {
+    format: String,
+    /// The instance's content hash and the solver's fingerprint.
+    key: String,
+    /// `None`: the relaxation does not apply (fewer than two layers).
+    bound: Option<Found>,
+}
+
+#[derive(Serialize, Deserialize, PartialEq, Debug)]
+#[serde(deny_unknown_fields)]
+struct Found {
+    bound_cycles_bits: u64,
+    coupled_cycles_bits: Option<u64>,
+    price_bits: Option<u64>,
+    segments: usize,
+    distinct: usize,
+    layers_per_segment: usize,
+    lp_only: bool,
+}
+
+impl BoundCache {
+    /// The bounds kept beside `plans`' tables (`bounds/` in its directory).
+    pub fn beside(plans: &PlanCache) -> BoundCache {
+        BoundCache::at(plans.dir())
+    }
+
+    /// The bounds kept in `dir`/bounds.
+    pub fn at(dir: &Path) -> BoundCache {
+        BoundCache {
+            dir: dir.join("bounds"),
+        }
+    }
+
+    fn key(inst: &Instance) -> String {
+        format!("{} {}", inst.content_hash(), fingerprint())
+    }
+
+    /// The file of `inst`'s entry.
+    pub fn path(&self, inst: &Instance) -> PathBuf {
+        let name = elk_stage::hash::of_json(&Self::key(inst)).replace("fnv1a64:", "");
+        self.dir.join(format!("{name}.json"))
+    }
+
+    /// The entry of `inst`: `Some(None)` when it records that the relaxation does not apply,
+    /// `None` when there is no entry that matches the key.
+    pub(crate) fn read(&self, inst: &Instance) -> Option<Option<SegmentBound>> {
+        let text = std::fs::read_to_string(self.path(inst)).ok()?;
+        let entry = serde_json::from_str::<Entry>(&text).ok()?;
+        if entry.format != FORMAT || entry.key != Self::key(inst) {
+            return None;
+        }
+        Some(entry.bound.map(|b| SegmentBound {
+            bound_cycles: f64::from_bits(b.bound_cycles_bits),
+            coupled_cycles: b.coupled_cycles_bits.map(f64::from_bits),
+            price: b.price_bits.map(f64::from_bits),
+            segments: b.segments,
+            distinct: b.distinct,
+            layers_per_segment: b.layers_per_segment,
+            lp_only: b.lp_only,
+            prices: Vec::new(),
+            seconds: 0.0,
+        }))
+    }
+
+    /// Keeps `found` as `inst`'s entry (atomically); the error in words.
+    pub(crate) fn write(
+        &self,
+        inst: &Instance,
+        found: Option<&SegmentBound>,
+    ) -> Result<(), String> {
+        let entry = Entry {
+            format: FORMAT.into(),
+            key: Self::key(inst),
+            bound: found.map(|b| Found {
+                bound_cycles_bits: b.bound_cycles.to_bits(),
+                coupled_cycles_bits: b.coupled_cycles.map(f64::to_bits),
+                price_bits: b.price.map(f64::to_bits),
+                segments: b.segments,
+                distinct: b.distinct,
+                layers_per_segment: b.layers_per_segment,
+                lp_only: b.lp_only,
+            }),
+        };
+        let text = serde_json::to_string(&entry).map_err(|e| e.to_string())?;
+        std::fs::create_dir_all(&self.dir)
+            .map_err(|e| format!("cannot create {}: {e}", self.dir.display()))?;
+        elk_stage::error::write_atomic(&self.path(inst), text.as_bytes()).map_err(|e| e.to_string())
+    }
+}
