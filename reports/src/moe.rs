@@ -280,8 +280,10 @@ pub fn title(
     } else {
         format!("{steps} steps")
     };
+    // MoE runs build zoo models, model files or configs: the clean plan rules.
     format!(
-        "{model} decode b{batch} kv{kv} on {chip_label}, routing {routing}, {steps} (seed {seed})"
+        "{model} decode b{batch} kv{kv} on {chip_label}, routing {routing}, {steps} (seed {seed}), {} plan rules",
+        elk_model::plan::PlanRules::SPEC.name()
     )
 }
 

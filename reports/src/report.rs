@@ -40,11 +40,17 @@ pub struct Header {
 }
 
 impl Header {
-    /// The Markdown lines.
+    /// The Markdown lines. Every grid cell and study builds its graphs from the zoo, model
+    /// files or Hugging Face configs, so planned by the clean rules: the header says so.
     pub fn markdown(&self, title: &str) -> String {
         format!(
-            "# {title}\n\n- command: `{}`\n- inputs: {}\n- date: {}\n\n",
-            self.command, self.inputs, self.date
+            "# {title}\n\n- command: `{}`\n- inputs: {}\n- date: {}\n- plan rules: {} \
+             (SPEC §3: operators may run on groups of cores, gathers hold the rows they read; \
+             docs/plans.md)\n\n",
+            self.command,
+            self.inputs,
+            self.date,
+            elk_model::plan::PlanRules::SPEC.name()
         )
     }
 }

@@ -68,7 +68,7 @@ pub fn print_csv(inst: &Instance, chip: Option<&Chip>, report: &CompareReport) {
 pub fn print_text(
     inst: &Instance,
     chip: Option<&Chip>,
-    routing: Option<&str>,
+    (routing, rules): (Option<&str>, &str),
     report: &CompareReport,
     build_s: f64,
     no_timings: bool,
@@ -76,10 +76,10 @@ pub fn print_text(
     let (rows, warnings, notes) = (&report.methods, &report.warnings, &report.notes);
     let routing = routing.map_or(String::new(), |r| format!(", {r} routing"));
     if no_timings {
-        println!("{}{routing}", header(inst, chip));
+        println!("{}{routing}{rules}", header(inst, chip));
     } else {
         println!(
-            "{}{routing} (instance built in {build_s:.2} s)",
+            "{}{routing}{rules} (instance built in {build_s:.2} s)",
             header(inst, chip)
         );
     }

@@ -237,6 +237,7 @@ pub fn gap(a: GapArgs) -> anyhow::Result<()> {
     )?;
     let settings = a.exact.settings()?;
     let loaded = a.source.load_full()?;
+    let rules = loaded.rules_suffix();
     let inst = loaded.instance;
     let out = gap_report(&inst, &settings, a.timings.no_timings)?;
     // The schedule is written before the table is printed, so a table never names a file
@@ -255,7 +256,11 @@ pub fn gap(a: GapArgs) -> anyhow::Result<()> {
     } else if a.csv {
         print_gap_csv(&inst, loaded.chip.as_ref(), &out);
     } else {
-        println!("{}", super::solve::header(&inst, loaded.chip.as_ref()));
+        println!(
+            "{}{}",
+            super::solve::header(&inst, loaded.chip.as_ref()),
+            rules
+        );
         print_gap(&inst, &out, "--time-limit", settings.whole_model_bound);
         if let (Some(path), Some(_)) = (&a.output, &out.schedule) {
             println!("schedule: written to {}", path.display());

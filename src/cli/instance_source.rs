@@ -79,6 +79,16 @@ pub struct Loaded {
     pub graph: Option<Graph>,
 }
 
+impl Loaded {
+    /// `, clean plan rules` (or `, reference plan rules`) for a header: the rules its plan
+    /// tables were built by; empty for an instance read from a file, whose tables are given.
+    pub fn rules_suffix(&self) -> String {
+        self.graph.as_ref().map_or(String::new(), |g| {
+            format!(", {} plan rules", g.plan_rules.name())
+        })
+    }
+}
+
 /// The inputs of an instance as `--json` prints them in `config`: the file read, or what
 /// it was built from.
 #[derive(Serialize, Debug)]

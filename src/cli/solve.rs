@@ -318,7 +318,14 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
         .as_ref()
         .filter(|g| elk_model::zoo::has_experts(g))
         .map(|_| "balanced");
-    compare_table::print_text(inst, chip, routing, &report, build_s, a.timings.no_timings);
+    compare_table::print_text(
+        inst,
+        chip,
+        (routing, &loaded.rules_suffix()),
+        &report,
+        build_s,
+        a.timings.no_timings,
+    );
     compare_table::print_bound(inst, &report, segment.as_ref());
     if let Some((layer, section)) = &layer {
         super::layer_exact::print(layer, section, &report.methods);

@@ -59,6 +59,9 @@ pub struct GraphConfig {
     /// The importer flavour (imports only).
     #[serde(skip_serializing_if = "Option::is_none")]
     compat: Option<&'static str>,
+    /// The planning rules in force: `reference` with `--compat reference`, else `clean`
+    /// (docs/plans.md, "Rules").
+    plan_rules: &'static str,
     /// `--dtype` as given (`w8a16`), left out for fp16 everywhere, the default.
     #[serde(skip_serializing_if = "Option::is_none")]
     dtype: Option<String>,
@@ -86,6 +89,10 @@ impl GraphConfig {
                 Compat::Clean => "clean",
                 Compat::Reference => "reference",
             }),
+            plan_rules: match import {
+                Some((_, Compat::Reference)) => elk_model::plan::PlanRules::REFERENCE.name(),
+                _ => elk_model::plan::PlanRules::SPEC.name(),
+            },
             dtype: None,
             optimizer_dtype: None,
         }

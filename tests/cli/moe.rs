@@ -202,11 +202,11 @@ fn compare_names_the_routing_of_an_moe_model_in_its_header() {
     };
     assert_eq!(
         header("mixtral-8x7b"),
-        "mixtral-8x7b decode b1 kv256 on ipu-pod4 @ 16 TB/s HBM, balanced routing"
+        "mixtral-8x7b decode b1 kv256 on ipu-pod4 @ 16 TB/s HBM, balanced routing, clean plan rules"
     );
     assert_eq!(
         header("llama2-7b"),
-        "llama2-7b decode b1 kv256 on ipu-pod4 @ 16 TB/s HBM"
+        "llama2-7b decode b1 kv256 on ipu-pod4 @ 16 TB/s HBM, clean plan rules"
     );
 }
 
