@@ -165,6 +165,8 @@ pub fn plan_graph_cached(
 /// replicas and padding that every admissible plan adds).
 pub fn why_no_plan_fits(op: &crate::graph::Operator, shape: &OpShape, chip: &ChipSpec) -> String {
     use elk_stage::units::si;
+    // Tensor v of the shape is tensor v of the operator (OpShape::of keeps the order).
+    debug_assert_eq!(shape.tensors.len(), op.tensors.len());
     let cores = chip.cores.max(1);
     let per_core: Vec<(usize, u64)> = shape
         .tensors

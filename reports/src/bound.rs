@@ -44,6 +44,20 @@ pub struct Coupled {
     pub write_error: Option<String>,
 }
 
+/// The coupled LP's bound of `inst` if `cache` already holds it, without solving anything:
+/// what `compare` uses by default, so a bound that an earlier `compare --bound segment`,
+/// `gap` or sweep paid for is not thrown away (`None`: no entry, or the relaxation does not
+/// apply).
+pub fn cached_bound(inst: &Instance, cache: &BoundCache) -> Option<Coupled> {
+    let bound = cache.read(inst)??;
+    Some(Coupled {
+        bound: Some(bound),
+        unfinished: false,
+        cached: true,
+        write_error: None,
+    })
+}
+
 /// The coupled segment LP's bound of `inst` (one layer per segment, no price search): read
 /// from `cache` when it holds it, else solved within `time_limit`, `progress` told before each
 /// part, and kept in `cache` unless it did not finish.

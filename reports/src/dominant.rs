@@ -3,15 +3,14 @@
 //! (docs/plans.md, "When one operator class dominates").
 //!
 //! A class is the operators of one shape, recognised in the instance itself (identical option
-//! lists and HBM loads: what identical plan tables give), so it works on `--instance` files
-//! too. Its time is a lower bound: Σ of its operators' fastest executions, which every
+//! lists and HBM loads, [`Instance::op_classes`]: what identical plan tables give), so it works
+//! on `--instance` files too. Its time is a lower bound: Σ of its operators' fastest executions, which every
 //! schedule pays at least (each stage lasts at least its operator's execution, SPEC §4). Its
 //! share is that over the best schedule's makespan, so "at least X % of the step" is true of
 //! the best schedule, whatever options it chose.
 
 use elk_stage::instance::Instance;
 use elk_stage::units::Cycles;
-use std::collections::HashMap;
 
 /// Above this share of the step, a class is worth a warning.
 pub const DOMINANT_SHARE: f64 = 0.5;
@@ -50,8 +49,10 @@ pub fn dominant_class(inst: &Instance, makespan: Cycles) -> Option<Dominant> {
     if makespan.get() <= 0.0 {
         return None;
     }
-    let mut classes: HashMap<Vec<u64>, (Vec<&str>, f64)> = HashMap::new();
-    for op in &inst.ops {
+    let classes_of = inst.op_classes();
+    let mut classes: Vec<(Vec<&str>, f64)> =
+        vec![(Vec::new(), 0.0); classes_of.iter().max().map_or(0, |m| m + 1)];
+    for (op, &class) in inst.ops.iter().zip(&classes_of) {
         let fastest = op
             .options
             .iter()
@@ -60,12 +61,12 @@ pub fn dominant_class(inst: &Instance, makespan: Cycles) -> Option<Dominant> {
         if !fastest.is_finite() {
             continue;
         }
-        let class = classes.entry(signature(op)).or_default();
-        class.0.push(&op.name);
-        class.1 += fastest;
+        classes[class].0.push(&op.name);
+        classes[class].1 += fastest;
     }
     let (names, cycles) = classes
-        .into_values()
+        .into_iter()
+        .filter(|c| !c.0.is_empty())
         .max_by(|a, b| a.1.total_cmp(&b.1).then_with(|| b.0.cmp(&a.0)))?;
     let share = cycles / makespan.get();
     (share > DOMINANT_SHARE).then(|| Dominant {
@@ -74,21 +75,6 @@ pub fn dominant_class(inst: &Instance, makespan: Cycles) -> Option<Dominant> {
         cycles: Cycles(cycles),
         share,
     })
-}
-
-/// What makes two operators identical to a schedule: their options and their load.
-fn signature(op: &elk_stage::instance::InstanceOp) -> Vec<u64> {
-    let mut key = vec![op.hbm_cycles.get().to_bits()];
-    for o in &op.options {
-        key.extend([
-            o.cold.get(),
-            o.hot.get(),
-            o.exec_cycles.get().to_bits(),
-            o.comm_cycles.get().to_bits(),
-            o.noc_per_hbm.to_bits(),
-        ]);
-    }
-    key
 }
 
 /// The dot-separated components the names share at their end, behind `*.` when they differ

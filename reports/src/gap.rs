@@ -346,11 +346,13 @@ pub fn run_exact(
     let floor_s = (1.0 - coupled_share(inst, settings)) * limit_s;
     let left_s = (limit_s - started.elapsed().as_secs_f64()).max(floor_s);
     let exact = settings.method(warm, first.given, worker);
-    let label = format!(
-        "exact {} (limit {} s)",
-        exact.options.backend.name(),
-        settings.time_limit_s
-    );
+    // The limit the backend really has: what the coupled LP left of --time-limit.
+    let limit = if left_s < limit_s - 0.05 {
+        format!("{left_s:.1} s of the {limit_s} s")
+    } else {
+        format!("{limit_s} s")
+    };
+    let label = format!("exact {} (limit {limit})", exact.options.backend.name());
     progress(GapStep::Starting { label: &label });
     let mut report = exact.report_with(inst, &Budget::seconds(left_s), &|e| {
         progress(GapStep::Exact {

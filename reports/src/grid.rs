@@ -476,11 +476,16 @@ impl Grid {
             return Err(bad("key 'moe_steps': must be ≥ 1".into()));
         }
         for (m, model) in &models.models {
-            if model.moe().is_none() {
+            let Some(moe) = model.moe() else {
                 return Err(bad(format!(
                     "key 'models': entry '{m}' has no experts: `routings` applies to MoE models \
                      (mixtral-8x7b, qwen3-30b-a3b, olmoe-1b-7b, or a model file with [moe])"
                 )));
+            };
+            // What each cell's MoeSpec refuses, refused here before any cell runs.
+            for p in &self.policies {
+                elk_model::load_policy::Policy::parse_for(p, moe.experts)
+                    .map_err(|e| bad(format!("key 'policies': model '{m}': {e}")))?;
             }
         }
         if self.modes.iter().any(|m| m != "decode") {

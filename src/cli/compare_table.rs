@@ -186,6 +186,11 @@ pub fn print_bound(inst: &Instance, report: &CompareReport, segment: Option<&Cou
                 "  the roofline bound is lower: {:.4} ms ({parts}); {prefix}",
                 inst.ms(roof.best())
             );
+            if segment.is_some_and(|c| c.cached) {
+                println!(
+                    "  the segment bound was read from the bound cache, where an earlier `--bound segment`, `gap` or sweep on this instance kept it (`--no-cache`: the roofline's gaps)"
+                );
+            }
         }
         _ => {
             let why = match (segment, found) {
@@ -222,7 +227,7 @@ fn stronger_bound(inst: &Instance, segment: Option<&Coupled>) -> Option<String> 
     let layered = inst.layers().layers >= 2;
     if segment.is_some_and(|c| c.unfinished) {
         return Some(
-            "a stronger bound may come from the coupled segment LP with more time (it needs more than 60 s on a loaded host): `elk-opt gap --time-limit S` gives it 90 % of S and keeps it in the bound cache, where `--bound segment` then reads it"
+            "a stronger bound may come from the coupled segment LP with more time (it needs more than 60 s on a loaded host): `elk-opt gap --time-limit S` gives it 90 % of S on a model too large for the MILP (25 % beside a MILP) and keeps it in the bound cache, where `compare` then reads it"
                 .into(),
         );
     }

@@ -262,8 +262,12 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
     let loaded = a.source.load_full()?;
     let (inst, build_s) = (&loaded.instance, loaded.build_s);
     let chip = loaded.chip.as_ref();
+    // The roofline, unless the bound cache already holds the coupled LP's bound of this very
+    // instance (an earlier `--bound segment`, `gap` or sweep solved it): then that one, said
+    // in the footer. `--no-cache` gives the roofline alone.
     let segment = match a.bound {
-        BoundChoice::Roofline => None,
+        BoundChoice::Roofline => super::plan_cache::bounds()
+            .and_then(|cache| elk_reports::bound::cached_bound(inst, &cache)),
         BoundChoice::Segment => Some(coupled_bound(inst)?),
     };
     let n = heuristic_names().count() + elk_reports::compare::COMPARE_RETIMED.len();

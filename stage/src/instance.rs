@@ -271,9 +271,14 @@ impl Instance {
     /// The repeating layer structure of the operators, detected from their loads and options
     /// (instances carry no layer annotations).
     pub fn layers(&self) -> LayerStructure {
+        detect_period(&self.op_classes())
+    }
+
+    /// Per operator, the index of its class: operators with identical loads and options (what
+    /// identical plan tables give) share one, numbered in order of first appearance.
+    pub fn op_classes(&self) -> Vec<usize> {
         let mut interned = std::collections::HashMap::new();
-        let sigs: Vec<usize> = self
-            .ops
+        self.ops
             .iter()
             .map(|op| {
                 let key: Vec<u64> = std::iter::once(op.hbm_cycles.get().to_bits())
@@ -290,8 +295,7 @@ impl Instance {
                 let next = interned.len();
                 *interned.entry(key).or_insert(next)
             })
-            .collect();
-        detect_period(&sigs)
+            .collect()
     }
 
     /// [`Instance::loads`] as bare indices, for engines that index their own per-operator

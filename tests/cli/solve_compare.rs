@@ -416,11 +416,21 @@ fn compare_bound_segment_measures_every_gap_against_the_segment_relaxation() {
         assert!(g >= 0.0, "{r}");
         assert!((t / (1.0 + g / 100.0) - bound).abs() <= 1e-9 * bound, "{r}");
     }
-    // The default is the roofline, and the footer says which bound and what tightens it.
+    // The default reads the bound the run above kept in the bound cache, and says so;
+    // without the cache it is the roofline, and the footer says what tightens it.
     let plain = elk_json(&[&model[..], &["--json"]].concat());
+    assert_eq!(plain["bound_source"], "segment relaxation", "{plain}");
+    assert_eq!(plain["bound_ms"], j["bound_ms"]);
+    let cached = String::from_utf8(elk_ok(&model).stdout).unwrap();
+    assert!(
+        cached.contains("the segment bound was read from the bound cache"),
+        "{cached}"
+    );
+    let no_cache = [&model[..], &["--no-cache"]].concat();
+    let plain = elk_json(&[&no_cache[..], &["--json"]].concat());
     assert_eq!(plain["bound_source"], "roofline");
     assert_eq!(plain["bound_ms"], plain["roofline_bound_ms"]);
-    let plain = String::from_utf8(elk_ok(&model).stdout).unwrap();
+    let plain = String::from_utf8(elk_ok(&no_cache).stdout).unwrap();
     assert!(
         plain.contains("a stronger bound may come from `--bound segment` (the coupled segment LP"),
         "{plain}"

@@ -90,8 +90,15 @@ fn hbm_bytes_and_broadcast_ratios_count_the_group() {
     for batch in [1, 32] {
         let g = one_layer("qwen3-30b-a3b", batch, PlanRules::SPEC);
         let plans = plan_graph(&g, &chip, cost.as_ref()).unwrap();
-        for (_, _, t) in &plans.unique {
+        for (_, first, t) in &plans.unique {
             let h = t.hbm_bytes(chip.cores);
+            // Every layout holds all of the operator's HBM data over its cores: no fewer bytes
+            // than the data (a fact about the graph, not the formula).
+            assert!(
+                h >= g.ops[*first].hbm_bytes().0,
+                "{}: {h} B",
+                g.ops[*first].name
+            );
             for o in &t.table {
                 let cores = o.cores.unwrap_or(chip.cores);
                 assert!(o.cold * cores >= h);

@@ -287,6 +287,43 @@ fn what_it_shows(cells: &[Cell]) -> String {
          (uniform). Each number is the mean of the sampled steps; `elk-opt moe --json` gives \
          every step.\n",
     );
+    s.push_str(&what_it_does_not_model(cells));
+    s
+}
+
+/// What the numbers leave out, and where one class of operators takes most of a step (the
+/// runs' own warnings), so the differences above are read as what they measure.
+fn what_it_does_not_model(cells: &[Cell]) -> String {
+    let mut s = String::from(
+        "\n## What it does not model\n\n\
+         - Operators run one after another, each on the whole chip or on a group of its cores \
+         (docs/plans.md, \"Core groups\"), never side by side: experts are not placed on \
+         disjoint groups of cores (expert parallelism). A fine-grained model such as \
+         Qwen3-30B-A3B (128 experts of width 768, 8 per token) pays one operator's fixed \
+         costs per active expert in every layer, so its steps are long and its policies close \
+         together: that reflects this execution model, not the chip.\n\
+         - Each step is a fresh instance: no expert stays in SRAM from one step to the next.\n",
+    );
+    let warned: Vec<String> = cells
+        .iter()
+        .flat_map(|c| {
+            c.report.warnings.iter().map(move |w| {
+                format!(
+                    "- {} on {}, {}, B{}: {w}\n",
+                    c.model, c.chip, c.routing, c.batch
+                )
+            })
+        })
+        .collect();
+    if warned.is_empty() {
+        s.push_str(
+            "- No configuration has one class of operators taking more than half of the \
+             oracle's step (the warning `elk-opt moe` prints when one does).\n",
+        );
+    } else {
+        s.push_str("- Where one class of operators takes more than half of the oracle's step:\n");
+        warned.iter().for_each(|w| s.push_str(&format!("  {w}")));
+    }
     s
 }
 

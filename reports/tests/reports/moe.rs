@@ -232,3 +232,25 @@ fn grid_moe_keys_are_checked() {
     );
     assert!(e.contains("not with `routings`"), "{e}");
 }
+
+/// A hybrid that predicts every expert is load-all: the grid refuses it before any cell
+/// runs, naming the model (issue 45: bad input fails before any cell).
+#[test]
+fn a_grid_refuses_a_prediction_of_every_expert_before_any_cell() {
+    let grid = |policy: &str| {
+        elk_reports::grid::Grid::from_toml(
+            "g.toml",
+            &format!(
+                "figure = \"vs-hbm\"\nmodels = [\"mixtral-8x7b\"]\nbatches = [2]\nkvs = [128]\n\
+                 routings = [\"uniform\"]\npolicies = [\"{policy}\"]\n"
+            ),
+        )
+    };
+    let err = grid("predicted-8").unwrap_err().to_string();
+    assert!(
+        err.contains("g.toml") && err.contains("'policies'") && err.contains("mixtral-8x7b"),
+        "{err}"
+    );
+    assert!(err.contains("give predicted-M with M < 8"), "{err}");
+    assert!(grid("predicted-7").is_ok());
+}
