@@ -421,6 +421,10 @@ def instance(
     )
     if m.kind == "import":
         config["compat"] = m.compat or "clean"
+    # The planning rules in force (docs/plans.md, "Rules"): the artifact's only with
+    # compat="reference".
+    reference = m.kind == "import" and m.compat == "reference"
+    config["plan_rules"] = "reference" if reference else "clean"
     if m.dtype is not None and m.dtype != "fp16":
         config["dtype"] = m.dtype
     config.update(

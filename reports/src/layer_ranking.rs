@@ -4,9 +4,11 @@
 //! A layer alone starts with its SRAM empty, so the loads a method makes before the first
 //! operator runs (the schedule's first stage) overlap nothing, and it is short: that start
 //! weighs far more in one layer than in a whole model, which pays it once. On the main job
-//! (Llama2-13B decode B32 KV2048, ipu-pod4 at 16 TB/s) Elk-Full-greedy loads 0.0522 ms before
-//! the layer's first operator and Elk-Full 0.0134 ms; the rest of the layer takes them
-//! 0.1699 and 0.1949 ms. So Elk-Full is the better on the layer (0.2082 against 0.2220 ms)
+//! (Llama2-13B decode B32 KV2048, ipu-pod4 at 16 TB/s), before issue 45's core groups (with
+//! them Elk-Full-greedy is the best of both sections and the note does not print),
+//! Elk-Full-greedy loaded 0.0522 ms before
+//! the layer's first operator and Elk-Full 0.0134 ms; the rest of the layer took them
+//! 0.1699 and 0.1949 ms. So Elk-Full was the better on the layer (0.2082 against 0.2220 ms)
 //! and Elk-Full-greedy on the whole model (7.3435 against 7.6917 ms), where it overlaps loads
 //! with execution in every layer after the first (docs/heuristics.md).
 
