@@ -4,7 +4,7 @@
 
 use super::chip_choice::Chip;
 use super::method_rows::RETIME_LEGEND;
-use super::solve::header;
+use super::solve::{header, BoundChoice};
 use elk_reports::bound::{Coupled, COUPLED_LIMIT};
 use elk_reports::compare::CompareReport;
 use elk_solver::BoundSource;
@@ -158,8 +158,16 @@ fn ideal_pct_legend(report: &CompareReport) -> String {
 
 /// What the gaps are measured against (the coupled segment LP or the roofline, with its
 /// parts) and, when a stronger certified bound may exist, how to get it: `segment` is the
-/// coupled LP's result with `--bound segment`, `None` with `--bound roofline`.
-pub fn print_bound(inst: &Instance, report: &CompareReport, segment: Option<&Coupled>) {
+/// coupled LP's result with `--bound segment`; with `--bound roofline` (`asked`), the bound
+/// cache's entry if it holds one, else `None`. Only a bound the user did not ask for is said
+/// to come from the cache: `--bound segment` prints the same bytes whether it solved the LP
+/// or read it.
+pub fn print_bound(
+    inst: &Instance,
+    report: &CompareReport,
+    segment: Option<&Coupled>,
+    asked: BoundChoice,
+) {
     let roof = report.roofline;
     let parts = format!(
         "HBM {:.4}, execution {:.4}, prefix {:.4} ms",
@@ -186,7 +194,7 @@ pub fn print_bound(inst: &Instance, report: &CompareReport, segment: Option<&Cou
                 "  the roofline bound is lower: {:.4} ms ({parts}); {prefix}",
                 inst.ms(roof.best())
             );
-            if segment.is_some_and(|c| c.cached) {
+            if asked == BoundChoice::Roofline && segment.is_some_and(|c| c.cached) {
                 println!(
                     "  the segment bound was read from the bound cache, where an earlier `--bound segment`, `gap` or sweep on this instance kept it (`--no-cache`: the roofline's gaps)"
                 );

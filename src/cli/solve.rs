@@ -330,7 +330,7 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
         build_s,
         a.timings.no_timings,
     );
-    compare_table::print_bound(inst, &report, segment.as_ref());
+    compare_table::print_bound(inst, &report, segment.as_ref(), a.bound);
     if let Some((layer, section)) = &layer {
         super::layer_exact::print(layer, section, &report.methods);
     }

@@ -124,7 +124,8 @@ fn gap_on_a_terminal_shows_each_heuristic_and_each_exact_phase() {
 #[test]
 fn gap_on_a_chain_of_layers_shows_the_coupled_segment_lp_first() {
     // Two Llama2-7B layers, which the MILP can build: the coupled LP comes first with a
-    // quarter of the limit, and the spinner says so with its limit (then the MILP's phases).
+    // quarter of the limit, and the spinner says so with its limit; then the MILP's phases,
+    // with the rest of the limit, which the spinner shows as the share of the whole.
     let args = [
         &["gap"][..],
         &TWO_LLAMA_LAYERS,
@@ -135,7 +136,7 @@ fn gap_on_a_chain_of_layers_shows_the_coupled_segment_lp_first() {
         &shown,
         &[
             "segment relaxation: the coupled LP (limit 1.0 s) · incumbent ",
-            "exact milp (limit 4 s): ",
+            "exact milp (limit 3.0 s of the 4 s): ",
         ],
     );
 }

@@ -201,11 +201,11 @@ fn layer_exact_gives_the_layer_optimum_and_every_heuristic_its_gap_there() {
     );
     // Basic is not optimal on this layer, so a program that printed zero gaps fails.
     assert!(rows[0]["gap_pct"].as_f64().unwrap() > 1.0, "{}", rows[0]);
-    // The table: the header names the HBM bandwidth (and, with --no-timings, no build
-    // time), the section follows the whole model.
+    // The table: the header names the HBM bandwidth and the plan rules (and, with
+    // --no-timings, no build time), the section follows the whole model.
     let text = String::from_utf8(compare_small(&limit)).unwrap();
     assert!(
-        text.starts_with("bert-base decode b1 kv128 on ipu-pod4 @ 16 TB/s HBM\n"),
+        text.starts_with("bert-base decode b1 kv128 on ipu-pod4 @ 16 TB/s HBM, clean plan rules\n"),
         "{text}"
     );
     assert!(!text.contains("Ideal is unreachable"), "{text}");
