@@ -15,6 +15,8 @@ mod dtypes;
 mod errors_and_exit_codes;
 #[path = "cli/exact.rs"]
 mod exact;
+#[path = "cli/expert_parallel.rs"]
+mod expert_parallel;
 #[path = "cli/figures.rs"]
 mod figures;
 #[path = "cli/golden_errors.rs"]

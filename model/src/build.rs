@@ -9,6 +9,7 @@ use crate::graph::{Graph, Operator};
 use crate::plan::{plan_graph_cached, CacheStats, OpShape, PlanCache, PlanTable};
 use elk_stage::instance::{
     Instance, InstanceOp, LoadOrder, NamedOrder, NocRow, OpOption, INSTANCE_FORMAT,
+    INSTANCE_FORMAT_PARALLEL,
 };
 use elk_stage::units::{Bytes, Cycles};
 use std::collections::HashMap;
@@ -96,6 +97,9 @@ pub struct InstanceOptions {
     /// is up to 8.7 % optimistic (docs/detailed.md). SPEC §4's row stays for the reference
     /// artifact's files and on request (`--noc-row spec`).
     pub noc_row: NocRow,
+    /// Run independent chains of operators side by side on groups of cores, as parallel
+    /// sets (`--expert-parallel`, docs/core-groups.md).
+    pub parallel: bool,
 }
 
 impl Default for InstanceOptions {
@@ -106,6 +110,7 @@ impl Default for InstanceOptions {
             preload_window: None,
             plan_cache: None,
             noc_row: NocRow::Phased,
+            parallel: false,
         }
     }
 }
@@ -189,13 +194,63 @@ pub fn build_instance_with_stats(
     let model = cost::for_chip_with(chip, &graph.dtypes)?;
     let plans = plan_graph_cached(&sub, chip, model.as_ref(), opts.plan_cache.as_ref())?;
     let b_noc = noc_distribution_bytes_per_s(chip);
-    let ops = sub
-        .ops
-        .iter()
-        .enumerate()
-        .map(|(i, op)| instance_op(op, plans.table(i), chip, b_noc))
-        .collect();
+    let ops = if opts.parallel {
+        side_by_side(
+            &sub,
+            &plans,
+            chip,
+            model.as_ref(),
+            opts.plan_cache.as_ref(),
+            b_noc,
+        )
+    } else {
+        sub.ops
+            .iter()
+            .enumerate()
+            .map(|(i, op)| instance_op(op, plans.table(i), chip, b_noc))
+            .collect()
+    };
     Ok((assemble(graph, chip, opts, ops), plans.cache))
+}
+
+/// The stage-model operators of `graph` with its parallel sets (docs/core-groups.md §CG-1):
+/// each set one operator whose options place its members on groups of cores, every other
+/// operator as [`instance_op`] builds it. A set no allocation of groups can plan runs its
+/// members one after another, as without sets. Sets with the same members' shapes (the same
+/// layer again) are built once.
+fn side_by_side(
+    graph: &Graph,
+    plans: &crate::plan::GraphPlans,
+    chip: &ChipSpec,
+    model: &dyn crate::plan::CostModel,
+    cache: Option<&PlanCache>,
+    b_noc: f64,
+) -> Vec<InstanceOp> {
+    use crate::parallel::{dependences, set_op, steps, GroupPlanner, Step};
+    let work: Vec<f64> = (0..graph.ops.len())
+        .map(|i| plans.table(i).best_exec())
+        .collect();
+    let mut planner = GroupPlanner::new(chip, model, cache);
+    let mut built: HashMap<Vec<Vec<OpShape>>, Option<InstanceOp>> = HashMap::new();
+    let single = |i: usize| instance_op(&graph.ops[i], plans.table(i), chip, b_noc);
+    let mut ops = Vec::new();
+    for step in steps(&dependences(graph), &work) {
+        let members = match step {
+            Step::Op(i) => {
+                ops.push(single(i));
+                continue;
+            }
+            Step::Set(members) => members,
+        };
+        let made = built
+            .entry(crate::parallel::options::member_shapes(graph, &members))
+            .or_insert_with(|| set_op(graph, &members, plans, &mut planner, b_noc));
+        match made {
+            Some(op) => ops.push(crate::parallel::options::renamed(op, graph, &members)),
+            None => ops.extend(members.concat().into_iter().map(single)),
+        }
+    }
+    ops
 }
 
 /// The stage-model operator of `op` planned as `t`: H = the table's HBM bytes / B_HBM
@@ -221,10 +276,12 @@ fn instance_op(op: &Operator, t: &PlanTable, chip: &ChipSpec, b_noc: f64) -> Ins
                 } else {
                     0.0
                 },
+                groups: None,
             })
             .collect(),
         flops: Some(op.flops().0 as f64),
         preload_window: None,
+        parallel: None,
     }
 }
 
@@ -235,13 +292,23 @@ fn assemble(
     opts: &InstanceOptions,
     ops: Vec<InstanceOp>,
 ) -> Instance {
+    let format = if ops.iter().any(|o| o.parallel.is_some()) {
+        INSTANCE_FORMAT_PARALLEL
+    } else {
+        INSTANCE_FORMAT
+    };
     Instance {
-        format: INSTANCE_FORMAT.into(),
+        format: format.into(),
         name: format!(
-            "{} on {}{}{}",
+            "{} on {}{}{}{}",
             graph.name,
             chip.name,
             noc_row_suffix(opts.noc_row),
+            if opts.parallel {
+                ", expert-parallel"
+            } else {
+                ""
+            },
             opts.range.suffix()
         ),
         sram_bytes: Bytes(chip.sram_bytes_per_core),
@@ -344,6 +411,9 @@ fn noc_row_suffix(row: NocRow) -> &'static str {
 /// shape and the chip only, so a cut's operators are the whole's (planning one layer costs
 /// about as much as the whole model, whose layers share their shapes).
 pub fn cut_instance(whole: &Instance, graph: &Graph, range: &OpRange) -> Result<Instance> {
+    if whole.ops.iter().any(|o| o.parallel.is_some()) {
+        return cut_by_name(whole, graph, range);
+    }
     if whole.ops.len() != graph.ops.len() {
         return Err(ModelError::Invalid(format!(
             "instance '{}' has {} operators, graph '{}' {}: not the whole graph's instance",
@@ -357,6 +427,41 @@ pub fn cut_instance(whole: &Instance, graph: &Graph, range: &OpRange) -> Result<
     Ok(Instance {
         name: format!("{}{}", whole.name, range.suffix()),
         ops: whole.ops[ops].to_vec(),
+        ..whole.clone()
+    })
+}
+
+/// [`cut_instance`] of an instance with parallel sets, whose operators are not the graph's
+/// one to one: the operators and sets whose graph operators are all in `range`; a set only
+/// partly in it is an error.
+fn cut_by_name(whole: &Instance, graph: &Graph, range: &OpRange) -> Result<Instance> {
+    let ops = range.resolve(graph)?;
+    let inside: std::collections::HashSet<&str> =
+        graph.ops[ops].iter().map(|o| o.name.as_str()).collect();
+    let mut kept = Vec::new();
+    for op in &whole.ops {
+        let names: Vec<&str> = match &op.parallel {
+            Some(set) => set
+                .members
+                .iter()
+                .flat_map(|m| m.ops.iter().map(String::as_str))
+                .collect(),
+            None => vec![op.name.as_str()],
+        };
+        let within = names.iter().filter(|n| inside.contains(*n)).count();
+        if within == names.len() {
+            kept.push(op.clone());
+        } else if within > 0 {
+            return Err(ModelError::Invalid(format!(
+                "parallel set '{}' is only partly in{}: cut at its boundaries",
+                op.name,
+                range.suffix()
+            )));
+        }
+    }
+    Ok(Instance {
+        name: format!("{}{}", whole.name, range.suffix()),
+        ops: kept,
         ..whole.clone()
     })
 }

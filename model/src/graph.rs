@@ -172,6 +172,11 @@ pub struct Operator {
     pub dims: Vec<u64>,
     /// Tensors: the output first, then the inputs.
     pub tensors: Vec<Tensor>,
+    /// Sources of outputs this operator waits for without reading them (a control
+    /// dependence): a routed expert waits for its layer's top-k step, which picks the rows
+    /// it reads. Only parallel sets read it (docs/core-groups.md §CG-1).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub after: Vec<String>,
 }
 
 impl Operator {
@@ -345,6 +350,16 @@ impl Graph {
             }
         }
         totals
+    }
+
+    /// Each operator's index by the source name of its output (the graph's own indices,
+    /// also in a cut of a larger graph, whose tensors' `producer` fields index the whole).
+    pub fn producers_by_source(&self) -> std::collections::HashMap<&str, usize> {
+        self.ops
+            .iter()
+            .enumerate()
+            .map(|(i, o)| (o.output().source.as_str(), i))
+            .collect()
     }
 
     /// Operators of the given kind in layer `layer` (0-based), for per-layer comparisons.

@@ -410,6 +410,7 @@ fn build_operator(
         op_type: e.op_type.clone(),
         dims: extents,
         tensors,
+        after: Vec::new(),
     })
 }
 

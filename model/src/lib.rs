@@ -19,6 +19,7 @@ pub mod error;
 pub mod graph;
 pub mod import;
 pub mod load_policy;
+pub mod parallel;
 pub mod plan;
 pub mod provenance;
 pub mod routing;

@@ -192,6 +192,7 @@ impl StepInstances {
                             options: vec![empty_option()],
                             flops: Some(0.0),
                             preload_window: None,
+                            parallel: None,
                         });
                         slots.push(Slot::Wait { layer });
                     }
@@ -327,6 +328,7 @@ fn empty_option() -> OpOption {
         exec_cycles: Cycles::ZERO,
         comm_cycles: Cycles::ZERO,
         noc_per_hbm: 0.0,
+        groups: None,
     }
 }
 

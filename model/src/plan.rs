@@ -91,28 +91,7 @@ pub fn plan_graph_cached(
     let (cores, sram) = (chip.cores, chip.sram_bytes_per_core);
     let found: Vec<(Option<PlanTable>, Source)> = shapes
         .par_iter()
-        .map(|(s, _)| {
-            let Some(cache) = cache else {
-                let (t, counts) = table::build_counted(s, cores, sram, model);
-                return (t, Source::Built(counts));
-            };
-            let key = PlanCache::key(s, cores, sram, model);
-            let rejected = match cache.load(&key) {
-                cache::Lookup::Hit(t) => return (t, Source::Cache),
-                cache::Lookup::Miss => false,
-                cache::Lookup::Rejected => true,
-            };
-            let (t, counts) = table::build_counted(s, cores, sram, model);
-            let written = cache.store(&key, t.as_ref()).err();
-            (
-                t,
-                Source::Rebuilt {
-                    counts,
-                    rejected,
-                    written,
-                },
-            )
-        })
+        .map(|(s, _)| table_from(s, cores, sram, model, cache))
         .collect();
     let mut stats = CacheStats::default();
     let mut enumeration = Enumeration::default();
@@ -156,6 +135,48 @@ pub fn plan_graph_cached(
         cache: stats,
         enumeration,
     })
+}
+
+/// The table of `shape` on `cores` cores with `sram` bytes each: read from `cache` when it
+/// holds it, else built (and kept there); `None` when no plan fits.
+pub fn table_on(
+    shape: &OpShape,
+    cores: u64,
+    sram: u64,
+    model: &dyn CostModel,
+    cache: Option<&PlanCache>,
+) -> Option<PlanTable> {
+    table_from(shape, cores, sram, model, cache).0
+}
+
+/// [`table_on`], and where the table came from.
+fn table_from(
+    s: &OpShape,
+    cores: u64,
+    sram: u64,
+    model: &dyn CostModel,
+    cache: Option<&PlanCache>,
+) -> (Option<PlanTable>, Source) {
+    let Some(cache) = cache else {
+        let (t, counts) = table::build_counted(s, cores, sram, model);
+        return (t, Source::Built(counts));
+    };
+    let key = PlanCache::key(s, cores, sram, model);
+    let rejected = match cache.load(&key) {
+        cache::Lookup::Hit(t) => return (t, Source::Cache),
+        cache::Lookup::Miss => false,
+        cache::Lookup::Rejected => true,
+    };
+    let (t, counts) = table::build_counted(s, cores, sram, model);
+    let written = cache.store(&key, t.as_ref()).err();
+    (
+        t,
+        Source::Rebuilt {
+            counts,
+            rejected,
+            written,
+        },
+    )
 }
 
 /// Why no plan of `op` (planned as `shape`) fits `chip`, naming the tensor: each tensor as

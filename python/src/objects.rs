@@ -104,6 +104,7 @@ pub fn build_instance(
                 None
             },
             noc_row,
+            parallel: false,
         };
         // The spec named by its label, so the instance's name shows the HBM override.
         let mut named = chip.spec.clone();

@@ -24,6 +24,9 @@ use elk_stage::units::Cycles;
 use serde::Serialize;
 use std::time::Instant;
 
+mod union;
+pub use union::union;
+
 /// Every registered heuristic: the faithful ones, then the variants.
 pub fn heuristic_names() -> impl Iterator<Item = &'static str> {
     elk_heuristics::NAMES
@@ -66,6 +69,10 @@ pub struct Row {
     pub gap_le_pct: Option<f64>,
     /// What the method said (orders tried, why it found nothing).
     pub notes: Vec<String>,
+    /// `--expert-parallel`: whether the row's schedule is of the instance with parallel sets
+    /// (`false`: the one without was faster, [`union`]); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parallel_sets: Option<bool>,
     /// The schedule's first stage, ms: the loads made before the first operator runs, which
     /// nothing overlaps (why one layer may rank the methods unlike the whole model:
     /// [`crate::layer_ranking`]). Not in `--json`.
@@ -96,6 +103,7 @@ pub fn ideal_row(inst: &Instance, no_timings: bool) -> Row {
         compile_s: (!no_timings).then(|| start.elapsed().as_secs_f64()),
         gap_le_pct: None,
         notes,
+        parallel_sets: None,
         first_stage_ms: None,
     }
 }
@@ -125,6 +133,7 @@ pub fn row_of(method: &str, judged: Judged) -> (Row, Option<(Schedule, Evaluatio
         compile_s: Some(judged.seconds),
         gap_le_pct: None,
         notes: judged.solved.notes.clone(),
+        parallel_sets: None,
         first_stage_ms: None,
     };
     if let Some(claim) = judged.claim_differs() {
@@ -352,6 +361,9 @@ pub struct CompareReport {
     /// The roofline bound's parts (printed by the CLI's table, not in `--json`).
     #[serde(skip)]
     pub roofline: elk_solver::bounds::Roofline,
+    /// `bound_ms` in cycles (not in `--json`).
+    #[serde(skip)]
+    pub bound_cycles: Cycles,
 }
 
 /// Every heuristic of the registry, the re-timed rows of [`COMPARE_RETIMED`] and Elk's Ideal
@@ -401,20 +413,10 @@ pub fn compare(
         rows.iter_mut().for_each(|r| r.compile_s = None);
     }
     rows.push(ideal_row(inst, no_timings));
-    let ideal_cycles = rows[rows.len() - 1].makespan_cycles;
-    let basic = rows[0].makespan_cycles;
     let roof = elk_solver::bounds::roofline(inst);
     let (bound, bound_source) = crate::bound::certified(inst, segment);
+    fill_ratios(&mut rows, bound);
     let ideal_index = rows.len() - 1;
-    for (i, r) in rows.iter_mut().enumerate() {
-        if let Some(t) = r.makespan_cycles {
-            r.speedup_vs_basic_x = basic.map(|b| b / t);
-            r.ideal_pct = ideal_cycles.map(|i| 100.0 * i.get() / t.get());
-            if i != ideal_index {
-                r.gap_le_pct = elk_solver::gap_pct(t, bound);
-            }
-        }
-    }
     Ok(CompareReport {
         instance: inst.name.clone(),
         chip: chip.map(|c| c.label_with_hbm()),
@@ -432,7 +434,25 @@ pub fn compare(
         roofline_bound_ms: inst.ms(roof.best()),
         methods: rows,
         roofline: roof,
+        bound_cycles: bound,
     })
+}
+
+/// Fills each row's speedup over Basic (the first row), percent of Ideal (the last row) and
+/// gap to `bound` (not Ideal's).
+fn fill_ratios(rows: &mut [Row], bound: Cycles) {
+    let ideal_index = rows.len() - 1;
+    let ideal_cycles = rows[ideal_index].makespan_cycles;
+    let basic = rows[0].makespan_cycles;
+    for (i, r) in rows.iter_mut().enumerate() {
+        if let Some(t) = r.makespan_cycles {
+            r.speedup_vs_basic_x = basic.map(|b| b / t);
+            r.ideal_pct = ideal_cycles.map(|i| 100.0 * i.get() / t.get());
+            if i != ideal_index {
+                r.gap_le_pct = elk_solver::gap_pct(t, bound);
+            }
+        }
+    }
 }
 
 /// The warning of [`crate::dominant`] against the best of `rows`' makespans, if any.

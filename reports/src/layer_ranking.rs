@@ -82,6 +82,7 @@ mod tests {
             compile_s: None,
             gap_le_pct: None,
             notes: Vec::new(),
+            parallel_sets: None,
             first_stage_ms: Some(first),
         }
     }

@@ -135,6 +135,34 @@ pub fn print_text(
     println!("ideal: Elk's figure (fastest option per operator with the whole SRAM, loads never contend) — not a schedule and not a proven bound");
     println!("{}", ideal_pct_legend(report));
     println!("HBM % / NoC %: the share of the makespan the HBM / the NoC is busy");
+    if let Some(legend) = parallel_sets_legend(rows) {
+        println!("{legend}");
+    }
+}
+
+/// With `--expert-parallel`, which rows' schedules ran with parallel sets and which without
+/// (faster there); `None` without the flag.
+fn parallel_sets_legend(rows: &[elk_reports::compare::Row]) -> Option<String> {
+    let marked: Vec<(&str, bool)> = rows
+        .iter()
+        .filter(|r| r.method != "ideal" && r.makespan_ms.is_some())
+        .filter_map(|r| r.parallel_sets.map(|p| (r.method.as_str(), p)))
+        .collect();
+    if marked.is_empty() && rows.iter().all(|r| r.parallel_sets.is_none()) {
+        return None;
+    }
+    let without: Vec<&str> = marked.iter().filter(|m| !m.1).map(|m| m.0).collect();
+    let which = if without.is_empty() {
+        "every schedule above has them".to_string()
+    } else {
+        format!(
+            "faster without them, so run without: {}",
+            without.join(", ")
+        )
+    };
+    Some(format!(
+        "--expert-parallel: each method's faster schedule of the instance with parallel sets and the one without, the lower bound of the two (docs/core-groups.md); {which}"
+    ))
 }
 
 /// What `% Ideal` is relative to, and, when Ideal lies below the certified bound, that no

@@ -1,7 +1,7 @@
 //! `elk-opt instance`: build a stage-model instance (SPEC §4.1) from a graph and a chip.
 
 use super::chip_choice::DEFAULT_CHIP;
-use super::instance_source::{build, op_range, BuildConfig};
+use super::instance_source::{build, op_range, BuildConfig, StageChoices};
 use super::source::GraphSource;
 use clap::Args;
 use elk_stage::instance::{LoadOrder, NocRow};
@@ -40,6 +40,11 @@ pub struct InstanceArgs {
     /// exact ones and the simulator then use it.
     #[arg(long, value_enum, default_value = "phased")]
     noc_row: NocRow,
+    /// Run independent chains of operators side by side, each on its own group of cores:
+    /// an MoE layer's experts, a dense layer's independent projections; the file is then
+    /// elk-instance/2 (docs/core-groups.md).
+    #[arg(long)]
+    expert_parallel: bool,
     /// Output file (elk-instance/1 JSON).
     #[arg(short = 'o', long)]
     output: PathBuf,
@@ -73,7 +78,13 @@ pub fn run(a: InstanceArgs) -> anyhow::Result<()> {
     }
     let range = op_range(a.layers.as_deref(), a.ops.as_deref())?;
     let graph = a.graph.load()?;
-    let file = build(&graph, &chip, range, a.load_order, a.window, a.noc_row)?;
+    let choices = StageChoices {
+        load_order: a.load_order,
+        window: a.window,
+        noc_row: a.noc_row,
+        expert_parallel: a.expert_parallel,
+    };
+    let file = build(&graph, &chip, range, choices)?;
     super::output::write_atomic(&a.output, &file.to_json()?)?;
     let inst = &file.instance;
     let options: usize = inst.ops.iter().map(|o| o.options.len()).sum();
@@ -84,9 +95,7 @@ pub fn run(a: InstanceArgs) -> anyhow::Result<()> {
                 &a.chip,
                 a.hbm_tbps,
                 (a.layers.as_ref(), a.ops.as_ref()),
-                a.load_order,
-                a.window,
-                a.noc_row,
+                choices,
             ),
             output: &a.output,
         };

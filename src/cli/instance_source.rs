@@ -61,6 +61,10 @@ pub struct InstanceSource {
         conflicts_with = "instance"
     )]
     noc_row: NocRow,
+    /// Run independent chains of operators side by side, each on its own group of cores:
+    /// an MoE layer's experts, a dense layer's independent projections (docs/core-groups.md).
+    #[arg(long, conflicts_with = "instance")]
+    expert_parallel: bool,
     /// Also write the instance used (elk-instance/1, with the chip it was built for), to
     /// `simulate` the schedule of `-o` against.
     #[arg(long, value_name = "FILE")]
@@ -117,6 +121,18 @@ pub struct BuildConfig {
     preload_window_stages: Option<u32>,
     /// `--noc-row`.
     noc_row: NocRow,
+    /// `--expert-parallel`.
+    expert_parallel: bool,
+}
+
+/// The stage-model choices an instance is built with: load order, preload window, NoC row
+/// and parallel sets.
+#[derive(Clone, Copy, Debug)]
+pub struct StageChoices {
+    pub load_order: LoadOrder,
+    pub window: Option<u32>,
+    pub noc_row: NocRow,
+    pub expert_parallel: bool,
 }
 
 impl BuildConfig {
@@ -126,10 +142,14 @@ impl BuildConfig {
         chip: &str,
         hbm_tbps: Option<f64>,
         cut: (Option<&String>, Option<&String>),
-        load_order: LoadOrder,
-        window: Option<u32>,
-        noc_row: NocRow,
+        choices: StageChoices,
     ) -> BuildConfig {
+        let StageChoices {
+            load_order,
+            window,
+            noc_row,
+            expert_parallel,
+        } = choices;
         BuildConfig {
             graph: graph.config(),
             chip: chip.to_string(),
@@ -139,6 +159,7 @@ impl BuildConfig {
             ops: cut.1.cloned(),
             preload_window_stages: window,
             noc_row,
+            expert_parallel,
         }
     }
 }
@@ -155,11 +176,41 @@ impl InstanceSource {
                 &self.chip,
                 self.hbm_tbps,
                 (self.layers.as_ref(), self.ops.as_ref()),
-                self.load_order,
-                self.window,
-                self.noc_row,
+                self.choices(),
             ))),
         }
+    }
+
+    /// The stage-model flags.
+    fn choices(&self) -> StageChoices {
+        StageChoices {
+            load_order: self.load_order,
+            window: self.window,
+            noc_row: self.noc_row,
+            expert_parallel: self.expert_parallel,
+        }
+    }
+
+    /// `--expert-parallel`: build with parallel sets.
+    pub fn expert_parallel(&self) -> bool {
+        self.expert_parallel
+    }
+
+    /// The instance `--expert-parallel` is compared with: the same, without parallel sets
+    /// (`--emit-instance` is left to [`InstanceSource::load_full`]).
+    pub fn load_without_sets(&self) -> anyhow::Result<Loaded> {
+        let start = Instant::now();
+        let choices = StageChoices {
+            expert_parallel: false,
+            ..self.choices()
+        };
+        let (file, chip, graph) = self.build_with(choices)?;
+        Ok(Loaded {
+            instance: file.instance,
+            build_s: start.elapsed().as_secs_f64(),
+            chip: Some(chip),
+            graph: Some(graph),
+        })
     }
 
     /// The graph flags, with the built-in default model when none of `--model`, `--import`
@@ -212,6 +263,10 @@ impl InstanceSource {
     }
 
     fn build(&self) -> anyhow::Result<(InstanceFile, Chip, Graph)> {
+        self.build_with(self.choices())
+    }
+
+    fn build_with(&self, choices: StageChoices) -> anyhow::Result<(InstanceFile, Chip, Graph)> {
         let graph_source = self.graph_source();
         let chip = super::chip_choice::load(&self.chip, self.hbm_tbps)?;
         let range = op_range(self.layers.as_deref(), self.ops.as_deref())?;
@@ -221,14 +276,7 @@ impl InstanceSource {
             graph.name,
             chip.label()
         ));
-        let file = build(
-            &graph,
-            &chip,
-            range,
-            self.load_order,
-            self.window,
-            self.noc_row,
-        )?;
+        let file = build(&graph, &chip, range, choices)?;
         spinner.finish_and_clear();
         Ok((file, chip, graph))
     }
@@ -249,16 +297,15 @@ pub fn build(
     graph: &Graph,
     chip: &Chip,
     range: OpRange,
-    load_order: LoadOrder,
-    preload_window: Option<u32>,
-    noc_row: NocRow,
+    choices: StageChoices,
 ) -> anyhow::Result<InstanceFile> {
     let opts = InstanceOptions {
         range,
-        load_order,
-        preload_window,
+        load_order: choices.load_order,
+        preload_window: choices.window,
         plan_cache: super::plan_cache::get(),
-        noc_row,
+        noc_row: choices.noc_row,
+        parallel: choices.expert_parallel,
     };
     let (instance, cache) = build_instance_with_stats(graph, &chip.named(), &opts)?;
     super::plan_cache::warn_on_write_error(&cache);
@@ -283,6 +330,9 @@ impl InstanceSource {
         };
         if self.layers.is_some() || self.ops.is_some() || self.window.is_some() {
             return refuse("--layers, --ops or --window");
+        }
+        if self.expert_parallel {
+            return refuse("--expert-parallel (the policies' steps are built without parallel sets; docs/core-groups.md)");
         }
         if self.graph.shape.mode != elk_model::graph::Mode::Decode {
             return refuse(&format!("--mode {}", self.graph.shape.mode.as_str()));

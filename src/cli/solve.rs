@@ -262,30 +262,17 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
     let loaded = a.source.load_full()?;
     let (inst, build_s) = (&loaded.instance, loaded.build_s);
     let chip = loaded.chip.as_ref();
-    // The roofline, unless the bound cache already holds the coupled LP's bound of this very
-    // instance (an earlier `--bound segment`, `gap` or sweep solved it): then that one, said
-    // in the footer. `--no-cache` gives the roofline alone.
-    let segment = match a.bound {
-        BoundChoice::Roofline => super::plan_cache::bounds()
-            .and_then(|cache| elk_reports::bound::cached_bound(inst, &cache)),
-        BoundChoice::Segment => Some(coupled_bound(inst)?),
-    };
-    let n = heuristic_names().count() + elk_reports::compare::COMPARE_RETIMED.len();
-    let bar = super::progress::bar(n as u64, "methods");
-    let report = elk_reports::compare::compare(
-        inst,
-        chip.map(Chip::as_label),
-        a.timings.no_timings,
-        segment
-            .as_ref()
-            .and_then(|c| c.bound.as_ref())
-            .map(|s| Cycles(s.bound_cycles)),
-        &mut |k, _, name| {
-            bar.set_position(k as u64 - 1);
-            bar.set_message(name.to_string());
-        },
-    )?;
-    bar.finish_and_clear();
+    let (mut report, mut segment) = methods_and_bound(inst, chip, &a)?;
+    // --expert-parallel: the instance without parallel sets too; each method keeps its
+    // faster schedule, the lower bound bounds both (docs/core-groups.md, CG-5).
+    if a.source.expert_parallel() {
+        let plain = a.source.load_without_sets()?;
+        let (other, other_segment) = methods_and_bound(&plain.instance, chip, &a)?;
+        if other.bound_cycles < report.bound_cycles {
+            segment = other_segment;
+        }
+        report = elk_reports::compare::union(report, other);
+    }
     let layer = match a.layer_exact {
         Some(seconds) => Some(super::layer_exact::solve(
             &loaded,
@@ -360,6 +347,42 @@ fn refuse_csv_with_sections(a: &CompareArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Every method's row on `inst` and the bound of `compare`'s rule: the roofline, unless the
+/// bound cache already holds the coupled LP's bound of this very instance (an earlier
+/// `--bound segment`, `gap` or sweep solved it), then that one, said in the footer
+/// (`--no-cache`: the roofline alone); with `--bound segment` the coupled LP's.
+fn methods_and_bound(
+    inst: &Instance,
+    chip: Option<&Chip>,
+    a: &CompareArgs,
+) -> anyhow::Result<(
+    elk_reports::compare::CompareReport,
+    Option<elk_reports::bound::Coupled>,
+)> {
+    let segment = match a.bound {
+        BoundChoice::Roofline => super::plan_cache::bounds()
+            .and_then(|cache| elk_reports::bound::cached_bound(inst, &cache)),
+        BoundChoice::Segment => Some(coupled_bound(inst)?),
+    };
+    let n = heuristic_names().count() + elk_reports::compare::COMPARE_RETIMED.len();
+    let bar = super::progress::bar(n as u64, "methods");
+    let report = elk_reports::compare::compare(
+        inst,
+        chip.map(Chip::as_label),
+        a.timings.no_timings,
+        segment
+            .as_ref()
+            .and_then(|c| c.bound.as_ref())
+            .map(|s| Cycles(s.bound_cycles)),
+        &mut |k, _, name| {
+            bar.set_position(k as u64 - 1);
+            bar.set_message(name.to_string());
+        },
+    )?;
+    bar.finish_and_clear();
+    Ok((report, segment))
+}
+
 /// The coupled segment LP's bound of `inst` (what `gap`, the sweeps and the main job use;
 /// [`elk_reports::bound`]), from the bound cache or solved within 60 s on a spinner.
 fn coupled_bound(inst: &Instance) -> anyhow::Result<elk_reports::bound::Coupled> {
@@ -397,9 +420,13 @@ pub(super) fn header(inst: &Instance, chip: Option<&Chip>) -> String {
     let Some(chip) = chip else {
         return inst.name.clone();
     };
-    // A built instance is named `<graph> on <chip label>`: the label gains the bandwidth.
-    match inst.name.strip_suffix(&chip.label()) {
-        Some(graph) => format!("{graph}{}", chip.label_with_hbm()),
-        None => format!("{} (chip {})", inst.name, chip.label_with_hbm()),
+    // A built instance is named `<graph> on <chip label>[, what it covers]`: the label gains
+    // the bandwidth.
+    let on = format!(" on {}", chip.label());
+    match inst.name.split_once(&on) {
+        Some((graph, rest)) if rest.is_empty() || rest.starts_with(", ") => {
+            format!("{graph} on {}{rest}", chip.label_with_hbm())
+        }
+        _ => format!("{} (chip {})", inst.name, chip.label_with_hbm()),
     }
 }

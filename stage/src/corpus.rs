@@ -113,6 +113,7 @@ pub fn random_instance(seed: u64, spec: &RandomSpec) -> Instance {
                         exec_cycles: Cycles(exec),
                         comm_cycles: Cycles(rng.real(0.0, exec / 2.0)),
                         noc_per_hbm: [0.0, 0.5, 1.0, 2.0][rng.range(0, 3) as usize],
+                        groups: None,
                     }
                 })
                 .collect();
@@ -122,6 +123,7 @@ pub fn random_instance(seed: u64, spec: &RandomSpec) -> Instance {
                 options,
                 flops: None,
                 preload_window: None,
+                parallel: None,
             }
         })
         .collect();

@@ -6,10 +6,12 @@
 mod builder;
 mod file;
 mod noc_row;
+pub mod parallel;
 
 pub use builder::InstanceBuilder;
 pub use file::{label, ChipRef, InstanceFile};
 pub use noc_row::NocRow;
+pub use parallel::{Member, ParallelSet, INSTANCE_FORMAT_PARALLEL};
 
 use crate::error::{Result, StageError};
 use crate::period::{detect_period, LayerStructure};
@@ -74,6 +76,10 @@ pub struct OpOption {
     pub comm_cycles: Cycles,
     /// ν: NoC cycles per HBM cycle of this option's load (ρ · B_HBM / B_NoC,dist).
     pub noc_per_hbm: f64,
+    /// A parallel set's option: the cores of each member's group, in member order
+    /// (docs/core-groups.md); absent for every other operator.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub groups: Option<Vec<u64>>,
 }
 
 /// One operator of the stage model.
@@ -95,6 +101,10 @@ pub struct InstanceOp {
     /// layer's router (docs/moe.md). Relative to the operator, so a cut instance keeps it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preload_window: Option<u32>,
+    /// A parallel set: independent chains of graph operators, each on its own group of
+    /// cores (docs/core-groups.md); absent for an ordinary operator.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parallel: Option<ParallelSet>,
 }
 
 /// The stage model of SPEC §4.
@@ -190,11 +200,19 @@ impl Instance {
             file: file.into(),
             detail,
         };
-        if self.format != INSTANCE_FORMAT {
-            return Err(bad(format!(
-                "format '{}': expected '{INSTANCE_FORMAT}'",
-                self.format
-            )));
+        let sets = self.ops.iter().any(|op| op.parallel.is_some());
+        match self.format.as_str() {
+            INSTANCE_FORMAT if sets => {
+                return Err(bad(format!(
+                    "format '{INSTANCE_FORMAT}' has no parallel sets: an instance with them is '{INSTANCE_FORMAT_PARALLEL}'"
+                )))
+            }
+            INSTANCE_FORMAT | INSTANCE_FORMAT_PARALLEL => {}
+            other => {
+                return Err(bad(format!(
+                    "format '{other}': expected '{INSTANCE_FORMAT}' or '{INSTANCE_FORMAT_PARALLEL}'"
+                )))
+            }
         }
         if !(self.clock_hz.is_finite() && self.clock_hz > 0.0) {
             return Err(bad("clock_hz must be positive".into()));
@@ -214,6 +232,9 @@ impl Instance {
                     "ops[{i}] ({}): preload_window 0 leaves its load no stage",
                     op.name
                 )));
+            }
+            if let Some(why) = parallel::violation(i, op) {
+                return Err(bad(why));
             }
             for (o, opt) in op.options.iter().enumerate() {
                 let ok = [

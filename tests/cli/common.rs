@@ -240,3 +240,16 @@ pub fn reviewers_mesh() -> String {
             "bandwidth_bytes_per_s = 8.0e12",
         )
 }
+
+/// The makespan `simulate` gives schedule file `sched` on instance file `inst`, cycles.
+pub fn simulated_makespan(inst: &std::path::Path, sched: &std::path::Path) -> f64 {
+    let sim = elk_json(&[
+        "simulate",
+        "--instance",
+        inst.to_str().unwrap(),
+        "--schedule",
+        sched.to_str().unwrap(),
+        "--json",
+    ]);
+    sim["makespan_cycles"].as_f64().unwrap()
+}

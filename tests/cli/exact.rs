@@ -2,27 +2,14 @@
 //! the schedule file the simulator accepts, and determinism.
 
 use super::common::{
-    elk, elk_json, elk_ok, envelope, results, scratch, small_instance, solve_to_file,
-    TWO_LLAMA_LAYERS,
+    elk, elk_json, elk_ok, envelope, results, scratch, simulated_makespan, small_instance,
+    solve_to_file, TWO_LLAMA_LAYERS,
 };
 use std::path::PathBuf;
 use std::time::Instant;
 
 fn temp(name: &str) -> PathBuf {
     scratch("exact").join(name)
-}
-
-/// The makespan `simulate` gives schedule file `sched` on instance file `inst`, cycles.
-fn simulated_makespan(inst: &std::path::Path, sched: &std::path::Path) -> f64 {
-    let sim = elk_json(&[
-        "simulate",
-        "--instance",
-        inst.to_str().unwrap(),
-        "--schedule",
-        sched.to_str().unwrap(),
-        "--json",
-    ]);
-    sim["makespan_cycles"].as_f64().unwrap()
 }
 
 #[test]

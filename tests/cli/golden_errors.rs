@@ -13,7 +13,7 @@ fn files() -> PathBuf {
     write("ok.json", OK_INSTANCE);
     write(
         "fmt.json",
-        &OK_INSTANCE.replace("elk-instance/1", "elk-instance/2"),
+        &OK_INSTANCE.replace("elk-instance/1", "elk-instance/9"),
     );
     write(
         "extra.json",
@@ -52,7 +52,7 @@ fn each_bad_input_gets_its_one_line() {
     let d = files();
     let cases: [(&[&str], &str); 22] = [
         (&["simulate", "--instance", "fmt.json", "--schedule", "short.json"],
-         "error: fmt.json: malformed JSON: format 'elk-instance/2': expected 'elk-instance/1'"),
+         "error: fmt.json: malformed JSON: format 'elk-instance/9': expected 'elk-instance/1' or 'elk-instance/2'"),
         (&["simulate", "--instance", "extra.json", "--schedule", "short.json"],
          "error: extra.json: malformed JSON: unknown field `extra`, expected one of `format`, `name`, `sram_bytes`, `clock_hz`, `load_order`, `preload_window`, `noc_row`, `chip`, `ops` at line 1 column 120"),
         (&["simulate", "--instance", "neg.json", "--schedule", "short.json"],

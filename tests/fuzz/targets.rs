@@ -164,6 +164,7 @@ fn small_pair() -> (String, String) {
                 options: vec![opt(10, 40, 80.0), opt(30, 60, 60.0)],
                 flops: Some(1e6),
                 preload_window: None,
+                parallel: None,
             })
             .collect(),
     };

@@ -62,6 +62,7 @@ mod tests {
             op_type: "Add".into(),
             dims: vec![n],
             tensors: vec![t.clone(), t],
+            after: Vec::new(),
         }
     }
 

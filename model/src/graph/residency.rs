@@ -61,6 +61,7 @@ mod tests {
             op_type: "Add".into(),
             dims: vec![4],
             tensors,
+            after: Vec::new(),
         }
     }
 

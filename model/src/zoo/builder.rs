@@ -161,6 +161,7 @@ impl Builder {
             op_type: op_type.into(),
             dims: dims.to_vec(),
             tensors,
+            after: Vec::new(),
         });
         Act {
             source: name.into(),

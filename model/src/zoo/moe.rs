@@ -195,7 +195,10 @@ pub fn moe_block(b: &mut Builder, moe: &Moe, kind: Ffn, l: usize, x: &Act, token
             source: x.source.clone(),
             shape: vec![n, hidden],
         };
+        let first = b.ops.len();
         let y = ffn(b, kind, &ep, &ep, &rows, moe.expert_dim, false);
+        // Which rows it reads is the top-k's choice: its first operator waits for it.
+        b.ops[first].after.push(gates.source.clone());
         // out[token] += gate[token, e] · y[token] for its n tokens.
         let mut ins = vec![In::act(&y, &[0, 1]), In::on(&gates.source, &[0])];
         if let Some(a) = &acc {

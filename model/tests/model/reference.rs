@@ -138,5 +138,6 @@ fn texpr_operator(i: usize, e: &Value) -> Operator {
         op_type: op_type.into(),
         dims,
         tensors,
+        after: Vec::new(),
     }
 }

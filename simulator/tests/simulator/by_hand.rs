@@ -19,6 +19,7 @@ pub fn inst(ops: &[(f64, f64, f64, f64, u64, u64)], sram: u64) -> Instance {
                     options: vec![OpOption::new(cold, hot, exec, comm, nu)],
                     flops: Some(1e6),
                     preload_window: None,
+                    parallel: None,
                 })
             },
         )

@@ -25,6 +25,7 @@ fn random_op(rng: &mut Rng, name: String) -> InstanceOp {
                 exec_cycles: Cycles(exec),
                 comm_cycles: Cycles(rng.real(0.0, exec)),
                 noc_per_hbm: [0.0, 0.25, 0.5, 1.0][rng.range(0, 3) as usize],
+                groups: None,
             }
         })
         .collect();
@@ -38,6 +39,7 @@ fn random_op(rng: &mut Rng, name: String) -> InstanceOp {
         options,
         flops: None,
         preload_window: None,
+        parallel: None,
     }
 }
 

@@ -47,6 +47,7 @@ impl InstanceBuilder {
             options,
             flops: None,
             preload_window: None,
+            parallel: None,
         });
         self
     }
@@ -73,6 +74,7 @@ impl OpOption {
             exec_cycles: Cycles(exec),
             comm_cycles: Cycles(comm),
             noc_per_hbm,
+            groups: None,
         }
     }
 }

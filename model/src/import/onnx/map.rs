@@ -595,6 +595,7 @@ fn window_op(
         op_type: op.1.into(),
         dims,
         tensors,
+        after: Vec::new(),
     });
     let y = output(name, o);
     Ok(match (conv, ins.get(2).and_then(operand)) {

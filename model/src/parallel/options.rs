@@ -1,0 +1,356 @@
+//! A parallel set's stage-model operator (docs/core-groups.md §CG-2): its options are the
+//! group sizes of its members, each member's chain planned for its group, with the slowest
+//! group's execution and the busiest core's bytes.
+
+use crate::chip::ChipSpec;
+use crate::graph::{Graph, Residency};
+use crate::plan::{spatial, table_on, CostModel, GraphPlans, OpShape, OptionEntry, PlanCache};
+use elk_stage::instance::{InstanceOp, Member, OpOption, ParallelSet};
+use elk_stage::units::{Bytes, Cycles};
+use std::collections::{BTreeSet, HashMap};
+use std::rc::Rc;
+
+/// Plans operator shapes on groups of cores, each (shape, group) once.
+pub struct GroupPlanner<'a> {
+    chip: &'a ChipSpec,
+    model: &'a dyn CostModel,
+    cache: Option<&'a PlanCache>,
+    tables: HashMap<(OpShape, u64), Option<Rc<Front>>>,
+}
+
+/// One operator's options on one group, by increasing hot footprint, each with the index of
+/// the fastest option at or below its hot footprint.
+struct Front {
+    options: Vec<OptionEntry>,
+    fastest_up_to: Vec<usize>,
+}
+
+impl Front {
+    fn new(mut options: Vec<OptionEntry>) -> Front {
+        options.sort_by(|a, b| {
+            (a.hot, a.cold)
+                .cmp(&(b.hot, b.cold))
+                .then(a.exec().total_cmp(&b.exec()))
+        });
+        let mut fastest_up_to: Vec<usize> = Vec::with_capacity(options.len());
+        for (i, o) in options.iter().enumerate() {
+            let best = match fastest_up_to.last() {
+                Some(&b) if options[b].exec() <= o.exec() => b,
+                _ => i,
+            };
+            fastest_up_to.push(best);
+        }
+        Front {
+            options,
+            fastest_up_to,
+        }
+    }
+
+    /// The fastest option with a hot footprint of at most `budget` bytes per core.
+    fn fastest_within(&self, budget: u64) -> Option<&OptionEntry> {
+        let n = self.options.partition_point(|o| o.hot <= budget);
+        (n > 0).then(|| &self.options[self.fastest_up_to[n - 1]])
+    }
+}
+
+impl<'a> GroupPlanner<'a> {
+    /// A planner for `chip`, pricing with `model` and reading `cache` when given.
+    pub fn new(
+        chip: &'a ChipSpec,
+        model: &'a dyn CostModel,
+        cache: Option<&'a PlanCache>,
+    ) -> GroupPlanner<'a> {
+        GroupPlanner {
+            chip,
+            model,
+            cache,
+            tables: HashMap::new(),
+        }
+    }
+
+    fn front(&mut self, shape: &OpShape, group: u64) -> Option<Rc<Front>> {
+        let (chip, model, cache) = (self.chip, self.model, self.cache);
+        self.tables
+            .entry((shape.clone(), group))
+            .or_insert_with(|| {
+                table_on(shape, group, chip.sram_bytes_per_core, model, cache)
+                    .map(|t| Rc::new(Front::new(t.options)))
+            })
+            .clone()
+    }
+}
+
+/// One member chain's numbers on its group under one budget.
+#[derive(Clone, Copy)]
+struct Chain {
+    cold: u64,
+    hot: u64,
+    exec: f64,
+    comm: f64,
+}
+
+/// The chain `fronts` (its operators' options on its group), each operator at its fastest
+/// option within `budget`: its cold bytes wait together, each operator runs with the later
+/// ones' cold bytes beside it.
+fn chain(fronts: &[Rc<Front>], budget: u64) -> Option<Chain> {
+    let picked: Vec<&OptionEntry> = fronts
+        .iter()
+        .map(|f| f.fastest_within(budget))
+        .collect::<Option<_>>()?;
+    let mut later_cold = 0;
+    let mut hot = 0;
+    for o in picked.iter().rev() {
+        hot = hot.max(o.hot + later_cold);
+        later_cold += o.cold;
+    }
+    Some(Chain {
+        cold: later_cold,
+        hot,
+        exec: picked.iter().map(|o| o.exec()).sum(),
+        comm: picked.iter().map(|o| o.comm).sum(),
+    })
+}
+
+/// The group sizes tried for members of work `work` on `cores` cores, from the ladder
+/// [`spatial::groups`]: every member on the same group, for each rung the members fit on
+/// together; and groups in proportion to work, at the whole chip and each halving, each
+/// rounded down to a rung (at least one core). Sorted, each once.
+pub fn allocations(work: &[f64], cores: u64) -> Vec<Vec<u64>> {
+    let ladder = spatial::groups(cores);
+    let k = work.len() as u64;
+    let mut out = BTreeSet::new();
+    for &g in &ladder {
+        if g * k <= cores {
+            out.insert(vec![g; work.len()]);
+        }
+    }
+    let total: f64 = work.iter().sum();
+    if total > 0.0 {
+        let rung = |x: f64| ladder.iter().copied().find(|&g| g as f64 <= x).unwrap_or(1);
+        for halvings in 0..ladder.len() {
+            let scale = cores as f64 / total / f64::powi(2.0, halvings as i32);
+            let groups: Vec<u64> = work.iter().map(|w| rung(w * scale)).collect();
+            if groups.iter().sum::<u64>() <= cores {
+                out.insert(groups.clone());
+            }
+            if groups.iter().all(|&g| g == 1) {
+                break;
+            }
+        }
+    }
+    out.into_iter().collect()
+}
+
+/// Bytes each member receives from outside it (its on-chip inputs: the dispatch) and sends
+/// out (outputs read by an operator outside it: the combine).
+fn traffic(graph: &Graph, members: &[Vec<usize>]) -> Vec<(u64, u64)> {
+    let by_source = graph.producers_by_source();
+    let producer = |source: &str| by_source.get(source).copied();
+    let mut readers: HashMap<usize, Vec<usize>> = HashMap::new();
+    for (i, op) in graph.ops.iter().enumerate() {
+        for t in op.inputs() {
+            if let Some(p) = producer(&t.source) {
+                readers.entry(p).or_default().push(i);
+            }
+        }
+    }
+    members
+        .iter()
+        .map(|m| {
+            let mut seen = BTreeSet::new();
+            let mut inbound = 0;
+            for &o in m {
+                for t in graph.ops[o].inputs() {
+                    let inside = producer(&t.source).is_some_and(|p| m.contains(&p));
+                    if t.residency == Residency::OnChip && !inside && seen.insert(&t.source) {
+                        inbound += t.bytes().0;
+                    }
+                }
+            }
+            let outbound = m
+                .iter()
+                .filter(|o| {
+                    readers
+                        .get(o)
+                        .is_some_and(|r| r.iter().any(|x| !m.contains(x)))
+                })
+                .map(|&o| graph.ops[o].output().bytes().0)
+                .sum();
+            (inbound, outbound)
+        })
+        .collect()
+}
+
+/// The operator shapes of each member of a set: sets with the same are priced the same.
+pub fn member_shapes(graph: &Graph, members: &[Vec<usize>]) -> Vec<Vec<OpShape>> {
+    members
+        .iter()
+        .map(|m| {
+            m.iter()
+                .map(|&o| OpShape::of(&graph.ops[o], graph.plan_rules))
+                .collect()
+        })
+        .collect()
+}
+
+/// The parallel set `members` of `graph` as one stage-model operator, or `None` when no
+/// allocation of groups has a plan for every member. `plans` are the graph's tables on the
+/// whole chip (the members' work and HBM bytes); `b_noc` the NoC's distribution rate.
+pub fn set_op(
+    graph: &Graph,
+    members: &[Vec<usize>],
+    plans: &GraphPlans,
+    planner: &mut GroupPlanner,
+    b_noc: f64,
+) -> Option<InstanceOp> {
+    let chip = planner.chip;
+    let n = chip.cores;
+    let work: Vec<f64> = members
+        .iter()
+        .map(|m| m.iter().map(|&o| plans.table(o).best_exec()).sum())
+        .collect();
+    let hbm_bytes: u64 = members
+        .iter()
+        .flatten()
+        .map(|&o| plans.table(o).hbm_bytes(n))
+        .sum();
+    let shapes = member_shapes(graph, members);
+    let moved = traffic(graph, members);
+    let per_core = chip.noc.injection_bytes_per_s_per_core;
+    let mut found: Vec<(OpOption, Vec<u64>)> = Vec::new();
+    for groups in allocations(&work, n) {
+        let fronts: Option<Vec<Vec<Rc<Front>>>> = shapes
+            .iter()
+            .zip(&groups)
+            .map(|(ss, &g)| ss.iter().map(|s| planner.front(s, g)).collect())
+            .collect();
+        let Some(fronts) = fronts else { continue };
+        // Dispatch and combine: each group receives (sends) its bytes at its cores' rate,
+        // all of them together at the chip's.
+        let shift = |bytes: &dyn Fn(usize) -> u64| -> f64 {
+            let slowest = (0..members.len())
+                .map(|i| bytes(i) as f64 / (groups[i] as f64 * per_core))
+                .fold(0.0, f64::max);
+            let all: u64 = (0..members.len()).map(bytes).sum();
+            slowest.max(all as f64 / (n as f64 * per_core)) * chip.clock_hz
+        };
+        let moving = shift(&|i| moved[i].0) + shift(&|i| moved[i].1);
+        let budgets: BTreeSet<u64> = fronts
+            .iter()
+            .flatten()
+            .flat_map(|f| f.options.iter().map(|o| o.hot))
+            .collect();
+        for b in budgets {
+            let Some(chains): Option<Vec<Chain>> = fronts.iter().map(|f| chain(f, b)).collect()
+            else {
+                continue;
+            };
+            let hot = chains.iter().map(|c| c.hot).max().unwrap_or(0);
+            if hot > chip.sram_bytes_per_core {
+                continue;
+            }
+            let cold = chains.iter().map(|c| c.cold).max().unwrap_or(0);
+            let exec = chains.iter().map(|c| c.exec).fold(0.0, f64::max) + moving;
+            let comm = chains.iter().map(|c| c.comm).fold(0.0, f64::max) + moving;
+            let rho = if hbm_bytes > 0 {
+                cold as f64 * n as f64 / hbm_bytes as f64
+            } else {
+                0.0
+            };
+            let option = OpOption {
+                cold: Bytes(cold),
+                hot: Bytes(hot),
+                exec_cycles: Cycles(exec),
+                comm_cycles: Cycles(comm),
+                noc_per_hbm: rho * chip.hbm.bandwidth_bytes_per_s / b_noc,
+                groups: Some(groups.clone()),
+            };
+            found.push((option, groups.clone()));
+        }
+    }
+    let options = pareto(found.into_iter().map(|(o, _)| o).collect());
+    if options.is_empty() {
+        return None;
+    }
+    Some(InstanceOp {
+        name: set_name(graph, members),
+        hbm_cycles: Cycles(hbm_bytes as f64 / chip.hbm.bandwidth_bytes_per_s * chip.clock_hz),
+        options,
+        flops: Some(
+            members
+                .iter()
+                .flatten()
+                .map(|&o| graph.ops[o].flops().0 as f64)
+                .sum(),
+        ),
+        preload_window: None,
+        parallel: Some(ParallelSet {
+            chip_cores: n,
+            members: members.iter().map(|m| member(graph, m)).collect(),
+        }),
+    })
+}
+
+/// `op` (built for another set with the same members' shapes) renamed for `members` of
+/// `graph`.
+pub fn renamed(op: &InstanceOp, graph: &Graph, members: &[Vec<usize>]) -> InstanceOp {
+    let mut op = op.clone();
+    op.name = set_name(graph, members);
+    if let Some(set) = &mut op.parallel {
+        set.members = members.iter().map(|m| member(graph, m)).collect();
+    }
+    op
+}
+
+/// `par[k]:` and the first member's first operator's name.
+fn set_name(graph: &Graph, members: &[Vec<usize>]) -> String {
+    format!("par[{}]:{}", members.len(), graph.ops[members[0][0]].name)
+}
+
+fn member(graph: &Graph, m: &[usize]) -> Member {
+    Member {
+        ops: m.iter().map(|&o| graph.ops[o].name.clone()).collect(),
+    }
+}
+
+/// The options no other option matches or beats in cold, hot, execution and NoC cycles, in
+/// a fixed order (hot, cold, execution).
+fn pareto(mut all: Vec<OpOption>) -> Vec<OpOption> {
+    let key = |o: &OpOption| (o.hot.0, o.cold.0, o.exec_cycles.get(), o.comm_cycles.get());
+    all.sort_by(|a, b| {
+        let (x, y) = (key(a), key(b));
+        (x.0, x.1)
+            .cmp(&(y.0, y.1))
+            .then(x.2.total_cmp(&y.2))
+            .then(x.3.total_cmp(&y.3))
+    });
+    let mut kept: Vec<OpOption> = Vec::new();
+    for o in all {
+        let (c, h, e, m) = (o.cold.0, o.hot.0, o.exec_cycles.get(), o.comm_cycles.get());
+        let dominated = kept.iter().any(|k| {
+            k.cold.0 <= c && k.hot.0 <= h && k.exec_cycles.get() <= e && k.comm_cycles.get() <= m
+        });
+        if !dominated {
+            kept.push(o);
+        }
+    }
+    kept
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn allocations_fit_the_chip_and_follow_the_work() {
+        let a = allocations(&[1.0, 1.0, 2.0], 16);
+        assert!(a.iter().all(|g| g.iter().sum::<u64>() <= 16));
+        assert!(a.contains(&vec![4, 4, 4]), "{a:?}");
+        assert!(a.contains(&vec![4, 4, 8]), "{a:?}");
+        assert!(a.contains(&vec![1, 1, 1]), "{a:?}");
+        // Sixty-four equal experts on 5,888 cores: 92 each, and every smaller rung.
+        let a = allocations(&[3.0; 64], 5888);
+        assert_eq!(a.iter().map(|g| g[0]).max(), Some(92));
+        assert!(a.iter().all(|g| g.iter().all(|&x| x == g[0])));
+    }
+}

@@ -1,0 +1,91 @@
+//! Parallel sets in the stage model (docs/core-groups.md): one stage-model operator that runs
+//! several independent chains of graph operators at once, each on its own group of cores.
+//!
+//! The stage model stays a chain of operators: a parallel set is one of them, and each of its
+//! options records the group each member runs on ([`super::OpOption::groups`]). What the
+//! option's numbers mean (the slowest group's execution, the busiest core's bytes) is
+//! docs/core-groups.md §CG-2; this module holds the record and the rules a file must meet.
+
+use super::InstanceOp;
+use serde::{Deserialize, Serialize};
+
+/// The format tag of instance files with parallel sets. Files without any are still written
+/// as `elk-instance/1` ([`super::INSTANCE_FORMAT`]), so every older tool reads them.
+pub const INSTANCE_FORMAT_PARALLEL: &str = "elk-instance/2";
+
+/// What a parallel-set operator runs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ParallelSet {
+    /// N: the chip's cores, which the groups of one option share.
+    pub chip_cores: u64,
+    /// The members: each a chain of graph operators, run in order on its group.
+    pub members: Vec<Member>,
+}
+
+/// One member of a parallel set.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Member {
+    /// The graph operators it runs, in order.
+    pub ops: Vec<String>,
+}
+
+/// Why `op` (ops[`i`] of the file) breaks a parallel set's rules, or `None`: at least two
+/// members, no operator in two members, and every option with one group per member, each of
+/// at least one core, the groups together within the chip's cores (disjoint groups); an
+/// operator that is not a set has no groups.
+pub fn violation(i: usize, op: &InstanceOp) -> Option<String> {
+    let at = |detail: String| Some(format!("ops[{i}] ({}): {detail}", op.name));
+    let Some(set) = &op.parallel else {
+        return op
+            .options
+            .iter()
+            .position(|o| o.groups.is_some())
+            .and_then(|o| {
+                at(format!(
+                    "options[{o}] has groups but the operator is not a parallel set"
+                ))
+            });
+    };
+    if set.members.len() < 2 {
+        return at(format!(
+            "a parallel set needs at least two members, it has {}",
+            set.members.len()
+        ));
+    }
+    let mut seen = std::collections::HashSet::new();
+    for (m, member) in set.members.iter().enumerate() {
+        if member.ops.is_empty() {
+            return at(format!("members[{m}] runs no operator"));
+        }
+        if let Some(dup) = member.ops.iter().find(|o| !seen.insert(o.as_str())) {
+            return at(format!(
+                "operator '{dup}' is in two members (members overlap)"
+            ));
+        }
+    }
+    for (o, opt) in op.options.iter().enumerate() {
+        let Some(groups) = &opt.groups else {
+            return at(format!("options[{o}] has no groups"));
+        };
+        if groups.len() != set.members.len() {
+            return at(format!(
+                "options[{o}] has {} groups for {} members",
+                groups.len(),
+                set.members.len()
+            ));
+        }
+        if groups.contains(&0) {
+            return at(format!("options[{o}] has a group of 0 cores"));
+        }
+        let total: u64 = groups.iter().sum();
+        if total > set.chip_cores {
+            return at(format!(
+                "options[{o}]'s groups take {total} cores, more than the chip's {} (groups must be disjoint)",
+                set.chip_cores
+            ));
+        }
+    }
+    None
+}
