@@ -390,12 +390,15 @@ def instance(
     ops: Optional[str] = None,
     window: Optional[int] = None,
     noc_row: str = DEFAULTS["noc_row"],
+    expert_parallel: bool = False,
     cache: bool = True,
 ) -> Instance:
     """Builds the instance of ``model`` on ``chip`` (``elk-opt instance``): the plan tables
     of every operator (read from the plan cache when they are there; ``cache=False`` is
     ``--no-cache``). ``layers``/``ops`` cut a sub-instance (``"0..1"``, half-open);
-    ``load_order`` is ``free``, ``fixed`` or a maximum displacement."""
+    ``load_order`` is ``free``, ``fixed`` or a maximum displacement. ``expert_parallel``
+    (``--expert-parallel``) builds parallel sets: independent chains of operators on
+    disjoint groups of cores (docs/core-groups.md)."""
     m = _model(model)
     c = _chip(chip, hbm_tbps)
     graph = m._choice(mode, batch, kv, num_layers)
@@ -406,6 +409,7 @@ def instance(
         ops=ops,
         window=window,
         noc_row=noc_row,
+        expert_parallel=bool(expert_parallel),
         cache=bool(cache),
     )
     native, warns = _native.build_instance(graph, build)
@@ -435,6 +439,7 @@ def instance(
         ops=ops,
         preload_window_stages=window,
         noc_row=noc_row,
+        expert_parallel=bool(expert_parallel),
     )
     return Instance(native, config)
 
@@ -643,6 +648,15 @@ def compare(
     :class:`Instance` (``--instance``; not with ``layer_exact`` or ``routing``); otherwise
     the keyword arguments of :func:`instance` apply (``mode``, ``num_layers``, ``hbm_tbps``,
     ``load_order``, ``layers``, ``ops``, ``window``, ``noc_row``, ``cache``)."""
+    if build.get("expert_parallel"):
+        # The CLI compares the union of the instances with and without parallel sets
+        # (docs/core-groups.md, CG-5); an Instance built with expert_parallel=True compares
+        # that instance alone.
+        raise ValueError(
+            "compare(expert_parallel=True): the union of the instances with and without "
+            "parallel sets is the CLI's (`elk-opt compare --expert-parallel`); pass "
+            "instance(..., expert_parallel=True) to compare that instance alone"
+        )
     moe_choice = None
     if routing is not None:
         moe_choice = _routing_choice(model, chip, batch, kv, build, routing, steps, seed, policies)

@@ -57,6 +57,8 @@ pub struct BuildChoice {
     pub window: Option<u32>,
     /// `--noc-row`: `phased` or `spec`.
     pub noc_row: String,
+    /// `--expert-parallel`: parallel sets (docs/core-groups.md).
+    pub expert_parallel: bool,
     /// The plan cache (`false`: `--no-cache`).
     pub cache: bool,
 }
@@ -104,7 +106,7 @@ pub fn build_instance(
                 None
             },
             noc_row,
-            parallel: false,
+            parallel: build.expert_parallel,
         };
         // The spec named by its label, so the instance's name shows the HBM override.
         let mut named = chip.spec.clone();
