@@ -93,6 +93,10 @@ pub struct MethodResult {
     /// MoE cells: their 99th percentile (nearest rank), ms.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub p99_ms: Option<f64>,
+    /// Cells with `expert_parallel`: whether the schedule is of the instance with parallel
+    /// sets (`false`: the one without was faster; docs/core-groups.md, CG-5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parallel_sets: Option<bool>,
 }
 
 impl MethodResult {
@@ -110,6 +114,7 @@ impl MethodResult {
             gap_le_pct: None,
             p50_ms: None,
             p99_ms: None,
+            parallel_sets: None,
         }
     }
 }
@@ -266,11 +271,13 @@ pub fn cell_instance_on(cell: &Cell, chip: ChipSpec) -> elk_model::Result<Instan
     cell_instance_of(cell, &model, chip)
 }
 
-/// Instance options of every cell: free load order, the process's plan cache.
-fn instance_options() -> InstanceOptions {
+/// Instance options of `cell`: free load order, the process's plan cache, its parallel
+/// sets.
+fn instance_options(cell: &Cell) -> InstanceOptions {
     InstanceOptions {
         load_order: LoadOrder::Named(NamedOrder::Free),
         plan_cache: plan_cache(),
+        parallel: cell.expert_parallel,
         ..InstanceOptions::default()
     }
 }
@@ -284,7 +291,7 @@ pub fn cell_instance_of(
     let chip = cell_chip_from(chip, cell)?;
     let mode = Mode::parse(&cell.mode)?;
     let graph = model.build(&ZooParams::new(mode, cell.batch, cell.kv))?;
-    let mut inst = build_instance(&graph, &chip, &instance_options())?;
+    let mut inst = build_instance(&graph, &chip, &instance_options(cell))?;
     if cell.noc_scale != 1.0 || cell.compute_scale != 1.0 {
         scale_instance(&mut inst, cell.noc_scale, cell.compute_scale);
     }
@@ -394,7 +401,7 @@ pub fn run_cell_with(
         }
         return result;
     }
-    let inst = match cell_instance_of(cell, model, chip) {
+    let inst = match cell_instance_of(cell, model, chip.clone()) {
         Ok(i) => i,
         Err(e) => {
             let mut r = failed(figure, cell, e.to_string());
@@ -404,14 +411,92 @@ pub fn run_cell_with(
     };
     result.ops = inst.ops.len();
     result.ideal_ms = ideal(&inst).cycles.map(|c| inst.ms(c));
+    let mut runs = vec![inst];
+    if cell.expert_parallel {
+        // The union with the instance without sets (docs/core-groups.md, CG-5).
+        let plain = Cell {
+            expert_parallel: false,
+            ..cell.clone()
+        };
+        match cell_instance_of(&plain, model, chip) {
+            Ok(i) => runs.push(i),
+            Err(e) => return failed(figure, cell, format!("without parallel sets: {e}")),
+        }
+    }
+    for (k, inst) in runs.iter().enumerate() {
+        let rows = match methods_on(inst, methods) {
+            Ok(rows) => rows,
+            Err(MethodsFailed::Unknown(name)) => {
+                return failed(figure, cell, format!("unknown method '{name}'"))
+            }
+            Err(MethodsFailed::Run(rows, e)) => {
+                result.methods = rows;
+                result.error = Some(e);
+                return result;
+            }
+        };
+        if k == 0 {
+            result.methods = rows;
+        } else {
+            // Each method's faster schedule; the smaller Ideal figure.
+            keep_faster(&mut result.methods, rows);
+            let other = ideal(inst).cycles.map(|c| inst.ms(c));
+            result.ideal_ms = match (result.ideal_ms, other) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+        }
+    }
+    if bound {
+        let mut lowest: Option<CellBound> = None;
+        for inst in &runs {
+            match certified_bound(inst) {
+                Ok((b, source)) => {
+                    let here = CellBound {
+                        bound_ms: inst.ms(b),
+                        source: source.to_string(),
+                        min_ms: None,
+                        max_ms: None,
+                    };
+                    if lowest.as_ref().is_none_or(|l| here.bound_ms < l.bound_ms) {
+                        lowest = Some(here);
+                    }
+                }
+                Err(e) => {
+                    result.error = Some(format!("bound: {e}"));
+                    return result;
+                }
+            }
+        }
+        if let Some(cell_bound) = lowest {
+            set_gaps(&mut result.methods, &cell_bound);
+            result.bound = Some(cell_bound);
+        }
+    }
+    result
+}
+
+/// Why a cell's methods did not all run.
+enum MethodsFailed {
+    /// A method name the registry does not have.
+    Unknown(String),
+    /// A method failed (an invalid schedule included): the rows before it, and the error.
+    Run(Vec<MethodResult>, String),
+}
+
+/// Every method of `methods` on `inst`, judged. One failure policy: a method error (an
+/// invalid schedule included) fails the cell loudly, never as a blank result.
+fn methods_on(
+    inst: &Instance,
+    methods: &[String],
+) -> std::result::Result<Vec<MethodResult>, MethodsFailed> {
+    let mut rows = Vec::new();
     for name in methods {
         let Some(m) = by_name(name) else {
-            return failed(figure, cell, format!("unknown method '{name}'"));
+            return Err(MethodsFailed::Unknown(name.clone()));
         };
         let mut r = MethodResult::named(name);
-        // One failure policy: a method error (an invalid schedule included) fails the
-        // cell loudly, never as a blank result.
-        match elk_sim::run_judged(&inst, m.as_ref(), &Budget::default()) {
+        match elk_sim::run_judged(inst, m.as_ref(), &Budget::default()) {
             Ok(judged) => {
                 let outcome = &judged.solved.outcome;
                 r.status = Some(outcome.verdict().into());
@@ -429,29 +514,27 @@ pub fn run_cell_with(
                     r.breakdown = Some(e.breakdown.into());
                 }
             }
-            Err(e) => {
-                result.error = Some(e.to_string());
-                return result;
-            }
+            Err(e) => return Err(MethodsFailed::Run(rows, e.to_string())),
         }
-        result.methods.push(r);
+        rows.push(r);
     }
-    if bound {
-        match certified_bound(&inst) {
-            Ok((b, source)) => {
-                let cell_bound = CellBound {
-                    bound_ms: inst.ms(b),
-                    source: source.to_string(),
-                    min_ms: None,
-                    max_ms: None,
-                };
-                set_gaps(&mut result.methods, &cell_bound);
-                result.bound = Some(cell_bound);
-            }
-            Err(e) => result.error = Some(format!("bound: {e}")),
+    Ok(rows)
+}
+
+/// `with_sets` becomes, method by method, the faster of its row and `without`'s (the one
+/// without sets on a tie), each marked with `parallel_sets`.
+fn keep_faster(with_sets: &mut [MethodResult], without: Vec<MethodResult>) {
+    for (a, b) in with_sets.iter_mut().zip(without) {
+        let a_faster = match (a.makespan_ms, b.makespan_ms) {
+            (Some(x), Some(y)) => x < y,
+            (Some(_), None) => true,
+            _ => false,
+        };
+        if !a_faster {
+            *a = b;
         }
+        a.parallel_sets = Some(a_faster);
     }
-    result
 }
 
 /// Every method's `gap_le_pct` against `bound`: 100·(makespan − bound)/bound.

@@ -65,6 +65,11 @@ pub struct Grid {
     /// axis of the grid; each such cell also runs the load policies over sampled steps.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub routings: Vec<String>,
+    /// `[false, true]` to run each point with and without parallel sets
+    /// (`--expert-parallel`, docs/core-groups.md); a `true` cell keeps each method's faster
+    /// schedule of the instances with and without sets, and the lower bound.
+    #[serde(default = "all_cores", skip_serializing_if = "is_all_cores")]
+    pub expert_parallel: Vec<bool>,
     /// With `routings`: the load policies (empty: load-all, on-demand, predicted-K, oracle).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub policies: Vec<String>,
@@ -125,6 +130,12 @@ fn pod4() -> Vec<String> {
 fn one() -> Vec<f64> {
     vec![1.0]
 }
+fn all_cores() -> Vec<bool> {
+    vec![false]
+}
+fn is_all_cores(v: &[bool]) -> bool {
+    v == [false]
+}
 /// Routing steps per MoE cell by default.
 pub const MOE_STEPS: usize = 20;
 fn moe_steps() -> usize {
@@ -169,6 +180,9 @@ pub struct Cell {
     /// MoE routing (grids with `routings`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub routing: Option<String>,
+    /// Parallel sets (grids with `expert_parallel`; absent: false).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub expert_parallel: bool,
 }
 
 impl Cell {
@@ -187,6 +201,7 @@ impl Cell {
             topology: None,
             cores: None,
             routing: None,
+            expert_parallel: false,
         }
     }
 
@@ -198,8 +213,14 @@ impl Cell {
             .as_ref()
             .map(|r| format!("|routing {r}"))
             .unwrap_or_default();
+        // So do parallel sets.
+        let sets = if self.expert_parallel {
+            "|expert-parallel"
+        } else {
+            ""
+        };
         format!(
-            "{}|{}|b{}|s{}|{}|hbm{:?}|noc{}|comp{}|{:?}|cores{:?}{routing}",
+            "{}|{}|b{}|s{}|{}|hbm{:?}|noc{}|comp{}|{:?}|cores{:?}{routing}{sets}",
             self.model,
             self.mode,
             self.batch,
@@ -390,6 +411,7 @@ impl Grid {
             ("batches", self.batches.is_empty()),
             ("kvs", self.kvs.is_empty()),
             ("methods", self.methods.is_empty()),
+            ("expert_parallel", self.expert_parallel.is_empty()),
         ] {
             if empty {
                 return Err(bad(format!("key '{key}': must list at least one value")));
@@ -493,6 +515,13 @@ impl Grid {
                 "key 'modes': `routings` runs the load policies in decode only".into(),
             ));
         }
+        if self.expert_parallel.contains(&true) {
+            return Err(bad(
+                "key 'expert_parallel': not with `routings` (the policies' steps are built \
+                 without parallel sets; docs/core-groups.md)"
+                    .into(),
+            ));
+        }
         if self
             .noc_scale
             .iter()
@@ -550,20 +579,23 @@ impl Grid {
                                                     _ => hbm,
                                                 };
                                                 for routing in &routings {
-                                                    cells.push(Cell {
-                                                        index: cells.len(),
-                                                        model: model.clone(),
-                                                        mode: mode.clone(),
-                                                        batch,
-                                                        kv,
-                                                        chip: chip.clone(),
-                                                        hbm_tbps: hbm,
-                                                        noc_scale: noc,
-                                                        compute_scale: comp,
-                                                        topology: topo.clone(),
-                                                        cores: c,
-                                                        routing: routing.clone(),
-                                                    });
+                                                    for &sets in &self.expert_parallel {
+                                                        cells.push(Cell {
+                                                            index: cells.len(),
+                                                            model: model.clone(),
+                                                            mode: mode.clone(),
+                                                            batch,
+                                                            kv,
+                                                            chip: chip.clone(),
+                                                            hbm_tbps: hbm,
+                                                            noc_scale: noc,
+                                                            compute_scale: comp,
+                                                            topology: topo.clone(),
+                                                            cores: c,
+                                                            routing: routing.clone(),
+                                                            expert_parallel: sets,
+                                                        });
+                                                    }
                                                 }
                                             }
                                         }

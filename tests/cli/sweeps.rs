@@ -45,6 +45,11 @@ fn bad_chips_and_methods_exit_2_before_any_cell_runs() {
             grid("\"ipu-mk2\"", "\"basic\"").replace("[\"bert-base\"]", "[\"mine.toml\"]"),
             "error: sweep/model.toml: key 'models': entry 'mine.toml': sweep/mine.toml: cannot read: No such file or directory (os error 2) (relative model paths are read from the grid file's directory)",
         ),
+        (
+            "sets.toml",
+            "figure = \"bars\"\nmodels = [\"mixtral-8x7b\"]\nbatches = [8]\nkvs = [2048]\nroutings = [\"uniform\"]\nexpert_parallel = [false, true]\n".to_string(),
+            "error: sweep/sets.toml: key 'expert_parallel': not with `routings` (the policies' steps are built without parallel sets; docs/core-groups.md)",
+        ),
     ] {
         std::fs::write(d.join("sweep").join(name), text).unwrap();
         let out = elk_in(&d, &["sweep", &format!("sweep/{name}"), "-o", "r.jsonl"]);
@@ -269,6 +274,69 @@ fn a_figure_on_a_noc_bound_chip_says_ideal_is_unreachable() {
         .unwrap();
     assert!(
         ideal.contains("Ideal is unreachable on sn40l-like"),
+        "{csv}"
+    );
+}
+
+#[test]
+fn an_expert_parallel_axis_runs_each_point_with_and_without_sets_and_is_never_slower() {
+    let d = scratch("sweeps-expert-parallel");
+    let text = grid(
+        "\"ipu-pod4\", \"ipu-mk2\"",
+        "\"basic\", \"elk-dyn\", \"elk-full\"",
+    ) + "expert_parallel = [false, true]\nbound = true\n";
+    std::fs::write(d.join("g.toml"), text).unwrap();
+    let out = elk_in(&d, &["sweep", "g.toml", "-o", "g.jsonl"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(d.join("g.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 4);
+    for pair in lines.chunks(2) {
+        let (plain, sets) = (&pair[0], &pair[1]);
+        assert!(plain["cell"].get("expert_parallel").is_none(), "{plain}");
+        assert_eq!(sets["cell"]["expert_parallel"], true, "{sets}");
+        assert!(sets["bound"]["bound_ms"].as_f64() <= plain["bound"]["bound_ms"].as_f64());
+        let bound = sets["bound"]["bound_ms"].as_f64().unwrap();
+        for (a, b) in plain["methods"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(sets["methods"].as_array().unwrap())
+        {
+            assert!(a.get("parallel_sets").is_none(), "{a}");
+            assert!(b["parallel_sets"].is_boolean(), "{b}");
+            let (x, y) = (
+                a["makespan_ms"].as_f64().unwrap(),
+                b["makespan_ms"].as_f64().unwrap(),
+            );
+            assert!(
+                y <= x && y >= bound * (1.0 - 1e-12),
+                "{a} vs {b}, bound {bound}"
+            );
+        }
+    }
+    // The report's CSV has the axis as a column.
+    let out = elk_in(&d, &["report", "g.jsonl", "-o", "rep"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let csv = std::fs::read_dir(d.join("rep"))
+        .unwrap()
+        .flatten()
+        .find(|e| e.path().extension().is_some_and(|x| x == "csv"))
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .unwrap();
+    assert!(
+        csv.lines().next().unwrap().contains("expert_parallel"),
         "{csv}"
     );
 }

@@ -45,7 +45,7 @@ pub(super) fn run(
         crate::moe::MoeInputs {
             params: ZooParams::new(Mode::parse(&cell.mode)?, cell.batch, cell.kv),
             chip: cell_chip_from(chip, cell)?,
-            opts: instance_options(),
+            opts: instance_options(cell),
             routing: routing.clone(),
             steps: moe.steps,
             seed: 1,

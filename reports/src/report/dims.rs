@@ -21,10 +21,11 @@ pub(crate) enum Dim {
     Topology,
     Cores,
     Routing,
+    ExpertParallel,
 }
 
 /// Every dimension, in the order labels print them.
-pub(crate) const ALL: [Dim; 11] = [
+pub(crate) const ALL: [Dim; 12] = [
     Dim::Model,
     Dim::Mode,
     Dim::Batch,
@@ -36,14 +37,17 @@ pub(crate) const ALL: [Dim; 11] = [
     Dim::Topology,
     Dim::Cores,
     Dim::Routing,
+    Dim::ExpertParallel,
 ];
 
-/// The dimensions a CSV of `rows` has a column for: every one, but the routing only when a
-/// cell has one (so the CSVs of grids without MoE routings keep their columns).
+/// The dimensions a CSV of `rows` has a column for: every one, but the routing and parallel
+/// sets only when a cell has them (so the CSVs of grids without keep their columns).
 pub(crate) fn csv_dims(rows: &[&CellResult]) -> Vec<Dim> {
     let routed = rows.iter().any(|r| r.cell.routing.is_some());
+    let sets = rows.iter().any(|r| r.cell.expert_parallel);
     ALL.into_iter()
         .filter(|d| *d != Dim::Routing || routed)
+        .filter(|d| *d != Dim::ExpertParallel || sets)
         .collect()
 }
 
@@ -105,6 +109,8 @@ impl Dim {
                 Some(r) => format!("routing {r}"),
                 None => "balanced routing".into(),
             },
+            Dim::ExpertParallel if c.expert_parallel => "expert-parallel".into(),
+            Dim::ExpertParallel => "no parallel sets".into(),
         }
     }
 
@@ -122,6 +128,7 @@ impl Dim {
             Dim::Topology => "topology",
             Dim::Cores => "cores",
             Dim::Routing => "routing",
+            Dim::ExpertParallel => "expert_parallel",
         }
     }
 
@@ -140,6 +147,7 @@ impl Dim {
             Dim::Topology => c.topology.clone().unwrap_or_default(),
             Dim::Cores => c.cores.map_or(String::new(), |n| n.to_string()),
             Dim::Routing => c.routing.clone().unwrap_or_default(),
+            Dim::ExpertParallel => c.expert_parallel.to_string(),
         }
     }
 
@@ -161,6 +169,7 @@ impl Dim {
             Dim::Topology => c.topology.is_none(),
             Dim::Cores => c.cores.is_none(),
             Dim::Routing => c.routing.is_none(),
+            Dim::ExpertParallel => !c.expert_parallel,
             _ => false,
         }
     }
