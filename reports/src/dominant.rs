@@ -32,13 +32,23 @@ impl Dominant {
     /// The one-line warning (no `warning:` prefix), times in ms at `clock_hz`.
     pub fn warning(&self, clock_hz: f64, makespan: Cycles) -> String {
         let ms = |c: Cycles| c.get() / clock_hz * 1e3;
+        let one = self.ops == 1;
+        let (which, verb, their, them) = if one {
+            ("1 operator".to_string(), "takes", "its", "it")
+        } else {
+            (
+                format!("{} operators of one shape", self.ops),
+                "take",
+                "their",
+                "them",
+            )
+        };
         format!(
-            "{} operators of one shape ({}) take at least {:.0} % of the step: {:.4} of {:.4} ms executing even at their fastest options, so this result measures them more than the rest of the model (docs/plans.md, \"When one operator class dominates\")",
-            self.ops,
-            self.pattern,
-            100.0 * self.share,
-            ms(self.cycles),
-            ms(makespan)
+            "{which} ({pattern}) {verb} at least {share:.0} % of the step: {cycles:.4} of {makespan:.4} ms executing even at {their} fastest options, so this result measures {them} more than the rest of the model (docs/plans.md, \"When one operator class dominates\")",
+            pattern = self.pattern,
+            share = 100.0 * self.share,
+            cycles = ms(self.cycles),
+            makespan = ms(makespan)
         )
     }
 }
