@@ -10,6 +10,8 @@ mod brute;
 mod cross_check;
 #[path = "exact/meets_bound.rs"]
 mod meets_bound;
+#[path = "exact/parallel_sets.rs"]
+mod parallel_sets;
 #[path = "exact/phased.rs"]
 mod phased;
 #[path = "exact/queue.rs"]

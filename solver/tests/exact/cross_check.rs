@@ -37,8 +37,9 @@ fn solve(inst: &Instance, backend: Backend, big_m: bool) -> ExactReport {
     solve_exact(inst, &opts).unwrap_or_else(|e| panic!("{}: {e}", inst.name))
 }
 
-/// Checks one instance; returns its optimum (None when infeasible).
-fn check(inst: &Instance, with_brute: bool) -> Option<Cycles> {
+/// Checks one instance (MILP = SMT = brute force, simulator = objective, bounds below and
+/// heuristics above the optimum); returns its optimum (None when infeasible).
+pub(crate) fn check(inst: &Instance, with_brute: bool) -> Option<Cycles> {
     let milp = solve(inst, Backend::Milp, true);
     let per_option = solve(inst, Backend::Milp, false);
     let smt = solve(inst, Backend::Smt, true);
