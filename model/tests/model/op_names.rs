@@ -103,3 +103,57 @@ fn the_load_policies_graphs_have_unique_names_too() {
         assert_eq!(faults(&g), Vec::<String>::new());
     }
 }
+
+#[test]
+fn parallel_sets_keep_every_operator_once_and_every_dependence() {
+    // docs/core-groups.md §CG-1 on every graph above: the steps hold each operator once,
+    // after everything it depends on, and no member of a set depends on another member.
+    use elk_model::parallel::{dependences, steps, Step};
+    let (mut graphs_checked, mut sets) = (0, 0);
+    for m in models() {
+        for g in graphs(&m) {
+            let deps = dependences(&g);
+            let work: Vec<f64> = g.ops.iter().map(|o| o.flops().0 as f64 + 1.0).collect();
+            let mut done = vec![false; g.ops.len()];
+            for step in steps(&deps, &work) {
+                let members = match step {
+                    Step::Op(i) => vec![vec![i]],
+                    Step::Set(members) => {
+                        sets += 1;
+                        assert!(members.len() >= 2, "{}", g.name);
+                        members
+                    }
+                };
+                let member_of = |o: usize| members.iter().position(|m| m.contains(&o));
+                for (k, member) in members.iter().enumerate() {
+                    for &o in member {
+                        for &d in &deps[o] {
+                            let same = member_of(d) == Some(k);
+                            assert!(
+                                done[d] || same,
+                                "{}: {} runs before {} or beside it",
+                                g.name,
+                                g.ops[o].name,
+                                g.ops[d].name
+                            );
+                        }
+                    }
+                }
+                for o in members.into_iter().flatten() {
+                    assert!(!done[o], "{}: {} twice", g.name, g.ops[o].name);
+                    done[o] = true;
+                }
+            }
+            assert!(
+                done.iter().all(|&d| d),
+                "{}: an operator is missing",
+                g.name
+            );
+            graphs_checked += 1;
+        }
+    }
+    assert!(
+        graphs_checked >= 3 * 26 && sets > 0,
+        "{graphs_checked} graphs, {sets} sets"
+    );
+}
