@@ -59,6 +59,7 @@ reports: deps
 	$(CARGO) build $(CARGO_FLAGS) --bin elk-opt
 	./target/release/elk-opt sweep fig17 -o results/fig17.jsonl --report results/fig17
 	./target/release/elk-opt sweep fig19 -o results/fig19.jsonl --report results/fig19
+	./target/release/elk-opt sweep examples/grids/expert-parallel.toml -o results/expert-parallel.jsonl --report results/expert-parallel
 	for s in $(STUDIES); do ./target/release/elk-opt study $$s -o results/$$s || exit 1; done
 	./target/release/elk-opt report summary results
 

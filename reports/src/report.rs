@@ -13,6 +13,7 @@
 mod bars;
 mod breakdown;
 mod dims;
+mod expert_parallel;
 mod gaps;
 mod lines;
 mod series;
@@ -248,6 +249,9 @@ pub fn report(results: &[CellResult], title: &str, header: &Header) -> Result<Fi
             &header.style,
         )?,
     };
+    if let Some(sets) = expert_parallel::section(&shown, &mut md) {
+        finding = sets;
+    }
     finding.question = format!("{title}: {}", finding.question);
     if !errors.is_empty() {
         finding.finding.push_str(&format!(

@@ -339,4 +339,15 @@ fn an_expert_parallel_axis_runs_each_point_with_and_without_sets_and_is_never_sl
         csv.lines().next().unwrap().contains("expert_parallel"),
         "{csv}"
     );
+    // Its README pairs each configuration's cells, and its finding is the speedup.
+    let readme = std::fs::read_to_string(d.join("rep/README.md")).unwrap();
+    assert!(
+        readme.contains("## Parallel sets (`expert_parallel`)"),
+        "{readme}"
+    );
+    let finding = std::fs::read_to_string(d.join("rep/finding.json")).unwrap();
+    assert!(
+        finding.contains("Parallel sets make the best schedule up to"),
+        "{finding}"
+    );
 }
