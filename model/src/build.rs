@@ -335,8 +335,10 @@ impl InstanceMemo {
     pub fn new(chip: &ChipSpec, opts: &InstanceOptions) -> InstanceMemo {
         InstanceMemo {
             chip: chip.clone(),
+            // Parallel sets are not built here (the load policies' steps; docs/core-groups.md).
             opts: InstanceOptions {
                 range: OpRange::All,
+                parallel: false,
                 ..opts.clone()
             },
             b_noc: noc_distribution_bytes_per_s(chip),
@@ -440,14 +442,7 @@ fn cut_by_name(whole: &Instance, graph: &Graph, range: &OpRange) -> Result<Insta
         graph.ops[ops].iter().map(|o| o.name.as_str()).collect();
     let mut kept = Vec::new();
     for op in &whole.ops {
-        let names: Vec<&str> = match &op.parallel {
-            Some(set) => set
-                .members
-                .iter()
-                .flat_map(|m| m.ops.iter().map(String::as_str))
-                .collect(),
-            None => vec![op.name.as_str()],
-        };
+        let names = op.graph_ops();
         let within = names.iter().filter(|n| inside.contains(*n)).count();
         if within == names.len() {
             kept.push(op.clone());

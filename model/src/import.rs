@@ -404,14 +404,45 @@ fn build_operator(
     if !fits(&extents) || !tensors.iter().all(|t| fits(&t.shape)) {
         return Err(format!("loop nest or tensor too large: dims {extents:?}"));
     }
+    // A Concat is read as an external tensor (fold.rs), so its parts' producers are waited
+    // for explicitly: parallel sets (docs/core-groups.md) order operators by dependences.
+    let mut after = Vec::new();
+    for (_, r) in &inputs {
+        if let Source::External(id) = r.source {
+            concat_producers(by_id, id, &mut after);
+        }
+    }
+    after.sort();
+    after.dedup();
     Ok(Operator {
         name: format!("{}#{}", e.op_type, e.id),
         kind,
         op_type: e.op_type.clone(),
         dims: extents,
         tensors,
-        after: Vec::new(),
+        after,
     })
+}
+
+/// The sources (`#id`) of the kept operators whose outputs the Concat `id` joins (through
+/// folded nodes and nested Concats); nothing when `id` is not a Concat.
+fn concat_producers(by_id: &HashMap<i64, &RawEntry>, id: i64, out: &mut Vec<String>) {
+    let mut todo = match by_id.get(&id) {
+        Some(e) if e.op_type == "Concat" => e.inputs.clone(),
+        _ => return,
+    };
+    let mut seen = std::collections::HashSet::new();
+    while let Some(p) = todo.pop() {
+        if !seen.insert(p) {
+            continue;
+        }
+        match by_id.get(&p) {
+            None => {}
+            Some(e) if matches!(e.op_type.as_str(), "Parameter" | "Constant") => {}
+            Some(e) if fold::is_folded(&e.op_type) => todo.extend(e.inputs.iter().copied()),
+            Some(e) => out.push(format!("#{}", e.id)),
+        }
+    }
 }
 
 fn source_id(s: Source) -> i64 {

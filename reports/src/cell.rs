@@ -430,8 +430,14 @@ pub fn run_cell_with(
                 return failed(figure, cell, format!("unknown method '{name}'"))
             }
             Err(MethodsFailed::Run(rows, e)) => {
-                result.methods = rows;
-                result.error = Some(e);
+                if k == 0 {
+                    result.methods = rows;
+                }
+                result.error = Some(if k == 0 {
+                    e
+                } else {
+                    format!("without parallel sets: {e}")
+                });
                 return result;
             }
         };

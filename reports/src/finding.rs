@@ -109,7 +109,7 @@ mod tests {
             .filter(|l| l.starts_with("| q") && !l.starts_with("| question"))
             .collect();
         assert_eq!(rows.len(), summary_order().count());
-        assert!(rows[2].contains("f2 / with a bar") && rows[2].contains("[gap](gap/README.md)"));
+        assert!(rows[3].contains("f3 / with a bar") && rows[3].contains("[gap](gap/README.md)"));
         assert!(!md.contains("## What moved"));
         std::fs::write(dir.join(CHANGES), "## What moved\n\nx 1 → 2 ms\n").unwrap();
         let md = summary(&dir, "pre").unwrap();

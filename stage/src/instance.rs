@@ -217,6 +217,11 @@ impl Instance {
         if !(self.clock_hz.is_finite() && self.clock_hz > 0.0) {
             return Err(bad("clock_hz must be positive".into()));
         }
+        if sets {
+            if let Some(why) = parallel::duplicate(&self.ops) {
+                return Err(bad(why));
+            }
+        }
         for (i, op) in self.ops.iter().enumerate() {
             if op.options.is_empty() {
                 return Err(bad(format!("ops[{i}] ({}): no options", op.name)));

@@ -206,6 +206,20 @@ fn hand_written_sets_that_break_the_rules_are_one_line_naming_the_operator() {
                     .remove("groups");
             }),
         ),
+        (
+            "more than 2^64",
+            Box::new(move |j| {
+                op(j, set_at)["options"][0]["groups"][0] = serde_json::json!(u64::MAX);
+            }),
+        ),
+        // A graph operator in a set and on its own too.
+        (
+            "each runs once",
+            Box::new(move |j| {
+                let alone = j["ops"][0]["name"].clone();
+                op(j, set_at)["parallel"]["members"][0]["ops"][0] = alone;
+            }),
+        ),
         // Sets in a file that says elk-instance/1.
         (
             "an instance with them is 'elk-instance/2'",

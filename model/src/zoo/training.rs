@@ -180,7 +180,7 @@ pub fn training_step(
             }
         }
     }
-    Ok(s.b.ops)
+    Ok(s.wait_for_concats())
 }
 
 /// The reverse sweep's state: the chain so far and the gradients not yet consumed.
@@ -193,6 +193,8 @@ struct Sweep<'a> {
     needs_grad: Vec<bool>,
     /// Gradients of values (forward outputs and parameters), in the order produced.
     grads: HashMap<String, Vec<Grad>>,
+    /// Each free concat's source (`{of}.grad`, produced by no operator) and its parts'.
+    concats: HashMap<String, Vec<String>>,
 }
 
 impl<'a> Sweep<'a> {
@@ -217,6 +219,7 @@ impl<'a> Sweep<'a> {
             producer,
             needs_grad,
             grads: HashMap::new(),
+            concats: HashMap::new(),
         }
     }
 
@@ -241,14 +244,54 @@ impl<'a> Sweep<'a> {
 
     /// The whole gradient of value `of` (shape `shape`), summing its parts; `None` when
     /// nothing downstream reached it.
+    /// The chain, each reader of a free concat waiting for its parts' producers
+    /// (`Operator::after`): the dependence its input alone does not record.
+    fn wait_for_concats(self) -> Vec<Operator> {
+        let concats = self.concats;
+        let parts_of = |source: &str| -> Vec<String> {
+            // A part may itself be a free concat: its parts, recursively.
+            let mut out = Vec::new();
+            let mut todo = vec![source.to_string()];
+            while let Some(s) = todo.pop() {
+                match concats.get(&s) {
+                    Some(parts) => todo.extend(parts.iter().cloned()),
+                    None => out.push(s),
+                }
+            }
+            out.sort();
+            out
+        };
+        let mut ops = self.b.ops;
+        for op in &mut ops {
+            let waits: Vec<String> = op
+                .inputs()
+                .iter()
+                .filter(|t| concats.contains_key(&t.source))
+                .flat_map(|t| parts_of(&t.source))
+                .collect();
+            for w in waits {
+                if !op.after.contains(&w) {
+                    op.after.push(w);
+                }
+            }
+        }
+        ops
+    }
+
     fn complete(&mut self, of: &str, shape: &[u64]) -> Option<String> {
         let parts = self.grads.remove(of)?;
         if parts.len() == 1 {
             return Some(parts[0].source.clone());
         }
         if parts.iter().all(|g| g.piece) {
-            // The columns of several slices: a free concat, read as one tensor.
-            return Some(format!("{of}.grad"));
+            // The columns of several slices: a free concat, read as one tensor. No operator
+            // produces it, so its readers wait for the parts' ([`Sweep::wait_for_concats`]).
+            let name = format!("{of}.grad");
+            self.concats.insert(
+                name.clone(),
+                parts.iter().map(|g| g.source.clone()).collect(),
+            );
+            return Some(name);
         }
         let r = identity(shape.len());
         let mut acc = parts[0].source.clone();

@@ -157,3 +157,42 @@ fn parallel_sets_keep_every_operator_once_and_every_dependence() {
         "{graphs_checked} graphs, {sets} sets"
     );
 }
+
+#[test]
+fn readers_of_a_free_gradient_concat_wait_for_its_parts() {
+    // No operator produces `{value}.grad` when it is the concat of slices' gradients: its
+    // readers must wait for the parts (`after`), or parallel sets would run them early.
+    let mut readers = 0;
+    for m in models() {
+        let mut p = ZooParams::new(Mode::Training, 2, 16);
+        p.layers = Some(2);
+        let Ok(g) = m.build(&p) else { continue };
+        let index = g.producers_by_source();
+        for (i, op) in g.ops.iter().enumerate() {
+            let free = op
+                .inputs()
+                .iter()
+                .any(|t| t.source.ends_with(".grad") && !index.contains_key(t.source.as_str()));
+            if !free {
+                continue;
+            }
+            readers += 1;
+            assert!(
+                !op.after.is_empty(),
+                "{}: {} waits for nothing",
+                g.name,
+                op.name
+            );
+            for w in &op.after {
+                let p = index.get(w.as_str());
+                assert!(
+                    p.is_some_and(|&p| p < i),
+                    "{}: {} waits for {w}",
+                    g.name,
+                    op.name
+                );
+            }
+        }
+    }
+    assert!(readers > 0, "no free gradient concat in any training graph");
+}

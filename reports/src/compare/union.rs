@@ -9,13 +9,11 @@ use super::{fill_ratios, CompareReport, Row};
 /// The rows of `with_sets` and `without` (the same methods in the same order, on the
 /// instances built with and without parallel sets) merged: each row the faster schedule
 /// (the one without sets on a tie), marked with `parallel_sets`; Ideal the smaller figure;
-/// the bound the lower one, and every ratio and gap measured again. The rest (instance name,
-/// chip) is `with_sets`'s; warnings and notes are both reports', each once.
+/// the bound the lower one (with that instance's roofline), and every ratio and gap measured
+/// again. The rest (instance name, chip) is `with_sets`'s; warnings and notes are both
+/// reports', each once (a note may be about the instance whose row was not kept).
 pub fn union(with_sets: CompareReport, without: CompareReport) -> CompareReport {
-    let (bound_from_sets, roof_from_sets) = (
-        with_sets.bound_cycles <= without.bound_cycles,
-        with_sets.roofline.best() <= without.roofline.best(),
-    );
+    let bound_from_sets = with_sets.bound_cycles <= without.bound_cycles;
     let CompareReport {
         methods: with_rows,
         mut warnings,
@@ -37,12 +35,13 @@ pub fn union(with_sets: CompareReport, without: CompareReport) -> CompareReport 
         .zip(without.methods.iter().cloned())
         .map(|(a, b)| faster(a, b))
         .collect();
+    // The bound and its roofline parts from one instance, the one with the lower bound, so
+    // the footer's parts and `bound_source` describe the bound printed.
     let bounded = if bound_from_sets {
         &with_sets
     } else {
         &without
     };
-    let roofed = if roof_from_sets { &with_sets } else { &without };
     fill_ratios(&mut rows, bounded.bound_cycles);
     CompareReport {
         warnings,
@@ -50,8 +49,8 @@ pub fn union(with_sets: CompareReport, without: CompareReport) -> CompareReport 
         bound_ms: bounded.bound_ms,
         bound_source: bounded.bound_source,
         bound_cycles: bounded.bound_cycles,
-        roofline_bound_ms: roofed.roofline_bound_ms,
-        roofline: roofed.roofline,
+        roofline_bound_ms: bounded.roofline_bound_ms,
+        roofline: bounded.roofline,
         methods: rows,
         ..with_sets
     }

@@ -79,12 +79,46 @@ pub fn violation(i: usize, op: &InstanceOp) -> Option<String> {
         if groups.contains(&0) {
             return at(format!("options[{o}] has a group of 0 cores"));
         }
-        let total: u64 = groups.iter().sum();
-        if total > set.chip_cores {
+        let total = groups.iter().try_fold(0u64, |a, &g| a.checked_add(g));
+        if total.is_none_or(|t| t > set.chip_cores) {
+            let total = total.map_or("more than 2^64".to_string(), |t| t.to_string());
             return at(format!(
                 "options[{o}]'s groups take {total} cores, more than the chip's {} (groups must be disjoint)",
                 set.chip_cores
             ));
+        }
+    }
+    None
+}
+
+impl InstanceOp {
+    /// The graph operators it runs: a set's members' in order, else its own name.
+    pub fn graph_ops(&self) -> Vec<&str> {
+        match &self.parallel {
+            Some(set) => set
+                .members
+                .iter()
+                .flat_map(|m| m.ops.iter().map(String::as_str))
+                .collect(),
+            None => vec![self.name.as_str()],
+        }
+    }
+}
+
+/// Why the instance's operators name a graph operator twice (in two sets, or in a set and on
+/// its own), or `None`: each graph operator runs once.
+pub fn duplicate(ops: &[InstanceOp]) -> Option<String> {
+    let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for (i, op) in ops.iter().enumerate() {
+        for n in op.graph_ops() {
+            if let Some(first) = seen.insert(n, i) {
+                if first != i {
+                    return Some(format!(
+                        "ops[{i}] ({}): operator '{n}' also runs in ops[{first}] ({}); each runs once",
+                        op.name, ops[first].name
+                    ));
+                }
+            }
         }
     }
     None
