@@ -70,7 +70,7 @@ pub struct Row {
     /// What the method said (orders tried, why it found nothing).
     pub notes: Vec<String>,
     /// `--expert-parallel`: whether the row's schedule is of the instance with parallel sets
-    /// (`false`: the one without was faster, [`union`]); absent otherwise.
+    /// (`false`: the one without was faster, [`union()`]); absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parallel_sets: Option<bool>,
     /// The schedule's first stage, ms: the loads made before the first operator runs, which

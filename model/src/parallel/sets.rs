@@ -6,13 +6,13 @@
 //! component, one that depends on exactly one component joins it, and one that depends on
 //! two or more (a join, such as the combine of two experts' outputs) or on a deferred one is
 //! *deferred*: it runs after the set, in its old order. The components are the set's members;
-//! each runs its operators in their old order. A window ends after [`DEFERRED_RUN`] deferred
-//! operators in a row (everything after a full join depends on it) or [`MAX_WINDOW`]
+//! each runs its operators in their old order. A window ends after 64 (`DEFERRED_RUN`) deferred
+//! operators in a row (everything after a full join depends on it) or 4,096 (`MAX_WINDOW`)
 //! operators.
 //!
 //! Which window to take: the one that saves the most, Σ work − max work over its members
 //! (work: each operator's fastest execution on the whole chip), taken at h unless one of the
-//! next [`LOOK_AHEAD`] starts saves more. So an MoE layer's experts form one set after the
+//! next 32 (`LOOK_AHEAD`) starts saves more. So an MoE layer's experts form one set after the
 //! top-k step (each expert waits for it, [`crate::graph::Operator::after`]) rather than a set
 //! of the router beside them.
 

@@ -31,7 +31,7 @@ pub struct Member {
     pub ops: Vec<String>,
 }
 
-/// Why `op` (ops[`i`] of the file) breaks a parallel set's rules, or `None`: at least two
+/// Why `op` (`ops[i]` of the file) breaks a parallel set's rules, or `None`: at least two
 /// members, no operator in two members, and every option with one group per member, each of
 /// at least one core, the groups together within the chip's cores (disjoint groups); an
 /// operator that is not a set has no groups.
