@@ -741,7 +741,6 @@ pub fn layer_section(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use elk_stage::instance::OpOption;
 
     #[test]
     fn an_optimum_proven_by_a_bound_names_the_bound() {
@@ -811,20 +810,7 @@ mod tests {
 
     #[test]
     fn a_heuristic_without_a_schedule_says_why() {
-        // b's cold 50 B must be resident while a runs (hot 60 B) in 100 B: no schedule.
-        let inst = Instance::builder("tight", elk_stage::units::Bytes(100), 1e9)
-            .op(
-                "a",
-                Cycles(10.0),
-                vec![OpOption::new(10, 60, 10.0, 0.0, 0.0)],
-            )
-            .op(
-                "b",
-                Cycles(10.0),
-                vec![OpOption::new(50, 50, 10.0, 0.0, 0.0)],
-            )
-            .build()
-            .unwrap();
+        let inst = elk_stage::corpus::no_schedule_fits();
         let report =
             gap_report(&inst, &ExactSettings::milp_within(5.0), true, None, &|_| {}).unwrap();
         let status = |m: &str| {

@@ -664,25 +664,10 @@ fn summarise(policies: &[Policy], steps: &[StepResult], layers: usize) -> Vec<Po
 #[cfg(test)]
 mod tests {
     use super::{best_schedule, p50_p99};
-    use elk_stage::instance::{Instance, OpOption};
-    use elk_stage::units::{Bytes, Cycles};
 
     #[test]
     fn a_method_without_a_schedule_says_why() {
-        // b's cold 50 B must be resident while a runs (hot 60 B) in 100 B: no schedule.
-        let inst = Instance::builder("tight", Bytes(100), 1e9)
-            .op(
-                "a",
-                Cycles(10.0),
-                vec![OpOption::new(10, 60, 10.0, 0.0, 0.0)],
-            )
-            .op(
-                "b",
-                Cycles(10.0),
-                vec![OpOption::new(50, 50, 10.0, 0.0, 0.0)],
-            )
-            .build()
-            .unwrap();
+        let inst = elk_stage::corpus::no_schedule_fits();
         let methods: Vec<_> = ["basic", "elk-dyn-greedy"]
             .iter()
             .map(|m| elk_heuristics::by_name(m).unwrap())

@@ -195,6 +195,24 @@ pub fn strategy(spec: RandomSpec) -> impl proptest::strategy::Strategy<Value = I
     proptest::num::u64::ANY.prop_map(move |seed| random_instance(seed, &spec))
 }
 
+/// Two operators no schedule fits: b's cold 50 B must be resident while a runs (hot 60 B)
+/// in 100 B of SRAM. What the tests of "no schedule" messages run on.
+pub fn no_schedule_fits() -> Instance {
+    Instance::builder("tight", Bytes(100), 1e9)
+        .op(
+            "a",
+            Cycles(10.0),
+            vec![OpOption::new(10, 60, 10.0, 0.0, 0.0)],
+        )
+        .op(
+            "b",
+            Cycles(10.0),
+            vec![OpOption::new(50, 50, 10.0, 0.0, 0.0)],
+        )
+        .build()
+        .expect("a valid instance")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

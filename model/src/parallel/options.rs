@@ -217,7 +217,7 @@ pub fn set_op(
     let shapes = member_shapes(graph, members);
     let moved = traffic(graph, members);
     let per_core = chip.noc.injection_bytes_per_s_per_core;
-    let mut found: Vec<(OpOption, Vec<u64>)> = Vec::new();
+    let mut found: Vec<OpOption> = Vec::new();
     for groups in allocations(&work, n) {
         let fronts: Option<Vec<Vec<Rc<Front>>>> = shapes
             .iter()
@@ -265,10 +265,10 @@ pub fn set_op(
                 noc_per_hbm: rho * chip.hbm.bandwidth_bytes_per_s / b_noc,
                 groups: Some(groups.clone()),
             };
-            found.push((option, groups.clone()));
+            found.push(option);
         }
     }
-    let options = pareto(found.into_iter().map(|(o, _)| o).collect());
+    let options = pareto(found);
     if options.is_empty() {
         return None;
     }
