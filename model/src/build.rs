@@ -215,9 +215,7 @@ pub fn build_instance_with_stats(
 
 /// The stage-model operators of `graph` with its parallel sets (docs/core-groups.md §CG-1):
 /// each set one operator whose options place its members on groups of cores, every other
-/// operator as [`instance_op`] builds it. A set no allocation of groups can plan runs its
-/// members one after another, as without sets. Sets with the same members' shapes (the same
-/// layer again) are built once.
+/// operator as [`instance_op`] builds it.
 fn side_by_side(
     graph: &Graph,
     plans: &crate::plan::GraphPlans,
@@ -226,31 +224,84 @@ fn side_by_side(
     cache: Option<&PlanCache>,
     b_noc: f64,
 ) -> Vec<InstanceOp> {
-    use crate::parallel::{dependences, set_op, steps, GroupPlanner, Step};
     let work: Vec<f64> = (0..graph.ops.len())
         .map(|i| plans.table(i).best_exec())
         .collect();
-    let mut planner = GroupPlanner::new(chip, model, cache);
-    let mut built: HashMap<Vec<Vec<OpShape>>, Option<InstanceOp>> = HashMap::new();
-    let single = |i: usize| instance_op(&graph.ops[i], plans.table(i), chip, b_noc);
-    let mut ops = Vec::new();
-    for step in steps(&dependences(graph), &work) {
-        let members = match step {
-            Step::Op(i) => {
-                ops.push(single(i));
-                continue;
+    let hbm: Vec<u64> = (0..graph.ops.len())
+        .map(|i| plans.table(i).hbm_bytes(chip.cores))
+        .collect();
+    let steps = SetMemo::default().steps(graph, (&work, &hbm), (chip, model, cache), b_noc);
+    steps
+        .into_iter()
+        .map(|step| match step {
+            ParallelStep::Op(i) => instance_op(&graph.ops[i], plans.table(i), chip, b_noc),
+            ParallelStep::Set { op, .. } => op,
+        })
+        .collect()
+}
+
+/// One step of a graph run with parallel sets: an operator on its own, or a set as its
+/// stage-model operator.
+#[derive(Clone, Debug)]
+pub enum ParallelStep {
+    /// Graph operator i.
+    Op(usize),
+    /// The set of these members (each a chain of graph operators).
+    Set {
+        /// The members' graph operators.
+        members: Vec<Vec<usize>>,
+        /// Its stage-model operator.
+        op: InstanceOp,
+    },
+}
+
+/// The parallel sets built so far, by their members' shapes (the same layer again is priced
+/// once), with the group plan tables behind them.
+#[derive(Default)]
+struct SetMemo {
+    tables: crate::parallel::options::GroupTables,
+    sets: HashMap<Vec<Vec<OpShape>>, Option<InstanceOp>>,
+}
+
+impl SetMemo {
+    /// `graph`'s steps with its parallel sets; `facts` are each graph operator's fastest
+    /// execution (cycles) and HBM bytes on the whole chip. A set no allocation of groups can
+    /// plan runs its members one after another, as without sets.
+    fn steps(
+        &mut self,
+        graph: &Graph,
+        facts: (&[f64], &[u64]),
+        (chip, model, cache): (&ChipSpec, &dyn crate::plan::CostModel, Option<&PlanCache>),
+        b_noc: f64,
+    ) -> Vec<ParallelStep> {
+        use crate::parallel::options::{member_shapes, renamed};
+        use crate::parallel::{dependences, set_op, steps, GroupPlanner, Step};
+        let tables = std::mem::take(&mut self.tables);
+        let mut planner = GroupPlanner::resume(chip, model, cache, tables);
+        let mut out = Vec::new();
+        for step in steps(&dependences(graph), facts.0) {
+            let members = match step {
+                Step::Op(i) => {
+                    out.push(ParallelStep::Op(i));
+                    continue;
+                }
+                Step::Set(members) => members,
+            };
+            let made = self
+                .sets
+                .entry(member_shapes(graph, &members))
+                .or_insert_with(|| set_op(graph, &members, facts, &mut planner, b_noc));
+            match made {
+                Some(op) => out.push(ParallelStep::Set {
+                    op: renamed(op, graph, &members),
+                    members,
+                }),
+                None => out.extend(members.concat().into_iter().map(ParallelStep::Op)),
             }
-            Step::Set(members) => members,
-        };
-        let made = built
-            .entry(crate::parallel::options::member_shapes(graph, &members))
-            .or_insert_with(|| set_op(graph, &members, plans, &mut planner, b_noc));
-        match made {
-            Some(op) => ops.push(crate::parallel::options::renamed(op, graph, &members)),
-            None => ops.extend(members.concat().into_iter().map(single)),
         }
+        self.tables = planner.into_tables();
+        out
     }
-    ops
 }
 
 /// The stage-model operator of `op` planned as `t`: H = the table's HBM bytes / B_HBM
@@ -322,27 +373,38 @@ fn assemble(
 
 /// Builds the instances of many graphs of one model on one chip (an MoE model's sampled
 /// steps), planning each operator shape once: the stage-model operator of a shape is kept in
-/// memory, so a step whose experts receive token counts seen before plans nothing.
+/// memory, so a step whose experts receive token counts seen before plans nothing. Parallel
+/// sets are built on request ([`InstanceMemo::parallel_steps`]), each set's members' shapes
+/// once.
 pub struct InstanceMemo {
     chip: ChipSpec,
     opts: InstanceOptions,
     b_noc: f64,
-    ops: HashMap<OpShape, InstanceOp>,
+    ops: HashMap<OpShape, Planned>,
+    sets: SetMemo,
+}
+
+/// An operator shape's stage-model operator, its fastest execution (cycles) and its HBM
+/// bytes, on the whole chip.
+struct Planned {
+    op: InstanceOp,
+    best_exec: f64,
+    hbm_bytes: u64,
 }
 
 impl InstanceMemo {
-    /// An empty memo for `chip`; `opts.range` must be the whole graph.
+    /// An empty memo for `chip`; `opts.range` must be the whole graph. Its instances have no
+    /// parallel sets (`opts.parallel` is for the caller: [`InstanceMemo::parallel`]).
     pub fn new(chip: &ChipSpec, opts: &InstanceOptions) -> InstanceMemo {
         InstanceMemo {
             chip: chip.clone(),
-            // Parallel sets are not built here (the load policies' steps; docs/core-groups.md).
             opts: InstanceOptions {
                 range: OpRange::All,
-                parallel: false,
                 ..opts.clone()
             },
             b_noc: noc_distribution_bytes_per_s(chip),
             ops: HashMap::new(),
+            sets: SetMemo::default(),
         }
     }
 
@@ -351,8 +413,18 @@ impl InstanceMemo {
         self.ops.len()
     }
 
-    /// The instance of all of `graph`'s operators, as [`build_instance`] builds it.
-    pub fn instance(&mut self, graph: &Graph) -> Result<Instance> {
+    /// Whether the options ask for parallel sets (`--expert-parallel`).
+    pub fn parallel(&self) -> bool {
+        self.opts.parallel
+    }
+
+    /// Asks for parallel sets (`on`) or not, keeping what is planned.
+    pub fn set_parallel(&mut self, on: bool) {
+        self.opts.parallel = on;
+    }
+
+    /// Plans the shapes of `graph` not planned yet; returns each operator's shape.
+    fn plan(&mut self, graph: &Graph) -> Result<Vec<OpShape>> {
         let shapes: Vec<OpShape> = graph
             .ops
             .iter()
@@ -365,37 +437,66 @@ impl InstanceMemo {
                 missing.push(op.clone());
             }
         }
-        if !missing.is_empty() {
-            let sub = Graph {
-                name: graph.name.clone(),
-                ops: missing,
-                layers: graph.layers,
-                plan_rules: graph.plan_rules,
-                dtypes: graph.dtypes,
-            };
-            let model = cost::for_chip_with(&self.chip, &graph.dtypes)?;
-            let plans = plan_graph_cached(
-                &sub,
-                &self.chip,
-                model.as_ref(),
-                self.opts.plan_cache.as_ref(),
-            )?;
-            for (i, op) in sub.ops.iter().enumerate() {
-                let made = instance_op(op, plans.table(i), &self.chip, self.b_noc);
-                self.ops.insert(OpShape::of(op, graph.plan_rules), made);
-            }
+        if missing.is_empty() {
+            return Ok(shapes);
         }
+        let sub = Graph {
+            name: graph.name.clone(),
+            ops: missing,
+            layers: graph.layers,
+            plan_rules: graph.plan_rules,
+            dtypes: graph.dtypes,
+        };
+        let model = cost::for_chip_with(&self.chip, &graph.dtypes)?;
+        let plans = plan_graph_cached(
+            &sub,
+            &self.chip,
+            model.as_ref(),
+            self.opts.plan_cache.as_ref(),
+        )?;
+        for (i, op) in sub.ops.iter().enumerate() {
+            let t = plans.table(i);
+            let planned = Planned {
+                op: instance_op(op, t, &self.chip, self.b_noc),
+                best_exec: t.best_exec(),
+                hbm_bytes: t.hbm_bytes(self.chip.cores),
+            };
+            self.ops.insert(OpShape::of(op, graph.plan_rules), planned);
+        }
+        Ok(shapes)
+    }
+
+    /// The instance of all of `graph`'s operators, as [`build_instance`] builds it without
+    /// parallel sets.
+    pub fn instance(&mut self, graph: &Graph) -> Result<Instance> {
+        let shapes = self.plan(graph)?;
         let ops = graph
             .ops
             .iter()
             .zip(&shapes)
             .map(|(op, s)| {
-                let mut made = self.ops[s].clone();
+                let mut made = self.ops[s].op.clone();
                 made.name = op.name.clone();
                 made
             })
             .collect();
-        Ok(assemble(graph, &self.chip, &self.opts, ops))
+        let opts = InstanceOptions {
+            parallel: false,
+            ..self.opts.clone()
+        };
+        Ok(assemble(graph, &self.chip, &opts, ops))
+    }
+
+    /// `graph`'s steps with its parallel sets, as [`build_instance`] builds them with
+    /// `parallel` (an operator on its own is [`InstanceMemo::instance`]'s).
+    pub fn parallel_steps(&mut self, graph: &Graph) -> Result<Vec<ParallelStep>> {
+        let shapes = self.plan(graph)?;
+        let work: Vec<f64> = shapes.iter().map(|s| self.ops[s].best_exec).collect();
+        let hbm: Vec<u64> = shapes.iter().map(|s| self.ops[s].hbm_bytes).collect();
+        let model = cost::for_chip_with(&self.chip, &graph.dtypes)?;
+        let cache = self.opts.plan_cache.as_ref();
+        let on = (&self.chip, model.as_ref(), cache);
+        Ok(self.sets.steps(graph, (&work, &hbm), on, self.b_noc))
     }
 }
 

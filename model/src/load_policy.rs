@@ -8,6 +8,12 @@
 //! - after each layer's top-k step a *wait* operator (no compute, no load): the stage in
 //!   which the router's choice is known, so on-demand loads have a stage to run in.
 //!
+//! With parallel sets ([`InstanceMemo::parallel`], `--expert-parallel`; docs/core-groups.md)
+//! the sets are those of the step's own graph: the experts with tokens (and the shared
+//! expert) side by side, on groups sized for this step's tokens, one operator at the place of
+//! its first member; idle experts stay outside every set, where they were. A set's load is one
+//! load: released after the router when any of its experts' loads would be.
+//!
 //! | policy | idle experts loaded | loads released only after the router |
 //! |---|---|---|
 //! | `load-all` | all | none |
@@ -20,13 +26,14 @@
 //! ([`StepInstances::project`]) is a schedule of the oracle's, no longer than it, and a lower
 //! bound of the oracle's instance bounds every policy of that step.
 
-use crate::build::InstanceMemo;
+use crate::build::{InstanceMemo, ParallelStep};
 use crate::error::{ModelError, Result};
 use crate::graph::Role;
 use crate::zoo::{expert_op, topk_layer, ExpertTokens, ZooModel, ZooParams};
-use elk_stage::instance::{Instance, InstanceOp, OpOption};
+use elk_stage::instance::{Instance, InstanceOp, OpOption, INSTANCE_FORMAT_PARALLEL};
 use elk_stage::schedule::Schedule;
 use elk_stage::units::{Bytes, Cycles, OpId};
+use std::collections::HashMap;
 
 /// How an MoE runtime decides which expert weights to load, and when.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -110,6 +117,11 @@ pub enum Slot {
         /// Layer.
         layer: usize,
     },
+    /// A parallel set (with parallel sets only): the step's `set`-th.
+    Set {
+        /// Its index among the step's sets.
+        set: usize,
+    },
 }
 
 /// One routed step's operators, from which each policy's instance is made.
@@ -120,6 +132,8 @@ pub struct StepInstances {
     slots: Vec<Slot>,
     /// Per layer, the index of its wait operator.
     waits: Vec<usize>,
+    /// Per parallel set, the experts (layer, expert) among its members.
+    set_experts: Vec<Vec<(usize, usize)>>,
     /// `[layer][expert]`: receives tokens.
     touched: Vec<Vec<bool>>,
     /// Weight bytes of one expert (every expert has the same).
@@ -162,11 +176,33 @@ impl StepInstances {
             .map(|t| t.bytes().0)
             .sum();
         let mut inst = memo.instance(&graph)?;
+        let mut sets = if memo.parallel() {
+            StepSets::of(memo, &model.build_slots(params, counts)?)?
+        } else {
+            StepSets::default()
+        };
         let mut ops = Vec::with_capacity(inst.ops.len() + layers);
         let mut slots = Vec::with_capacity(ops.capacity());
         let mut waits = vec![usize::MAX; layers];
         let built_ops = std::mem::take(&mut inst.ops);
+        let mut wait_after = |layer: usize, ops: &mut Vec<InstanceOp>, slots: &mut Vec<Slot>| {
+            waits[layer] = ops.len();
+            ops.push(wait_op(layer));
+            slots.push(Slot::Wait { layer });
+        };
         for (op, built) in graph.ops.iter().zip(built_ops) {
+            if let Some(&set) = sets.by_op.get(&op.name) {
+                // A set stands at its first member's place; its other members are in it.
+                if let Some(made) = sets.ops[set].take() {
+                    let routers = sets.routers[set].clone();
+                    ops.push(made);
+                    slots.push(Slot::Set { set });
+                    for layer in routers {
+                        wait_after(layer, &mut ops, &mut slots);
+                    }
+                }
+                continue;
+            }
             match expert_op(&op.name) {
                 Some((layer, expert, _)) if !touched[layer][expert] => {
                     // Only the operators with the expert's weights stay, computing nothing.
@@ -185,25 +221,23 @@ impl StepInstances {
                     ops.push(built);
                     slots.push(Slot::Other);
                     if let Some(layer) = wait {
-                        waits[layer] = ops.len();
-                        ops.push(InstanceOp {
-                            name: format!("l{layer}.moe.wait"),
-                            hbm_cycles: Cycles::ZERO,
-                            options: vec![empty_option()],
-                            flops: Some(0.0),
-                            preload_window: None,
-                            parallel: None,
-                        });
-                        slots.push(Slot::Wait { layer });
+                        wait_after(layer, &mut ops, &mut slots);
                     }
                 }
             }
         }
-        let base = Instance { ops, ..inst };
+        let mut base = Instance { ops, ..inst };
+        if memo.parallel() {
+            base.name.push_str(", expert-parallel");
+            if !sets.experts.is_empty() {
+                base.format = INSTANCE_FORMAT_PARALLEL.into();
+            }
+        }
         Ok(StepInstances {
             base,
             slots,
             waits,
+            set_experts: sets.experts,
             touched,
             expert_weight_bytes,
         })
@@ -269,14 +303,21 @@ impl StepInstances {
                     op.options = vec![empty_option()];
                 }
                 Slot::Expert { layer, expert } => {
-                    let released = match p {
-                        Policy::OnDemand => true,
-                        Policy::Predicted(m) => !predicted(ranking, layer, *m, expert),
-                        Policy::LoadAll | Policy::Oracle => false,
-                    };
-                    if released && inst.ops[j].hbm_cycles > Cycles::ZERO {
+                    if released(p, ranking, layer, expert) && inst.ops[j].hbm_cycles > Cycles::ZERO
+                    {
                         // Its load may work from the wait stage on: W_j = j − wait index.
                         inst.ops[j].preload_window = Some((j - self.waits[layer]) as u32);
+                    }
+                }
+                Slot::Set { set } => {
+                    let experts = &self.set_experts[set];
+                    let any = experts.iter().any(|&(l, e)| released(p, ranking, l, e));
+                    if any && inst.ops[j].hbm_cycles > Cycles::ZERO {
+                        // From the last of its routers' wait stages on.
+                        let wait = experts.iter().map(|&(l, _)| self.waits[l]).max();
+                        if let Some(wait) = wait.filter(|&w| w < j) {
+                            inst.ops[j].preload_window = Some((j - wait) as u32);
+                        }
                     }
                 }
                 _ => {}
@@ -310,6 +351,68 @@ impl StepInstances {
         );
         out.status = s.status;
         out
+    }
+}
+
+/// Whether policy `p` loads expert `e` of layer `l` (which has tokens) only after its router:
+/// on demand, or not predicted.
+fn released(p: &Policy, ranking: &[Vec<usize>], l: usize, e: usize) -> bool {
+    match p {
+        Policy::OnDemand => true,
+        Policy::Predicted(m) => !predicted(ranking, l, *m, e),
+        Policy::LoadAll | Policy::Oracle => false,
+    }
+}
+
+/// A step's parallel sets (with parallel sets only), from the step's own graph (only the
+/// experts with tokens): each set's operator until it is placed, which graph operator is in
+/// which set, each set's experts and the layers whose router (top-k) is in it.
+#[derive(Default)]
+struct StepSets {
+    ops: Vec<Option<InstanceOp>>,
+    by_op: HashMap<String, usize>,
+    experts: Vec<Vec<(usize, usize)>>,
+    routers: Vec<Vec<usize>>,
+}
+
+impl StepSets {
+    fn of(memo: &mut InstanceMemo, real: &crate::graph::Graph) -> Result<StepSets> {
+        let mut sets = StepSets::default();
+        for step in memo.parallel_steps(real)? {
+            let ParallelStep::Set { members, op } = step else {
+                continue;
+            };
+            let k = sets.ops.len();
+            let names: Vec<&str> = members
+                .iter()
+                .flatten()
+                .map(|&o| real.ops[o].name.as_str())
+                .collect();
+            let mut experts: Vec<(usize, usize)> = names
+                .iter()
+                .filter_map(|n| expert_op(n).map(|(l, e, _)| (l, e)))
+                .collect();
+            experts.dedup();
+            sets.routers
+                .push(names.iter().filter_map(|n| topk_layer(n)).collect());
+            sets.experts.push(experts);
+            sets.by_op
+                .extend(names.into_iter().map(|n| (n.to_string(), k)));
+            sets.ops.push(Some(op));
+        }
+        Ok(sets)
+    }
+}
+
+/// The operator of the stage after layer `layer`'s router: it computes and loads nothing.
+fn wait_op(layer: usize) -> InstanceOp {
+    InstanceOp {
+        name: format!("l{layer}.moe.wait"),
+        hbm_cycles: Cycles::ZERO,
+        options: vec![empty_option()],
+        flops: Some(0.0),
+        preload_window: None,
+        parallel: None,
     }
 }
 

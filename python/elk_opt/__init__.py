@@ -736,9 +736,11 @@ def _moe_choice(
     load_order: Union[str, int],
     noc_row: str,
     cache: bool,
+    expert_parallel: bool = False,
 ) -> Dict[str, Any]:
     """``moe``'s flags as the extension takes them (``methods`` defaults to Elk-Dyn)."""
     return dict(
+        expert_parallel=bool(expert_parallel),
         model=model,
         batch=int(batch),
         kv=int(kv),
@@ -1029,13 +1031,16 @@ def moe(
     load_order: Union[str, int] = DEFAULTS["load_order"],
     noc_row: str = DEFAULTS["noc_row"],
     cache: bool = True,
+    expert_parallel: bool = False,
     progress: Progress = None,
 ) -> MoeResult:
     """An MoE model's expert-loading policies over sampled routing steps (``elk-opt moe
     --json``; docs/moe.md): load-all, on-demand, predicted-k and the oracle by default, each
     step's schedules judged, against the oracle and its certified bound. ``routing`` is
     ``uniform``, ``zipf:S``, …; ``policies`` and ``methods`` are ``--policies`` and
-    ``--methods`` (default: ``["elk-dyn"]``)."""
+    ``--methods`` (default: ``["elk-dyn"]``). ``expert_parallel=True`` (``--expert-parallel``)
+    runs every step again with the experts with tokens side by side on groups of cores: the
+    results' ``expert_parallel`` is that run's report (docs/core-groups.md)."""
     c = _chip(chip, hbm_tbps)
     choice = _moe_choice(
         os.fspath(model),
@@ -1052,6 +1057,7 @@ def moe(
         load_order=load_order,
         noc_row=noc_row,
         cache=cache,
+        expert_parallel=expert_parallel,
     )
     cb, close = _progress(progress, "routing steps")
     try:
@@ -1075,6 +1081,7 @@ def moe(
         "methods": choice["methods"],
         "load_order": choice["load_order"],
         "noc_row": noc_row,
+        "expert_parallel": choice["expert_parallel"],
     }
     return MoeResult(results, config)
 

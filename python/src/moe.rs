@@ -51,6 +51,8 @@ pub struct MoeChoice {
     pub noc_row: String,
     /// The plan cache (`false`: `--no-cache`).
     pub cache: bool,
+    /// `--expert-parallel`.
+    pub expert_parallel: bool,
 }
 
 /// A run of the policies: what `moe --json` and `compare --routing` print of it.
@@ -105,6 +107,7 @@ fn run_policies(choice: &MoeChoice, progress: Option<&Py<PyAny>>) -> Result<Ran,
                     None
                 },
                 noc_row,
+                parallel: choice.expert_parallel,
                 ..InstanceOptions::default()
             },
             routing: choice.routing.clone(),

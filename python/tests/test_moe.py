@@ -21,3 +21,12 @@ def test_a_dense_model_is_refused_with_the_cli_message():
     with pytest.raises(ValueError) as e:
         elk_opt.moe("llama2-7b", steps=3)
     assert str(e.value) == message
+
+
+def test_moe_with_expert_parallel_equals_the_cli_json_and_reports_both():
+    r = elk_opt.moe("olmoe-1b-7b", steps=2, num_layers=2, expert_parallel=True)
+    out = cli("moe", "--model", "olmoe-1b-7b", "--steps", 2, "--num-layers", 2, "--expert-parallel", "--json")
+    assert r.to_dict() == out["results"]
+    assert r.config == out["config"] and r.config["expert_parallel"] is True
+    with_sets = r.to_dict()["expert_parallel"]
+    assert [p["policy"] for p in with_sets["summary"]] == list(r.df["policy"])

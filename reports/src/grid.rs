@@ -517,8 +517,9 @@ impl Grid {
         }
         if self.expert_parallel.contains(&true) {
             return Err(bad(
-                "key 'expert_parallel': not with `routings` (the policies' steps are built \
-                 without parallel sets; docs/core-groups.md)"
+                "key 'expert_parallel': not with `routings` (a routed cell's policies run \
+                 without parallel sets; `elk-opt moe --expert-parallel` runs them with and \
+                 without; docs/core-groups.md)"
                     .into(),
             ));
         }

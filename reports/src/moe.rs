@@ -142,6 +142,11 @@ pub struct MoeReport {
     /// What a reader should know before using the numbers: one class of operators taking
     /// most of a step (the first step where it does; docs/plans.md).
     pub warnings: Vec<String>,
+    /// With parallel sets (`--expert-parallel`): the same steps and policies with the
+    /// experts with tokens side by side on groups of cores (docs/core-groups.md); the
+    /// report above is without them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expert_parallel: Option<Box<MoeReport>>,
 }
 
 /// The experts of `model`, given as `given` (`--model`): an error naming the zoo's MoE
@@ -378,12 +383,32 @@ pub fn run(
     run_with_bound(model, spec, StepBound::Roofline, progress)
 }
 
-/// [`run`], each step bounded by `bound`.
+/// [`run`], each step bounded by `bound`. With parallel sets (`spec.opts.parallel`), the
+/// steps run without them, then with them ([`MoeReport::expert_parallel`]).
 pub fn run_with_bound(
     model: &ZooModel,
     spec: &MoeSpec,
     bound: StepBound,
     progress: &(dyn Fn(MoeProgress) + Sync),
+) -> Result<MoeReport> {
+    let mut memo = InstanceMemo::new(&spec.chip, &spec.opts);
+    memo.set_parallel(false);
+    let mut report = run_on(model, spec, bound, progress, &mut memo)?;
+    if spec.opts.parallel {
+        memo.set_parallel(true);
+        let with = run_on(model, spec, bound, progress, &mut memo)?;
+        report.expert_parallel = Some(Box::new(with));
+    }
+    Ok(report)
+}
+
+/// [`run_with_bound`] with or without parallel sets, as `memo` builds the steps.
+fn run_on(
+    model: &ZooModel,
+    spec: &MoeSpec,
+    bound: StepBound,
+    progress: &(dyn Fn(MoeProgress) + Sync),
+    memo: &mut InstanceMemo,
 ) -> Result<MoeReport> {
     let setup = Setup::new(model, spec)?;
     let methods: Vec<Box<dyn elk_stage::method::Method>> = spec
@@ -397,11 +422,10 @@ pub fn run_with_bound(
             })
         })
         .collect::<Result<_>>()?;
-    let mut memo = InstanceMemo::new(&spec.chip, &spec.opts);
     let mut built = Vec::with_capacity(spec.steps);
     let mut touched_total = 0usize;
     for step in 0..spec.steps {
-        let si = setup.step(model, spec, step as u64, &mut memo)?;
+        let si = setup.step(model, spec, step as u64, memo)?;
         touched_total += si.touched();
         built.push(si);
         progress(MoeProgress::Built {
@@ -412,9 +436,14 @@ pub fn run_with_bound(
     let bounds = step_bounds(&built, &setup.ranking, bound)?;
     let scheduled = std::sync::atomic::AtomicUsize::new(0);
     let of = spec.steps * setup.policies.len();
+    let tag = if memo.parallel() {
+        ", expert-parallel"
+    } else {
+        ""
+    };
     let on_scheduled = |step: usize, p: &Policy| {
         let done = scheduled.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-        let last = format!("step {step}, {}", p.name());
+        let last = format!("step {step}, {}{tag}", p.name());
         progress(MoeProgress::Scheduled {
             done,
             of,
@@ -452,6 +481,7 @@ pub fn run_with_bound(
             .into_iter()
             .collect(),
         steps,
+        expert_parallel: None,
     })
 }
 

@@ -331,9 +331,6 @@ impl InstanceSource {
         if self.layers.is_some() || self.ops.is_some() || self.window.is_some() {
             return refuse("--layers, --ops or --window");
         }
-        if self.expert_parallel {
-            return refuse("--expert-parallel (the policies' steps are built without parallel sets; docs/core-groups.md)");
-        }
         if self.graph.shape.mode != elk_model::graph::Mode::Decode {
             return refuse(&format!("--mode {}", self.graph.shape.mode.as_str()));
         }
@@ -352,6 +349,7 @@ impl InstanceSource {
             methods: elk_reports::moe::DEFAULT_METHODS.map(String::from).to_vec(),
             load_order: self.load_order,
             noc_row: self.noc_row,
+            expert_parallel: self.expert_parallel,
             all_steps: false,
             emit_instances: None,
             json: false,

@@ -78,11 +78,17 @@ pub struct MoeArgs {
     /// The instances' NoC row.
     #[arg(long, value_enum, default_value = "phased")]
     pub noc_row: NocRow,
+    /// Also run every step with the experts with tokens side by side, each on its own group
+    /// of cores (parallel sets, docs/core-groups.md), and report each policy with and
+    /// without them.
+    #[arg(long)]
+    pub expert_parallel: bool,
     /// Every step's row in the text output too (the JSON always has them).
     #[arg(long)]
     pub all_steps: bool,
     /// Also write step 0's instance of each policy (and the oracle's) to DIR as
-    /// `step0-<policy>.json` (elk-instance/1), e.g. for `solve --exact --instance`.
+    /// `step0-<policy>.json` (elk-instance/1; with --expert-parallel, the instances with
+    /// parallel sets, elk-instance/2), e.g. for `solve --exact --instance`.
     #[arg(long, value_name = "DIR")]
     pub emit_instances: Option<std::path::PathBuf>,
     /// Machine-readable output.
@@ -191,6 +197,7 @@ struct MoeConfig {
     methods: Vec<String>,
     load_order: LoadOrder,
     noc_row: NocRow,
+    expert_parallel: bool,
 }
 
 /// The model, the spec and the run's title of `a`.
@@ -214,6 +221,7 @@ pub fn spec(
             load_order: a.load_order,
             plan_cache: super::plan_cache::get(),
             noc_row: a.noc_row,
+            parallel: a.expert_parallel,
             ..InstanceOptions::default()
         },
         routing: a.routing.clone(),
@@ -262,6 +270,7 @@ pub fn run(a: MoeArgs) -> anyhow::Result<()> {
             methods: a.methods.clone(),
             load_order: a.load_order,
             noc_row: a.noc_row,
+            expert_parallel: a.expert_parallel,
         };
         let results = MoeResults {
             instance: title,
@@ -313,6 +322,42 @@ pub fn print(
         if tokens == 1 { "token" } else { "tokens" },
         r.mean_touched_experts_per_layer,
     );
+    print_policies(r, all_steps);
+    if let Some(with) = &r.expert_parallel {
+        println!(
+            "\nWith expert parallelism (the experts with tokens side by side on groups of \
+             cores; docs/core-groups.md):"
+        );
+        print_policies(with, all_steps);
+        println!("\nExpert parallelism, mean ms without → with:");
+        for (a, b) in r.summary.iter().zip(&with.summary) {
+            println!(
+                "{:<14} {:>10.4} → {:>10.4} ({:.2}× faster)",
+                a.policy,
+                a.mean_ms,
+                b.mean_ms,
+                a.mean_ms / b.mean_ms
+            );
+        }
+    }
+    println!(
+        "vs oracle: mean over steps of makespan / the oracle's − 1 (the oracle knows the step's \
+         routing: loads exactly the experts with tokens, whenever it likes)"
+    );
+    println!(
+        "gap ≤ %: mean over steps of makespan / the step's certified roofline bound − 1 (the \
+         bound of the oracle's instance, below every policy's makespan of that step)"
+    );
+    println!(
+        "experts/lyr: expert weights loaded per layer and step; loaded/step: their bytes. Each \
+         policy's schedule is the best judged of the heuristics given (--methods); \
+         {} operator shapes planned",
+        r.planned_shapes
+    );
+}
+
+/// The table of `r`'s policies, and with `all_steps` every step's makespans.
+fn print_policies(r: &MoeReport, all_steps: bool) {
     println!(
         "{:<14} {:>10} {:>10} {:>10} {:>11} {:>13} {:>12} {:>10}",
         "policy",
@@ -359,18 +404,4 @@ pub fn print(
             );
         }
     }
-    println!(
-        "vs oracle: mean over steps of makespan / the oracle's − 1 (the oracle knows the step's \
-         routing: loads exactly the experts with tokens, whenever it likes)"
-    );
-    println!(
-        "gap ≤ %: mean over steps of makespan / the step's certified roofline bound − 1 (the \
-         bound of the oracle's instance, below every policy's makespan of that step)"
-    );
-    println!(
-        "experts/lyr: expert weights loaded per layer and step; loaded/step: their bytes. Each \
-         policy's schedule is the best judged of the heuristics given (--methods); \
-         {} operator shapes planned",
-        r.planned_shapes
-    );
 }

@@ -306,3 +306,48 @@ fn with_the_flag_no_method_is_slower_than_without() {
         }
     }
 }
+
+#[test]
+fn moe_reports_each_policy_with_and_without_sets_and_emits_their_instances() {
+    let dir = scratch("expert-parallel-moe");
+    let emitted = dir.join("steps");
+    let args = [
+        &["moe"][..],
+        &MIXTRAL,
+        &[
+            "--chip",
+            "ipu-pod4",
+            "--steps",
+            "2",
+            "--routing",
+            "zipf:1.2",
+        ],
+        &["--expert-parallel", "--json"],
+        &["--emit-instances", emitted.to_str().unwrap()],
+    ]
+    .concat();
+    let j = crate::common::envelope(&elk_ok(&args).stdout);
+    assert_eq!(j["config"]["expert_parallel"], true);
+    let (plain, with) = (&j["results"], &j["results"]["expert_parallel"]);
+    let policies = |r: &serde_json::Value| -> Vec<String> {
+        r["summary"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["policy"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(policies(plain), policies(with));
+    assert_eq!(with["steps"].as_array().unwrap().len(), 2);
+    // Without the flag, no second report.
+    let args = [&["moe"][..], &MIXTRAL, &["--steps", "1", "--json"]].concat();
+    let without = crate::common::envelope(&elk_ok(&args).stdout);
+    assert!(without["results"].get("expert_parallel").is_none());
+    assert_eq!(without["config"]["expert_parallel"], false);
+    // The emitted instances have the sets, and a schedule of one is judged valid.
+    let oracle = emitted.join("step0-oracle.json");
+    assert_eq!(read(&oracle)["format"], "elk-instance/2");
+    let sched = dir.join("oracle-schedule.json");
+    solve_to_file("elk-dyn", &oracle, &sched, &[]);
+    assert!(simulated_makespan(&oracle, &sched) > 0.0);
+}

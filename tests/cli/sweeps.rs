@@ -48,7 +48,7 @@ fn bad_chips_and_methods_exit_2_before_any_cell_runs() {
         (
             "sets.toml",
             "figure = \"bars\"\nmodels = [\"mixtral-8x7b\"]\nbatches = [8]\nkvs = [2048]\nroutings = [\"uniform\"]\nexpert_parallel = [false, true]\n".to_string(),
-            "error: sweep/sets.toml: key 'expert_parallel': not with `routings` (the policies' steps are built without parallel sets; docs/core-groups.md)",
+            "error: sweep/sets.toml: key 'expert_parallel': not with `routings` (a routed cell's policies run without parallel sets; `elk-opt moe --expert-parallel` runs them with and without; docs/core-groups.md)",
         ),
     ] {
         std::fs::write(d.join("sweep").join(name), text).unwrap();

@@ -4,7 +4,7 @@
 
 use crate::chip::ChipSpec;
 use crate::graph::{Graph, Residency};
-use crate::plan::{spatial, table_on, CostModel, GraphPlans, OpShape, OptionEntry, PlanCache};
+use crate::plan::{spatial, table_on, CostModel, OpShape, OptionEntry, PlanCache};
 use elk_stage::instance::{InstanceOp, Member, OpOption, ParallelSet};
 use elk_stage::units::{Bytes, Cycles};
 use std::collections::{BTreeSet, HashMap};
@@ -15,8 +15,13 @@ pub struct GroupPlanner<'a> {
     chip: &'a ChipSpec,
     model: &'a dyn CostModel,
     cache: Option<&'a PlanCache>,
-    tables: HashMap<(OpShape, u64), Option<Rc<Front>>>,
+    tables: GroupTables,
 }
+
+/// The tables a [`GroupPlanner`] has built, per (operator shape, group cores), kept between
+/// planners of one chip and cost model (an MoE run's steps, [`crate::build::InstanceMemo`]).
+#[derive(Default)]
+pub struct GroupTables(HashMap<(OpShape, u64), Option<Rc<Front>>>);
 
 /// One operator's options on one group, by increasing hot footprint, each with the index of
 /// the fastest option at or below its hot footprint.
@@ -60,17 +65,33 @@ impl<'a> GroupPlanner<'a> {
         model: &'a dyn CostModel,
         cache: Option<&'a PlanCache>,
     ) -> GroupPlanner<'a> {
+        GroupPlanner::resume(chip, model, cache, GroupTables::default())
+    }
+
+    /// A planner that starts from `tables`, built before for the same chip and cost model.
+    pub fn resume(
+        chip: &'a ChipSpec,
+        model: &'a dyn CostModel,
+        cache: Option<&'a PlanCache>,
+        tables: GroupTables,
+    ) -> GroupPlanner<'a> {
         GroupPlanner {
             chip,
             model,
             cache,
-            tables: HashMap::new(),
+            tables,
         }
+    }
+
+    /// The tables built so far, for [`GroupPlanner::resume`].
+    pub fn into_tables(self) -> GroupTables {
+        self.tables
     }
 
     fn front(&mut self, shape: &OpShape, group: u64) -> Option<Rc<Front>> {
         let (chip, model, cache) = (self.chip, self.model, self.cache);
         self.tables
+            .0
             .entry((shape.clone(), group))
             .or_insert_with(|| {
                 table_on(shape, group, chip.sram_bytes_per_core, model, cache)
@@ -194,26 +215,23 @@ pub fn member_shapes(graph: &Graph, members: &[Vec<usize>]) -> Vec<Vec<OpShape>>
 }
 
 /// The parallel set `members` of `graph` as one stage-model operator, or `None` when no
-/// allocation of groups has a plan for every member. `plans` are the graph's tables on the
-/// whole chip (the members' work and HBM bytes); `b_noc` the NoC's distribution rate.
+/// allocation of groups has a plan for every member. `work[o]` and `hbm_bytes[o]` are graph
+/// operator o's fastest execution (cycles) and HBM bytes on the whole chip (its table's);
+/// `b_noc` the NoC's distribution rate.
 pub fn set_op(
     graph: &Graph,
     members: &[Vec<usize>],
-    plans: &GraphPlans,
+    (work, hbm_bytes): (&[f64], &[u64]),
     planner: &mut GroupPlanner,
     b_noc: f64,
 ) -> Option<InstanceOp> {
     let chip = planner.chip;
     let n = chip.cores;
+    let hbm_bytes: u64 = members.iter().flatten().map(|&o| hbm_bytes[o]).sum();
     let work: Vec<f64> = members
         .iter()
-        .map(|m| m.iter().map(|&o| plans.table(o).best_exec()).sum())
+        .map(|m| m.iter().map(|&o| work[o]).sum())
         .collect();
-    let hbm_bytes: u64 = members
-        .iter()
-        .flatten()
-        .map(|&o| plans.table(o).hbm_bytes(n))
-        .sum();
     let shapes = member_shapes(graph, members);
     let moved = traffic(graph, members);
     let per_core = chip.noc.injection_bytes_per_s_per_core;

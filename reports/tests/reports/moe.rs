@@ -254,3 +254,105 @@ fn a_grid_refuses_a_prediction_of_every_expert_before_any_cell() {
     assert!(err.contains("give predicted-M with M < 8"), "{err}");
     assert!(grid("predicted-7").is_ok());
 }
+
+#[test]
+fn with_parallel_sets_the_experts_with_tokens_run_side_by_side_and_idle_ones_stay_out() {
+    let model = zoo::find("mixtral-8x7b").unwrap();
+    let mut params = ZooParams::new(Mode::Decode, 3, 256);
+    params.layers = Some(1);
+    let moe = *model.moe().unwrap();
+    // Three tokens, top-2: between two and six experts have tokens, the rest are idle.
+    let counts = Routing::Zipf { s: 1.5 }
+        .sample(&moe, 1, 3, 5, 0)
+        .unwrap()
+        .counts(8);
+    let touched: Vec<usize> = (0..8).filter(|&e| counts.layer(0)[e] > 0).collect();
+    assert!(touched.len() >= 2 && touched.len() < 8, "{touched:?}");
+    let chip = ChipSpec::preset("ipu-pod4").unwrap();
+    let opts = InstanceOptions {
+        parallel: true,
+        ..InstanceOptions::default()
+    };
+    let mut memo = elk_model::build::InstanceMemo::new(&chip, &opts);
+    let si = StepInstances::build(model, &params, &counts, &mut memo).unwrap();
+    let ranking = vec![Routing::Zipf { s: 1.5 }.ranking(&moe, 0)];
+    let on_demand = si.instance(&Policy::OnDemand, &ranking);
+    let oracle = si.instance(&Policy::Oracle, &ranking);
+    assert_eq!(on_demand.format, "elk-instance/2");
+    assert!(
+        on_demand.name.contains(", expert-parallel, policy"),
+        "{}",
+        on_demand.name
+    );
+    let wait = si
+        .slots()
+        .iter()
+        .position(|s| matches!(s, Slot::Wait { .. }))
+        .unwrap();
+    // The experts in sets: exactly those with tokens, each in one set.
+    let mut in_sets = Vec::new();
+    for (j, slot) in si.slots().iter().enumerate() {
+        let Slot::Set { .. } = slot else { continue };
+        let names = on_demand.ops[j].graph_ops();
+        let experts: Vec<usize> = names
+            .iter()
+            .filter_map(|n| zoo::expert_op(n).map(|(_, e, _)| e))
+            .collect();
+        if experts.is_empty() {
+            continue;
+        }
+        in_sets.extend(experts);
+        // Its load waits for the router on demand, not for the oracle.
+        assert!(on_demand.is_load(OpId(j)));
+        assert_eq!(on_demand.window_start(OpId(j)).index(), wait + 1);
+        assert_eq!(oracle.window_start(OpId(j)).index(), 0);
+    }
+    in_sets.sort();
+    in_sets.dedup();
+    assert_eq!(in_sets, touched);
+    // Idle experts are operators of their own, loaded by load-all only.
+    let load_all = si.instance(&Policy::LoadAll, &ranking);
+    let idle = si
+        .slots()
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| matches!(s, Slot::Idle { .. }))
+        .map(|(j, _)| j)
+        .collect::<Vec<_>>();
+    assert_eq!(idle.len(), 2 * (8 - touched.len()));
+    for j in idle {
+        assert!(load_all.ops[j].parallel.is_none());
+        assert!(load_all.is_load(OpId(j)) && !oracle.is_load(OpId(j)));
+    }
+}
+
+#[test]
+fn a_run_with_parallel_sets_reports_both_and_keeps_the_oracle_below_each_policy() {
+    let model = zoo::find("mixtral-8x7b").unwrap();
+    let mut s = spec(2, 8, Routing::Uniform, 3);
+    s.chip = ChipSpec::preset("ipu-pod4").unwrap();
+    s.opts.parallel = true;
+    let r = run(model, &s, &|_| {}).unwrap();
+    let with = r.expert_parallel.as_ref().expect("the run with sets");
+    assert!(with.expert_parallel.is_none());
+    for report in [&r, with.as_ref()] {
+        for st in &report.steps {
+            let oracle = st.policies.last().unwrap();
+            assert!(st.bound_ms <= oracle.makespan_ms * (1.0 + 1e-9), "{st:?}");
+            for p in &st.policies {
+                assert!(
+                    oracle.makespan_ms <= p.makespan_ms * (1.0 + 1e-12),
+                    "{st:?}"
+                );
+            }
+        }
+    }
+    // The same steps: the same experts with tokens and bytes loaded, other makespans.
+    for (a, b) in r.steps.iter().zip(&with.steps) {
+        assert_eq!(a.touched_experts, b.touched_experts);
+        for (p, q) in a.policies.iter().zip(&b.policies) {
+            assert_eq!((&p.policy, p.expert_bytes), (&q.policy, q.expert_bytes));
+        }
+    }
+    assert_ne!(r.summary[0].mean_ms, with.summary[0].mean_ms);
+}
