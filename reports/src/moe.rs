@@ -143,8 +143,9 @@ pub struct MoeReport {
     /// most of a step (the first step where it does; docs/plans.md).
     pub warnings: Vec<String>,
     /// With parallel sets (`--expert-parallel`): the same steps and policies with the
-    /// experts with tokens side by side on groups of cores (docs/core-groups.md); the
-    /// report above is without them.
+    /// experts with tokens side by side on groups of cores, each policy keeping the faster of
+    /// its schedules with and without sets (docs/core-groups.md, CG-6); the report above is
+    /// without them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub expert_parallel: Option<Box<MoeReport>>,
 }
@@ -393,22 +394,24 @@ pub fn run_with_bound(
 ) -> Result<MoeReport> {
     let mut memo = InstanceMemo::new(&spec.chip, &spec.opts);
     memo.set_parallel(false);
-    let mut report = run_on(model, spec, bound, progress, &mut memo)?;
+    let mut report = run_on(model, spec, bound, progress, &mut memo, None)?;
     if spec.opts.parallel {
         memo.set_parallel(true);
-        let with = run_on(model, spec, bound, progress, &mut memo)?;
+        let with = run_on(model, spec, bound, progress, &mut memo, Some(&report))?;
         report.expert_parallel = Some(Box::new(with));
     }
     Ok(report)
 }
 
-/// [`run_with_bound`] with or without parallel sets, as `memo` builds the steps.
+/// [`run_with_bound`] with or without parallel sets, as `memo` builds the steps; with them,
+/// `without` is the run without, whose steps each policy may keep ([`run_step`]).
 fn run_on(
     model: &ZooModel,
     spec: &MoeSpec,
     bound: StepBound,
     progress: &(dyn Fn(MoeProgress) + Sync),
     memo: &mut InstanceMemo,
+    without: Option<&MoeReport>,
 ) -> Result<MoeReport> {
     let setup = Setup::new(model, spec)?;
     let methods: Vec<Box<dyn elk_stage::method::Method>> = spec
@@ -463,6 +466,7 @@ fn run_on(
                 &setup.ranking,
                 &methods,
                 &on_scheduled,
+                without.map(|w| &w.steps[step]),
             )
         })
         .collect::<Result<_>>()?;
@@ -564,6 +568,12 @@ fn step_bounds(
         .collect())
 }
 
+/// One step's policies on `si`. `without` (the run with parallel sets only) is the same step
+/// without sets: each policy keeps the faster of its two schedules, as CG-5's union does
+/// (docs/core-groups.md), and a policy with no schedule with sets keeps the one without; the
+/// oracle is the faster of the two oracles and the bound the lower of the two bounds, so the
+/// oracle stays at or below every policy and the bound at or below the oracle.
+#[allow(clippy::too_many_arguments)]
 fn run_step(
     step: usize,
     si: &StepInstances,
@@ -572,14 +582,33 @@ fn run_step(
     ranking: &[Vec<usize>],
     methods: &[Box<dyn elk_stage::method::Method>],
     on_scheduled: &(dyn Fn(usize, &Policy) + Sync),
+    without: Option<&StepResult>,
 ) -> Result<StepResult> {
     let oracle_inst = si.instance(&Policy::Oracle, ranking);
     let mut rows = Vec::with_capacity(policies.len());
     let mut oracle_best: Option<(Cycles, String)> = None;
-    for p in policies {
+    // Policy i's row of the step without sets, its method marked so.
+    let kept = |i: usize| {
+        without.map(|w| {
+            let mut r = w.policies[i].clone();
+            r.method = format!("{} without sets", r.method);
+            r
+        })
+    };
+    for (i, p) in policies.iter().enumerate() {
         let inst = si.instance(p, ranking);
-        let (s, t, method) = best_schedule(&inst, methods)?;
+        let found = best_schedule(&inst, methods);
         on_scheduled(step, p);
+        let (s, t, method) = match (found, kept(i)) {
+            (Ok(found), _) => found,
+            (Err(_), Some(r)) => {
+                if *p != Policy::Oracle {
+                    rows.push(r);
+                }
+                continue;
+            }
+            (Err(e), None) => return Err(e),
+        };
         if *p == Policy::Oracle {
             oracle_best = match oracle_best {
                 Some((o, via)) if o <= t => Some((o, via)),
@@ -600,20 +629,45 @@ fn run_step(
         if oracle_best.as_ref().is_none_or(|(o, _)| tp < *o) {
             oracle_best = Some((tp, format!("{method} via {}", p.name())));
         }
-        rows.push(row(p, inst.ms(t), method, si, ranking));
+        let mine = row(p, inst.ms(t), method, si, ranking);
+        rows.push(match kept(i) {
+            Some(r) if r.makespan_ms < mine.makespan_ms => r,
+            _ => mine,
+        });
     }
-    let (o, via) = oracle_best.unwrap_or((Cycles::ZERO, String::new()));
-    rows.push(row(&Policy::Oracle, oracle_inst.ms(o), via, si, ranking));
+    let mut oracle_row = oracle_best.as_ref().map(|(o, via)| {
+        row(
+            &Policy::Oracle,
+            oracle_inst.ms(*o),
+            via.clone(),
+            si,
+            ranking,
+        )
+    });
+    if let Some(r) = kept(policies.len() - 1) {
+        if oracle_row
+            .as_ref()
+            .is_none_or(|o| r.makespan_ms < o.makespan_ms)
+        {
+            oracle_row = Some(r);
+        }
+    }
+    let o = oracle_best.map_or(Cycles::ZERO, |(o, _)| o);
+    rows.push(oracle_row.unwrap_or_else(|| row(&Policy::Oracle, 0.0, String::new(), si, ranking)));
     let dominant = crate::dominant::dominant_class(&oracle_inst, o).map(|d| {
         format!(
             "step {step}, oracle: {}",
             d.warning(oracle_inst.clock_hz, o)
         )
     });
+    let (mut bound_ms, mut bound_source) = (oracle_inst.ms(bound), bound_source);
+    if let Some(w) = without.filter(|w| w.bound_ms < bound_ms) {
+        (bound_ms, bound_source) = (w.bound_ms, w.bound_source);
+    }
     Ok(StepResult {
         index: step,
         touched_experts: si.touched(),
-        bound_ms: oracle_inst.ms(bound),
+        bound_ms,
         bound_source,
         policies: rows,
         dominant,

@@ -82,6 +82,8 @@ pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
                             load_order: elk_stage::instance::LoadOrder::Named(
                                 elk_stage::instance::NamedOrder::Free,
                             ),
+                            // Every step with and without parallel sets.
+                            parallel: true,
                             ..InstanceOptions::default()
                         },
                         routing: Routing::parse(routing)?,
@@ -106,13 +108,14 @@ pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
     write(header, &cells)
 }
 
-/// A run as a sweep's MoE cell: its policies' rows and its certified bound, so the study's
-/// figures are drawn as a sweep's MoE figures are.
-fn as_cell(c: &Cell) -> CellResult {
+/// A run's report (`report`: without or with parallel sets) as a sweep's MoE cell: its
+/// policies' rows and its certified bound, so the study's figures are drawn as a sweep's MoE
+/// figures are.
+fn as_cell(c: &Cell, report: &MoeReport) -> CellResult {
     let mut cell = crate::grid::Cell::decode(c.model, c.batch, KV);
     cell.chip = c.chip.into();
     cell.routing = Some(c.routing.into());
-    let (methods, bound) = routed_rows(&c.report, true);
+    let (methods, bound) = routed_rows(report, true);
     CellResult {
         figure: "vs-batch".into(),
         cell,
@@ -149,7 +152,11 @@ fn write(header: &Header, cells: &[Cell]) -> Result<Files> {
          and highest in parentheses. The figures draw each policy's mean makespan per step \
          against the batch, one panel per routing, with a whisker from the steps' median to \
          their 99th percentile; the oracle is the black dashed line and the bound the grey \
-         line over the band of the steps' bounds.\n\n",
+         line over the band of the steps' bounds. Every step also runs with expert \
+         parallelism (`elk-opt moe --expert-parallel`, docs/core-groups.md): the experts with \
+         tokens, and the shared expert, side by side, each on its own group of cores sized for \
+         the step's tokens; each model and chip has a second section for it, where a policy's \
+         '×' is its speed-up over its own run without sets.\n\n",
         steps_for(1),
         steps_for(64)
     ));
@@ -157,41 +164,25 @@ fn write(header: &Header, cells: &[Cell]) -> Result<Files> {
     let mut figure = 0;
     for model in MODELS {
         for chip in CHIPS {
-            md.push_str(&format!("## {model} on {chip}\n\n"));
-            let mut shown: Vec<CellResult> = Vec::new();
-            for routing in ROUTINGS {
-                let rows: Vec<&Cell> = cells
-                    .iter()
-                    .filter(|c| c.model == model && c.chip == chip && c.routing == routing)
-                    .collect();
-                let Some(first) = rows.first() else { continue };
-                table(routing, first, &rows, &mut md);
-                shown.extend(rows.iter().map(|c| as_cell(c)));
+            for sets in [false, true] {
+                let stem = if sets {
+                    format!("moe-ep-{}", figure - 1)
+                } else {
+                    format!("moe-{figure}")
+                };
+                if !sets {
+                    figure += 1;
+                }
+                section(
+                    model,
+                    chip,
+                    sets,
+                    cells,
+                    (header, &stem),
+                    &mut md,
+                    &mut files,
+                )?;
             }
-            let Some(first) = shown.first() else { continue };
-            let methods: Vec<String> = first.methods.iter().map(|m| m.method.clone()).collect();
-            let refs: Vec<&CellResult> = shown.iter().collect();
-            let mut panels = routing_panels(
-                &methods,
-                &refs,
-                |_, r| r.cell.batch as f64,
-                |m| m.makespan_ms,
-                true,
-            );
-            for p in &mut panels {
-                p.marks.log_x = true;
-            }
-            let stem = format!("moe-{figure}");
-            figure += 1;
-            let fig = facets(
-                &format!("{model} decode KV{KV} on {chip}: a decode step under each load policy"),
-                "batch (sequences = tokens routed per layer)",
-                "makespan per decode step (ms)",
-                &panels,
-                &header.style,
-            )?;
-            files.extend(fig.files(&stem));
-            md.push_str(&format!("![{model} on {chip}]({stem}.svg)\n\n"));
         }
     }
     md.push_str(&what_it_shows(cells));
@@ -200,44 +191,120 @@ fn write(header: &Header, cells: &[Cell]) -> Result<Files> {
     Ok(files)
 }
 
-/// One routing's table: a row per batch, a column per policy, the certified bound last.
-fn table(routing: &str, first: &Cell, rows: &[&Cell], md: &mut String) {
-    let names: Vec<&str> = first
-        .report
-        .summary
-        .iter()
-        .map(|s| s.policy.as_str())
-        .collect();
-    let source = crate::cell::steps_bound(&first.report).source;
+/// The report of `c` without parallel sets, or with them (`sets`).
+fn report_of(c: &Cell, sets: bool) -> &MoeReport {
+    match (&c.report.expert_parallel, sets) {
+        (Some(with), true) => with,
+        _ => &c.report,
+    }
+}
+
+/// One model and chip, without or with parallel sets: a table per routing and a figure.
+fn section(
+    model: &str,
+    chip: &str,
+    sets: bool,
+    cells: &[Cell],
+    (header, stem): (&Header, &str),
+    md: &mut String,
+    files: &mut Files,
+) -> Result<()> {
+    let with = if sets {
+        ", experts side by side (expert parallelism)"
+    } else {
+        ""
+    };
+    md.push_str(&format!("## {model} on {chip}{with}\n\n"));
+    let mut shown: Vec<CellResult> = Vec::new();
+    for routing in ROUTINGS {
+        let rows: Vec<&Cell> = cells
+            .iter()
+            .filter(|c| c.model == model && c.chip == chip && c.routing == routing)
+            .collect();
+        if rows.is_empty() {
+            continue;
+        }
+        table(routing, &rows, sets, md);
+        shown.extend(rows.iter().map(|c| as_cell(c, report_of(c, sets))));
+    }
+    let Some(first) = shown.first() else {
+        return Ok(());
+    };
+    let methods: Vec<String> = first.methods.iter().map(|m| m.method.clone()).collect();
+    let refs: Vec<&CellResult> = shown.iter().collect();
+    let mut panels = routing_panels(
+        &methods,
+        &refs,
+        |_, r| r.cell.batch as f64,
+        |m| m.makespan_ms,
+        true,
+    );
+    for p in &mut panels {
+        p.marks.log_x = true;
+    }
+    let fig = facets(
+        &format!("{model} decode KV{KV} on {chip}{with}: a decode step under each load policy"),
+        "batch (sequences = tokens routed per layer)",
+        "makespan per decode step (ms)",
+        &panels,
+        &header.style,
+    )?;
+    files.extend(fig.files(stem));
+    md.push_str(&format!("![{model} on {chip}{with}]({stem}.svg)\n\n"));
+    Ok(())
+}
+
+/// One routing's table, without or with parallel sets (`sets`): a row per batch, a column
+/// per policy, the certified bound last; with sets, each policy's speed-up over its run
+/// without them.
+fn table(routing: &str, rows: &[&Cell], sets: bool, md: &mut String) {
+    let first = report_of(rows[0], sets);
+    let names: Vec<&str> = first.summary.iter().map(|s| s.policy.as_str()).collect();
+    let source = crate::cell::steps_bound(first).source;
+    let columns = if sets {
+        "ms (vs oracle, × faster than without)"
+    } else {
+        "ms (vs oracle, experts, GB)"
+    };
     md.push_str(&format!(
         "Routing {routing}.\n\n| batch | experts with tokens / layer | {} | certified bound ms ({source}) |\n|---|---|{}---|\n",
         names
             .iter()
-            .map(|n| format!("{n}: ms (vs oracle, experts, GB)"))
+            .map(|n| format!("{n}: {columns}"))
             .collect::<Vec<_>>()
             .join(" | "),
         "---|".repeat(names.len())
     ));
     for c in rows {
-        let bound = crate::cell::steps_bound(&c.report);
-        let cols: Vec<String> = c
-            .report
+        let report = report_of(c, sets);
+        let bound = crate::cell::steps_bound(report);
+        let cols: Vec<String> = report
             .summary
             .iter()
-            .map(|s| {
-                format!(
-                    "{:.4} ({:+.2} %, {:.1}, {:.2})",
-                    s.mean_ms,
-                    s.mean_vs_oracle_pct,
-                    s.mean_experts_per_layer,
-                    s.mean_expert_bytes / 1e9
-                )
+            .zip(&c.report.summary)
+            .map(|(s, without)| {
+                if sets {
+                    format!(
+                        "{:.4} ({:+.2} %, {:.2}×)",
+                        s.mean_ms,
+                        s.mean_vs_oracle_pct,
+                        without.mean_ms / s.mean_ms
+                    )
+                } else {
+                    format!(
+                        "{:.4} ({:+.2} %, {:.1}, {:.2})",
+                        s.mean_ms,
+                        s.mean_vs_oracle_pct,
+                        s.mean_experts_per_layer,
+                        s.mean_expert_bytes / 1e9
+                    )
+                }
             })
             .collect();
         md.push_str(&format!(
             "| {} | {:.2} | {} | {:.4} ({:.4}–{:.4}) |\n",
             c.batch,
-            c.report.mean_touched_experts_per_layer,
+            report.mean_touched_experts_per_layer,
             cols.join(" | "),
             bound.bound_ms,
             bound.min_ms.unwrap_or(f64::NAN),
@@ -287,7 +354,79 @@ fn what_it_shows(cells: &[Cell]) -> String {
          (uniform). Each number is the mean of the sampled steps; `elk-opt moe --json` gives \
          every step.\n",
     );
+    s.push_str(&expert_parallel_shows(cells));
     s.push_str(&what_it_does_not_model(cells));
+    s
+}
+
+/// The oracle's mean step without and with parallel sets in `c`.
+fn oracle_without_with(c: &Cell) -> Option<(f64, f64)> {
+    let oracle = |r: &MoeReport| r.summary.last().map(|x| x.mean_ms);
+    Some((
+        oracle(&c.report)?,
+        oracle(c.report.expert_parallel.as_deref()?)?,
+    ))
+}
+
+/// The largest mean excess over the oracle among `policy`'s rows (a name, or `predicted-`
+/// for every hybrid), without and with parallel sets.
+fn excess_over_oracle(cells: &[Cell], policy: &str) -> (f64, f64) {
+    let worst = |sets: bool| {
+        cells
+            .iter()
+            .flat_map(|c| report_of(c, sets).summary.iter())
+            .filter(|x| x.policy.starts_with(policy))
+            .map(|x| x.mean_vs_oracle_pct)
+            .fold(0.0, f64::max)
+    };
+    (worst(false), worst(true))
+}
+
+/// What running the experts side by side changes: the speed-up of each model's oracle, and
+/// how far the policies are from it with sets against without.
+fn expert_parallel_shows(cells: &[Cell]) -> String {
+    let mut s = String::new();
+    for model in MODELS {
+        let best = cells
+            .iter()
+            .filter(|c| c.model == model)
+            .filter_map(|c| oracle_without_with(c).map(|(a, b)| (c, a, b)))
+            .max_by(|x, y| (x.1 / x.2).total_cmp(&(y.1 / y.2)));
+        let Some((c, without, with)) = best else {
+            continue;
+        };
+        let b8 = cells
+            .iter()
+            .find(|c| {
+                c.model == model && c.chip == "ipu-pod4" && c.routing == "uniform" && c.batch == 8
+            })
+            .and_then(oracle_without_with);
+        s.push_str(&format!(
+            "- Expert parallelism (the experts with tokens side by side, each on its own group \
+             of cores): {model}'s oracle step is at most {:.2}× faster ({} on {}, B{}: \
+             {without:.4} → {with:.4} ms){}.\n",
+            without / with,
+            c.routing,
+            c.chip,
+            c.batch,
+            b8.map_or(String::new(), |(a, b)| format!(
+                "; at B8 on ipu-pod4 (uniform) {a:.4} → {b:.4} ms ({:.2}×)",
+                a / b
+            )),
+        ));
+    }
+    let (all_without, all_with) = excess_over_oracle(cells, "load-all");
+    let (demand_without, demand_with) = excess_over_oracle(cells, "on-demand");
+    let (hybrid_without, hybrid_with) = excess_over_oracle(cells, "predicted-");
+    s.push_str(&format!(
+        "- Once the per-expert overhead is gone the load policies matter more, not less: the \
+         largest mean excess over the oracle is {all_without:.2} % → {all_with:.2} % for \
+         load-all, {demand_without:.2} % → {demand_with:.2} % for on-demand and \
+         {hybrid_without:.2} % → {hybrid_with:.2} % for the hybrids (without → with sets). \
+         With sets a layer's experts load as one set, released after the router when any of \
+         them is not predicted, so a hybrid rarely preloads more than on-demand does \
+         (docs/core-groups.md).\n"
+    ));
     s
 }
 
@@ -296,12 +435,13 @@ fn what_it_shows(cells: &[Cell]) -> String {
 fn what_it_does_not_model(cells: &[Cell]) -> String {
     let mut s = String::from(
         "\n## What it does not model\n\n\
-         - Operators run one after another, each on the whole chip or on a group of its cores \
-         (docs/plans.md, \"Core groups\"), never side by side: experts are not placed on \
-         disjoint groups of cores (expert parallelism). A fine-grained model such as \
+         - Without sets, operators run one after another, each on the whole chip or on a \
+         group of its cores (docs/plans.md, \"Core groups\"): a fine-grained model such as \
          Qwen3-30B-A3B (128 experts of width 768, 8 per token) pays one operator's fixed \
          costs per active expert in every layer, so its steps are long and its policies close \
-         together: that reflects this execution model, not the chip.\n\
+         together. With sets (docs/core-groups.md) a set's groups are sized for the step's \
+         tokens whatever the policy, and its load is one load: a predicted expert is not \
+         preloaded apart from the set's unpredicted ones.\n\
          - Each step is a fresh instance: no expert stays in SRAM from one step to the next.\n",
     );
     let warned: Vec<String> = cells
@@ -360,13 +500,21 @@ fn finding(cells: &[Cell]) -> Finding {
              knows the routing ({} on {}, {}, B{}); loading on demand is {on_demand:.2} % and \
              the best hybrid (predicted experts preloaded, the rest on demand) {hybrid:.2} % \
              slower there. At batch 64 every expert is used: the preloading policies are within \
-             {:.2} % of the oracle, on-demand up to {:.2} % (the router's wait).",
+             {:.2} % of the oracle, on-demand up to {:.2} % (the router's wait). With the \
+             experts side by side on groups of cores the oracle's step is up to {:.2}× faster \
+             and on-demand is up to {:.2} % above it.",
             c.model,
             c.chip,
             c.routing,
             c.batch,
             at_batch_64(cells).0,
-            at_batch_64(cells).1
+            at_batch_64(cells).1,
+            cells
+                .iter()
+                .filter_map(oracle_without_with)
+                .map(|(a, b)| a / b)
+                .fold(0.0, f64::max),
+            excess_over_oracle(cells, "on-demand").1,
         ),
         number: format!("{load_all:.2} % (load-all vs oracle, worst configuration)"),
     }
