@@ -282,8 +282,11 @@ class Instance:
         progress: Progress = None,
         bound: str = "roofline",
         layer_exact: Optional[float] = None,
+        _without: Optional["Instance"] = None,
     ) -> "CompareResult":
-        """Every method on this instance: :func:`compare`."""
+        """Every method on this instance: :func:`compare`. ``_without`` (set by
+        :func:`compare` with ``expert_parallel=True``): the same instance without parallel
+        sets, whose union with this one is compared (docs/core-groups.md, CG-5)."""
         if bound not in ("roofline", "segment"):
             raise ValueError(f"bound '{bound}': one of roofline, segment")
         cb, close = _progress(progress, "methods")
@@ -294,6 +297,7 @@ class Instance:
                 bound == "segment",
                 None if layer_exact is None else float(layer_exact),
                 sys.executable,
+                None if _without is None else _without._native,
             )
         finally:
             close()
@@ -306,19 +310,38 @@ class Instance:
         )
         return CompareResult(results, config, self)
 
-    def gap(self, *, no_timings: bool = False, progress: Progress = None, **exact_flags: Any) -> "GapResult":
+    def gap(
+        self,
+        *,
+        no_timings: bool = False,
+        progress: Progress = None,
+        _without: Optional["Instance"] = None,
+        **exact_flags: Any,
+    ) -> "GapResult":
         """Every heuristic's gap to the exact optimum or the certified bound: :func:`gap`
-        (``exact_flags``: its ``backend``, ``time_limit``, …)."""
+        (``exact_flags``: its ``backend``, ``time_limit``, …). ``_without``: as in
+        :meth:`compare`, the union's other instance."""
         choice = _exact_choice(**exact_flags)
         cb, close = _progress(progress, "gap")
         try:
-            results_json, native = self._native.gap(choice, no_timings, cb)
+            results_json, native = self._native.gap(
+                choice, no_timings, cb, None if _without is None else _without._native
+            )
         finally:
             close()
-        r = GapResult(json.loads(results_json), dict(self.config, **_exact_config(choice), no_timings=no_timings), self)
+        results = json.loads(results_json)
+        config = dict(self.config, **_exact_config(choice, union=_without is not None), no_timings=no_timings)
+        r = GapResult(results, config, self)
         if native is not None:
-            r.schedule = Schedule(native, self, r.to_dict()["rows"][-1])
+            r.schedule = Schedule(native, self._kept(results.get("union"), _without), r.to_dict()["rows"][-1])
         return r
+
+    def _kept(self, union: Optional[Dict[str, Any]], without: Optional["Instance"]) -> "Instance":
+        """The instance a union's kept schedule is of: this one (with parallel sets), or
+        ``without`` when ``union["parallel_sets"]`` is false; this one outside a union."""
+        if union is None or without is None or union["parallel_sets"]:
+            return self
+        return without
 
     def solve(
         self,
@@ -327,13 +350,15 @@ class Instance:
         exact: bool = False,
         no_timings: bool = False,
         progress: Progress = None,
+        _without: Optional["Instance"] = None,
         **exact_flags: Any,
     ) -> "Schedule":
-        """One method on this instance, or the exact solver (``exact=True``): :func:`solve`."""
+        """One method on this instance, or the exact solver (``exact=True``): :func:`solve`.
+        ``_without``: as in :meth:`compare`, the union's other instance."""
         if exact:
             if method is not None:
                 raise ValueError("method with exact=True: the exact solver is the method (--method conflicts with --exact)")
-            return self._solve_exact(no_timings=no_timings, progress=progress, **exact_flags)
+            return self._solve_exact(no_timings=no_timings, progress=progress, _without=_without, **exact_flags)
         if exact_flags:
             raise ValueError(
                 f"{', '.join(sorted(exact_flags))}: the exact solver's flags, only with exact=True"
@@ -345,7 +370,7 @@ class Instance:
         try:
             if cb is not None:
                 cb(0, 1, method)
-            row_json, native = self._native.solve(method, no_timings)
+            row_json, native = self._native.solve(method, no_timings, None if _without is None else _without._native)
             if cb is not None:
                 cb(1, 1, "")
         finally:
@@ -354,13 +379,23 @@ class Instance:
         if native is None:
             why = row["notes"][-1] if row["notes"] else row["status"]
             raise SolverError(f"{row['method']} found no schedule for {self.name}: {why}")
-        return Schedule(native, self, row)
+        union = None if row.get("parallel_sets") is None else {"parallel_sets": row["parallel_sets"]}
+        return Schedule(native, self._kept(union, _without), row)
 
-    def _solve_exact(self, *, no_timings: bool = False, progress: Progress = None, **exact_flags: Any) -> "Schedule":
+    def _solve_exact(
+        self,
+        *,
+        no_timings: bool = False,
+        progress: Progress = None,
+        _without: Optional["Instance"] = None,
+        **exact_flags: Any,
+    ) -> "Schedule":
         choice = _exact_choice(**exact_flags)
         cb, close = _progress(progress, "exact")
         try:
-            summary_json, native = self._native.solve_exact(choice, no_timings, cb)
+            summary_json, native = self._native.solve_exact(
+                choice, no_timings, cb, None if _without is None else _without._native
+            )
         finally:
             close()
         summary = json.loads(summary_json)
@@ -368,8 +403,8 @@ class Instance:
             raise SolverError(
                 f"exact {summary['backend']} found no schedule for {self.name}: {summary['ran']}"
             )
-        s = Schedule(native, self, summary)
-        s.config = dict(self.config, **_exact_config(choice), no_timings=no_timings)
+        s = Schedule(native, self._kept(summary.get("union"), _without), summary)
+        s.config = dict(self.config, **_exact_config(choice, union=_without is not None), no_timings=no_timings)
         return s
 
     def __repr__(self) -> str:
@@ -444,6 +479,20 @@ def instance(
     return Instance(native, config)
 
 
+def _instances(
+    model: Union[ModelLike, Instance], chip: ChipLike, batch: int, kv: int, build: Dict[str, Any]
+) -> "tuple[Instance, Optional[Instance]]":
+    """The instance of the inputs (``model`` itself when it is one), and with
+    ``expert_parallel=True`` the same without parallel sets: the other side of the union
+    ``compare``, ``gap`` and ``solve`` work on (docs/core-groups.md, CG-5)."""
+    if isinstance(model, Instance):
+        return model, None
+    inst = instance(model, chip, batch, kv, **build)
+    if not build.get("expert_parallel"):
+        return inst, None
+    return inst, instance(model, chip, batch, kv, **dict(build, expert_parallel=False))
+
+
 def _progress(progress: Progress, what: str) -> "tuple[Optional[Callable[[int, int, str], Any]], Callable[[], None]]":
     """The callback handed to Rust, and what closes it. ``True``: a tqdm bar (notebook-aware)
     when tqdm is installed, else nothing; a callable: called as ``progress(k, n, name)``
@@ -499,9 +548,13 @@ def _exact_choice(
     }
 
 
-def _exact_config(choice: Dict[str, Any]) -> Dict[str, Any]:
-    """The exact flags as ``--json`` prints them in ``config``."""
+def _exact_config(choice: Dict[str, Any], union: bool = False) -> Dict[str, Any]:
+    """The exact flags as ``--json`` prints them in ``config``; ``union``
+    (``--expert-parallel``): with ``time_limit_total_s``, what the two exact solves may take
+    together (each gets ``time_limit``)."""
+    extra = {"time_limit_total_s": 2 * choice["time_limit"]} if union else {}
     return {
+        **extra,
         "backend": choice["backend"],
         "time_limit_s": choice["time_limit"],
         "linearisation": choice["linearisation"],
@@ -647,21 +700,17 @@ def compare(
     steps, as :func:`moe` runs them (:attr:`CompareResult.moe`). ``model`` may be an
     :class:`Instance` (``--instance``; not with ``layer_exact`` or ``routing``); otherwise
     the keyword arguments of :func:`instance` apply (``mode``, ``num_layers``, ``hbm_tbps``,
-    ``load_order``, ``layers``, ``ops``, ``window``, ``noc_row``, ``cache``)."""
-    if build.get("expert_parallel"):
-        # The CLI compares the union of the instances with and without parallel sets
-        # (docs/core-groups.md, CG-5); an Instance built with expert_parallel=True compares
-        # that instance alone.
-        raise ValueError(
-            "compare(expert_parallel=True): the union of the instances with and without "
-            "parallel sets is the CLI's (`elk-opt compare --expert-parallel`); pass "
-            "instance(..., expert_parallel=True) to compare that instance alone"
-        )
+    ``load_order``, ``layers``, ``ops``, ``window``, ``noc_row``, ``cache``,
+    ``expert_parallel``). With ``expert_parallel=True`` (``--expert-parallel``) it compares
+    the union of the instances with and without parallel sets, as the CLI does: each
+    method's faster schedule (its row's ``parallel_sets`` says which), the lower of the two
+    bounds (docs/core-groups.md, CG-5); an :class:`Instance` built with
+    ``expert_parallel=True`` compares that instance alone."""
     moe_choice = None
     if routing is not None:
         moe_choice = _routing_choice(model, chip, batch, kv, build, routing, steps, seed, policies)
-    inst = model if isinstance(model, Instance) else instance(model, chip, batch, kv, **build)
-    r = inst.compare(no_timings=no_timings, progress=progress, bound=bound, layer_exact=layer_exact)
+    inst, without = _instances(model, chip, batch, kv, build)
+    r = inst.compare(no_timings=no_timings, progress=progress, bound=bound, layer_exact=layer_exact, _without=without)
     if moe_choice is not None:
         cb, close = _progress(progress, "routing steps")
         try:
@@ -717,6 +766,7 @@ def _routing_choice(
         load_order=build.get("load_order", DEFAULTS["load_order"]),
         noc_row=build.get("noc_row", DEFAULTS["noc_row"]),
         cache=build.get("cache", True),
+        expert_parallel=bool(build.get("expert_parallel", False)),
     )
 
 
@@ -786,8 +836,12 @@ def solve(
     schedule's :attr:`Schedule.row` is ``solve --exact --json``'s results (``status``,
     ``lower_bound_cycles``, ``gap_pct``, ``ran``, ``bounds``, …). Raises
     :class:`SolverError` when no schedule is found (the CLI exits 1 for a method; for
-    ``--exact`` it prints the report)."""
-    inst = model if isinstance(model, Instance) else instance(model, chip, batch, kv, **build)
+    ``--exact`` it prints the report). With ``expert_parallel=True`` (``--expert-parallel``)
+    both instances, with and without parallel sets, are solved and the faster schedule is
+    kept, bound to its own instance (:attr:`Schedule.instance`; the row's
+    ``parallel_sets``, or ``union`` with ``exact=True``, says which: docs/core-groups.md,
+    CG-5)."""
+    inst, without = _instances(model, chip, batch, kv, build)
     if not exact:
         given = {
             k: v
@@ -802,7 +856,7 @@ def solve(
             ]
             if v != default
         }
-        return inst.solve(method, no_timings=no_timings, progress=progress, **given)
+        return inst.solve(method, no_timings=no_timings, progress=progress, _without=without, **given)
     return inst.solve(
         method,
         exact=True,
@@ -815,6 +869,7 @@ def solve(
         window_search=window_search,
         no_timings=no_timings,
         progress=progress,
+        _without=without,
     )
 
 
@@ -851,8 +906,20 @@ class GapResult(_Result):
 
     @property
     def bound_ms(self) -> float:
-        """The best proven lower bound (the exact solve's ``lower_bound_cycles``), ms."""
-        return float(self.instance._native.ms(self._results["exact"]["lower_bound_cycles"]))
+        """The best proven lower bound (the exact solve's ``lower_bound_cycles``; with
+        ``expert_parallel=True`` the union's, ``union.lower_bound_cycles``), ms."""
+        union = self._results.get("union")
+        bound = union["lower_bound_cycles"] if union else self._results["exact"]["lower_bound_cycles"]
+        return float(self.instance._native.ms(bound))
+
+    @property
+    def bound_source(self) -> str:
+        """What proved the reference (the exact solve's ``bound_source``, or in a union the
+        other instance's when the reference is its)."""
+        union = self._results.get("union")
+        if union and union["bound_parallel_sets"] != union["parallel_sets"]:
+            return str(union["other"]["bound_source"])
+        return str(self._results["exact"]["bound_source"])
 
     @property
     def df(self) -> Any:
@@ -860,7 +927,7 @@ class GapResult(_Result):
             "instance": self._results["instance"],
             "reference": self.reference,
             "reference_ms": self.reference_ms,
-            "bound_source": self._results["exact"]["bound_source"],
+            "bound_source": self.bound_source,
             "bound_ms": self.bound_ms,
         }
         return _rows_frame(head, self._results["rows"])
@@ -894,8 +961,14 @@ def gap(
     ``time_limit`` on a model too large for the backend (25 % beside it) and bounds every gap beside what the exact part proves; on a model too
     large for the backend the window search then improves the warm start
     (``window_search``; ``whole_model_bound``: ``lp``, ``milp``, ``off``). The keyword arguments of :func:`instance`
-    apply, or ``model`` is an :class:`Instance`."""
-    inst = model if isinstance(model, Instance) else instance(model, chip, batch, kv, **build)
+    apply, or ``model`` is an :class:`Instance`. With ``expert_parallel=True``
+    (``--expert-parallel``) the gap runs on the instances with and without parallel sets,
+    each within the whole ``time_limit`` (so up to twice it in all: ``config``'s
+    ``time_limit_total_s``), and reports their union as the CLI does: each row's faster
+    schedule (``parallel_sets``), the exact part's faster result (``union.parallel_sets``;
+    :attr:`GapResult.schedule` is bound to its instance), the lower of the two references
+    (docs/core-groups.md, CG-5)."""
+    inst, without = _instances(model, chip, batch, kv, build)
     return inst.gap(
         backend=backend,
         time_limit=time_limit,
@@ -906,6 +979,7 @@ def gap(
         window_search=window_search,
         no_timings=no_timings,
         progress=progress,
+        _without=without,
     )
 
 

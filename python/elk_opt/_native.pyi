@@ -54,20 +54,25 @@ class NativeInstance:
         segment: bool = False,
         layer_exact: Optional[float] = None,
         python: Optional[str] = None,
+        without: Optional[NativeInstance] = None,
     ) -> str: ...
     def gap(
         self,
         choice: Dict[str, Any],
         no_timings: bool = False,
         progress: Optional[Callable[[int, int, str], Any]] = None,
+        without: Optional[NativeInstance] = None,
     ) -> Tuple[str, Optional[NativeSchedule]]: ...
     def solve_exact(
         self,
         choice: Dict[str, Any],
         no_timings: bool = False,
         progress: Optional[Callable[[int, int, str], Any]] = None,
+        without: Optional[NativeInstance] = None,
     ) -> Tuple[str, Optional[NativeSchedule]]: ...
-    def solve(self, method: str, no_timings: bool = False) -> Tuple[str, Optional[NativeSchedule]]: ...
+    def solve(
+        self, method: str, no_timings: bool = False, without: Optional[NativeInstance] = None
+    ) -> Tuple[str, Optional[NativeSchedule]]: ...
     def to_json(self) -> str: ...
     def save(self, path: str) -> None: ...
     @staticmethod

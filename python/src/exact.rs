@@ -121,52 +121,60 @@ pub fn exact_worker(py: Python<'_>) -> PyResult<()> {
 
 /// A progress callback for the gap's steps: `progress(k, n, name)` with the heuristics as
 /// steps 1..n−1 and the exact solve as step n (its events as the name), then `(n + 1, n,
-/// "")` from [`StepsTold::done`].
+/// "")` from [`StepsTold::done`]. With two instances (`--expert-parallel`: the one with
+/// parallel sets, then the one without) the second's steps follow the first's, n counts
+/// both, and each name says which instance it is about.
 pub struct StepsTold<'a> {
     progress: Option<&'a Py<PyAny>>,
-    inst: &'a Instance,
+    insts: Vec<&'a Instance>,
     heuristics: Cell<usize>,
 }
 
 impl<'a> StepsTold<'a> {
-    /// Tells `progress` (if any) about the steps on `inst`.
-    pub fn new(progress: Option<&'a Py<PyAny>>, inst: &'a Instance) -> StepsTold<'a> {
+    /// Tells `progress` (if any) about the steps on `insts` (one, or the two of a union).
+    pub fn new(progress: Option<&'a Py<PyAny>>, insts: Vec<&'a Instance>) -> StepsTold<'a> {
         StepsTold {
             progress,
-            inst,
+            insts,
             heuristics: Cell::new(0),
         }
     }
 
-    /// One step.
+    /// One step on the only instance.
     pub fn tell(&self, step: GapStep<'_>) {
-        let exact = self.heuristics.get() + 1;
+        self.tell_on(0, step)
+    }
+
+    /// One step on instance `run` (0: the first).
+    pub fn tell_on(&self, run: usize, step: GapStep<'_>) {
+        if let GapStep::Heuristic { n, .. } = step {
+            self.heuristics.set(n);
+        }
+        let per = self.heuristics.get() + 1;
+        let total = per * self.insts.len();
+        let (base, exact) = (run * per, run * per + per);
+        let prefix = match (self.insts.len(), run) {
+            (1, _) => "",
+            (_, 0) => "with parallel sets: ",
+            _ => "without parallel sets: ",
+        };
+        let inst = self.insts[run.min(self.insts.len() - 1)];
+        let say = |k: usize, name: &str| {
+            crate::objects::report_progress(self.progress, k, total, &format!("{prefix}{name}"))
+        };
         match step {
-            GapStep::Heuristic { k, n, name } => {
-                self.heuristics.set(n);
-                crate::objects::report_progress(self.progress, k, n + 1, name);
+            GapStep::Heuristic { k, name, .. } => say(base + k, name),
+            GapStep::Starting { label } => say(exact, label),
+            GapStep::Exact { label, event } => {
+                say(exact, &format!("{label}: {}", event.describe(inst)))
             }
-            GapStep::Starting { label } => {
-                crate::objects::report_progress(self.progress, exact, exact, label)
-            }
-            GapStep::Exact { label, event } => crate::objects::report_progress(
-                self.progress,
-                exact,
-                exact,
-                &format!("{label}: {}", event.describe(self.inst)),
-            ),
-            GapStep::Warning { message } => crate::objects::report_progress(
-                self.progress,
-                exact,
-                exact,
-                &format!("warning: {message}"),
-            ),
+            GapStep::Warning { message } => say(exact, &format!("warning: {message}")),
         }
     }
 
     /// The end.
     pub fn done(&self) {
-        let n = self.heuristics.get() + 1;
+        let n = (self.heuristics.get() + 1) * self.insts.len();
         crate::objects::report_progress(self.progress, n + 1, n, "");
     }
 }

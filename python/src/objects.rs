@@ -142,6 +142,19 @@ pub struct NativeInstance {
 }
 
 impl NativeInstance {
+    /// The progress of a gap or exact solve on this instance, and with `without`
+    /// (`--expert-parallel`) on that one after it.
+    fn steps_told<'a>(
+        &'a self,
+        progress: Option<&'a Py<PyAny>>,
+        without: Option<&'a NativeInstance>,
+    ) -> StepsTold<'a> {
+        let insts = std::iter::once(&self.instance)
+            .chain(without.map(|w| &w.instance))
+            .collect();
+        StepsTold::new(progress, insts)
+    }
+
     fn label(&self) -> Option<ChipLabel<'_>> {
         self.chip
             .as_ref()
@@ -176,8 +189,11 @@ impl NativeInstance {
 
     /// `compare --json`'s results (without `moe`), as JSON; `progress(k, n, name)` before
     /// each method row. `segment`: `--bound segment`; `layer_exact`: `--layer-exact
-    /// SECONDS`, its exact part in `python`'s worker.
-    #[pyo3(signature = (no_timings=false, progress=None, segment=false, layer_exact=None, python=None))]
+    /// SECONDS`, its exact part in `python`'s worker. `without`: `--expert-parallel`, this
+    /// instance (with parallel sets) and `without` (the same, without), their union
+    /// ([`compare::union`]); the layer is cut from this one, as the CLI cuts it.
+    #[pyo3(signature = (no_timings=false, progress=None, segment=false, layer_exact=None, python=None, without=None))]
+    #[allow(clippy::too_many_arguments)]
     fn compare(
         &self,
         py: Python<'_>,
@@ -186,7 +202,9 @@ impl NativeInstance {
         segment: bool,
         layer_exact: Option<f64>,
         python: Option<PathBuf>,
+        without: Option<PyRef<'_, NativeInstance>>,
     ) -> PyResult<String> {
+        let without = without.as_deref();
         let json = py.detach(|| -> Result<String, Failure> {
             // Checked before any work, as the CLI's flags are.
             let layer_graph = match layer_exact {
@@ -203,18 +221,39 @@ impl NativeInstance {
                 })?),
                 None => None,
             };
-            let bound = if segment {
-                segment_bound(&self.instance)?
-            } else {
-                None
+            let compared = |inst: &Instance, told: &mut dyn FnMut(usize, usize, &str)| {
+                let bound = if segment { segment_bound(inst)? } else { None };
+                Ok::<_, Failure>(compare::compare(
+                    inst,
+                    self.label(),
+                    no_timings,
+                    bound,
+                    told,
+                )?)
             };
-            let report = compare::compare(
-                &self.instance,
-                self.label(),
-                no_timings,
-                bound,
-                &mut |k, n, name| report_progress(progress.as_ref(), k, n, name),
-            )?;
+            let report = match without {
+                None => compared(&self.instance, &mut |k, n, name| {
+                    report_progress(progress.as_ref(), k, n, name)
+                })?,
+                // Both instances' rows as one run of 2n steps, each named for its instance.
+                Some(other) => {
+                    let with_sets = compared(&self.instance, &mut |k, n, name| {
+                        if k <= n {
+                            let name = format!("with parallel sets: {name}");
+                            report_progress(progress.as_ref(), k, 2 * n, &name);
+                        }
+                    })?;
+                    let plain = compared(&other.instance, &mut |k, n, name| {
+                        let name = if k <= n {
+                            format!("without parallel sets: {name}")
+                        } else {
+                            String::new()
+                        };
+                        report_progress(progress.as_ref(), n + k, 2 * n, &name);
+                    })?;
+                    compare::union(with_sets, plain)
+                }
+            };
             let mut json = serde_json::to_value(&report)?;
             if let (Some(graph), Some(seconds)) = (layer_graph, layer_exact) {
                 let layer =
@@ -232,25 +271,39 @@ impl NativeInstance {
 
     /// `gap --json`'s results as JSON, and the schedule of its last row (what `gap -o`
     /// writes; `None`: none); `progress(k, n, name)` for each heuristic, then the exact
-    /// solve's events, then `(n + 1, n, "")`.
-    #[pyo3(signature = (choice, no_timings=false, progress=None))]
+    /// solve's events, then `(n + 1, n, "")`. `without`: `--expert-parallel`, the union of
+    /// this instance (with parallel sets) and `without` ([`elk_reports::gap::gap_union`];
+    /// `union.parallel_sets` says which instance the schedule is of).
+    #[pyo3(signature = (choice, no_timings=false, progress=None, without=None))]
     fn gap(
         &self,
         py: Python<'_>,
         choice: ExactChoice,
         no_timings: bool,
         progress: Option<Py<PyAny>>,
+        without: Option<PyRef<'_, NativeInstance>>,
     ) -> PyResult<(String, Option<NativeSchedule>)> {
+        let without = without.as_deref();
         let result = py.detach(|| -> Result<(String, Option<NativeSchedule>), Failure> {
             let settings = choice.settings()?;
-            let told = StepsTold::new(progress.as_ref(), &self.instance);
-            let report = elk_reports::gap::gap_report(
-                &self.instance,
-                &settings,
-                no_timings,
-                Some(choice.worker()),
-                &|step| told.tell(step),
-            )?;
+            let told = self.steps_told(progress.as_ref(), without);
+            let report = match without {
+                None => elk_reports::gap::gap_report(
+                    &self.instance,
+                    &settings,
+                    no_timings,
+                    Some(choice.worker()),
+                    &|step| told.tell(step),
+                )?,
+                Some(other) => elk_reports::gap::gap_union(
+                    &self.instance,
+                    &other.instance,
+                    &settings,
+                    no_timings,
+                    Some(choice.worker()),
+                    &|sets, step| told.tell_on(usize::from(!sets), step),
+                )?,
+            };
             told.done();
             let json = serde_json::to_string(&report)?;
             Ok((
@@ -262,47 +315,80 @@ impl NativeInstance {
     }
 
     /// `solve --exact --json`'s results as JSON, and the schedule found (`None`: none).
-    #[pyo3(signature = (choice, no_timings=false, progress=None))]
+    /// `without`: `--expert-parallel`, the faster result of this instance (with parallel
+    /// sets) and `without` ([`elk_reports::gap::solve_exact_union`]; `union.parallel_sets`
+    /// says which instance the schedule is of).
+    #[pyo3(signature = (choice, no_timings=false, progress=None, without=None))]
     fn solve_exact(
         &self,
         py: Python<'_>,
         choice: ExactChoice,
         no_timings: bool,
         progress: Option<Py<PyAny>>,
+        without: Option<PyRef<'_, NativeInstance>>,
     ) -> PyResult<(String, Option<NativeSchedule>)> {
+        let without = without.as_deref();
         let result = py.detach(|| -> Result<(String, Option<NativeSchedule>), Failure> {
             let settings = choice.settings()?;
-            let told = StepsTold::new(progress.as_ref(), &self.instance);
-            let (summary, schedule) = elk_reports::gap::solve_exact(
-                &self.instance,
-                &settings,
-                no_timings,
-                Some(choice.worker()),
-                &|step| told.tell(step),
-            )?;
+            let told = self.steps_told(progress.as_ref(), without);
+            let (json, schedule) = match without {
+                None => {
+                    let (summary, schedule) = elk_reports::gap::solve_exact(
+                        &self.instance,
+                        &settings,
+                        no_timings,
+                        Some(choice.worker()),
+                        &|step| told.tell(step),
+                    )?;
+                    (serde_json::to_string(&summary)?, schedule)
+                }
+                Some(other) => {
+                    let out = elk_reports::gap::solve_exact_union(
+                        &self.instance,
+                        &other.instance,
+                        &settings,
+                        no_timings,
+                        Some(choice.worker()),
+                        &|sets, step| told.tell_on(usize::from(!sets), step),
+                    )?;
+                    (serde_json::to_string(&out)?, out.schedule)
+                }
+            };
             told.done();
             let schedule = schedule.map(|schedule| NativeSchedule { schedule });
-            Ok((serde_json::to_string(&summary)?, schedule))
+            Ok((json, schedule))
         })?;
         Ok(result)
     }
 
     /// `solve --method M --json`'s results (the method's row) as JSON, and its schedule
-    /// (`None`: `ideal`, or no schedule found).
-    #[pyo3(signature = (method, no_timings=false))]
+    /// (`None`: `ideal`, or no schedule found). `without`: `--expert-parallel`, the faster
+    /// schedule of this instance (with parallel sets) and `without`
+    /// ([`compare::solve_union`]; the row's `parallel_sets` says which).
+    #[pyo3(signature = (method, no_timings=false, without=None))]
     fn solve(
         &self,
         py: Python<'_>,
         method: &str,
         no_timings: bool,
+        without: Option<PyRef<'_, NativeInstance>>,
     ) -> PyResult<(String, Option<NativeSchedule>)> {
+        let without = without.as_deref();
         let result = py.detach(|| -> Result<(String, Option<NativeSchedule>), Failure> {
             if method == "ideal" {
-                let row = compare::ideal_row(&self.instance, no_timings);
+                let row = match without {
+                    None => compare::ideal_row(&self.instance, no_timings),
+                    Some(other) => {
+                        compare::ideal_union(&self.instance, &other.instance, no_timings)
+                    }
+                };
                 return Ok((serde_json::to_string(&row)?, None));
             }
             let m = compare::method_named(method, no_timings)?;
-            let (mut row, result) = compare::run_method(&self.instance, m.as_ref())?;
+            let (mut row, result) = match without {
+                None => compare::run_method(&self.instance, m.as_ref())?,
+                Some(other) => compare::solve_union(&self.instance, &other.instance, m.as_ref())?,
+            };
             if no_timings {
                 row.compile_s = None;
             }

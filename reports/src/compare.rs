@@ -25,7 +25,7 @@ use serde::Serialize;
 use std::time::Instant;
 
 mod union;
-pub use union::union;
+pub use union::{ideal_union, solve_union, union};
 
 /// Every registered heuristic: the faithful ones, then the variants.
 pub fn heuristic_names() -> impl Iterator<Item = &'static str> {

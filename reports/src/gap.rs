@@ -33,9 +33,11 @@ use serde::Serialize;
 use std::time::{Duration, Instant};
 
 mod first_bound;
+mod union;
 
 use first_bound::{coupled_first, coupled_share};
 pub use first_bound::{CoupledStatus, COUPLED_SHARE_WHOLE_MODEL, COUPLED_SHARE_WITH_BACKEND};
+pub use union::{gap_union, solve_exact_union, ExactUnion, UnionPart};
 
 /// Seconds after the time limit before the worker is killed.
 pub const WORKER_GRACE: Duration = Duration::from_millis(1000);
@@ -575,6 +577,10 @@ pub struct GapRow {
     /// The exact row only: what ran to find its schedule (the summary's `ran`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<String>,
+    /// `--expert-parallel`: whether the row's schedule is of the instance with parallel sets
+    /// (`false`: the one without was faster, [`gap_union`]); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parallel_sets: Option<bool>,
     /// A heuristic's first stage, ms (the compare row's, not in `--json`).
     #[serde(skip)]
     pub first_stage_ms: Option<f64>,
@@ -595,10 +601,17 @@ pub struct GapReport {
     pub rows: Vec<GapRow>,
     /// Elk's Ideal figure (not a bound).
     pub ideal_cycles: Option<Cycles>,
+    /// `--expert-parallel` ([`gap_union`]): which instance `exact` and the last row are of,
+    /// the union's reference, and the other instance's exact solve; absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub union: Option<UnionPart>,
     /// The best schedule the exact part ends with (its optimum, the window search's result or
     /// the warm start), for `gap -o`; not in `--json`, which has its numbers.
     #[serde(skip)]
     pub schedule: Option<Schedule>,
+    /// `rows` ends with the exact part's row (after the heuristics'); not in `--json`.
+    #[serde(skip)]
+    pub exact_row: bool,
 }
 
 impl GapReport {
@@ -610,6 +623,15 @@ impl GapReport {
     /// The reference is a proven optimum (else a lower bound).
     pub fn reference_is_optimum(&self) -> bool {
         self.reference == "optimum"
+    }
+
+    /// What proved the reference: the exact part's bound source, or with `--expert-parallel`
+    /// the other instance's when the reference is its ([`UnionPart::bound_parallel_sets`]).
+    pub fn bound_source(&self) -> BoundSource {
+        match &self.union {
+            Some(u) if u.bound_parallel_sets != u.parallel_sets => u.other.bound_source,
+            _ => self.exact.bound_source,
+        }
     }
 }
 
@@ -629,6 +651,7 @@ pub fn gap_report(
     let warm_is = warm.as_ref().map(|s| (s.method.clone(), s.makespan_cycles));
     let warm_is = warm_is.as_ref().map(|(n, t)| (n.as_str(), *t));
     let (report, coupled) = run_exact(inst, settings, warm, worker, progress)?;
+    let heuristics = heuristic_rows.len();
     let mut rows: Vec<GapRow> = heuristic_rows
         .into_iter()
         .map(|row| GapRow {
@@ -647,6 +670,7 @@ pub fn gap_report(
                     Some(why) => format!("{}: {why}", row.status),
                     None => row.status.clone(),
                 }),
+            parallel_sets: None,
             first_stage_ms: row.first_stage_ms,
         })
         .collect();
@@ -668,9 +692,11 @@ pub fn gap_report(
                 Some(report.solve_s)
             },
             status: Some(what_ran(inst, &report, warm_is)),
+            parallel_sets: None,
             first_stage_ms: None,
         });
     }
+    let exact_row = rows.len() > heuristics;
     for r in &mut rows {
         r.gap_pct = r.makespan_cycles.and_then(|t| gap_pct(t, reference));
         r.reference_is_optimum = certified;
@@ -682,7 +708,9 @@ pub fn gap_report(
         exact: summary(inst, &report, coupled, warm_is, no_timings),
         rows,
         ideal_cycles: elk_heuristics::ideal(inst).cycles,
+        union: None,
         schedule: report.schedule,
+        exact_row,
     })
 }
 

@@ -96,6 +96,7 @@ mod tests {
             reference_is_optimum: false,
             compile_s: None,
             status: None,
+            parallel_sets: None,
             first_stage_ms: Some(first),
         }
     }

@@ -4,7 +4,7 @@
 //! heuristic, and every heuristic's distance from the optimum (or from the certified bound).
 
 use super::flags::Timings;
-use super::instance_source::{InstanceSource, SourceConfig};
+use super::instance_source::{InstanceSource, Loaded, SourceConfig};
 use super::progress::ExactProgress;
 use clap::Args;
 use elk_reports::gap::{CoupledStatus, ExactSettings, GapReport, GapStep, WORKER_GRACE};
@@ -54,9 +54,30 @@ struct Config<'a> {
     source: SourceConfig,
     #[serde(flatten)]
     exact: ExactSettings,
+    /// `--expert-parallel`: the two exact solves' limits together (each instance's gets
+    /// `time_limit_s`: docs/core-groups.md, CG-5); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    time_limit_total_s: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     output: Option<&'a std::path::Path>,
     no_timings: bool,
+}
+
+impl<'a> Config<'a> {
+    fn new(
+        source: &InstanceSource,
+        exact: ExactSettings,
+        output: Option<&'a std::path::Path>,
+        no_timings: bool,
+    ) -> Config<'a> {
+        Config {
+            source: source.config(),
+            time_limit_total_s: source.expert_parallel().then_some(2.0 * exact.time_limit_s),
+            exact,
+            output,
+            no_timings,
+        }
+    }
 }
 
 impl ExactFlags {
@@ -121,6 +142,19 @@ pub(super) fn show(progress: &ExactProgress, inst: &Instance, step: GapStep<'_>)
     }
 }
 
+/// `--expert-parallel`: a step on the instance with parallel sets (`on_sets`) or the one
+/// without, of `(sets, plain)`, shown as [`show`] shows it, the instance named.
+fn show_on(
+    progress: &ExactProgress,
+    (sets, plain): (&Loaded, &Loaded),
+    on_sets: bool,
+    step: GapStep<'_>,
+) {
+    progress.on_instance(on_sets);
+    let inst = if on_sets { sets } else { plain };
+    show(progress, &inst.instance, step)
+}
+
 /// `solve --exact`.
 pub fn solve(
     source: &InstanceSource,
@@ -130,28 +164,58 @@ pub fn solve(
     json: bool,
 ) -> anyhow::Result<()> {
     let settings = flags.settings()?;
-    let (inst, build_s) = source.load()?;
-    let progress = ExactProgress::start(if flags.no_warm_start {
-        "exact solve"
+    let progress = || {
+        ExactProgress::start(if flags.no_warm_start {
+            "exact solve"
+        } else {
+            "heuristics (the warm start)"
+        })
+    };
+    // --expert-parallel: both instances solved, the faster result kept (CG-5).
+    let (loaded, sum, union, schedule) = if source.expert_parallel() {
+        let (sets, plain) = source.load_both()?;
+        let progress = progress();
+        let out = elk_reports::gap::solve_exact_union(
+            &sets.instance,
+            &plain.instance,
+            &settings,
+            no_timings,
+            Some(worker()?),
+            &|on_sets, step| show_on(&progress, (&sets, &plain), on_sets, step),
+        )?;
+        progress.finish();
+        let kept = source.keep(sets, plain, out.union.parallel_sets)?;
+        (kept, out.kept, Some(out.union), out.schedule)
     } else {
-        "heuristics (the warm start)"
-    });
-    let (sum, schedule) =
-        elk_reports::gap::solve_exact(&inst, &settings, no_timings, Some(worker()?), &|step| {
-            show(&progress, &inst, step)
-        })?;
-    progress.finish();
+        let loaded = source.load_full()?;
+        let progress = progress();
+        let (sum, schedule) = elk_reports::gap::solve_exact(
+            &loaded.instance,
+            &settings,
+            no_timings,
+            Some(worker()?),
+            &|step| show(&progress, &loaded.instance, step),
+        )?;
+        progress.finish();
+        (loaded, sum, None, schedule)
+    };
+    let (inst, build_s) = (&loaded.instance, loaded.build_s);
     if let (Some(path), Some(s)) = (output, &schedule) {
-        super::output::write_schedule(path, &inst, s)?;
+        super::output::write_schedule(path, inst, s)?;
     }
     if json {
-        let config = Config {
-            source: source.config(),
-            exact: settings,
-            output: output.map(PathBuf::as_path),
-            no_timings,
+        let config = Config::new(source, settings, output.map(PathBuf::as_path), no_timings);
+        return match union {
+            Some(union) => {
+                let out = elk_reports::gap::ExactUnion {
+                    kept: sum,
+                    union,
+                    schedule: None,
+                };
+                super::json::print_json("solve-exact", &config, &out)
+            }
+            None => super::json::print_json("solve-exact", &config, &sum),
         };
-        return super::json::print_json("solve-exact", &config, &sum);
     }
     println!("{} — exact ({})", inst.name, sum.backend.name());
     println!("status: {}", sum.status_word());
@@ -226,7 +290,37 @@ pub fn solve(
     if let Some(s) = sum.solve_s {
         println!("instance built in {build_s:.3} s, exact solve {s:.3} s");
     }
+    if let Some(u) = &union {
+        print_union(inst, u, settings.time_limit_s);
+    }
     Ok(())
+}
+
+/// What `--expert-parallel` adds under `solve --exact`'s and `gap`'s text: which instance the
+/// kept result is of, the union's reference, and the other instance's exact part.
+fn print_union(inst: &Instance, u: &elk_reports::gap::UnionPart, limit_s: f64) {
+    let which = |sets: bool| if sets { "with" } else { "without" };
+    println!(
+        "--expert-parallel: the union of the instances with and without parallel sets (docs/core-groups.md, CG-5), each solved within --time-limit {limit_s} s; the exact result above (and -o, --emit-instance) is of the instance {} them",
+        which(u.parallel_sets)
+    );
+    println!(
+        "union's {}: {:.6} ms, the instance {} parallel sets' (the lower of the two){}",
+        if u.optimal { "optimum" } else { "lower bound" },
+        inst.ms(u.lower_bound_cycles),
+        which(u.bound_parallel_sets),
+        u.gap_pct
+            .map_or(String::new(), |g| format!("; gap {g:.4} %"))
+    );
+    let o = &u.other;
+    println!(
+        "the instance {} parallel sets: {} ({}; status {})",
+        which(!u.parallel_sets),
+        o.makespan_ms
+            .map_or("no schedule".into(), |ms| format!("{ms:.6} ms")),
+        o.ran,
+        o.status_word()
+    );
 }
 
 /// `gap`.
@@ -236,32 +330,54 @@ pub fn gap(a: GapArgs) -> anyhow::Result<()> {
         a.source.emit_instance.as_deref(),
     )?;
     let settings = a.exact.settings()?;
-    let loaded = a.source.load_full()?;
+    let (loaded, out) = if a.source.expert_parallel() {
+        gap_union(&a.source, &settings, a.timings.no_timings)?
+    } else {
+        let loaded = a.source.load_full()?;
+        let out = gap_report(&loaded.instance, &settings, a.timings.no_timings)?;
+        (loaded, out)
+    };
     let rules = loaded.rules_suffix();
-    let inst = loaded.instance;
-    let out = gap_report(&inst, &settings, a.timings.no_timings)?;
+    let inst = &loaded.instance;
     // The schedule is written before the table is printed, so a table never names a file
     // that is not there; with no schedule to write, the table still prints and the run fails.
     if let (Some(path), Some(s)) = (&a.output, &out.schedule) {
-        super::output::write_schedule(path, &inst, s)?;
+        super::output::write_schedule(path, inst, s)?;
     }
     if a.json {
-        let config = Config {
-            source: a.source.config(),
-            exact: settings,
-            output: a.output.as_deref(),
-            no_timings: a.timings.no_timings,
-        };
+        let config = Config::new(
+            &a.source,
+            settings,
+            a.output.as_deref(),
+            a.timings.no_timings,
+        );
         super::json::print_json("gap", &config, &out)?;
     } else if a.csv {
-        print_gap_csv(&inst, loaded.chip.as_ref(), &out);
+        print_gap_csv(inst, loaded.chip.as_ref(), &out);
     } else {
         println!(
             "{}{}",
-            super::solve::header(&inst, loaded.chip.as_ref()),
+            super::solve::header(inst, loaded.chip.as_ref()),
             rules
         );
-        print_gap(&inst, &out, "--time-limit", settings.whole_model_bound);
+        print_gap(inst, &out, "--time-limit", settings.whole_model_bound);
+        if let Some(u) = &out.union {
+            let without: Vec<&str> = out
+                .rows
+                .iter()
+                .filter(|r| r.parallel_sets == Some(false) && r.makespan_ms.is_some())
+                .map(|r| r.method.as_str())
+                .collect();
+            println!(
+                "each row: its method's faster schedule of the two instances; {}",
+                if without.is_empty() {
+                    "every one has parallel sets".to_string()
+                } else {
+                    format!("faster without parallel sets: {}", without.join(", "))
+                }
+            );
+            print_union(inst, u, settings.time_limit_s);
+        }
         if let (Some(path), Some(_)) = (&a.output, &out.schedule) {
             println!("schedule: written to {}", path.display());
         }
@@ -274,6 +390,29 @@ pub fn gap(a: GapArgs) -> anyhow::Result<()> {
         ),
         _ => Ok(()),
     }
+}
+
+/// `gap --expert-parallel`: [`elk_reports::gap::gap_union`] in this binary's worker, the
+/// spinner naming the instance solved; the instance the kept exact result is of (written to
+/// `--emit-instance`) and the report.
+fn gap_union(
+    source: &InstanceSource,
+    settings: &ExactSettings,
+    no_timings: bool,
+) -> anyhow::Result<(Loaded, GapReport)> {
+    let (sets, plain) = source.load_both()?;
+    let progress = ExactProgress::start("heuristics");
+    let out = elk_reports::gap::gap_union(
+        &sets.instance,
+        &plain.instance,
+        settings,
+        no_timings,
+        Some(worker()?),
+        &|on_sets, step| show_on(&progress, (&sets, &plain), on_sets, step),
+    )?;
+    progress.finish();
+    let on_sets = out.union.as_ref().is_some_and(|u| u.parallel_sets);
+    Ok((source.keep(sets, plain, on_sets)?, out))
 }
 
 /// [`elk_reports::gap::gap_report`] in this binary's worker, shown on a spinner: `gap`, and
@@ -306,7 +445,7 @@ fn print_gap_csv(inst: &Instance, chip: Option<&super::chip_choice::Chip>, out: 
                 (!r.reference_is_optimum).to_string(),
                 out.reference.to_string(),
                 num(Some(reference_ms)),
-                out.exact.bound_source.to_string(),
+                out.bound_source().to_string(),
                 num(r.compile_s),
                 r.status.clone().unwrap_or_default(),
             ]);
@@ -345,7 +484,7 @@ pub(super) fn print_gap(
         out.reference,
         reference,
         inst.ms(reference),
-        out.exact.bound_source,
+        out.bound_source(),
         out.status()
     );
     let width = out
@@ -452,7 +591,7 @@ fn stronger_bound(
     (!ways.is_empty()).then(|| {
         format!(
             "a stronger bound may exist: the {} bound is the best proven within this run; try {}",
-            e.bound_source,
+            out.bound_source(),
             ways.join(" or ")
         )
     })

@@ -213,6 +213,42 @@ impl InstanceSource {
         })
     }
 
+    /// `solve` and `gap` with `--expert-parallel`: the instance with parallel sets and the one
+    /// without, neither written to `--emit-instance` yet: the caller writes the one its kept
+    /// schedule is of ([`InstanceSource::emit`]).
+    pub fn load_both(&self) -> anyhow::Result<(Loaded, Loaded)> {
+        let start = Instant::now();
+        let (file, chip, graph) = self.build()?;
+        let with_sets = Loaded {
+            instance: file.instance,
+            build_s: start.elapsed().as_secs_f64(),
+            chip: Some(chip),
+            graph: Some(graph),
+        };
+        Ok((with_sets, self.load_without_sets()?))
+    }
+
+    /// Of [`InstanceSource::load_both`]'s pair, the instance a kept schedule is of (`sets`
+    /// with parallel sets, else `plain`), written to `--emit-instance` when given.
+    pub fn keep(&self, sets: Loaded, plain: Loaded, parallel_sets: bool) -> anyhow::Result<Loaded> {
+        let kept = if parallel_sets { sets } else { plain };
+        self.emit(&kept)?;
+        Ok(kept)
+    }
+
+    /// Writes `loaded`, a built instance, to `--emit-instance` when given (with the chip it
+    /// was built for, as [`InstanceSource::load_full`] writes it).
+    pub fn emit(&self, loaded: &Loaded) -> anyhow::Result<()> {
+        if let Some(path) = &self.emit_instance {
+            let file = InstanceFile {
+                instance: loaded.instance.clone(),
+                chip: loaded.chip.as_ref().map(|c| c.record.clone()),
+            };
+            super::output::write_atomic(path, &file.to_json()?)?;
+        }
+        Ok(())
+    }
+
     /// The graph flags, with the built-in default model when none of `--model`, `--import`
     /// and `--onnx` is given.
     fn graph_source(&self) -> GraphSource {

@@ -40,6 +40,8 @@ pub fn bar(len: u64, what: &str) -> ProgressBar {
 /// as the worker reports it, with the incumbent, the bound and the gap known then.
 pub struct ExactProgress {
     pb: ProgressBar,
+    /// What every message is about, before it (`--expert-parallel`: which instance).
+    prefix: std::cell::Cell<&'static str>,
 }
 
 impl ExactProgress {
@@ -47,12 +49,25 @@ impl ExactProgress {
     pub fn start(message: &str) -> ExactProgress {
         ExactProgress {
             pb: spinner(message.into()),
+            prefix: std::cell::Cell::new(""),
         }
+    }
+
+    /// `--expert-parallel`: the messages from now on are about the instance with parallel
+    /// sets (`true`) or the one without.
+    pub fn on_instance(&self, parallel_sets: bool) {
+        self.prefix.set(if parallel_sets {
+            "with parallel sets: "
+        } else {
+            "without parallel sets: "
+        });
     }
 
     /// Heuristic `k` of `n`, `name`, starts.
     pub fn heuristic(&self, k: usize, n: usize, name: &str) {
-        self.pb.set_message(format!("heuristics {k}/{n}: {name}"));
+        let prefix = self.prefix.get();
+        self.pb
+            .set_message(format!("{prefix}heuristics {k}/{n}: {name}"));
     }
 
     /// The exact solve, `label` (backend and limit), reported `e` on `inst`. Drawn at once,
@@ -61,8 +76,9 @@ impl ExactProgress {
     /// problems), and each is shown however short its phase, on a fast machine as on a
     /// loaded one.
     pub fn exact(&self, label: &str, inst: &Instance, e: &ExactEvent) {
+        let prefix = self.prefix.get();
         self.pb
-            .set_message(format!("{label}: {}", e.describe(inst)));
+            .set_message(format!("{prefix}{label}: {}", e.describe(inst)));
         self.pb.force_draw();
     }
 
@@ -73,7 +89,8 @@ impl ExactProgress {
 
     /// Shows `message` (before the first event arrives).
     pub fn say(&self, message: String) {
-        self.pb.set_message(message);
+        self.pb
+            .set_message(format!("{}{message}", self.prefix.get()));
     }
 
     /// Clears the line (before anything is printed on stdout).

@@ -92,15 +92,36 @@ pub fn solve(a: SolveArgs) -> anyhow::Result<()> {
         trace: a.trace.as_deref(),
         no_timings: a.timings.no_timings,
     };
-    let (inst, build_s) = a.source.load()?;
+    if method == "ideal" && (a.output.is_some() || a.trace.is_some()) {
+        return Err(super::flags::Usage(
+            "--method ideal gives a figure, not a schedule: no -o or --trace".into(),
+        )
+        .into());
+    }
+    // --expert-parallel: the instance without parallel sets too; the faster schedule is kept,
+    // and --emit-instance writes its instance (docs/core-groups.md, CG-5).
+    let both = if a.source.expert_parallel() {
+        Some(a.source.load_both()?)
+    } else {
+        None
+    };
     if method == "ideal" {
-        if a.output.is_some() || a.trace.is_some() {
-            return Err(super::flags::Usage(
-                "--method ideal gives a figure, not a schedule: no -o or --trace".into(),
-            )
-            .into());
-        }
-        let row = ideal_row(&inst, a.timings.no_timings);
+        let (inst, row) = match both {
+            Some((sets, plain)) => {
+                let row = elk_reports::compare::ideal_union(
+                    &sets.instance,
+                    &plain.instance,
+                    a.timings.no_timings,
+                );
+                let on_sets = row.parallel_sets == Some(true);
+                (a.source.keep(sets, plain, on_sets)?.instance, row)
+            }
+            None => {
+                let (inst, _) = a.source.load()?;
+                let row = ideal_row(&inst, a.timings.no_timings);
+                (inst, row)
+            }
+        };
         if a.json {
             return super::json::print_json("solve", &config(), &row);
         }
@@ -116,9 +137,29 @@ pub fn solve(a: SolveArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     let m = method_named(&method, a.timings.no_timings)?;
-    let spinner = super::progress::spinner(format!("{} on {}", m.name(), inst.name));
-    let (mut row, result) = run_method(&inst, m.as_ref())?;
-    spinner.finish_and_clear();
+    let (inst, build_s, mut row, result) = match both {
+        Some((sets, plain)) => {
+            let spinner = super::progress::spinner(format!(
+                "{} on {} and on the instance without parallel sets",
+                m.name(),
+                sets.instance.name
+            ));
+            let (row, result) =
+                elk_reports::compare::solve_union(&sets.instance, &plain.instance, m.as_ref())?;
+            spinner.finish_and_clear();
+            let kept = a
+                .source
+                .keep(sets, plain, row.parallel_sets == Some(true))?;
+            (kept.instance, kept.build_s, row, result)
+        }
+        None => {
+            let (inst, build_s) = a.source.load()?;
+            let spinner = super::progress::spinner(format!("{} on {}", m.name(), inst.name));
+            let (row, result) = run_method(&inst, m.as_ref())?;
+            spinner.finish_and_clear();
+            (inst, build_s, row, result)
+        }
+    };
     if a.timings.no_timings {
         row.compile_s = None;
     }
@@ -168,6 +209,12 @@ pub fn solve(a: SolveArgs) -> anyhow::Result<()> {
     }
     for n in &row.notes {
         println!("note: {n}");
+    }
+    if let Some(sets) = row.parallel_sets {
+        println!(
+            "--expert-parallel: the faster of its schedules of the instances with and without parallel sets (docs/core-groups.md, CG-5): this one is {} them, as are -o, --trace and --emit-instance",
+            if sets { "with" } else { "without" }
+        );
     }
     if let Some(c) = row.compile_s {
         println!("instance built in {build_s:.3} s, method ran in {c:.3} s");

@@ -351,3 +351,258 @@ fn moe_reports_each_policy_with_and_without_sets_and_emits_their_instances() {
     solve_to_file("elk-dyn", &oracle, &sched, &[]);
     assert!(simulated_makespan(&oracle, &sched) > 0.0);
 }
+
+/// The rows of a `gap --json` by method, makespans in cycles (`None`: no schedule).
+fn gap_rows(j: &serde_json::Value) -> Vec<(String, Option<f64>)> {
+    j["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["method"].as_str().unwrap().to_string(),
+                r["makespan_cycles"].as_f64(),
+            )
+        })
+        .collect()
+}
+
+/// `gap --expert-parallel` on `point` (with `-o` and `--emit-instance`), and `gap` on each of
+/// its two instances alone; checks what holds wherever sets win or lose, and returns the
+/// union's results with the kept schedule's instance file.
+fn gap_union_checked(point: &[&str], tag: &str) -> (serde_json::Value, serde_json::Value) {
+    let dir = scratch(tag);
+    let p = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let (sched, emitted, sets_file) = (p("s.json"), p("i.json"), p("sets.json"));
+    let limit = ["--time-limit", "5", "--no-timings", "--json"];
+    elk_ok(
+        &[
+            &["instance"][..],
+            point,
+            &["--expert-parallel", "-o", &sets_file],
+        ]
+        .concat(),
+    );
+    let sets = elk_json(&[&["gap", "--instance", &sets_file][..], &limit].concat());
+    let plain = elk_json(&[&["gap"][..], point, &limit].concat());
+    let out = elk_ok(&[&["gap"][..], point, &limit, &union_out(&sched, &emitted)].concat());
+    let env = crate::common::envelope(&out.stdout);
+    // Each instance's exact part gets the whole limit; the config says what they may take
+    // together.
+    assert_eq!(env["config"]["time_limit_s"], 5.0);
+    assert_eq!(env["config"]["time_limit_total_s"], 10.0);
+    assert_eq!(env["config"]["expert_parallel"], true);
+    let union = env["results"].clone();
+    // The union's reference lies at or below every schedule of either instance.
+    let reference = union["reference_cycles"].as_f64().unwrap();
+    for (name, rows) in [("sets", &sets), ("plain", &plain), ("union", &union)] {
+        for (method, t) in gap_rows(rows) {
+            if let Some(t) = t {
+                assert!(
+                    t >= reference * (1.0 - 1e-12),
+                    "{name} {method}: {t} < {reference}"
+                );
+            }
+        }
+    }
+    assert!(reference <= sets["reference_cycles"].as_f64().unwrap());
+    assert!(reference <= plain["reference_cycles"].as_f64().unwrap());
+    // Every heuristic's row is the faster of its two rows (the heuristics are deterministic),
+    // marked with the instance it is of; the one without sets on a tie.
+    let (rs, rp) = (gap_rows(&sets), gap_rows(&plain));
+    let of = |rows: &[(String, Option<f64>)], m: &str| rows.iter().find(|r| r.0 == m).unwrap().1;
+    let rows = union["rows"].as_array().unwrap();
+    // The last row is the exact part's (its schedule is not deterministic under a limit).
+    assert!(rows.last().unwrap()["status"].is_string(), "{union}");
+    for row in &rows[..rows.len() - 1] {
+        let m = row["method"].as_str().unwrap();
+        let (a, b) = (of(&rs, m), of(&rp, m));
+        let with_sets = match (a, b) {
+            (Some(x), Some(y)) => x < y,
+            (Some(_), None) => true,
+            _ => false,
+        };
+        assert_eq!(row["parallel_sets"], with_sets, "{m}: {row}");
+        assert_eq!(
+            row["makespan_cycles"].as_f64(),
+            if with_sets { a } else { b },
+            "{m}"
+        );
+    }
+    // Never slower: the union's best is at most each instance's best.
+    let best = |rows: &[(String, Option<f64>)]| {
+        rows.iter()
+            .filter_map(|r| r.1)
+            .fold(f64::INFINITY, f64::min)
+    };
+    let ru = gap_rows(&union);
+    assert!(best(&ru) <= best(&rs) && best(&ru) <= best(&rp), "{union}");
+    // The schedule written is the exact part's, of the instance written: `simulate` judges it
+    // valid at the makespan reported.
+    let claimed = &union["exact"]["makespan_cycles"];
+    let inst = judged_pair(&emitted, &sched, &union["union"]["parallel_sets"], claimed);
+    assert_eq!(inst["name"], union["exact"]["instance"]);
+    assert_eq!(ru.last().unwrap().1, claimed.as_f64());
+    (union, inst)
+}
+
+/// `--expert-parallel` with the schedule written to `sched` and its instance to `emitted`.
+fn union_out<'a>(sched: &'a str, emitted: &'a str) -> [&'a str; 5] {
+    ["--expert-parallel", "-o", sched, "--emit-instance", emitted]
+}
+
+/// The files `-o` and `--emit-instance` wrote: the instance is the one `parallel_sets` names
+/// (`elk-instance/2` with sets), and `simulate` judges the schedule valid on it at
+/// `makespan` (cycles). Returns the instance file.
+fn judged_pair(
+    instance: &str,
+    schedule: &str,
+    parallel_sets: &serde_json::Value,
+    makespan: &serde_json::Value,
+) -> serde_json::Value {
+    let inst = read(std::path::Path::new(instance));
+    let format = match parallel_sets.as_bool() {
+        Some(true) => "elk-instance/2",
+        Some(false) => "elk-instance/1",
+        None => panic!("parallel_sets is {parallel_sets}"),
+    };
+    assert_eq!(inst["format"], format);
+    let judged = simulated_makespan(
+        std::path::Path::new(instance),
+        std::path::Path::new(schedule),
+    );
+    let claimed = makespan.as_f64().unwrap();
+    assert!(
+        (judged - claimed).abs() <= 1e-9 * claimed,
+        "{judged} vs {claimed}"
+    );
+    inst
+}
+
+#[test]
+fn gap_with_the_flag_is_the_union_of_both_instances_on_a_dense_model() {
+    // One BERT-base layer at batch 8 on ipu-pod4: its Q/K/V sets make it faster.
+    let point = ["--model", "bert-base", "--batch", "8", "--num-layers", "1"];
+    let (union, _) = gap_union_checked(&point, "ep-gap-bert");
+    assert_eq!(union["union"]["parallel_sets"], true, "{union}");
+}
+
+#[test]
+fn gap_and_solve_keep_the_schedule_without_sets_where_sets_alone_are_slower() {
+    // One OPT-1.3B layer at batch 32 on ipu-mk2: weights dominate, and the instance with sets
+    // alone is slower (elk-full+retime 0.304 against 0.299 ms).
+    let point = [
+        "--model",
+        "opt-1.3b",
+        "--chip",
+        "ipu-mk2",
+        "--batch",
+        "32",
+        "--num-layers",
+        "1",
+    ];
+    let (union, inst) = gap_union_checked(&point, "ep-gap-opt");
+    assert_eq!(union["union"]["parallel_sets"], false, "{union}");
+    assert!(!inst["name"].as_str().unwrap().contains("expert-parallel"));
+    // solve --method: the faster of its two schedules, and that schedule's instance.
+    let dir = scratch("ep-solve-opt");
+    let p = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let (sched, emitted) = (p("s.json"), p("i.json"));
+    let solve = |extra: &[&str]| {
+        elk_json(
+            &[
+                &[
+                    "solve",
+                    "--method",
+                    "elk-full+retime",
+                    "--no-timings",
+                    "--json",
+                ][..],
+                &point,
+                extra,
+            ]
+            .concat(),
+        )
+    };
+    let plain = solve(&[]);
+    let row = solve(&union_out(&sched, &emitted));
+    assert_eq!(row["parallel_sets"], false, "{row}");
+    assert_eq!(row["makespan_cycles"], plain["makespan_cycles"]);
+    judged_pair(
+        &emitted,
+        &sched,
+        &row["parallel_sets"],
+        &row["makespan_cycles"],
+    );
+    // solve --exact: the kept result and the other's, the union's bound below both.
+    let exact = elk_json(
+        &[
+            &[
+                "solve",
+                "--exact",
+                "--time-limit",
+                "3",
+                "--no-timings",
+                "--json",
+            ][..],
+            &point,
+            &union_out(&sched, &emitted),
+        ]
+        .concat(),
+    );
+    let u = &exact["union"];
+    let (kept, other) = (
+        exact["makespan_cycles"].as_f64().unwrap(),
+        u["other"]["makespan_cycles"].as_f64().unwrap(),
+    );
+    assert!(kept <= other, "{exact}");
+    let bound = u["lower_bound_cycles"].as_f64().unwrap();
+    assert!(bound <= kept && bound <= other, "{exact}");
+    judged_pair(
+        &emitted,
+        &sched,
+        &u["parallel_sets"],
+        &exact["makespan_cycles"],
+    );
+}
+
+#[test]
+fn solve_with_the_flag_keeps_the_schedule_with_sets_where_they_win() {
+    let point = ["--model", "bert-base", "--batch", "8", "--num-layers", "1"];
+    let dir = scratch("ep-solve-bert");
+    let p = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let (sched, emitted, sets_file) = (p("s.json"), p("i.json"), p("sets.json"));
+    elk_ok(
+        &[
+            &["instance"][..],
+            &point,
+            &["--expert-parallel", "-o", &sets_file],
+        ]
+        .concat(),
+    );
+    let alone = elk_json(&[
+        "solve",
+        "--method",
+        "elk-full",
+        "--instance",
+        &sets_file,
+        "--no-timings",
+        "--json",
+    ]);
+    let row = elk_json(
+        &[
+            &["solve", "--method", "elk-full", "--no-timings", "--json"][..],
+            &point,
+            &union_out(&sched, &emitted),
+        ]
+        .concat(),
+    );
+    assert_eq!(row["parallel_sets"], true, "{row}");
+    assert_eq!(row["makespan_cycles"], alone["makespan_cycles"]);
+    judged_pair(
+        &emitted,
+        &sched,
+        &row["parallel_sets"],
+        &row["makespan_cycles"],
+    );
+}

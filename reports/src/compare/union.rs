@@ -2,9 +2,14 @@
 //! parallel sets and the one without. A set makes one stage of its members, whose weights must
 //! all be resident before it runs, so neither instance's schedules contain the other's; their
 //! union does. Each method keeps the faster of its two schedules, and the lower of the two
-//! certified bounds bounds them both, so the flag never makes a row slower.
+//! certified bounds bounds them both, so the flag never makes a row slower. `solve --method`
+//! keeps its method's faster schedule the same way ([`solve_union`]).
 
-use super::{fill_ratios, CompareReport, Row};
+use super::{fill_ratios, ideal_row, run_method, CompareReport, Row};
+use elk_sim::Evaluation;
+use elk_stage::instance::Instance;
+use elk_stage::method::{Method, MethodError};
+use elk_stage::schedule::Schedule;
 
 /// The rows of `with_sets` and `without` (the same methods in the same order, on the
 /// instances built with and without parallel sets) merged: each row the faster schedule
@@ -68,4 +73,34 @@ fn faster(a: Row, b: Row) -> Row {
     let mut row = if a_faster { a } else { b };
     row.parallel_sets = Some(a_faster);
     row
+}
+
+/// `solve --method M --expert-parallel`: `m` run and judged on `with_sets` and on `without`,
+/// and the faster of the two (the one without sets on a tie), its row marked with
+/// `parallel_sets`; with the schedule and evaluation of that row's instance.
+pub fn solve_union(
+    with_sets: &Instance,
+    without: &Instance,
+    m: &dyn Method,
+) -> Result<(Row, Option<(Schedule, Evaluation)>), MethodError> {
+    let a = run_method(with_sets, m)?;
+    let b = run_method(without, m)?;
+    let (a_row, a_result) = a;
+    let (b_row, b_result) = b;
+    let row = faster(a_row, b_row);
+    let result = if row.parallel_sets == Some(true) {
+        a_result
+    } else {
+        b_result
+    };
+    Ok((row, result))
+}
+
+/// `solve --method ideal --expert-parallel`: the smaller of the two instances' Ideal figures,
+/// marked as [`union()`] marks its Ideal row.
+pub fn ideal_union(with_sets: &Instance, without: &Instance, no_timings: bool) -> Row {
+    faster(
+        ideal_row(with_sets, no_timings),
+        ideal_row(without, no_timings),
+    )
 }
