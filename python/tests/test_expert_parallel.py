@@ -6,7 +6,7 @@ bound to the instance it is of."""
 import pytest
 
 import elk_opt
-from conftest import cli, cli_error
+from conftest import cli
 
 # One OPT-1.3B layer at batch 32 on ipu-mk2: weights dominate, and some methods are faster
 # without sets, others with them, so both sides of the union show.

@@ -369,17 +369,28 @@ fn oracle_without_with(c: &Cell) -> Option<(f64, f64)> {
 }
 
 /// The largest mean excess over the oracle among `policy`'s rows (a name, or `predicted-`
-/// for every hybrid), without and with parallel sets.
-fn excess_over_oracle(cells: &[Cell], policy: &str) -> (f64, f64) {
-    let worst = |sets: bool| {
-        cells
-            .iter()
-            .flat_map(|c| report_of(c, sets).summary.iter())
-            .filter(|x| x.policy.starts_with(policy))
-            .map(|x| x.mean_vs_oracle_pct)
-            .fold(0.0, f64::max)
-    };
-    (worst(false), worst(true))
+/// for every hybrid), without and with parallel sets (`sets`), and the configuration.
+fn excess_over_oracle<'a>(cells: &'a [Cell], policy: &str, sets: bool) -> Option<(f64, &'a Cell)> {
+    cells
+        .iter()
+        .flat_map(|c| {
+            report_of(c, sets)
+                .summary
+                .iter()
+                .filter(|x| x.policy.starts_with(policy))
+                .map(move |x| (x.mean_vs_oracle_pct, c))
+        })
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+}
+
+/// `+12.34 % (model on chip, routing, Bn)` of [`excess_over_oracle`].
+fn excess_text(found: Option<(f64, &Cell)>) -> String {
+    found.map_or("-".into(), |(pct, c)| {
+        format!(
+            "{pct:+.2} % ({} on {}, {}, B{})",
+            c.model, c.chip, c.routing, c.batch
+        )
+    })
 }
 
 /// What running the experts side by side changes: the speed-up of each model's oracle, and
@@ -415,17 +426,21 @@ fn expert_parallel_shows(cells: &[Cell]) -> String {
             )),
         ));
     }
-    let (all_without, all_with) = excess_over_oracle(cells, "load-all");
-    let (demand_without, demand_with) = excess_over_oracle(cells, "on-demand");
-    let (hybrid_without, hybrid_with) = excess_over_oracle(cells, "predicted-");
+    let excess = |policy: &str, sets: bool| excess_text(excess_over_oracle(cells, policy, sets));
     s.push_str(&format!(
-        "- Once the per-expert overhead is gone the load policies matter more, not less: the \
-         largest mean excess over the oracle is {all_without:.2} % → {all_with:.2} % for \
-         load-all, {demand_without:.2} % → {demand_with:.2} % for on-demand and \
-         {hybrid_without:.2} % → {hybrid_with:.2} % for the hybrids (without → with sets). \
-         With sets a layer's experts load as one set, released after the router when any of \
-         them is not predicted, so a hybrid rarely preloads more than on-demand does \
-         (docs/core-groups.md).\n"
+        "- Once the per-expert overhead is gone the load policies matter more, not less. The \
+         largest mean excess over the oracle, without → with sets: load-all {} → {}; \
+         on-demand {} → {}; the hybrids {} → {}. With sets a layer's experts load as one set, \
+         released after the router when any of them is not predicted, so a hybrid rarely \
+         preloads more than on-demand does; where sets do not fit beside the resident experts \
+         (Mixtral on ipu-mk2 at B1) each policy keeps its schedule without them \
+         (docs/core-groups.md, CG-6).\n",
+        excess("load-all", false),
+        excess("load-all", true),
+        excess("on-demand", false),
+        excess("on-demand", true),
+        excess("predicted-", false),
+        excess("predicted-", true),
     ));
     s
 }
@@ -514,7 +529,7 @@ fn finding(cells: &[Cell]) -> Finding {
                 .filter_map(oracle_without_with)
                 .map(|(a, b)| a / b)
                 .fold(0.0, f64::max),
-            excess_over_oracle(cells, "on-demand").1,
+            excess_over_oracle(cells, "on-demand", true).map_or(0.0, |e| e.0),
         ),
         number: format!("{load_all:.2} % (load-all vs oracle, worst configuration)"),
     }
