@@ -588,10 +588,16 @@ fn stronger_bound(
         }
         _ => {}
     }
+    // "the roofline", "the MILP dual bound", "the best bound the worker told before the kill".
+    let source = out.bound_source().to_string();
+    let source = if source.starts_with("the ") {
+        source
+    } else {
+        format!("the {source}")
+    };
     (!ways.is_empty()).then(|| {
         format!(
-            "a stronger bound may exist: the {} bound is the best proven within this run; try {}",
-            out.bound_source(),
+            "a stronger bound may exist: the best proven within this run is {source}; try {}",
             ways.join(" or ")
         )
     })

@@ -361,7 +361,7 @@ fn gap_says_when_its_bound_is_weaker_than_compares_and_how_to_get_it() {
         "{text}"
     );
     assert!(
-        text.contains("a stronger bound may exist: the roofline bound is the best proven within this run; try a longer --time-limit (the coupled segment LP did not finish within its share)"),
+        text.contains("a stronger bound may exist: the best proven within this run is the roofline; try a longer --time-limit (the coupled segment LP did not finish within its share)"),
         "{text}"
     );
 }
