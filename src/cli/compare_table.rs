@@ -14,7 +14,7 @@ use elk_stage::units::Cycles;
 /// The methods' table as CSV (every number in its unit's column, the bound on every row).
 pub fn print_csv(inst: &Instance, chip: Option<&Chip>, report: &CompareReport) {
     let (rows, bound_ms, bound_source) = (&report.methods, report.bound_ms, &report.bound_source);
-    use super::output::{csv_number as num, csv_row_head};
+    use super::output::{csv_flag, csv_number as num, csv_row_head};
     let chip_label = chip.map(Chip::label_with_hbm).unwrap_or_default();
     let rows: Vec<Vec<String>> = rows
         .iter()
@@ -37,6 +37,7 @@ pub fn print_csv(inst: &Instance, chip: Option<&Chip>, report: &CompareReport) {
                 num(r.compile_s),
                 r.status.clone(),
                 r.notes.join("; "),
+                csv_flag(r.parallel_sets),
             ]);
             row
         })
@@ -58,6 +59,7 @@ pub fn print_csv(inst: &Instance, chip: Option<&Chip>, report: &CompareReport) {
             "compile_s",
             "status",
             "notes",
+            "parallel_sets",
         ],
         &rows,
     );

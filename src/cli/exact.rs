@@ -433,7 +433,7 @@ fn gap_report(
 
 /// `gap --csv`: every row with the reference it is measured against.
 fn print_gap_csv(inst: &Instance, chip: Option<&super::chip_choice::Chip>, out: &GapReport) {
-    use super::output::{csv_number as num, csv_row_head};
+    use super::output::{csv_flag, csv_number as num, csv_row_head};
     let chip = chip.map(|c| c.label_with_hbm()).unwrap_or_default();
     let reference_ms = inst.ms(out.reference_cycles);
     let rows: Vec<Vec<String>> = out
@@ -448,6 +448,7 @@ fn print_gap_csv(inst: &Instance, chip: Option<&super::chip_choice::Chip>, out: 
                 out.bound_source().to_string(),
                 num(r.compile_s),
                 r.status.clone().unwrap_or_default(),
+                csv_flag(r.parallel_sets),
             ]);
             row
         })
@@ -465,6 +466,7 @@ fn print_gap_csv(inst: &Instance, chip: Option<&super::chip_choice::Chip>, out: 
             "bound_source",
             "time_s",
             "status",
+            "parallel_sets",
         ],
         &rows,
     );

@@ -94,6 +94,12 @@ pub fn signed(v: f64, decimals: usize) -> String {
     }
 }
 
+/// A CSV field of a yes/no that may not apply: `true`, `false`, or empty (`parallel_sets`
+/// outside `--expert-parallel`'s union).
+pub fn csv_flag(v: Option<bool>) -> String {
+    v.map(|b| b.to_string()).unwrap_or_default()
+}
+
 /// The first fields of every CSV row of `compare` and `gap`: where (instance, chip), which
 /// method, its makespan and its gap.
 pub fn csv_row_head(

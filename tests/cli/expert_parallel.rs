@@ -606,3 +606,34 @@ fn solve_with_the_flag_keeps_the_schedule_with_sets_where_they_win() {
         &row["makespan_cycles"],
     );
 }
+
+#[test]
+fn csv_rows_say_which_instance_their_schedule_is_of() {
+    let args = [&["compare"][..], &MIXTRAL, &["--no-timings", "--csv"]].concat();
+    let plain = String::from_utf8(elk_ok(&args).stdout).unwrap();
+    let args = [
+        &["compare"][..],
+        &MIXTRAL,
+        &["--expert-parallel", "--no-timings", "--csv"],
+    ]
+    .concat();
+    let union = String::from_utf8(elk_ok(&args).stdout).unwrap();
+    for (csv, want) in [(&plain, vec![""]), (&union, vec!["true", "false"])] {
+        let mut lines = csv.lines().map(elk_reports::plot::csv_fields);
+        let header = lines.next().unwrap();
+        let col = header.iter().position(|h| h == "parallel_sets").unwrap();
+        assert_eq!(col, header.len() - 1);
+        for row in lines {
+            // Ideal is not a schedule of either instance.
+            if row[2] == "ideal" {
+                continue;
+            }
+            assert!(want.contains(&row[col].as_str()), "{row:?}");
+        }
+    }
+    // Mixtral at batch 8 on ipu-pod4 is faster with sets.
+    assert!(
+        union.lines().skip(1).any(|l| l.ends_with(",true")),
+        "{union}"
+    );
+}
