@@ -88,6 +88,14 @@ impl Method for ElkDyn {
     }
 
     fn schedule(&self, inst: &Instance, _budget: &Budget) -> Result<Solved, MethodError> {
+        crate::sizing::by_work(inst, |inst| self.run_on(inst))
+    }
+}
+
+impl ElkDyn {
+    /// The method on `inst` as given, every option a choice (`schedule` gives it the
+    /// instance with parallel sets sized by work).
+    fn run_on(&self, inst: &Instance) -> Result<Solved, MethodError> {
         let identity: Vec<usize> = (0..inst.ops.len()).collect();
         let ranked = timeline::Ranked::new(inst, &self.rules(THETAS[0], NocPriority::Loads).plans);
         let runs = THETAS.iter().map(|&theta| {

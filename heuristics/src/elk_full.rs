@@ -7,9 +7,13 @@
 //! so Elk-Full ≤ Elk-Dyn holds by construction; the note names the winning run.
 //! Every order runs under both NoC priorities, *delay-comp* and *delay-load*, as in the
 //! artifact.
+//!
+//! Like every heuristic, it sizes a parallel set's groups by work ([`Sizing::ByWork`]);
+//! `elk-full-groups` is Elk-Full searching all of a set's allocations ([`Sizing::Search`]).
 
 use crate::elk_dyn::{fastest, rules, THETAS};
 use crate::orders::OrderSearch;
+use crate::sizing::Sizing;
 use crate::timeline::{self, NocPriority};
 use elk_stage::instance::Instance;
 use elk_stage::method::{Budget, Method, MethodError, Outcome, Solved, StopReason};
@@ -24,9 +28,20 @@ pub const THETA: f64 = 0.99;
 pub struct ElkFull {
     /// The order search.
     pub search: OrderSearch,
+    /// How it chooses a parallel set's groups: by work (Elk's rule, `elk-full`) or among all
+    /// the set's options (`elk-full-groups`).
+    pub sizing: Sizing,
 }
 
 impl ElkFull {
+    /// `elk-full-groups`: Elk-Full choosing among all of a parallel set's allocations.
+    pub fn searching_groups() -> ElkFull {
+        ElkFull {
+            sizing: Sizing::Search,
+            ..ElkFull::default()
+        }
+    }
+
     /// Candidate load orders (identity first) and how many block orders were generated.
     pub fn orders(&self, inst: &Instance) -> (Vec<Vec<OpId>>, usize) {
         self.search.load_orders(inst)
@@ -35,10 +50,21 @@ impl ElkFull {
 
 impl Method for ElkFull {
     fn name(&self) -> &str {
-        "elk-full"
+        match self.sizing {
+            Sizing::ByWork => "elk-full",
+            Sizing::Search => "elk-full-groups",
+        }
     }
 
     fn schedule(&self, inst: &Instance, _budget: &Budget) -> Result<Solved, MethodError> {
+        crate::sizing::sized(inst, self.sizing, |inst| self.run_on(inst))
+    }
+}
+
+impl ElkFull {
+    /// The method on `inst` as given, every option a choice (`schedule` gives it the
+    /// instance with parallel sets sized as `sizing` says).
+    fn run_on(&self, inst: &Instance) -> Result<Solved, MethodError> {
         let candidates = self.search.candidates(inst);
         let identity = &candidates.orders[0];
         // (order index, θ, priority): every order at 0.99 in both modes, then the identity at

@@ -4,7 +4,9 @@
 //! scheduling), [`ElkFull`] (Elk-Dyn over preload-order permutations); elk-opt's named
 //! [`variants`] (forward fill, the paper's greedy allocator); and Elk's [`ideal()`] figure (not
 //! a method: not a schedule, not a bound). Every makespan is the simulator's. [`NAMES`],
-//! [`VARIANTS`] and [`by_name`] are the one registry the CLI, grids and studies read.
+//! [`VARIANTS`], [`SET_VARIANTS`] and [`by_name`] are the one registry the CLI, grids and
+//! studies read. Every method sizes a parallel set's groups by work ([`sizing`]) but the
+//! searching variant of [`SET_VARIANTS`].
 //!
 //! The example runs the forward-fill Basic variant (`basic-fill`): each operator on its
 //! fastest option that fits.
@@ -33,6 +35,7 @@ mod elk_dyn;
 mod elk_full;
 mod ideal;
 pub mod orders;
+pub mod sizing;
 mod static_split;
 mod timeline;
 pub mod variants;
@@ -41,6 +44,7 @@ pub use basic::Basic;
 pub use elk_dyn::ElkDyn;
 pub use elk_full::ElkFull;
 pub use ideal::{ideal, IdealReport};
+pub use sizing::Sizing;
 pub use static_split::StaticSplit;
 pub use variants::basic_fill::BasicFill;
 pub use variants::elk_dyn_greedy::{max_depth, ElkDynGreedy};
@@ -64,7 +68,37 @@ pub const VARIANTS: [&str; 4] = [
     "elk-full-greedy",
 ];
 
-/// A heuristic by name (one of [`NAMES`] or [`VARIANTS`], with its defaults).
+/// elk-opt's variants that differ from a method of [`NAMES`] or [`VARIANTS`] only on
+/// instances with parallel sets, each with that method: `elk-full-groups`, Elk-Full searching
+/// a set's group sizes instead of sizing them by work (docs/core-groups.md §CG-2.6). On an
+/// instance without sets it makes that method's schedule, so `compare` runs it only on
+/// instances with sets ([`runs_on`]).
+pub const SET_VARIANTS: [(&str, &str); 1] = [("elk-full-groups", "elk-full")];
+
+/// Every registered heuristic: [`NAMES`], [`VARIANTS`], then [`SET_VARIANTS`].
+pub fn all_names() -> impl Iterator<Item = &'static str> {
+    NAMES
+        .into_iter()
+        .chain(VARIANTS)
+        .chain(SET_VARIANTS.map(|(v, _)| v))
+}
+
+/// Whether heuristic `name` tells anything of `inst` that another does not: every one but a
+/// [`SET_VARIANTS`] on an instance without parallel sets (it repeats its method there).
+pub fn runs_on(name: &str, inst: &Instance) -> bool {
+    !SET_VARIANTS.iter().any(|(v, _)| *v == name) || inst.ops.iter().any(|o| o.parallel.is_some())
+}
+
+/// The method a [`SET_VARIANTS`] name equals on instances without sets (`None` for any other
+/// name).
+pub fn without_sets(name: &str) -> Option<&'static str> {
+    SET_VARIANTS
+        .iter()
+        .find(|(v, _)| *v == name)
+        .map(|&(_, m)| m)
+}
+
+/// A heuristic by name (one of [`all_names`], with its defaults).
 pub fn by_name(name: &str) -> Option<Box<dyn Method>> {
     Some(match name {
         "basic" => Box::new(Basic),
@@ -75,6 +109,7 @@ pub fn by_name(name: &str) -> Option<Box<dyn Method>> {
         "static-fill" => Box::new(StaticFill),
         "elk-dyn-greedy" => Box::new(ElkDynGreedy::default()),
         "elk-full-greedy" => Box::new(ElkFullGreedy::default()),
+        "elk-full-groups" => Box::new(ElkFull::searching_groups()),
         _ => return None,
     })
 }
@@ -89,7 +124,7 @@ pub fn judged(inst: &Instance, m: &dyn Method) -> Result<Option<(Schedule, Cycle
 /// The best schedule of every heuristic (the warm start of the exact methods).
 pub fn best(inst: &Instance) -> Result<Option<(Schedule, Cycles)>, MethodError> {
     let mut best: Option<(Schedule, Cycles)> = None;
-    for name in NAMES.iter().chain(&VARIANTS) {
+    for name in all_names().filter(|n| runs_on(n, inst)) {
         let Some(m) = by_name(name) else { continue };
         if let Some((s, t)) = judged(inst, m.as_ref())? {
             if best.as_ref().is_none_or(|(_, b)| t < *b) {

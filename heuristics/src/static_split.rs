@@ -82,6 +82,14 @@ impl Method for StaticSplit {
     }
 
     fn schedule(&self, inst: &Instance, _budget: &Budget) -> Result<Solved, MethodError> {
+        crate::sizing::by_work(inst, |inst| self.run_on(inst))
+    }
+}
+
+impl StaticSplit {
+    /// The method on `inst` as given, every option a choice (`schedule` gives it the
+    /// instance with parallel sets sized by work).
+    fn run_on(&self, inst: &Instance) -> Result<Solved, MethodError> {
         let mut best: Option<(Schedule, u64, Variant)> = None;
         let mut notes = Vec::new();
         let mut failure = None;

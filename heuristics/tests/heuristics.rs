@@ -6,6 +6,8 @@
 mod elk_by_hand;
 #[path = "heuristics/fixtures.rs"]
 mod fixtures;
+#[path = "heuristics/group_sizing.rs"]
+mod group_sizing;
 #[path = "heuristics/reference.rs"]
 mod reference;
 #[path = "heuristics/valid_on_random.rs"]

@@ -1,7 +1,8 @@
 //! One row per method, shared by the CLI's `solve`, `compare` and `gap` and by the Python
 //! package: run through [`elk_sim::run_judged`] (the one run-and-judge path), with the method
 //! names read from the one registry: the faithful [`elk_heuristics::NAMES`], then the named
-//! [`elk_heuristics::VARIANTS`], then each of them re-timed (`NAME+retime`; `compare` adds
+//! [`elk_heuristics::VARIANTS`] (and, on an instance with parallel sets,
+//! [`elk_heuristics::SET_VARIANTS`]), then each of them re-timed (`NAME+retime`; `compare` adds
 //! the rows of [`COMPARE_RETIMED`], re-timing the schedules it already has). [`compare`] is
 //! the whole of `elk-opt compare`'s results (without its optional `layer` and `moe`
 //! sections), so the CLI's `--json` and Python's `compare()` are one computation.
@@ -26,12 +27,17 @@ use std::time::Instant;
 
 mod union;
 pub use union::{ideal_union, solve_union, union};
+pub(crate) use union::{paired, MethodRow};
 
 /// Every registered heuristic: the faithful ones, then the variants.
 pub fn heuristic_names() -> impl Iterator<Item = &'static str> {
-    elk_heuristics::NAMES
-        .into_iter()
-        .chain(elk_heuristics::VARIANTS)
+    elk_heuristics::all_names()
+}
+
+/// The heuristics with a row of `inst`: every registered one but a variant that only searches
+/// parallel sets' group sizes on an instance without sets (it would repeat Elk-Full's row).
+pub fn heuristic_names_on(inst: &Instance) -> impl Iterator<Item = &'static str> + '_ {
+    heuristic_names().filter(|n| elk_heuristics::runs_on(n, inst))
 }
 
 /// The re-timed methods `compare` adds after the plain heuristics.
@@ -241,7 +247,7 @@ pub fn all_heuristics(
     inst: &Instance,
     starting: &dyn Fn(usize, usize, &str),
 ) -> Result<(Vec<Row>, Option<Schedule>), MethodError> {
-    let n = heuristic_names().count() + COMPARE_RETIMED.len();
+    let n = heuristic_names_on(inst).count() + COMPARE_RETIMED.len();
     let mut rows = Vec::new();
     let mut best: Option<(Schedule, Cycles)> = None;
     let mut keep = |result: Option<(Schedule, Evaluation)>| {
@@ -252,7 +258,7 @@ pub fn all_heuristics(
         }
     };
     let mut inner = Vec::new();
-    for (k, name) in heuristic_names().enumerate() {
+    for (k, name) in heuristic_names_on(inst).enumerate() {
         starting(k + 1, n, name);
         let judged = elk_sim::run_judged(inst, heuristic(name)?.as_ref(), &Budget::default())?;
         if COMPARE_RETIMED.contains(&name) {
@@ -382,12 +388,12 @@ pub fn compare(
     starting: &mut dyn FnMut(usize, usize, &str),
 ) -> Result<CompareReport, MethodError> {
     let mut rows = Vec::new();
-    let n = heuristic_names().count() + COMPARE_RETIMED.len();
+    let n = heuristic_names_on(inst).count() + COMPARE_RETIMED.len();
     // The heuristics, then the re-timed rows from the schedules they found (not a second run).
     let mut inner = Vec::new();
     // Each heuristic's chosen options, for the notes on why a variant falls behind Basic.
     let mut chosen: Vec<(String, Vec<usize>)> = Vec::new();
-    for (k, name) in heuristic_names().enumerate() {
+    for (k, name) in heuristic_names_on(inst).enumerate() {
         starting(k + 1, n, name);
         let m = heuristic(name)?;
         let judged = elk_sim::run_judged(inst, m.as_ref(), &Budget::default())?;

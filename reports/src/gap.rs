@@ -559,7 +559,7 @@ pub fn bound_name(b: &Bounds, backend: Backend, source: BoundSource) -> BoundSou
 }
 
 /// One row of `gap`.
-#[derive(Serialize)]
+#[derive(Serialize, Clone)]
 pub struct GapRow {
     /// The method (the exact part's row: `exact-milp`, `window-search`, `warm-start`).
     pub method: String,

@@ -419,12 +419,7 @@ impl Grid {
         }
         for m in &self.methods {
             if elk_heuristics::by_name(m).is_none() {
-                let valid: Vec<&str> = elk_heuristics::NAMES
-                    .iter()
-                    .chain(&elk_heuristics::VARIANTS)
-                    .copied()
-                    .chain([BOUND])
-                    .collect();
+                let valid: Vec<&str> = elk_heuristics::all_names().chain([BOUND]).collect();
                 return Err(bad(format!(
                     "key 'methods': unknown method '{m}': expected one of {} (Ideal is always reported; the exact solver is `elk-opt gap`, per configuration)",
                     valid.join(", ")

@@ -206,12 +206,7 @@ impl MoeSpec {
             if elk_heuristics::by_name(m).is_none() {
                 return Err(elk_model::ModelError::Invalid(format!(
                     "--methods {m}: unknown heuristic; known: {}",
-                    elk_heuristics::NAMES
-                        .iter()
-                        .chain(elk_heuristics::VARIANTS.iter())
-                        .copied()
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    elk_heuristics::all_names().collect::<Vec<_>>().join(", ")
                 )));
             }
         }

@@ -5,7 +5,7 @@ use super::chip_choice::Chip;
 use super::compare_table;
 use super::flags::Timings;
 use super::instance_source::{InstanceSource, SourceConfig};
-use super::method_rows::{heuristic_names, ideal_row, method_named, method_parser, run_method};
+use super::method_rows::{ideal_row, method_named, method_parser, run_method};
 use clap::Args;
 use elk_sim::evaluate_with;
 use elk_sim::trace::ChromeTrace;
@@ -411,7 +411,8 @@ fn methods_and_bound(
             .and_then(|cache| elk_reports::bound::cached_bound(inst, &cache)),
         BoundChoice::Segment => Some(coupled_bound(inst)?),
     };
-    let n = heuristic_names().count() + elk_reports::compare::COMPARE_RETIMED.len();
+    let n = elk_reports::compare::heuristic_names_on(inst).count()
+        + elk_reports::compare::COMPARE_RETIMED.len();
     let bar = super::progress::bar(n as u64, "methods");
     let report = elk_reports::compare::compare(
         inst,

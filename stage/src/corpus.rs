@@ -5,7 +5,7 @@
 //! the `proptest` feature, `strategy` and `released_strategy` wrap the same draws for property
 //! tests.
 
-use crate::instance::{Instance, InstanceOp, LoadOrder, NamedOrder, OpOption};
+use crate::instance::{Instance, InstanceOp, LoadOrder, Member, NamedOrder, OpOption, ParallelSet};
 use crate::units::{Bytes, Cycles};
 
 /// SplitMix64: a tiny seeded generator, so the corpus is the same on every machine.
@@ -209,6 +209,43 @@ pub fn no_schedule_fits() -> Instance {
             Cycles(10.0),
             vec![OpOption::new(50, 50, 10.0, 0.0, 0.0)],
         )
+        .build()
+        .expect("a valid instance")
+}
+
+/// `before`, a parallel set `par[2]:x` of two members on 4 cores, `after`, in 100 kB of SRAM.
+/// The set's options, in this order: groups (2, 2), the fastest; (1, 3), slower; (1, 1), the
+/// slowest; all with the same bytes and ν, so every plan rule prefers the fastest that is a
+/// choice. `by_work` lists the allocations sized by work (docs/core-groups.md §CG-2.7). What
+/// the tests of sets' rules and of sizing groups by work run on.
+pub fn one_set(by_work: Vec<Vec<u64>>) -> Instance {
+    let opt = |groups: Vec<u64>, exec: f64| OpOption {
+        groups: Some(groups),
+        ..OpOption::new(100, 200, exec, 10.0, 0.5)
+    };
+    let member = |op: &str| Member {
+        ops: vec![op.into()],
+    };
+    let plain = || vec![OpOption::new(100, 200, 400.0, 0.0, 0.5)];
+    Instance::builder("one set", Bytes(100_000), 1e9)
+        .op("before", Cycles(300.0), plain())
+        .push(InstanceOp {
+            name: "par[2]:x".into(),
+            hbm_cycles: Cycles(300.0),
+            options: vec![
+                opt(vec![2, 2], 400.0),
+                opt(vec![1, 3], 900.0),
+                opt(vec![1, 1], 1_500.0),
+            ],
+            flops: None,
+            preload_window: None,
+            parallel: Some(ParallelSet {
+                chip_cores: 4,
+                members: vec![member("x"), member("y")],
+                by_work,
+            }),
+        })
+        .op("after", Cycles(300.0), plain())
         .build()
         .expect("a valid instance")
 }

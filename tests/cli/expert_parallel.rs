@@ -118,6 +118,14 @@ fn every_schedule_is_valid_and_the_bound_lies_below_it() {
         }
     }
     assert!(scheduled >= 8, "{j}");
+    // The variant that searches the sets' group sizes has its row where there are sets.
+    let rows: Vec<&str> = j["methods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["method"].as_str().unwrap())
+        .collect();
+    assert!(rows.contains(&"elk-full-groups"), "{rows:?}");
     // A schedule of the set instance, re-judged by `simulate`, has the makespan solve
     // reported.
     let dir = scratch("expert-parallel-judge");
@@ -220,6 +228,17 @@ fn hand_written_sets_that_break_the_rules_are_one_line_naming_the_operator() {
                 op(j, set_at)["parallel"]["members"][0]["ops"][0] = alone;
             }),
         ),
+        // A by-work allocation that no option has.
+        (
+            "is the groups of no option",
+            Box::new(move |j| {
+                let k = op(j, set_at)["parallel"]["members"]
+                    .as_array()
+                    .unwrap()
+                    .len();
+                op(j, set_at)["parallel"]["by_work"] = serde_json::json!([vec![1; k]]);
+            }),
+        ),
         // Sets in a file that says elk-instance/1.
         (
             "an instance with them is 'elk-instance/2'",
@@ -284,10 +303,23 @@ fn with_the_flag_no_method_is_slower_than_without() {
             plain["methods"].as_array().unwrap(),
             union["methods"].as_array().unwrap(),
         );
-        assert_eq!(p.len(), u.len());
+        // The union has every row of the plain table and Elk-Full searching the sets'
+        // group sizes, which the plain one has not (it would be Elk-Full's row there).
+        let names = |rows: &[serde_json::Value]| -> Vec<String> {
+            rows.iter()
+                .map(|r| r["method"].as_str().unwrap().to_string())
+                .collect()
+        };
+        let mut extra = names(u);
+        extra.retain(|m| !names(p).contains(m));
+        assert_eq!(extra, ["elk-full-groups"]);
         let (mut with_sets, mut without) = (0, 0);
-        for (a, b) in p.iter().zip(u) {
-            assert_eq!(a["method"], b["method"]);
+        for b in u {
+            let plain_name = match b["method"].as_str().unwrap() {
+                "elk-full-groups" => "elk-full",
+                m => m,
+            };
+            let a = p.iter().find(|a| a["method"] == plain_name).unwrap();
             if let (Some(x), Some(y)) = (a["makespan_ms"].as_f64(), b["makespan_ms"].as_f64()) {
                 assert!(y <= x, "{model}: {b} slower than {a}");
             }
@@ -416,7 +448,9 @@ fn gap_union_checked(point: &[&str], tag: &str) -> (serde_json::Value, serde_jso
     assert!(rows.last().unwrap()["status"].is_string(), "{union}");
     for row in &rows[..rows.len() - 1] {
         let m = row["method"].as_str().unwrap();
-        let (a, b) = (of(&rs, m), of(&rp, m));
+        // Elk-Full searching the sets' group sizes is Elk-Full without sets (no row there).
+        let plain_m = elk_heuristics::without_sets(m).unwrap_or(m);
+        let (a, b) = (of(&rs, m), of(&rp, plain_m));
         let with_sets = match (a, b) {
             (Some(x), Some(y)) => x < y,
             (Some(_), None) => true,

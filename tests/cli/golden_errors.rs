@@ -72,7 +72,7 @@ fn each_bad_input_gets_its_one_line() {
         (&["sweep", "grid.toml"],
          "error: grid.toml: line 5: key 'colour': unknown field `colour`, expected one of `figure`, `models`, `modes`, `batches`, `kvs`, `chips`, `hbm_tbps`, `noc_scale`, `compute_scale`, `topologies`, `cores`, `hbm_per_1472_cores_tbps`, `methods`, `bound`, `routings`, `expert_parallel`, `policies`, `moe_steps`"),
         (&["sweep", "methods.toml"],
-         "error: methods.toml: key 'methods': unknown method 'magic': expected one of basic, static, elk-dyn, elk-full, basic-fill, static-fill, elk-dyn-greedy, elk-full-greedy, bound (Ideal is always reported; the exact solver is `elk-opt gap`, per configuration)"),
+         "error: methods.toml: key 'methods': unknown method 'magic': expected one of basic, static, elk-dyn, elk-full, basic-fill, static-fill, elk-dyn-greedy, elk-full-greedy, elk-full-groups, bound (Ideal is always reported; the exact solver is `elk-opt gap`, per configuration)"),
         (&["sweep", "fig17", "--shard", "3/2"],
          "error: --shard: '3/2': expected K/N with 0 ≤ K < N"),
         (&["study", "nope"],

@@ -38,7 +38,7 @@ fn bad_chips_and_methods_exit_2_before_any_cell_runs() {
         (
             "method.toml",
             grid("\"ipu-mk2\"", "\"basic\", \"elk-fulll\""),
-            "error: sweep/method.toml: key 'methods': unknown method 'elk-fulll': expected one of basic, static, elk-dyn, elk-full, basic-fill, static-fill, elk-dyn-greedy, elk-full-greedy, bound (Ideal is always reported; the exact solver is `elk-opt gap`, per configuration)",
+            "error: sweep/method.toml: key 'methods': unknown method 'elk-fulll': expected one of basic, static, elk-dyn, elk-full, basic-fill, static-fill, elk-dyn-greedy, elk-full-greedy, elk-full-groups, bound (Ideal is always reported; the exact solver is `elk-opt gap`, per configuration)",
         ),
         (
             "model.toml",

@@ -19,6 +19,14 @@ impl Method for BasicFill {
     }
 
     fn schedule(&self, inst: &Instance, _budget: &Budget) -> Result<Solved, MethodError> {
+        crate::sizing::by_work(inst, |inst| self.run_on(inst))
+    }
+}
+
+impl BasicFill {
+    /// The method on `inst` as given, every option a choice (`schedule` gives it the
+    /// instance with parallel sets sized by work).
+    fn run_on(&self, inst: &Instance) -> Result<Solved, MethodError> {
         let n = inst.ops.len();
         let loads = inst.loads();
         // next_load[i]: the first load after operator i; it is resident while i runs.

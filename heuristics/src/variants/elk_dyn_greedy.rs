@@ -684,6 +684,14 @@ impl Method for ElkDynGreedy {
     }
 
     fn schedule(&self, inst: &Instance, _budget: &Budget) -> Result<Solved, MethodError> {
+        crate::sizing::by_work(inst, |inst| self.run_on(inst))
+    }
+}
+
+impl ElkDynGreedy {
+    /// The method on `inst` as given, every option a choice (`schedule` gives it the
+    /// instance with parallel sets sized by work).
+    fn run_on(&self, inst: &Instance) -> Result<Solved, MethodError> {
         let depth = self.depth(inst);
         let outcome = Outcome::heuristic(self.pass(inst, &inst.loads()));
         Ok(Solved {

@@ -32,6 +32,14 @@ impl Method for ElkFullGreedy {
     }
 
     fn schedule(&self, inst: &Instance, _budget: &Budget) -> Result<Solved, MethodError> {
+        crate::sizing::by_work(inst, |inst| self.run_on(inst))
+    }
+}
+
+impl ElkFullGreedy {
+    /// The method on `inst` as given, every option a choice (`schedule` gives it the
+    /// instance with parallel sets sized by work).
+    fn run_on(&self, inst: &Instance) -> Result<Solved, MethodError> {
         let pass = ElkDynGreedy::default();
         let depth = pass.depth(inst);
         let (orders, generated) = self.orders(inst);

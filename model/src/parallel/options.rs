@@ -135,8 +135,16 @@ fn chain(fronts: &[Rc<Front>], budget: u64) -> Option<Chain> {
 /// The group sizes tried for members of work `work` on `cores` cores, from the ladder
 /// [`spatial::groups`]: every member on the same group, for each rung the members fit on
 /// together; and groups in proportion to work, at the whole chip and each halving, each
-/// rounded down to a rung (at least one core). Sorted, each once.
-pub fn allocations(work: &[f64], cores: u64) -> Vec<Vec<u64>> {
+/// rounded down to a rung (at least one core) and each rounded to the nearest rung (by
+/// ratio), those that fit. Sorted, each once, with whether it is one in proportion to work
+/// (Elk's sizing, docs/core-groups.md §CG-2.6): by the allocation, so an equal rung that the
+/// proportional rule also gives (members of equal work) is by work too.
+///
+/// *Why the nearest rung too:* rounded down alone, members of almost equal work (an MoE
+/// layer's experts, the first of which also runs the combine) get one rung each below their
+/// share but the heaviest: 64 such experts on 5,888 cores get 92 cores for the first and 46
+/// for the rest, half the chip idle. Rounded to the nearest, they get 92 each.
+pub fn allocations(work: &[f64], cores: u64) -> Vec<(Vec<u64>, bool)> {
     let ladder = spatial::groups(cores);
     let k = work.len() as u64;
     let mut out = BTreeSet::new();
@@ -145,21 +153,40 @@ pub fn allocations(work: &[f64], cores: u64) -> Vec<Vec<u64>> {
             out.insert(vec![g; work.len()]);
         }
     }
+    let mut by_work = BTreeSet::new();
     let total: f64 = work.iter().sum();
     if total > 0.0 {
-        let rung = |x: f64| ladder.iter().copied().find(|&g| g as f64 <= x).unwrap_or(1);
+        // The ladder descends: the first rung at or below x, and the one above it.
+        let down = |x: f64| ladder.iter().position(|&g| g as f64 <= x);
+        let floor = |x: f64| down(x).map_or(1, |i| ladder[i]);
+        let nearest = |x: f64| match down(x) {
+            Some(0) => ladder[0],
+            Some(i) if (ladder[i - 1] as f64) / x < x / ladder[i] as f64 => ladder[i - 1],
+            Some(i) => ladder[i],
+            None => 1,
+        };
         for halvings in 0..ladder.len() {
             let scale = cores as f64 / total / f64::powi(2.0, halvings as i32);
-            let groups: Vec<u64> = work.iter().map(|w| rung(w * scale)).collect();
-            if groups.iter().sum::<u64>() <= cores {
-                out.insert(groups.clone());
+            let floored: Vec<u64> = work.iter().map(|w| floor(w * scale)).collect();
+            let rounded: Vec<u64> = work.iter().map(|w| nearest(w * scale)).collect();
+            let done = floored.iter().all(|&g| g == 1);
+            for groups in [floored, rounded] {
+                if groups.iter().sum::<u64>() <= cores {
+                    by_work.insert(groups);
+                }
             }
-            if groups.iter().all(|&g| g == 1) {
+            if done {
                 break;
             }
         }
     }
-    out.into_iter().collect()
+    out.extend(by_work.iter().cloned());
+    out.into_iter()
+        .map(|g| {
+            let w = by_work.contains(&g);
+            (g, w)
+        })
+        .collect()
 }
 
 /// Bytes each member receives from outside it (its on-chip inputs: the dispatch) and sends
@@ -235,8 +262,8 @@ pub fn set_op(
     let shapes = member_shapes(graph, members);
     let moved = traffic(graph, members);
     let per_core = chip.noc.injection_bytes_per_s_per_core;
-    let mut found: Vec<OpOption> = Vec::new();
-    for groups in allocations(&work, n) {
+    let mut found: Vec<(OpOption, bool)> = Vec::new();
+    for (groups, by_work) in allocations(&work, n) {
         let fronts: Option<Vec<Vec<Rc<Front>>>> = shapes
             .iter()
             .zip(&groups)
@@ -283,10 +310,10 @@ pub fn set_op(
                 noc_per_hbm: rho * chip.hbm.bandwidth_bytes_per_s / b_noc,
                 groups: Some(groups.clone()),
             };
-            found.push(option);
+            found.push((option, by_work));
         }
     }
-    let options = pareto(found);
+    let (options, by_work) = pareto(found);
     if options.is_empty() {
         return None;
     }
@@ -305,6 +332,7 @@ pub fn set_op(
         parallel: Some(ParallelSet {
             chip_cores: n,
             members: members.iter().map(|m| member(graph, m)).collect(),
+            by_work,
         }),
     })
 }
@@ -332,27 +360,46 @@ fn member(graph: &Graph, m: &[usize]) -> Member {
 }
 
 /// The options no other option matches or beats in cold, hot, execution and NoC cycles, in
-/// a fixed order (hot, cold, execution).
-fn pareto(mut all: Vec<OpOption>) -> Vec<OpOption> {
+/// a fixed order (hot, cold, execution); and, among the options sized by work (the flag
+/// beside each), those no other option sized by work matches or beats: Elk chooses among
+/// these only and does not know an option of another allocation that beats one. With the
+/// by-work allocations that some kept option has.
+fn pareto(mut all: Vec<(OpOption, bool)>) -> (Vec<OpOption>, Vec<Vec<u64>>) {
     let key = |o: &OpOption| (o.hot.0, o.cold.0, o.exec_cycles.get(), o.comm_cycles.get());
-    all.sort_by(|a, b| {
+    all.sort_by(|(a, _), (b, _)| {
         let (x, y) = (key(a), key(b));
         (x.0, x.1)
             .cmp(&(y.0, y.1))
             .then(x.2.total_cmp(&y.2))
             .then(x.3.total_cmp(&y.3))
     });
-    let mut kept: Vec<OpOption> = Vec::new();
-    for o in all {
-        let (c, h, e, m) = (o.cold.0, o.hot.0, o.exec_cycles.get(), o.comm_cycles.get());
-        let dominated = kept.iter().any(|k| {
-            k.cold.0 <= c && k.hot.0 <= h && k.exec_cycles.get() <= e && k.comm_cycles.get() <= m
-        });
-        if !dominated {
+    let beats = |k: &OpOption, o: &OpOption| {
+        k.cold <= o.cold
+            && k.hot <= o.hot
+            && k.exec_cycles <= o.exec_cycles
+            && k.comm_cycles <= o.comm_cycles
+    };
+    // The sort puts every option after those that could beat it.
+    let (mut kept, mut front, mut front_by_work): (Vec<OpOption>, Vec<usize>, Vec<usize>) =
+        Default::default();
+    for (o, by_work) in all {
+        let on_front = !front.iter().any(|&k| beats(&kept[k], &o));
+        let on_by_work = by_work && !front_by_work.iter().any(|&k| beats(&kept[k], &o));
+        if on_front || on_by_work {
+            if on_front {
+                front.push(kept.len());
+            }
+            if on_by_work {
+                front_by_work.push(kept.len());
+            }
             kept.push(o);
         }
     }
-    kept
+    let by_work: BTreeSet<Vec<u64>> = front_by_work
+        .iter()
+        .filter_map(|&k| kept[k].groups.clone())
+        .collect();
+    (kept, by_work.into_iter().collect())
 }
 
 #[cfg(test)]
@@ -362,13 +409,51 @@ mod tests {
     #[test]
     fn allocations_fit_the_chip_and_follow_the_work() {
         let a = allocations(&[1.0, 1.0, 2.0], 16);
-        assert!(a.iter().all(|g| g.iter().sum::<u64>() <= 16));
-        assert!(a.contains(&vec![4, 4, 4]), "{a:?}");
-        assert!(a.contains(&vec![4, 4, 8]), "{a:?}");
-        assert!(a.contains(&vec![1, 1, 1]), "{a:?}");
-        // Sixty-four equal experts on 5,888 cores: 92 each, and every smaller rung.
+        assert!(a.iter().all(|(g, _)| g.iter().sum::<u64>() <= 16));
+        // Equal rungs (4 = 16/4 is not a share of work here) and shares of work.
+        assert!(a.contains(&(vec![4, 4, 4], false)), "{a:?}");
+        assert!(a.contains(&(vec![4, 4, 8], true)), "{a:?}");
+        assert!(a.contains(&(vec![2, 2, 4], true)), "{a:?}");
+        assert!(a.contains(&(vec![1, 1, 1], true)), "{a:?}");
+        // Sixty-four equal experts on 5,888 cores: 92 each, and every smaller rung, all of
+        // them shares of work (5,888 / 64 / 8 = 11.5 rounds down to 6 and to 12 nearest).
         let a = allocations(&[3.0; 64], 5888);
-        assert_eq!(a.iter().map(|g| g[0]).max(), Some(92));
-        assert!(a.iter().all(|g| g.iter().all(|&x| x == g[0])));
+        assert_eq!(a.iter().map(|(g, _)| g[0]).max(), Some(92));
+        assert!(a.iter().all(|(g, _)| g.iter().all(|&x| x == g[0])));
+        let by_work: Vec<u64> = a.iter().filter(|(_, w)| *w).map(|(g, _)| g[0]).collect();
+        assert_eq!(by_work, [1, 2, 3, 6, 12, 23, 46, 92]);
+        // Almost equal work (the first expert also runs the combine): rounded down, the
+        // others would get 46 cores beside the first's 92; to the nearest rung all get 92.
+        let mut work = vec![3.0; 64];
+        work[0] = 3.1;
+        let a = allocations(&work, 5888);
+        assert!(a.contains(&(vec![92; 64], true)), "{a:?}");
+        let mut half = vec![46; 64];
+        half[0] = 92;
+        assert!(a.contains(&(half, true)), "{a:?}");
+        // Unequal work: 2,048 cores in proportion 1 : 3 : 12 are 128, 384 and 1,536 cores;
+        // on rungs, 128, 256 and 1,024 rounded down, 128, 512 and 2,048 nearest (too many).
+        let a = allocations(&[1.0, 3.0, 12.0], 2048);
+        assert!(a.contains(&(vec![128, 256, 1024], true)), "{a:?}");
+        assert!(a.iter().all(|(g, _)| g != &vec![128, 512, 2048]), "{a:?}");
+    }
+
+    #[test]
+    fn the_reduction_keeps_the_best_options_sized_by_work() {
+        let opt = |groups: Vec<u64>, exec: f64| OpOption {
+            groups: Some(groups),
+            ..OpOption::new(100, 200, exec, 0.0, 0.0)
+        };
+        let (kept, by_work) = pareto(vec![
+            (opt(vec![1, 1], 30.0), true),
+            (opt(vec![2, 2], 10.0), false),
+            (opt(vec![4, 4], 11.0), false),
+            (opt(vec![1, 3], 20.0), true),
+        ]);
+        let groups: Vec<Vec<u64>> = kept.iter().filter_map(|o| o.groups.clone()).collect();
+        // (2, 2) beats every other option; (1, 3), sized by work, beats (1, 1), the other
+        // by-work one, and is kept beside it: Elk chooses among these, not knowing (2, 2).
+        assert_eq!(groups, [vec![2, 2], vec![1, 3]]);
+        assert_eq!(by_work, [vec![1, 3]]);
     }
 }

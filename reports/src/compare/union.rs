@@ -11,8 +11,10 @@ use elk_stage::instance::Instance;
 use elk_stage::method::{Method, MethodError};
 use elk_stage::schedule::Schedule;
 
-/// The rows of `with_sets` and `without` (the same methods in the same order, on the
-/// instances built with and without parallel sets) merged: each row the faster schedule
+/// The rows of `with_sets` and `without` (on the instances built with and without parallel
+/// sets; `without` has no row of a method that only searches sets' group sizes, whose
+/// schedule there is its method's, [`elk_heuristics::without_sets`]) merged: each row the
+/// faster schedule
 /// (the one without sets on a tie), marked with `parallel_sets`; Ideal the smaller figure;
 /// the bound the lower one (with that instance's roofline), and every ratio and gap measured
 /// again. The rest (instance name, chip) is `with_sets`'s; warnings and notes are both
@@ -35,10 +37,16 @@ pub fn union(with_sets: CompareReport, without: CompareReport) -> CompareReport 
             notes.push(n.clone());
         }
     }
-    let mut rows: Vec<Row> = with_rows
+    let mut rows: Vec<Row> = paired(with_rows, &without.methods)
         .into_iter()
-        .zip(without.methods.iter().cloned())
-        .map(|(a, b)| faster(a, b))
+        .map(|(mut a, b)| match b {
+            Some(b) => faster(a, b),
+            // Not run without sets (a method list of its own): the row with sets.
+            None => {
+                a.parallel_sets = Some(true);
+                a
+            }
+        })
         .collect();
     // The bound and its roofline parts from one instance, the one with the lower bound, so
     // the footer's parts and `bound_source` describe the bound printed.
@@ -59,6 +67,43 @@ pub fn union(with_sets: CompareReport, without: CompareReport) -> CompareReport 
         methods: rows,
         ..with_sets
     }
+}
+
+/// A method's row, of `compare` or `gap`.
+pub(crate) trait MethodRow: Clone {
+    /// The method's name.
+    fn method(&self) -> &str;
+    /// Names it `name`.
+    fn rename(&mut self, name: &str);
+}
+
+impl MethodRow for Row {
+    fn method(&self) -> &str {
+        &self.method
+    }
+
+    fn rename(&mut self, name: &str) {
+        self.method = name.into();
+    }
+}
+
+/// Each row of the instance with sets with its method's row of the instance without: its
+/// own, or, for a method that only searches sets' group sizes (not run without sets), the
+/// row of the method it is there ([`elk_heuristics::without_sets`]), renamed; `None` when
+/// `without` has neither.
+pub(crate) fn paired<R: MethodRow>(with_sets: Vec<R>, without: &[R]) -> Vec<(R, Option<R>)> {
+    let of = |name: &str| without.iter().find(|b| b.method() == name).cloned();
+    with_sets
+        .into_iter()
+        .map(|a| {
+            let b = of(a.method()).or_else(|| {
+                let mut b = of(elk_heuristics::without_sets(a.method())?)?;
+                b.rename(a.method());
+                Some(b)
+            });
+            (a, b)
+        })
+        .collect()
 }
 
 /// The faster of one method's rows with parallel sets (`a`) and without (`b`), marked; the

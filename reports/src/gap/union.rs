@@ -11,6 +11,7 @@
 //! or above the other reference, hence at or above it.
 
 use super::{gap_report, solve_exact, ExactSettings, ExactSummary, GapReport, GapRow, GapStep};
+use crate::compare::{paired, MethodRow};
 use elk_solver::{gap_pct, WorkerCommand};
 use elk_stage::instance::Instance;
 use elk_stage::method::{MethodError, Verdict};
@@ -110,7 +111,18 @@ fn split(report_rows: Vec<GapRow>, exact_row: bool) -> (Vec<GapRow>, Option<GapR
     (rows, exact)
 }
 
-/// The union of two gap reports of the same methods ([`gap_union`]).
+impl MethodRow for GapRow {
+    fn method(&self) -> &str {
+        &self.method
+    }
+
+    fn rename(&mut self, name: &str) {
+        self.method = name.into();
+    }
+}
+
+/// The union of two gap reports ([`gap_union`]): the same methods, but a method that only
+/// searches sets' group sizes, paired with the row of the method it is without sets.
 fn union(with_sets: GapReport, without: GapReport) -> GapReport {
     let kept_sets = sets_faster(
         with_sets.exact.makespan_cycles,
@@ -118,13 +130,17 @@ fn union(with_sets: GapReport, without: GapReport) -> GapReport {
     );
     let (heuristics_a, exact_a) = split(with_sets.rows, with_sets.exact_row);
     let (heuristics_b, exact_b) = split(without.rows, without.exact_row);
-    let mut rows: Vec<GapRow> = heuristics_a
+    let mut rows: Vec<GapRow> = paired(heuristics_a, &heuristics_b)
         .into_iter()
-        .zip(heuristics_b)
         .map(|(a, b)| {
-            debug_assert_eq!(a.method, b.method);
-            let a_faster = sets_faster(a.makespan_cycles, b.makespan_cycles);
-            let mut row = if a_faster { a } else { b };
+            // A row without its pair (none today) is the instance with sets'.
+            let a_faster = b
+                .as_ref()
+                .is_none_or(|b| sets_faster(a.makespan_cycles, b.makespan_cycles));
+            let mut row = match b {
+                Some(b) if !a_faster => b,
+                _ => a,
+            };
             row.parallel_sets = Some(a_faster);
             row
         })

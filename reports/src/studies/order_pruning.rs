@@ -42,6 +42,7 @@ fn evaluate(inst: &Instance, steps: &Steps<'_>, exact: super::gap::Row) -> Resul
             max_displacement: inst.ops.len(),
             max_orders: EXHAUSTIVE,
         },
+        ..full
     };
     let (orders, _) = all.orders(inst);
     let exhaustive = if orders.len() < EXHAUSTIVE {

@@ -52,8 +52,12 @@ impl InstanceBuilder {
         self
     }
 
-    /// Appends a whole operator (with FLOPs, say).
+    /// Appends a whole operator (with FLOPs, say). A parallel set makes the instance
+    /// `elk-instance/2`, as instance files with sets are.
     pub fn push(mut self, op: InstanceOp) -> InstanceBuilder {
+        if op.parallel.is_some() {
+            self.inst.format = super::INSTANCE_FORMAT_PARALLEL.into();
+        }
         self.inst.ops.push(op);
         self
     }

@@ -21,6 +21,21 @@ pub struct ParallelSet {
     pub chip_cores: u64,
     /// The members: each a chain of graph operators, run in order on its group.
     pub members: Vec<Member>,
+    /// The allocations that size the groups in proportion to the members' work
+    /// (docs/core-groups.md §CG-2.6), each the `groups` of at least one option: Elk's
+    /// inductive scheduling and the greedy variants choose among the options with these
+    /// groups only, the searching variant and the exact methods among all. A property of the
+    /// allocation, not of one option, so options with the same groups cannot disagree.
+    /// Absent (empty) in files written before it: every option is then a choice.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub by_work: Vec<Vec<u64>>,
+}
+
+impl ParallelSet {
+    /// Whether an option with `groups` sizes the set's groups by work.
+    pub fn is_by_work(&self, groups: Option<&[u64]>) -> bool {
+        groups.is_some_and(|g| self.by_work.iter().any(|w| w == g))
+    }
 }
 
 /// One member of a parallel set.
@@ -33,8 +48,8 @@ pub struct Member {
 
 /// Why `op` (`ops[i]` of the file) breaks a parallel set's rules, or `None`: at least two
 /// members, no operator in two members, and every option with one group per member, each of
-/// at least one core, the groups together within the chip's cores (disjoint groups); an
-/// operator that is not a set has no groups.
+/// at least one core, the groups together within the chip's cores (disjoint groups); every
+/// by-work allocation the groups of some option; an operator that is not a set has no groups.
 pub fn violation(i: usize, op: &InstanceOp) -> Option<String> {
     let at = |detail: String| Some(format!("ops[{i}] ({}): {detail}", op.name));
     let Some(set) = &op.parallel else {
@@ -69,24 +84,40 @@ pub fn violation(i: usize, op: &InstanceOp) -> Option<String> {
         let Some(groups) = &opt.groups else {
             return at(format!("options[{o}] has no groups"));
         };
-        if groups.len() != set.members.len() {
+        if let Some(why) = allocation_violation(set, groups) {
+            return at(format!("options[{o}] {why}"));
+        }
+    }
+    for (w, groups) in set.by_work.iter().enumerate() {
+        if !op.options.iter().any(|o| o.groups.as_ref() == Some(groups)) {
             return at(format!(
-                "options[{o}] has {} groups for {} members",
-                groups.len(),
-                set.members.len()
+                "by_work[{w}] ({groups:?}) is the groups of no option"
             ));
         }
-        if groups.contains(&0) {
-            return at(format!("options[{o}] has a group of 0 cores"));
-        }
-        let total = groups.iter().try_fold(0u64, |a, &g| a.checked_add(g));
-        if total.is_none_or(|t| t > set.chip_cores) {
-            let total = total.map_or("more than 2^64".to_string(), |t| t.to_string());
-            return at(format!(
-                "options[{o}]'s groups take {total} cores, more than the chip's {} (groups must be disjoint)",
-                set.chip_cores
-            ));
-        }
+    }
+    None
+}
+
+/// Why `groups` is no allocation of `set`'s members, or `None`: one group per member, each
+/// of at least one core, together within the chip's cores.
+fn allocation_violation(set: &ParallelSet, groups: &[u64]) -> Option<String> {
+    if groups.len() != set.members.len() {
+        return Some(format!(
+            "has {} groups for {} members",
+            groups.len(),
+            set.members.len()
+        ));
+    }
+    if groups.contains(&0) {
+        return Some("has a group of 0 cores".into());
+    }
+    let total = groups.iter().try_fold(0u64, |a, &g| a.checked_add(g));
+    if total.is_none_or(|t| t > set.chip_cores) {
+        let total = total.map_or("more than 2^64".to_string(), |t| t.to_string());
+        return Some(format!(
+            "takes {total} cores, more than the chip's {} (groups must be disjoint)",
+            set.chip_cores
+        ));
     }
     None
 }
@@ -122,4 +153,50 @@ pub fn duplicate(ops: &[InstanceOp]) -> Option<String> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::corpus::one_set;
+    use crate::instance::Instance;
+
+    #[test]
+    fn by_work_round_trips_and_is_absent_when_empty() {
+        let inst = one_set(vec![vec![1, 3]]);
+        assert_eq!(inst.format, INSTANCE_FORMAT_PARALLEL);
+        let text = inst.to_json().unwrap();
+        assert!(text.contains(r#""by_work":[[1,3]]"#), "{text}");
+        let back = Instance::from_json("t", &text).unwrap();
+        assert_eq!(back, inst);
+        let set = back.ops[1].parallel.as_ref().unwrap();
+        let by_work: Vec<bool> = back.ops[1]
+            .options
+            .iter()
+            .map(|o| set.is_by_work(o.groups.as_deref()))
+            .collect();
+        assert_eq!(by_work, [false, true, false]);
+        // A file written before the field: absent is empty, and none is written back.
+        let old = one_set(Vec::new());
+        let text = old.to_json().unwrap();
+        assert!(!text.contains("by_work"), "{text}");
+        let back = Instance::from_json("t", &text).unwrap();
+        assert!(back.ops[1].parallel.as_ref().unwrap().by_work.is_empty());
+        // An operator that is not a set never is by work.
+        assert!(!set.is_by_work(None));
+    }
+
+    #[test]
+    fn a_by_work_allocation_must_be_some_options_groups() {
+        let mut inst = one_set(vec![vec![1, 3]]);
+        if let Some(set) = &mut inst.ops[1].parallel {
+            set.by_work = vec![vec![3, 1]];
+        }
+        let err = Instance::from_json("t", &inst.to_json().unwrap()).unwrap_err();
+        let err = err.to_string();
+        assert!(
+            err.contains("ops[1] (par[2]:x): by_work[0] ([3, 1]) is the groups of no option"),
+            "{err}"
+        );
+    }
 }
