@@ -302,12 +302,12 @@ impl StepInstances {
                     op.hbm_cycles = Cycles::ZERO;
                     op.options = vec![empty_option()];
                 }
-                Slot::Expert { layer, expert } => {
-                    if released(p, ranking, layer, expert) && inst.ops[j].hbm_cycles > Cycles::ZERO
-                    {
-                        // Its load may work from the wait stage on: W_j = j − wait index.
-                        inst.ops[j].preload_window = Some((j - self.waits[layer]) as u32);
-                    }
+                Slot::Expert { layer, expert }
+                    if released(p, ranking, layer, expert)
+                        && inst.ops[j].hbm_cycles > Cycles::ZERO =>
+                {
+                    // Its load may work from the wait stage on: W_j = j − wait index.
+                    inst.ops[j].preload_window = Some((j - self.waits[layer]) as u32);
                 }
                 Slot::Set { set } => {
                     let experts = &self.set_experts[set];
