@@ -182,5 +182,32 @@ pub fn simulate_detailed_with(
     cfg: &DetailedConfig,
     sink: &mut dyn TraceSink,
 ) -> Result<DetailedReport, DetailedError> {
+    if let Some(why) = groups_beyond(inst, s, chip) {
+        return Err(DetailedError(why));
+    }
     replay::Replay::new(inst, s, chip, cfg, sink)?.run()
+}
+
+/// Why `s` cannot be replayed on `chip` as its parallel sets ask: a set built for more
+/// cores than the chip has, or a chosen option whose groups take more (the instance file's
+/// own rules check them against the set's `chip_cores`, its word; the replay knows the chip).
+fn groups_beyond(inst: &Instance, s: &Schedule, chip: &ChipSpec) -> Option<String> {
+    inst.ops.iter().zip(&s.options).enumerate().find_map(|(j, (op, &o))| {
+        let set = op.parallel.as_ref()?;
+        let taken: u64 = op
+            .options
+            .get(o)?
+            .groups
+            .iter()
+            .flatten()
+            .fold(0u64, |a, &g| a.saturating_add(g));
+        let claimed = set.chip_cores.max(taken);
+        (claimed > chip.cores).then(|| {
+            format!(
+                "ops[{j}] ({}): its parallel set is built for {} cores (options[{o}] takes {taken}), \
+                 more than {}'s {}: replay it on the chip it was built for (--chip)",
+                op.name, set.chip_cores, chip.name, chip.cores
+            )
+        })
+    })
 }

@@ -671,3 +671,39 @@ fn csv_rows_say_which_instance_their_schedule_is_of() {
         "{union}"
     );
 }
+
+#[test]
+fn the_detailed_replay_refuses_sets_built_for_more_cores_than_its_chip() {
+    let dir = scratch("expert-parallel-replay-chip");
+    // Built for ipu-pod4 (5,888 cores): its sets' groups take up to the whole of them.
+    let inst = mixtral_instance(&dir);
+    let sched = dir.join("s.json");
+    solve_to_file("elk-dyn", &inst, &sched, &[]);
+    let (i, s) = (inst.to_str().unwrap(), sched.to_str().unwrap());
+    let replay = |chip: &str| {
+        elk(&[
+            "simulate",
+            "--instance",
+            i,
+            "--schedule",
+            s,
+            "--detailed",
+            "--chip",
+            chip,
+        ])
+    };
+    assert!(replay("ipu-pod4").status.success());
+    let out = replay("ipu-mk2");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("its parallel set is built for 5888 cores")
+            && err.contains("more than ipu-mk2's 1472"),
+        "{err}"
+    );
+    assert_eq!(
+        err.lines().filter(|l| l.starts_with("error:")).count(),
+        1,
+        "{err}"
+    );
+}

@@ -18,26 +18,37 @@ use elk_stage::schedule::Schedule;
 /// (the one without sets on a tie), marked with `parallel_sets`; Ideal the smaller figure;
 /// the bound the lower one (with that instance's roofline), and every ratio and gap measured
 /// again. The rest (instance name, chip) is `with_sets`'s; warnings and notes are both
-/// reports', each once (a note may be about the instance whose row was not kept).
+/// reports', each once, those of one instance only saying which ([`merged`]), and a note
+/// names the methods with no schedule with sets.
 pub fn union(with_sets: CompareReport, without: CompareReport) -> CompareReport {
     let bound_from_sets = with_sets.bound_cycles <= without.bound_cycles;
     let CompareReport {
         methods: with_rows,
-        mut warnings,
-        mut notes,
+        warnings,
+        notes,
         ..
     } = with_sets.clone();
-    for w in &without.warnings {
-        if !warnings.contains(w) {
-            warnings.push(w.clone());
-        }
+    let warnings = merged(&warnings, &without.warnings);
+    let mut notes = merged(&notes, &without.notes);
+    let pairs = paired(with_rows, &without.methods);
+    let none_with: Vec<&str> = pairs
+        .iter()
+        .filter(|(a, b)| {
+            a.method != "ideal"
+                && a.makespan_cycles.is_none()
+                && b.as_ref().is_some_and(|b| b.makespan_cycles.is_some())
+        })
+        .map(|(a, _)| a.method.as_str())
+        .collect();
+    if !none_with.is_empty() {
+        notes.push(format!(
+            "the instance with parallel sets has no schedule of {}: their rows are of the \
+             instance without (a set's load must fit beside the loads resident around it; \
+             docs/core-groups.md, CG-5)",
+            none_with.join(", ")
+        ));
     }
-    for n in &without.notes {
-        if !notes.contains(n) {
-            notes.push(n.clone());
-        }
-    }
-    let mut rows: Vec<Row> = paired(with_rows, &without.methods)
+    let mut rows: Vec<Row> = pairs
         .into_iter()
         .map(|(mut a, b)| match b {
             Some(b) => faster(a, b),
@@ -108,6 +119,26 @@ pub(crate) fn paired<R: MethodRow>(with_sets: Vec<R>, without: &[R]) -> Vec<(R, 
 
 /// The faster of one method's rows with parallel sets (`a`) and without (`b`), marked; the
 /// one without on a tie. Ideal (not a schedule) is marked too: its figure is the instance's.
+/// The warnings (or notes) of the two instances: one said of both once, as it is; one said of
+/// one instance only, saying which (it may be about a schedule the union did not keep).
+fn merged(with_sets: &[String], without: &[String]) -> Vec<String> {
+    let tagged = |said: &[String], other: &[String], which: &str| -> Vec<String> {
+        said.iter()
+            .map(|s| match other.contains(s) {
+                true => s.clone(),
+                false => format!("{which} parallel sets: {s}"),
+            })
+            .collect::<Vec<_>>()
+    };
+    let mut out = tagged(with_sets, without, "with");
+    for s in tagged(without, with_sets, "without") {
+        if !out.contains(&s) {
+            out.push(s);
+        }
+    }
+    out
+}
+
 fn faster(a: Row, b: Row) -> Row {
     debug_assert_eq!(a.method, b.method);
     let a_faster = match (a.makespan_cycles, b.makespan_cycles) {
@@ -148,4 +179,19 @@ pub fn ideal_union(with_sets: &Instance, without: &Instance, no_timings: bool) -
         ideal_row(with_sets, no_timings),
         ideal_row(without, no_timings),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::merged;
+
+    #[test]
+    fn a_note_of_one_instance_says_which_and_one_of_both_is_said_once() {
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            merged(&s(&["both", "a"]), &s(&["b", "both"])),
+            s(&["both", "with parallel sets: a", "without parallel sets: b"])
+        );
+        assert!(merged(&[], &[]).is_empty());
+    }
 }
