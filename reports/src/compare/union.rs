@@ -18,7 +18,7 @@ use elk_stage::schedule::Schedule;
 /// (the one without sets on a tie), marked with `parallel_sets`; Ideal the smaller figure;
 /// the bound the lower one (with that instance's roofline), and every ratio and gap measured
 /// again. The rest (instance name, chip) is `with_sets`'s; warnings and notes are both
-/// reports', each once, those of one instance only saying which ([`merged`]), and a note
+/// reports', each once, those of one instance only saying which, and a note
 /// names the methods with no schedule with sets.
 pub fn union(with_sets: CompareReport, without: CompareReport) -> CompareReport {
     let bound_from_sets = with_sets.bound_cycles <= without.bound_cycles;
