@@ -158,7 +158,7 @@ fn parallel_sets_legend(rows: &[elk_reports::compare::Row]) -> Option<String> {
         "every schedule above has them".to_string()
     } else {
         format!(
-            "faster without them, so run without: {}",
+            "run without them (faster there, or no schedule with them: see the notes): {}",
             without.join(", ")
         )
     };
