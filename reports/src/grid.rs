@@ -510,14 +510,6 @@ impl Grid {
                 "key 'modes': `routings` runs the load policies in decode only".into(),
             ));
         }
-        if self.expert_parallel.contains(&true) {
-            return Err(bad(
-                "key 'expert_parallel': not with `routings` (a routed cell's policies run \
-                 without parallel sets; `elk-opt moe --expert-parallel` runs them with and \
-                 without; docs/core-groups.md)"
-                    .into(),
-            ));
-        }
         if self
             .noc_scale
             .iter()

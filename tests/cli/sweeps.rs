@@ -45,11 +45,6 @@ fn bad_chips_and_methods_exit_2_before_any_cell_runs() {
             grid("\"ipu-mk2\"", "\"basic\"").replace("[\"bert-base\"]", "[\"mine.toml\"]"),
             "error: sweep/model.toml: key 'models': entry 'mine.toml': sweep/mine.toml: cannot read: No such file or directory (os error 2) (relative model paths are read from the grid file's directory)",
         ),
-        (
-            "sets.toml",
-            "figure = \"bars\"\nmodels = [\"mixtral-8x7b\"]\nbatches = [8]\nkvs = [2048]\nroutings = [\"uniform\"]\nexpert_parallel = [false, true]\n".to_string(),
-            "error: sweep/sets.toml: key 'expert_parallel': not with `routings` (a routed cell's policies run without parallel sets; `elk-opt moe --expert-parallel` runs them with and without; docs/core-groups.md)",
-        ),
     ] {
         std::fs::write(d.join("sweep").join(name), text).unwrap();
         let out = elk_in(&d, &["sweep", &format!("sweep/{name}"), "-o", "r.jsonl"]);

@@ -59,7 +59,17 @@ pub(super) fn run(
         StepBound::Roofline
     };
     let report = crate::moe::run_with_bound(model, &spec, step_bound, &|_| {})?;
-    Ok(rows_of(&report, bound))
+    // `expert_parallel = true`: the run with sets, each step's policy the faster of its two
+    // schedules (docs/core-groups.md, CG-6); a row is marked with sets where that made it
+    // faster on average.
+    let Some(with) = &report.expert_parallel else {
+        return Ok(rows_of(&report, bound));
+    };
+    let (mut rows, cell_bound) = rows_of(with, bound);
+    for (row, without) in rows.iter_mut().zip(&report.summary) {
+        row.parallel_sets = Some(row.makespan_ms.is_some_and(|t| t < without.mean_ms));
+    }
+    Ok((rows, cell_bound))
 }
 
 /// A run's rows, one per policy (the mean makespan, its p50 and p99), and with `bound` the

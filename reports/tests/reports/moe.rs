@@ -370,3 +370,51 @@ fn a_run_with_parallel_sets_reports_both_and_keeps_the_oracle_below_each_policy(
         with.steps[0]
     );
 }
+
+#[test]
+fn a_routed_grid_cell_with_expert_parallel_is_the_union_and_never_slower() {
+    use elk_reports::grid::Grid;
+    let text = r#"figure = "bars"
+models = ["mixtral-8x7b"]
+batches = [8]
+kvs = [128]
+chips = ["ipu-pod4"]
+methods = ["elk-dyn"]
+routings = ["uniform"]
+expert_parallel = [false, true]
+moe_steps = 2
+"#;
+    let grid = Grid::from_toml("g.toml", text).unwrap();
+    let cells = grid.cells();
+    assert_eq!(cells.len(), 2);
+    assert!(!cells[0].expert_parallel && cells[1].expert_parallel);
+    let moe = elk_reports::cell::MoeCell {
+        steps: 2,
+        policies: vec!["on-demand".into()],
+    };
+    let chip = ChipSpec::preset("ipu-pod4").unwrap();
+    let model = zoo::find("mixtral-8x7b").unwrap();
+    let run = |cell| {
+        elk_reports::cell::run_cell_with(
+            "bars",
+            cell,
+            model,
+            chip.clone(),
+            &grid.methods,
+            true,
+            &moe,
+        )
+    };
+    let (plain, sets) = (run(&cells[0]), run(&cells[1]));
+    assert_eq!((plain.error.clone(), sets.error.clone()), (None, None));
+    let bound = sets.bound.as_ref().unwrap().bound_ms;
+    assert!(bound <= plain.bound.as_ref().unwrap().bound_ms);
+    for (a, b) in plain.methods.iter().zip(&sets.methods) {
+        assert_eq!(a.method, b.method);
+        assert!(a.parallel_sets.is_none(), "{a:?}");
+        let (x, y) = (a.makespan_ms.unwrap(), b.makespan_ms.unwrap());
+        assert!(y <= x && y >= bound, "{a:?} {b:?}");
+        // Mixtral at batch 8 on ipu-pod4 is faster with its experts side by side.
+        assert_eq!(b.parallel_sets, Some(true), "{b:?}");
+    }
+}
