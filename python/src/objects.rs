@@ -10,7 +10,7 @@ use elk_model::chip::ChipSpec;
 use elk_model::graph::Graph;
 use elk_model::plan::PlanCache;
 use elk_reports::compare::{self, ChipLabel};
-use elk_reports::gap::{layer_section, LAYER};
+use elk_reports::gap::{layer_section, layer_section_union, LAYER};
 use elk_sim::detailed::{simulate_detailed, DetailedConfig};
 use elk_sim::trace::ChromeTrace;
 use elk_sim::{evaluate, evaluate_with, validate};
@@ -256,10 +256,22 @@ impl NativeInstance {
             };
             let mut json = serde_json::to_value(&report)?;
             if let (Some(graph), Some(seconds)) = (layer_graph, layer_exact) {
-                let layer =
-                    cut_instance(&self.instance, graph, &OpRange::Layers(LAYER..LAYER + 1))?;
+                let range = OpRange::Layers(LAYER..LAYER + 1);
+                let layer = cut_instance(&self.instance, graph, &range)?;
                 let worker = python.map(python_worker);
-                let section = layer_section(&layer, seconds, no_timings, worker, &|_| {})?;
+                // --expert-parallel: the union of the layer with and without sets.
+                let other = without.and_then(|w| Some((&w.instance, w.graph.as_ref()?)));
+                let section = match other {
+                    None => layer_section(&layer, seconds, no_timings, worker, &|_| {})?,
+                    Some((inst, graph)) => layer_section_union(
+                        &layer,
+                        &cut_instance(inst, graph, &range)?,
+                        seconds,
+                        no_timings,
+                        worker,
+                        &|_, _| {},
+                    )?,
+                };
                 if let Some(o) = json.as_object_mut() {
                     o.insert("layer".into(), serde_json::to_value(&section)?);
                 }

@@ -755,7 +755,29 @@ pub fn layer_section(
         worker,
         progress,
     )?;
-    Ok(LayerSection {
+    Ok(section_of(layer, seconds, gap))
+}
+
+/// [`layer_section`] with `--expert-parallel`: the layer cut from the instance with parallel
+/// sets (`layer`) and from the one without (`without`), their union ([`gap_union`]: each row
+/// the faster, the lower reference; docs/core-groups.md, CG-5). `progress` is told which
+/// instance (`true`: with sets) each step is of.
+pub fn layer_section_union(
+    layer: &Instance,
+    without: &Instance,
+    seconds: f64,
+    no_timings: bool,
+    worker: Option<WorkerCommand>,
+    progress: &dyn Fn(bool, GapStep<'_>),
+) -> Result<LayerSection, MethodError> {
+    let settings = ExactSettings::milp_within(seconds);
+    let gap = gap_union(layer, without, &settings, no_timings, worker, progress)?;
+    Ok(section_of(layer, seconds, gap))
+}
+
+/// The section of `gap`, the report of `layer` (or of the union it is the sets' side of).
+fn section_of(layer: &Instance, seconds: f64, gap: GapReport) -> LayerSection {
+    LayerSection {
         layer: LAYER,
         operators: layer.ops.len(),
         time_limit_s: seconds,
@@ -763,7 +785,7 @@ pub fn layer_section(
         reference_ms: layer.ms(gap.reference_cycles),
         solve_s: gap.exact.solve_s,
         gap,
-    })
+    }
 }
 
 #[cfg(test)]

@@ -291,17 +291,30 @@ pub fn solve(
         println!("instance built in {build_s:.3} s, exact solve {s:.3} s");
     }
     if let Some(u) = &union {
-        print_union(inst, u, settings.time_limit_s);
+        print_union(
+            inst,
+            u,
+            &format!("--time-limit {}", settings.time_limit_s),
+            true,
+        );
     }
     Ok(())
 }
 
 /// What `--expert-parallel` adds under `solve --exact`'s and `gap`'s text: which instance the
 /// kept result is of, the union's reference, and the other instance's exact part.
-fn print_union(inst: &Instance, u: &elk_reports::gap::UnionPart, limit_s: f64) {
+/// What `--expert-parallel` adds under an exact result: `limit` names the time limit
+/// (`--time-limit 60`), `files` whether `-o` and `--emit-instance` follow the kept result.
+pub(super) fn print_union(
+    inst: &Instance,
+    u: &elk_reports::gap::UnionPart,
+    limit: &str,
+    files: bool,
+) {
     let which = |sets: bool| if sets { "with" } else { "without" };
     println!(
-        "--expert-parallel: the union of the instances with and without parallel sets (docs/core-groups.md, CG-5), each solved within --time-limit {limit_s} s; the exact result above (and -o, --emit-instance) is of the instance {} them",
+        "--expert-parallel: the union of the instances with and without parallel sets (docs/core-groups.md, CG-5), each solved within {limit} s; the exact result above{} is of the instance {} them",
+        if files { " (and -o, --emit-instance)" } else { "" },
         which(u.parallel_sets)
     );
     println!(
@@ -376,7 +389,12 @@ pub fn gap(a: GapArgs) -> anyhow::Result<()> {
                     format!("faster without parallel sets: {}", without.join(", "))
                 }
             );
-            print_union(inst, u, settings.time_limit_s);
+            print_union(
+                inst,
+                u,
+                &format!("--time-limit {}", settings.time_limit_s),
+                true,
+            );
         }
         if let (Some(path), Some(_)) = (&a.output, &out.schedule) {
             println!("schedule: written to {}", path.display());

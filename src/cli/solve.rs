@@ -312,17 +312,20 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
     let (mut report, mut segment) = methods_and_bound(inst, chip, &a)?;
     // --expert-parallel: the instance without parallel sets too; each method keeps its
     // faster schedule, the lower bound bounds both (docs/core-groups.md, CG-5).
+    let mut plain = None;
     if a.source.expert_parallel() {
-        let plain = a.source.load_without_sets()?;
-        let (other, other_segment) = methods_and_bound(&plain.instance, chip, &a)?;
+        let without = a.source.load_without_sets()?;
+        let (other, other_segment) = methods_and_bound(&without.instance, chip, &a)?;
         if other.bound_cycles < report.bound_cycles {
             segment = other_segment;
         }
         report = elk_reports::compare::union(report, other);
+        plain = Some(without);
     }
     let layer = match a.layer_exact {
         Some(seconds) => Some(super::layer_exact::solve(
             &loaded,
+            plain.as_ref(),
             seconds,
             a.timings.no_timings,
         )?),

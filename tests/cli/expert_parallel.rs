@@ -707,3 +707,32 @@ fn the_detailed_replay_refuses_sets_built_for_more_cores_than_its_chip() {
         "{err}"
     );
 }
+
+#[test]
+fn layer_exact_takes_the_union_of_the_layer_with_and_without_sets() {
+    let run = |flag: &[&str]| {
+        let args = [
+            &["compare"][..],
+            &MIXTRAL,
+            flag,
+            &["--layer-exact", "20", "--no-timings", "--json"],
+        ]
+        .concat();
+        elk_json(&args)["layer"]["gap"].clone()
+    };
+    let (plain, union) = (run(&[]), run(&["--expert-parallel"]));
+    assert!(plain.get("union").is_none(), "{plain}");
+    let u = &union["union"];
+    let bound = u["lower_bound_cycles"].as_f64().unwrap();
+    // Each row is the faster of its two; the union's reference bounds every schedule.
+    let plain_rows = gap_rows(&plain);
+    for (method, t) in gap_rows(&union) {
+        let Some(t) = t else { continue };
+        assert!(t >= bound * (1.0 - 1e-12), "{method}: {t} below {bound}");
+        if let Some((_, Some(p))) = plain_rows.iter().find(|(m, _)| *m == method) {
+            assert!(t <= *p * (1.0 + 1e-12), "{method}: {t} slower than {p}");
+        }
+    }
+    // Mixtral's layer at batch 8 on ipu-pod4 is faster with sets.
+    assert_eq!(u["parallel_sets"], true, "{u}");
+}
