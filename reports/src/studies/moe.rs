@@ -161,28 +161,24 @@ fn write(header: &Header, cells: &[Cell]) -> Result<Files> {
         steps_for(64)
     ));
     let mut files = Vec::new();
-    let mut figure = 0;
-    for model in MODELS {
-        for chip in CHIPS {
-            for sets in [false, true] {
-                let stem = if sets {
-                    format!("moe-ep-{}", figure - 1)
-                } else {
-                    format!("moe-{figure}")
-                };
-                if !sets {
-                    figure += 1;
-                }
-                section(
-                    model,
-                    chip,
-                    sets,
-                    cells,
-                    (header, &stem),
-                    &mut md,
-                    &mut files,
-                )?;
-            }
+    let pairs = MODELS
+        .iter()
+        .flat_map(|m| CHIPS.iter().map(move |c| (*m, *c)));
+    for (figure, (model, chip)) in pairs.enumerate() {
+        for sets in [false, true] {
+            let stem = match sets {
+                false => format!("moe-{figure}"),
+                true => format!("moe-ep-{figure}"),
+            };
+            section(
+                model,
+                chip,
+                sets,
+                cells,
+                (header, &stem),
+                &mut md,
+                &mut files,
+            )?;
         }
     }
     md.push_str(&what_it_shows(cells));
