@@ -328,6 +328,7 @@ fn instance_op(op: &Operator, t: &PlanTable, chip: &ChipSpec, b_noc: f64) -> Ins
                     0.0
                 },
                 groups: None,
+                members: None,
             })
             .collect(),
         flops: Some(op.flops().0 as f64),

@@ -11,6 +11,7 @@ pub mod keys;
 pub mod network;
 mod overrides;
 mod plausible;
+pub mod region;
 mod template;
 mod whole;
 

@@ -432,6 +432,7 @@ fn empty_option() -> OpOption {
         comm_cycles: Cycles::ZERO,
         noc_per_hbm: 0.0,
         groups: None,
+        members: None,
     }
 }
 

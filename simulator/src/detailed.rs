@@ -18,12 +18,14 @@ mod fabric;
 pub mod fair;
 mod flows;
 pub mod pacing;
+mod regions;
 mod replay;
 pub mod traffic;
 
 pub use elk_model::chip::network;
 pub use network::{controller_cores, HbmLayout, Network};
 pub use pacing::LoadPolicy;
+pub use regions::{RegionBox, SetLayout};
 
 use crate::trace::{NoTrace, TraceSink};
 use elk_model::build::noc_distribution_bytes_per_s;
@@ -116,6 +118,10 @@ pub struct DetailedReport {
     pub op_end_cycles: Vec<Cycles>,
     /// The first SRAM overflow, if any.
     pub overflow: Option<Overflow>,
+    /// Where the parallel sets' groups ran, per allocation (docs/core-groups.md §CG-7);
+    /// empty without sets.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub set_regions: Vec<SetLayout>,
     /// Events: operator starts, compute ends, flow arrivals and departures.
     pub events: u64,
     /// Steps of the simulation loop (simultaneous events share a step; rates are

@@ -16,3 +16,5 @@ mod noc_saturation;
 mod properties;
 #[path = "simulator/reference_schedules.rs"]
 mod reference_schedules;
+#[path = "simulator/regions.rs"]
+mod regions;

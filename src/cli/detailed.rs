@@ -93,6 +93,9 @@ struct ReportJson {
     op_start_cycles: Vec<elk_stage::units::Cycles>,
     op_end_cycles: Vec<elk_stage::units::Cycles>,
     overflow: Option<OverflowJson>,
+    /// Where the parallel sets' groups ran (docs/core-groups.md §CG-7); absent without.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    set_regions: Vec<elk_sim::detailed::SetLayout>,
     events: u64,
     steps: u64,
 }
@@ -164,6 +167,7 @@ impl From<&DetailedReport> for ReportJson {
                 used_bytes_per_core: o.used,
                 sram_bytes_per_core: o.sram,
             }),
+            set_regions: r.set_regions.clone(),
             events: r.events,
             steps: r.steps,
         }
@@ -398,6 +402,50 @@ fn row_label(row: NocRow) -> &'static str {
     }
 }
 
+/// One line per allocation of the parallel sets' groups (up to three, then how many more):
+/// how many sets ran on it, how its groups were laid out and the first regions' boxes.
+fn print_set_regions(layouts: &[elk_sim::detailed::SetLayout]) {
+    for (k, l) in layouts.iter().enumerate().take(3) {
+        let boxes: Vec<String> = l
+            .regions
+            .iter()
+            .zip(&l.groups_cores)
+            .take(4)
+            .map(|(b, g)| match l.packing {
+                "core ranges" => format!("{g} cores from core {}", b.x),
+                _ => format!(
+                    "{g} cores in {}×{} at ({},{})",
+                    b.width_cores, b.height_cores, b.x, b.y
+                ),
+            })
+            .collect();
+        let more = l.regions.len().saturating_sub(boxes.len());
+        println!(
+            "{} {} set(s) on {} groups as {}: {}{}",
+            if k == 0 {
+                "set regions:    "
+            } else {
+                "                "
+            },
+            l.sets,
+            l.groups_cores.len(),
+            l.packing,
+            boxes.join(", "),
+            if more > 0 {
+                format!(", and {more} more")
+            } else {
+                String::new()
+            }
+        );
+    }
+    if layouts.len() > 3 {
+        println!(
+            "                 and {} more allocations",
+            layouts.len() - 3
+        );
+    }
+}
+
 fn print_human(inst: &Instance, out: &DetailedOutput) {
     let r = &out.report;
     println!(
@@ -474,6 +522,7 @@ fn print_human(inst: &Instance, out: &DetailedOutput) {
         ),
         None => println!("SRAM:            no overflow"),
     }
+    print_set_regions(&r.set_regions);
     if let Some(stages) = &out.stages {
         let differing: Vec<&elk_sim::detailed::StageDiff> = stages
             .iter()

@@ -114,6 +114,7 @@ pub fn random_instance(seed: u64, spec: &RandomSpec) -> Instance {
                         comm_cycles: Cycles(rng.real(0.0, exec / 2.0)),
                         noc_per_hbm: [0.0, 0.5, 1.0, 2.0][rng.range(0, 3) as usize],
                         groups: None,
+                        members: None,
                     }
                 })
                 .collect();

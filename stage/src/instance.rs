@@ -11,7 +11,7 @@ pub mod parallel;
 pub use builder::InstanceBuilder;
 pub use file::{label, ChipRef, InstanceFile};
 pub use noc_row::NocRow;
-pub use parallel::{Member, ParallelSet, INSTANCE_FORMAT_PARALLEL};
+pub use parallel::{Member, MemberCycles, ParallelSet, INSTANCE_FORMAT_PARALLEL};
 
 use crate::error::{Result, StageError};
 use crate::period::{detect_period, LayerStructure};
@@ -80,6 +80,11 @@ pub struct OpOption {
     /// (docs/core-groups.md); absent for every other operator.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub groups: Option<Vec<u64>>,
+    /// A parallel set's option: each member's cycles on its group and the dispatch and
+    /// combine (docs/core-groups.md §CG-2.4), which the detailed replay runs region by
+    /// region; absent for every other operator, and in files written before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub members: Option<MemberCycles>,
 }
 
 /// One operator of the stage model.

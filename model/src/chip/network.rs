@@ -57,6 +57,9 @@ pub struct Compressed {
     pub shift_hops: f64,
     /// Per controller: distribution usage for ρ = 1 (unicast), and mean hops.
     pub unit: Vec<(Usage, f64)>,
+    /// Per ring given to [`Network::compress`] (a group's region): its shift usage and mean
+    /// hops.
+    pub rings: Vec<(Usage, f64)>,
     /// Per controller: multicast route counts (broadcast emulation).
     counts: Vec<Usage>,
     cores: usize,
@@ -213,9 +216,11 @@ impl Network {
     }
 
     /// Groups the resources by (capacity, weight in every class) for the controllers at
-    /// `sources` (see [`Compressed`]).
-    pub fn compress(&self, sources: &[usize]) -> Compressed {
+    /// `sources` and the shifts of `rings` (each a group's cores in ring order, see
+    /// [`Network::ring_dense`]) (see [`Compressed`]).
+    pub fn compress(&self, sources: &[usize], rings: &[Vec<usize>]) -> Compressed {
         let (shift, shift_hops) = self.shift_dense();
+        let ring_usage: Vec<(Vec<f64>, f64)> = rings.iter().map(|r| self.ring_dense(r)).collect();
         let dists: Vec<(Vec<f64>, f64)> = sources
             .iter()
             .map(|&c| self.distribution_dense(c, 1.0))
@@ -229,6 +234,7 @@ impl Network {
             let mut key = vec![self.capacity[r].to_bits(), shift[r].to_bits()];
             key.extend(dists.iter().map(|d| d.0[r].to_bits()));
             key.extend(counts.iter().map(|c| c[r].to_bits()));
+            key.extend(ring_usage.iter().map(|u| u.0[r].to_bits()));
             let next = names.len();
             let g = *groups.entry(key).or_insert(next);
             if g == next {
@@ -267,6 +273,7 @@ impl Network {
             shift: sparse(&shift),
             shift_hops,
             unit: dists.iter().map(|(d, h)| (sparse(d), *h)).collect(),
+            rings: ring_usage.iter().map(|(u, h)| (sparse(u), *h)).collect(),
             counts: counts.iter().map(|c| sparse(c)).collect(),
             cores: self.cores,
         }
@@ -336,6 +343,19 @@ impl Network {
             hops += self.route(k, target, share, &mut acc);
         }
         (acc, hops as f64 / self.cores as f64)
+    }
+
+    /// A group's shifts inside its region (docs/core-groups.md §CG-7): each of `ring`'s cores
+    /// sends to the next (the last to the first), each carrying 1/|ring| of the bytes.
+    /// Returns (dense usage, mean hops); a ring of one core moves nothing.
+    pub fn ring_dense(&self, ring: &[usize]) -> (Vec<f64>, f64) {
+        let mut acc = vec![0.0; self.noc_resources];
+        let share = 1.0 / ring.len().max(1) as f64;
+        let mut hops = 0usize;
+        for (k, &core) in ring.iter().enumerate() {
+            hops += self.route(core, ring[(k + 1) % ring.len()], share, &mut acc);
+        }
+        (acc, hops as f64 * share)
     }
 }
 

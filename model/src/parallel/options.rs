@@ -5,7 +5,7 @@
 use crate::chip::ChipSpec;
 use crate::graph::{Graph, Residency};
 use crate::plan::{spatial, table_on, CostModel, OpShape, OptionEntry, PlanCache};
-use elk_stage::instance::{InstanceOp, Member, OpOption, ParallelSet};
+use elk_stage::instance::{InstanceOp, Member, MemberCycles, OpOption, ParallelSet};
 use elk_stage::units::{Bytes, Cycles};
 use std::collections::{BTreeSet, HashMap};
 use std::rc::Rc;
@@ -295,6 +295,11 @@ pub fn set_op(
                 continue;
             }
             let cold = chains.iter().map(|c| c.cold).max().unwrap_or(0);
+            let members = MemberCycles {
+                exec_cycles: chains.iter().map(|c| Cycles(c.exec)).collect(),
+                comm_cycles: chains.iter().map(|c| Cycles(c.comm)).collect(),
+                exchange_cycles: Cycles(moving),
+            };
             let exec = chains.iter().map(|c| c.exec).fold(0.0, f64::max) + moving;
             let comm = chains.iter().map(|c| c.comm).fold(0.0, f64::max) + moving;
             let rho = if hbm_bytes > 0 {
@@ -309,6 +314,7 @@ pub fn set_op(
                 comm_cycles: Cycles(comm),
                 noc_per_hbm: rho * chip.hbm.bandwidth_bytes_per_s / b_noc,
                 groups: Some(groups.clone()),
+                members: Some(members),
             };
             found.push((option, by_work));
         }

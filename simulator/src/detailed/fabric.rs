@@ -1,9 +1,12 @@
 //! The chip as a replay sees it: the compressed network, where loads enter it and at what
 //! rates; and, once the replay is over, the utilisation of its links and controller ports.
 
+use super::regions::SetRegions;
 use super::{DetailedConfig, DetailedError, HbmLayout, LinkUse};
 use elk_model::chip::network::{Compressed, Network, Usage};
 use elk_model::chip::ChipSpec;
+use elk_stage::instance::Instance;
+use elk_stage::schedule::Schedule;
 
 /// What the replay reads about the chip and never changes.
 pub(super) struct Fabric {
@@ -13,6 +16,10 @@ pub(super) struct Fabric {
     pub b_hbm: f64,
     /// Bytes a shift moves per comm cycle (the full injection rate of every core).
     pub inject: f64,
+    /// Bytes one core injects per cycle.
+    pub inject_per_core: f64,
+    /// The parallel sets run region by region, and their regions' rings.
+    pub sets: SetRegions,
     /// HBM controllers; a load is one flow per controller.
     pub controllers: usize,
     /// One controller broadcasting (rather than each delivering its share).
@@ -22,15 +29,17 @@ pub(super) struct Fabric {
 }
 
 impl Fabric {
-    /// The network of `chip` with the controllers of `cfg`, in cycles of `clock_hz`. `Err`
-    /// when the controllers are not cores of the chip.
+    /// The network of `chip` with the controllers of `cfg`, for replaying `s` of `inst` (in
+    /// its cycles): with the regions of its parallel sets. `Err` when the controllers are
+    /// not cores of the chip.
     pub fn new(
         chip: &ChipSpec,
         cfg: &DetailedConfig,
-        clock_hz: f64,
+        (inst, s): (&Instance, &Schedule),
     ) -> Result<Fabric, DetailedError> {
+        let clock_hz = inst.clock_hz;
         let b_hbm = chip.hbm.bandwidth_bytes_per_s / clock_hz; // bytes per cycle
-        let inject = chip.noc.injection_bytes_per_s_per_core / clock_hz * chip.cores as f64;
+        let inject_per_core = chip.noc.injection_bytes_per_s_per_core / clock_hz;
         let (sources, broadcast) = match &cfg.layout {
             HbmLayout::Distributed(c) => (c.clone(), false),
             HbmLayout::SingleBroadcast(c) => (vec![*c], true),
@@ -47,10 +56,18 @@ impl Fabric {
         } else {
             b_hbm / controllers as f64
         };
+        let network = Network::new(chip, controllers, port);
+        let grid = match network.grid() {
+            Some((w, h)) => (w, h, true),
+            None => (chip.cores as usize, 1, false),
+        };
+        let sets = SetRegions::new(inst, s, grid);
         Ok(Fabric {
-            net: Network::new(chip, controllers, port).compress(&sources),
+            net: network.compress(&sources, &sets.rings),
             b_hbm,
-            inject,
+            inject: inject_per_core * chip.cores as f64,
+            inject_per_core,
+            sets,
             controllers,
             broadcast,
             hop_latency: chip.noc.hop_latency_cycles,

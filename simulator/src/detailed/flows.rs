@@ -11,8 +11,11 @@ use elk_model::chip::network::Usage;
 pub(super) enum Kind {
     /// 1/C of operator `op`'s load, through `controller`'s port.
     Load { op: usize, controller: usize },
-    /// Operator `op`'s shift (its ring rotation).
+    /// Operator `op`'s shift (its ring rotation), or a parallel set's dispatch and combine.
     Shift { op: usize },
+    /// A parallel set `op`'s member shifting inside its region, on ring `ring` of the
+    /// network.
+    MemberShift { op: usize, ring: usize },
 }
 
 /// One flow.

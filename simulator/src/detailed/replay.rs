@@ -7,6 +7,7 @@
 use super::fabric::{Fabric, Utilisation};
 use super::flows::{Flow, Flows, Kind};
 use super::pacing::{LoadPolicy, Pacer};
+use super::regions::SetRun;
 use super::{DetailedBreakdown, DetailedConfig, DetailedError, DetailedReport, Overflow};
 use crate::trace::{TraceEvent, TraceSink, Track};
 use elk_model::chip::ChipSpec;
@@ -33,6 +34,8 @@ pub(super) struct Replay<'a> {
     running: Option<(usize, f64)>,
     /// (op, shift start) from its compute end until it finishes.
     shifting: Option<(usize, f64)>,
+    /// The executing parallel set's members, when it runs region by region.
+    set: Option<SetRun>,
     /// (op, when it finishes): its shift's last byte has left and the hops' latency runs.
     pending_done: Option<(usize, f64)>,
     /// The stage the last started operator began (0: the prologue).
@@ -91,7 +94,7 @@ impl<'a> Replay<'a> {
         sink: &'a mut dyn TraceSink,
     ) -> Result<Replay<'a>, DetailedError> {
         let n = inst.ops.len();
-        let fabric = Fabric::new(chip, cfg, inst.clock_hz)?;
+        let fabric = Fabric::new(chip, cfg, (inst, s))?;
         let pacer = (cfg.loads == LoadPolicy::Paced).then(|| Pacer::new(inst, s, fabric.b_hbm));
         Ok(Replay {
             inst,
@@ -104,6 +107,7 @@ impl<'a> Replay<'a> {
             next_op: 0,
             running: None,
             shifting: None,
+            set: None,
             pending_done: None,
             stage_begun: 0,
             last_end: 0.0,
@@ -132,6 +136,7 @@ impl<'a> Replay<'a> {
     pub fn run(mut self) -> Result<DetailedReport, DetailedError> {
         while !self.finished() {
             self.start_ready();
+            self.start_member_shifts();
             if self.finished() {
                 break;
             }
@@ -222,9 +227,15 @@ impl<'a> Replay<'a> {
         self.op_start[i] = t;
         self.breakdown.load_wait += t - self.last_end;
         self.stage_begun = i + 1;
-        let comp = (self.option(i).exec_cycles - self.option(i).comm_cycles)
+        let mut comp = (self.option(i).exec_cycles - self.option(i).comm_cycles)
             .get()
             .max(0.0);
+        let members = self.option(i).members.as_ref();
+        if let Some(m) = members.filter(|_| self.fabric.sets.rings_of[i].is_some()) {
+            let (run, end) = SetRun::start(i, t, m);
+            comp = end - t;
+            self.set = Some(run);
+        }
         self.running = Some((i, t + comp));
         self.breakdown.compute += comp;
         if self.pacer.is_some() {
@@ -303,6 +314,9 @@ impl<'a> Replay<'a> {
         if let Some((_, end)) = self.running {
             dt = dt.min(end - self.t);
         }
+        if let Some(set) = &self.set {
+            dt = dt.min(set.until_due(self.t));
+        }
         if let Some((_, at)) = self.pending_done {
             dt = dt.min(at - self.t);
         }
@@ -348,11 +362,19 @@ impl<'a> Replay<'a> {
             self.events += 1;
             match flow.kind {
                 Kind::Shift { op } => {
-                    self.pending_done = Some((
-                        op,
-                        self.t + self.fabric.net.shift_hops * self.fabric.hop_latency,
-                    ));
+                    let at = self.t + self.fabric.net.shift_hops * self.fabric.hop_latency;
+                    let members_done = self.set.take().map_or(at, |set| set.latest);
+                    self.pending_done = Some((op, at.max(members_done)));
                     self.trace(Track::Noc, op, flow.start, op + 1);
+                }
+                Kind::MemberShift { op, ring } => {
+                    let hops = self.fabric.net.rings[ring].1;
+                    let at = self.t + hops * self.fabric.hop_latency;
+                    if let Some(set) = &mut self.set {
+                        set.flows -= 1;
+                        set.latest = set.latest.max(at);
+                    }
+                    self.members_done(op);
                 }
                 Kind::Load { op, controller } => {
                     self.trace(Track::Controller(controller as u32), op, flow.start, op + 1);
@@ -389,20 +411,101 @@ impl<'a> Replay<'a> {
         }
         self.running = None;
         self.events += 1;
+        if self.set.is_some() {
+            self.shifting = Some((i, self.t));
+            self.members_done(i);
+            return;
+        }
         let comm = self.option(i).comm_cycles.get();
         if comm > 0.0 {
-            self.events += 1;
-            self.flows.push(Flow {
-                kind: Kind::Shift { op: i },
-                remaining: comm * self.fabric.inject,
-                usage: self.fabric.net.shift.clone(),
-                cap: None,
-                start: self.t,
-            });
+            self.push_chip_shift(i, comm);
             self.shifting = Some((i, self.t));
         } else {
             self.pending_done = Some((i, self.t));
         }
+    }
+
+    /// The executing set's members whose compute has ended start shifting inside their
+    /// regions: each moves its NoC cycles' bytes at its group's injection rate.
+    fn start_member_shifts(&mut self) {
+        let Some(set) = &mut self.set else {
+            return;
+        };
+        let (i, due) = (set.op, set.due(self.t));
+        if due.is_empty() {
+            return;
+        }
+        let (Some(m), Some(rings)) = (
+            self.inst.ops[i].options[self.s.options[i]].members.as_ref(),
+            self.fabric.sets.rings_of[i].as_ref(),
+        ) else {
+            return;
+        };
+        let groups = self.inst.ops[i].options[self.s.options[i]]
+            .groups
+            .as_deref()
+            .unwrap_or_default();
+        for k in due {
+            let comm = m.comm_cycles[k].get();
+            if comm <= 0.0 {
+                continue;
+            }
+            self.events += 1;
+            set.flows += 1;
+            let cores = groups.get(k).copied().unwrap_or(1) as f64;
+            self.flows.push(Flow {
+                kind: Kind::MemberShift {
+                    op: i,
+                    ring: rings[k],
+                },
+                remaining: comm * self.fabric.inject_per_core * cores,
+                usage: self.fabric.net.rings[rings[k]].0.clone(),
+                cap: None,
+                start: self.t,
+            });
+        }
+        self.members_done(i);
+    }
+
+    /// Once every member of set `i` has computed and shifted, its dispatch and combine move
+    /// across the whole chip (or, with none, it finishes when the last member's bytes have
+    /// crossed their hops).
+    fn members_done(&mut self, i: usize) {
+        let Some(set) = &mut self.set else {
+            return;
+        };
+        if self.running.is_some() || !set.waiting.is_empty() || set.flows > 0 || set.exchanging {
+            return;
+        }
+        set.exchanging = true;
+        let latest = set.latest.max(self.t);
+        if let Some((_, start)) = self.shifting {
+            self.trace(Track::Noc, i, start, i + 1);
+        }
+        let exchange = self
+            .option(i)
+            .members
+            .as_ref()
+            .map_or(0.0, |m| m.exchange_cycles.get());
+        if exchange > 0.0 {
+            self.push_chip_shift(i, exchange);
+        } else {
+            self.set = None;
+            self.pending_done = Some((i, latest));
+        }
+    }
+
+    /// Operator `i` shifts `cycles` cycles' bytes at every core's injection rate as the
+    /// whole chip's ring rotation.
+    fn push_chip_shift(&mut self, i: usize, cycles: f64) {
+        self.events += 1;
+        self.flows.push(Flow {
+            kind: Kind::Shift { op: i },
+            remaining: cycles * self.fabric.inject,
+            usage: self.fabric.net.shift.clone(),
+            cap: None,
+            start: self.t,
+        });
     }
 
     /// An operator whose shift (and its hops' latency) is over finishes.
@@ -453,6 +556,7 @@ impl<'a> Replay<'a> {
             op_start_cycles: self.op_start.into_iter().map(Cycles).collect(),
             op_end_cycles: self.op_end.into_iter().map(Cycles).collect(),
             overflow: self.overflow,
+            set_regions: self.fabric.sets.layouts,
             events: self.events,
             steps: self.steps,
         }

@@ -114,7 +114,7 @@ fn controller_broadcast_on_a_4x4_mesh() {
     // Mean hops from a corner of a 4 × 4 mesh: (0+1+2+3)·2·4/16 = 3.
     assert_eq!(hops, 3.0);
     // The multicast emulation: a link carries a byte once if any destination lies beyond.
-    let grouped = net.compress(&[0]);
+    let grouped = net.compress(&[0], &[]);
     let bcast = |rho: f64| {
         let u = grouped.broadcast(0, rho);
         u.iter()

@@ -26,6 +26,7 @@ fn random_op(rng: &mut Rng, name: String) -> InstanceOp {
                 comm_cycles: Cycles(rng.real(0.0, exec)),
                 noc_per_hbm: [0.0, 0.25, 0.5, 1.0][rng.range(0, 3) as usize],
                 groups: None,
+                members: None,
             }
         })
         .collect();

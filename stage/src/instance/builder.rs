@@ -79,6 +79,7 @@ impl OpOption {
             comm_cycles: Cycles(comm),
             noc_per_hbm,
             groups: None,
+            members: None,
         }
     }
 }

@@ -6,7 +6,8 @@
 //! option's numbers mean (the slowest group's execution, the busiest core's bytes) is
 //! docs/core-groups.md §CG-2; this module holds the record and the rules a file must meet.
 
-use super::InstanceOp;
+use super::{InstanceOp, OpOption};
+use crate::units::Cycles;
 use serde::{Deserialize, Serialize};
 
 /// The format tag of instance files with parallel sets. Files without any are still written
@@ -38,6 +39,74 @@ impl ParallelSet {
     }
 }
 
+/// Where a set option's cycles come from (docs/core-groups.md §CG-2.4): each member's chain
+/// on its group, and the dispatch and combine that use the whole chip. The option's
+/// `exec_cycles` is the slowest member's execution plus the exchange, its `comm_cycles` the
+/// busiest member's NoC cycles plus the exchange; the stage model reads only those, the
+/// detailed replay runs each member's shift inside its region and the exchange across the
+/// chip.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MemberCycles {
+    /// exec_m: each member's chain on its group (compute and its own shifts), in member
+    /// order.
+    pub exec_cycles: Vec<Cycles>,
+    /// comm_m: each member's NoC cycles on its group's links.
+    pub comm_cycles: Vec<Cycles>,
+    /// D + C: dispatching the members' inputs to their groups and combining their outputs.
+    pub exchange_cycles: Cycles,
+}
+
+/// Relative tolerance of an option's cycles against its members' (decimal files round).
+const MEMBER_TOLERANCE: f64 = 1e-9;
+
+/// Why `m` does not give `opt`'s cycles for `members` members, or `None`.
+fn member_cycles_violation(opt: &OpOption, m: &MemberCycles, members: usize) -> Option<String> {
+    if m.exec_cycles.len() != members || m.comm_cycles.len() != members {
+        return Some(format!(
+            "members has {} execution and {} NoC entries for {members} members",
+            m.exec_cycles.len(),
+            m.comm_cycles.len()
+        ));
+    }
+    let all = m.exec_cycles.iter().chain(&m.comm_cycles);
+    if let Some(bad) = all
+        .chain([&m.exchange_cycles])
+        .find(|c| c.get().is_nan() || c.get() < 0.0)
+    {
+        return Some(format!("members has cycles {}, not ≥ 0", bad.get()));
+    }
+    if let Some(k) = (0..members).find(|&k| m.comm_cycles[k] > m.exec_cycles[k]) {
+        return Some(format!(
+            "members[{k}]'s NoC cycles {} exceed its execution {}",
+            m.comm_cycles[k].get(),
+            m.exec_cycles[k].get()
+        ));
+    }
+    let slowest = |c: &[Cycles]| c.iter().map(|c| c.get()).fold(0.0, f64::max);
+    let x = m.exchange_cycles.get();
+    let close = |a: f64, b: f64| (a - b).abs() <= MEMBER_TOLERANCE * a.abs().max(b.abs()).max(1.0);
+    for (what, total, expected) in [
+        (
+            "exec_cycles",
+            opt.exec_cycles.get(),
+            slowest(&m.exec_cycles) + x,
+        ),
+        (
+            "comm_cycles",
+            opt.comm_cycles.get(),
+            slowest(&m.comm_cycles) + x,
+        ),
+    ] {
+        if !close(total, expected) {
+            return Some(format!(
+                "{what} {total} is not its slowest member's plus the exchange ({expected})"
+            ));
+        }
+    }
+    None
+}
+
 /// One member of a parallel set.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -56,10 +125,10 @@ pub fn violation(i: usize, op: &InstanceOp) -> Option<String> {
         return op
             .options
             .iter()
-            .position(|o| o.groups.is_some())
+            .position(|o| o.groups.is_some() || o.members.is_some())
             .and_then(|o| {
                 at(format!(
-                    "options[{o}] has groups but the operator is not a parallel set"
+                    "options[{o}] has groups or members but the operator is not a parallel set"
                 ))
             });
     };
@@ -85,6 +154,13 @@ pub fn violation(i: usize, op: &InstanceOp) -> Option<String> {
             return at(format!("options[{o}] has no groups"));
         };
         if let Some(why) = allocation_violation(set, groups) {
+            return at(format!("options[{o}] {why}"));
+        }
+        let why = opt
+            .members
+            .as_ref()
+            .and_then(|m| member_cycles_violation(opt, m, set.members.len()));
+        if let Some(why) = why {
             return at(format!("options[{o}] {why}"));
         }
     }
@@ -184,6 +260,74 @@ mod tests {
         assert!(back.ops[1].parallel.as_ref().unwrap().by_work.is_empty());
         // An operator that is not a set never is by work.
         assert!(!set.is_by_work(None));
+    }
+
+    #[test]
+    fn member_cycles_must_give_the_options_cycles() {
+        // one_set's options: exec as given, comm 10; members that give them round-trip.
+        let with = |exec: [f64; 2], comm: [f64; 2], exchange: f64| {
+            let mut inst = one_set(Vec::new());
+            inst.ops[1].options[0].members = Some(MemberCycles {
+                exec_cycles: exec.map(Cycles).to_vec(),
+                comm_cycles: comm.map(Cycles).to_vec(),
+                exchange_cycles: Cycles(exchange),
+            });
+            Instance::from_json("t", &inst.to_json().unwrap()).map_err(|e| e.to_string())
+        };
+        let back = with([390.0, 200.0], [0.0, 0.0], 10.0).unwrap();
+        assert!(back.ops[1].options[0].members.is_some());
+        for (exec, comm, exchange, why) in [
+            (
+                [400.0, 200.0],
+                [0.0, 0.0],
+                10.0,
+                "exec_cycles 400 is not its slowest member's plus the exchange (410)",
+            ),
+            (
+                [390.0, 200.0],
+                [0.0, 9.0],
+                10.0,
+                "comm_cycles 10 is not its slowest member's plus the exchange (19)",
+            ),
+            (
+                [390.0, 3.0],
+                [0.0, 4.0],
+                10.0,
+                "members[1]'s NoC cycles 4 exceed its execution 3",
+            ),
+            (
+                [390.0, -1.0],
+                [0.0, 0.0],
+                10.0,
+                "members has cycles -1, not ≥ 0",
+            ),
+        ] {
+            let err = with(exec, comm, exchange).unwrap_err();
+            assert!(
+                err.contains(&format!("ops[1] (par[2]:x): options[0] {why}")),
+                "{err}"
+            );
+        }
+        // One entry per member, and only on a set.
+        let mut inst = one_set(Vec::new());
+        inst.ops[1].options[0].members = Some(MemberCycles {
+            exec_cycles: vec![Cycles(390.0)],
+            comm_cycles: vec![Cycles(0.0)],
+            exchange_cycles: Cycles(10.0),
+        });
+        let err = Instance::from_json("t", &inst.to_json().unwrap()).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("members has 1 execution and 1 NoC entries for 2 members"),
+            "{err}"
+        );
+        inst.ops[0].options[0].members = inst.ops[1].options[0].members.take();
+        let err = Instance::from_json("t", &inst.to_json().unwrap()).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("ops[0] (before): options[0] has groups or members but the operator is not a parallel set"),
+            "{err}"
+        );
     }
 
     #[test]
