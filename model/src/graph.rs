@@ -177,9 +177,79 @@ pub struct Operator {
     /// it reads. Only parallel sets read it (docs/core-groups.md §CG-1).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub after: Vec<String>,
+    /// Its part in a Mixture-of-Experts block, set by the block that builds it
+    /// (`zoo::moe_block`); absent for every other operator and for imported graphs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moe: Option<MoeRole>,
+}
+
+/// An operator's part in layer `layer`'s Mixture-of-Experts block (docs/moe.md). What the
+/// load policies and the parallel sets read, instead of parsing operator names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "role")]
+pub enum MoeRole {
+    /// The router's logits.
+    Router {
+        /// The layer.
+        layer: usize,
+    },
+    /// The softmax and top-k selection: after it, which experts receive tokens is known.
+    TopK {
+        /// The layer.
+        layer: usize,
+    },
+    /// The shared expert every token passes through (with its gate).
+    Shared {
+        /// The layer.
+        layer: usize,
+    },
+    /// A routed expert's FFN, on the rows of its tokens.
+    Expert {
+        /// The layer.
+        layer: usize,
+        /// The expert.
+        expert: usize,
+    },
+    /// Adding a routed expert's rows, weighted by their gates, into the block's output.
+    Combine {
+        /// The layer.
+        layer: usize,
+        /// The expert.
+        expert: usize,
+    },
+}
+
+impl MoeRole {
+    /// (layer, expert) of a routed expert's operator, its combine included.
+    pub fn expert(self) -> Option<(usize, usize)> {
+        match self {
+            MoeRole::Expert { layer, expert } | MoeRole::Combine { layer, expert } => {
+                Some((layer, expert))
+            }
+            _ => None,
+        }
+    }
+
+    /// The layer of a top-k step.
+    pub fn top_k(self) -> Option<usize> {
+        match self {
+            MoeRole::TopK { layer } => Some(layer),
+            _ => None,
+        }
+    }
 }
 
 impl Operator {
+    /// (layer, expert) of a routed expert's operator ([`MoeRole::expert`]).
+    pub fn expert(&self) -> Option<(usize, usize)> {
+        self.moe.and_then(MoeRole::expert)
+    }
+
+    /// The layer of a top-k step ([`MoeRole::top_k`]).
+    pub fn top_k(&self) -> Option<usize> {
+        self.moe.and_then(MoeRole::top_k)
+    }
+
     /// The output tensor.
     pub fn output(&self) -> &Tensor {
         &self.tensors[0]

@@ -421,6 +421,7 @@ fn build_operator(
         dims: extents,
         tensors,
         after,
+        moe: None,
     })
 }
 

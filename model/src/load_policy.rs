@@ -28,8 +28,8 @@
 
 use crate::build::{InstanceMemo, ParallelStep};
 use crate::error::{ModelError, Result};
-use crate::graph::Role;
-use crate::zoo::{expert_op, topk_layer, ExpertTokens, ZooModel, ZooParams};
+use crate::graph::{Operator, Role};
+use crate::zoo::{ExpertTokens, ZooModel, ZooParams};
 use elk_stage::instance::{Instance, InstanceOp, OpOption, INSTANCE_FORMAT_PARALLEL};
 use elk_stage::schedule::Schedule;
 use elk_stage::units::{Bytes, Cycles, OpId};
@@ -170,7 +170,7 @@ impl StepInstances {
         let expert_weight_bytes = graph
             .ops
             .iter()
-            .filter(|o| expert_op(&o.name).is_some_and(|(l, e, _)| l == 0 && e == 0))
+            .filter(|o| o.expert() == Some((0, 0)))
             .flat_map(|o| o.inputs())
             .filter(|t| t.role == Role::Weight)
             .map(|t| t.bytes().0)
@@ -203,8 +203,8 @@ impl StepInstances {
                 }
                 continue;
             }
-            match expert_op(&op.name) {
-                Some((layer, expert, _)) if !touched[layer][expert] => {
+            match op.expert() {
+                Some((layer, expert)) if !touched[layer][expert] => {
                     // Only the operators with the expert's weights stay, computing nothing.
                     if !op.inputs().iter().any(|t| t.role == Role::Weight) {
                         continue;
@@ -212,12 +212,12 @@ impl StepInstances {
                     ops.push(idle(built));
                     slots.push(Slot::Idle { layer, expert });
                 }
-                Some((layer, expert, _)) => {
+                Some((layer, expert)) => {
                     ops.push(built);
                     slots.push(Slot::Expert { layer, expert });
                 }
                 None => {
-                    let wait = topk_layer(&op.name);
+                    let wait = op.top_k();
                     ops.push(built);
                     slots.push(Slot::Other);
                     if let Some(layer) = wait {
@@ -383,21 +383,14 @@ impl StepSets {
                 continue;
             };
             let k = sets.ops.len();
-            let names: Vec<&str> = members
-                .iter()
-                .flatten()
-                .map(|&o| real.ops[o].name.as_str())
-                .collect();
-            let mut experts: Vec<(usize, usize)> = names
-                .iter()
-                .filter_map(|n| expert_op(n).map(|(l, e, _)| (l, e)))
-                .collect();
+            let ops: Vec<&Operator> = members.iter().flatten().map(|&o| &real.ops[o]).collect();
+            let mut experts: Vec<(usize, usize)> = ops.iter().filter_map(|o| o.expert()).collect();
             experts.dedup();
             sets.routers
-                .push(names.iter().filter_map(|n| topk_layer(n)).collect());
+                .push(ops.iter().filter_map(|o| o.top_k()).collect());
             sets.experts.push(experts);
             sets.by_op
-                .extend(names.into_iter().map(|n| (n.to_string(), k)));
+                .extend(ops.into_iter().map(|o| (o.name.clone(), k)));
             sets.ops.push(Some(op));
         }
         Ok(sets)

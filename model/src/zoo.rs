@@ -13,7 +13,7 @@ mod moe;
 mod training;
 mod transformer;
 
-pub use moe::{expert_op, has_experts, topk_layer, ExpertTokens, Moe};
+pub use moe::{has_experts, ExpertTokens, Moe};
 pub use training::{training_step, AdamState, UPDATE_CHUNK};
 
 use crate::dtype::Dtypes;

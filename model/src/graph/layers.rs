@@ -63,6 +63,7 @@ mod tests {
             dims: vec![n],
             tensors: vec![t.clone(), t],
             after: Vec::new(),
+            moe: None,
         }
     }
 

@@ -62,6 +62,7 @@ mod tests {
             dims: vec![4],
             tensors,
             after: Vec::new(),
+            moe: None,
         }
     }
 

@@ -162,6 +162,7 @@ impl Builder {
             dims: dims.to_vec(),
             tensors,
             after: Vec::new(),
+            moe: None,
         });
         Act {
             source: name.into(),

@@ -9,7 +9,7 @@
 
 use super::builder::{Act, Builder, In};
 use super::transformer::Ffn;
-use crate::graph::OpKind;
+use crate::graph::{MoeRole, OpKind};
 
 /// The MoE block of every layer of a model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,29 +78,13 @@ impl ExpertTokens {
     }
 }
 
-/// The (layer, expert, part) of an operator of a routed expert, from its name
-/// (`l{l}.moe.e{e}.{part}`, as the MoE block names them).
-pub fn expert_op(name: &str) -> Option<(usize, usize, &str)> {
-    let (layer, rest) = name.strip_prefix('l')?.split_once(".moe.e")?;
-    let (expert, part) = rest.split_once('.')?;
-    Some((layer.parse().ok()?, expert.parse().ok()?, part))
-}
-
-/// The layer of a top-k step (`l{l}.moe.topk`), from its name.
-pub fn topk_layer(name: &str) -> Option<usize> {
-    name.strip_prefix('l')?
-        .strip_suffix(".moe.topk")?
-        .parse()
-        .ok()
-}
-
 /// Whether `graph` has MoE operators (a top-k step or a routed expert's), so that which
 /// routing it was built with matters: every command but `moe` builds the balanced one.
 pub fn has_experts(graph: &crate::graph::Graph) -> bool {
     graph
         .ops
         .iter()
-        .any(|o| topk_layer(&o.name).is_some() || expert_op(&o.name).is_some())
+        .any(|o| o.top_k().is_some() || o.expert().is_some())
 }
 
 /// The gated or plain FFN `down(act(…))` of `x` with width `dim`, weights under `w`
@@ -144,6 +128,13 @@ pub fn ffn(b: &mut Builder, kind: Ffn, p: &str, w: &str, x: &Act, dim: u64, bias
 pub fn moe_block(b: &mut Builder, moe: &Moe, kind: Ffn, l: usize, x: &Act, tokens: &[u64]) -> Act {
     let p = format!("l{l}.moe");
     let (m, hidden) = (x.shape[0], x.shape[1]);
+    // Each operator appended since `from` plays `role`.
+    let mark = |b: &mut Builder, from: usize, role: MoeRole| {
+        for op in &mut b.ops[from..] {
+            op.moe = Some(role);
+        }
+    };
+    let router = b.ops.len();
     // The router's logits, then softmax and top-k selection over the E logits of each token
     // in one pass (priced as a softmax step).
     let logits = b.linear(
@@ -153,6 +144,8 @@ pub fn moe_block(b: &mut Builder, moe: &Moe, kind: Ffn, l: usize, x: &Act, token
         &format!("{p}.wr"),
         false,
     );
+    mark(b, router, MoeRole::Router { layer: l });
+    let top_k = b.ops.len();
     let gates = b.op(
         &format!("{p}.topk"),
         OpKind::Softmax,
@@ -161,10 +154,12 @@ pub fn moe_block(b: &mut Builder, moe: &Moe, kind: Ffn, l: usize, x: &Act, token
         &[0, 1],
         vec![In::act(&logits, &[0, 1])],
     );
+    mark(b, top_k, MoeRole::TopK { layer: l });
     // The running sum of the block's output: the shared expert's (all m tokens), then each
     // routed expert's rows added in.
     let mut acc: Option<Act> = None;
     if moe.shared_dim > 0 {
+        let shared = b.ops.len();
         let sp = format!("{p}.shared");
         let mut y = ffn(b, kind, &sp, &sp, x, moe.shared_dim, false);
         if moe.shared_gate {
@@ -183,6 +178,7 @@ pub fn moe_block(b: &mut Builder, moe: &Moe, kind: Ffn, l: usize, x: &Act, token
                 ins,
             );
         }
+        mark(b, shared, MoeRole::Shared { layer: l });
         acc = Some(y);
     }
     for (e, &n) in tokens.iter().enumerate() {
@@ -199,6 +195,15 @@ pub fn moe_block(b: &mut Builder, moe: &Moe, kind: Ffn, l: usize, x: &Act, token
         let y = ffn(b, kind, &ep, &ep, &rows, moe.expert_dim, false);
         // Which rows it reads is the top-k's choice: its first operator waits for it.
         b.ops[first].after.push(gates.source.clone());
+        mark(
+            b,
+            first,
+            MoeRole::Expert {
+                layer: l,
+                expert: e,
+            },
+        );
+        let combine = b.ops.len();
         // out[token] += gate[token, e] · y[token] for its n tokens.
         let mut ins = vec![In::act(&y, &[0, 1]), In::on(&gates.source, &[0])];
         if let Some(a) = &acc {
@@ -211,6 +216,14 @@ pub fn moe_block(b: &mut Builder, moe: &Moe, kind: Ffn, l: usize, x: &Act, token
             &[n, hidden],
             &[0, 1],
             ins,
+        );
+        mark(
+            b,
+            combine,
+            MoeRole::Combine {
+                layer: l,
+                expert: e,
+            },
         );
         acc = Some(c);
     }
@@ -230,12 +243,43 @@ mod tests {
     use super::*;
 
     #[test]
-    fn expert_operators_are_known_by_name() {
-        assert_eq!(expert_op("l12.moe.e7.gate_up"), Some((12, 7, "gate_up")));
-        assert_eq!(expert_op("l0.moe.shared.down"), None);
-        assert_eq!(expert_op("l0.ffn.down"), None);
-        assert_eq!(topk_layer("l3.moe.topk"), Some(3));
-        assert_eq!(topk_layer("l3.moe.router"), None);
+    fn the_block_records_each_operators_role() {
+        use crate::graph::Mode;
+        // Qwen1.5-MoE (Qwen2-MoE) has a gated shared expert; one layer, batch 2.
+        let mut params = crate::zoo::ZooParams::new(Mode::Decode, 2, 64);
+        params.layers = Some(1);
+        let config = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/hf/Qwen1.5-MoE-A2.7B/config.json"
+        );
+        let g = crate::zoo::build(config, &params).unwrap();
+        let role = |name: &str| g.ops.iter().find(|o| o.name == name).and_then(|o| o.moe);
+        assert_eq!(role("l0.moe.router"), Some(MoeRole::Router { layer: 0 }));
+        assert_eq!(role("l0.moe.topk"), Some(MoeRole::TopK { layer: 0 }));
+        assert_eq!(
+            role("l0.moe.shared.down"),
+            Some(MoeRole::Shared { layer: 0 })
+        );
+        assert_eq!(
+            role("l0.moe.shared_gate.act"),
+            Some(MoeRole::Shared { layer: 0 })
+        );
+        let e1 = MoeRole::Expert {
+            layer: 0,
+            expert: 1,
+        };
+        assert_eq!(role("l0.moe.e1.down"), Some(e1));
+        assert_eq!(
+            role("l0.moe.e1.combine").and_then(MoeRole::expert),
+            Some((0, 1))
+        );
+        assert_eq!(role("l0.attn.qk"), None);
+        // Every operator named as an expert's has its role, and no other.
+        for op in &g.ops {
+            let named = op.name.starts_with("l0.moe.e");
+            assert_eq!(op.expert().is_some(), named, "{}", op.name);
+        }
+        assert!(has_experts(&g));
     }
 
     #[test]

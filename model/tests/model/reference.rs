@@ -139,5 +139,6 @@ fn texpr_operator(i: usize, e: &Value) -> Operator {
         dims,
         tensors,
         after: Vec::new(),
+        moe: None,
     }
 }

@@ -289,14 +289,21 @@ fn with_parallel_sets_the_experts_with_tokens_run_side_by_side_and_idle_ones_sta
         .iter()
         .position(|s| matches!(s, Slot::Wait { .. }))
         .unwrap();
-    // The experts in sets: exactly those with tokens, each in one set.
+    // The experts in sets: exactly those with tokens, each in one set (each graph
+    // operator's expert, from the step's graph).
+    let graph = model.build_routed(&params, Some(&counts)).unwrap();
+    let expert_of: std::collections::HashMap<&str, usize> = graph
+        .ops
+        .iter()
+        .filter_map(|o| o.expert().map(|(_, e)| (o.name.as_str(), e)))
+        .collect();
     let mut in_sets = Vec::new();
     for (j, slot) in si.slots().iter().enumerate() {
         let Slot::Set { .. } = slot else { continue };
-        let names = on_demand.ops[j].graph_ops();
-        let experts: Vec<usize> = names
+        let experts: Vec<usize> = on_demand.ops[j]
+            .graph_ops()
             .iter()
-            .filter_map(|n| zoo::expert_op(n).map(|(_, e, _)| e))
+            .filter_map(|n| expert_of.get(n).copied())
             .collect();
         if experts.is_empty() {
             continue;

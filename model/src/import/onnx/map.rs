@@ -596,6 +596,7 @@ fn window_op(
         dims,
         tensors,
         after: Vec::new(),
+        moe: None,
     });
     let y = output(name, o);
     Ok(match (conv, ins.get(2).and_then(operand)) {
