@@ -18,12 +18,24 @@ pub enum StageError {
         /// CLI prints one line).
         error: std::io::Error,
     },
-    /// An instance or schedule file is malformed or breaks a rule of its format.
+    /// An instance or schedule file is not JSON of its format's shape (syntax, a missing or
+    /// unknown field, a wrong type).
     #[error("{file}: malformed JSON: {}", one_line(.detail))]
     Json {
         /// The file (or what was being built, for a builder).
         file: String,
-        /// What was wrong, with the position, operator or field.
+        /// What was wrong, with the position or field.
+        detail: String,
+    },
+    /// An instance or schedule file is well-formed JSON that breaks a rule of its format (a
+    /// format tag, a negative cycle count, overlapping groups…).
+    #[error("{file}: invalid {what}: {}", one_line(.detail))]
+    Rule {
+        /// The file (or what was being built, for a builder).
+        file: String,
+        /// `instance` or `schedule`.
+        what: &'static str,
+        /// Which rule, where: the operator, option or field.
         detail: String,
     },
     /// A schedule was built for another instance (its `instance_hash` differs).

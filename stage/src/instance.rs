@@ -201,8 +201,9 @@ impl Instance {
 
     /// Checks the rules a file must meet; `file` names it in errors.
     pub fn check(&self, file: &str) -> Result<()> {
-        let bad = |detail: String| StageError::Json {
+        let bad = |detail: String| StageError::Rule {
             file: file.into(),
+            what: "instance",
             detail,
         };
         let sets = self.ops.iter().any(|op| op.parallel.is_some());

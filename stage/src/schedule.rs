@@ -110,8 +110,9 @@ impl Schedule {
             detail: e.to_string(),
         })?;
         if s.format != SCHEDULE_FORMAT {
-            return Err(StageError::Json {
+            return Err(StageError::Rule {
                 file: file.into(),
+                what: "schedule",
                 detail: format!("format '{}': expected '{SCHEDULE_FORMAT}'", s.format),
             });
         }
@@ -120,8 +121,9 @@ impl Schedule {
             .as_deref()
             .filter(|h| !crate::hash::is_well_formed(h))
         {
-            return Err(StageError::Json {
+            return Err(StageError::Rule {
                 file: file.into(),
+                what: "schedule",
                 detail: format!(
                     "instance_hash '{h}': expected {}<16 hex digits>",
                     crate::hash::PREFIX
@@ -209,7 +211,7 @@ mod tests {
         let err = Schedule::from_json("s.json", &bad).unwrap_err().to_string();
         assert_eq!(
             err,
-            "s.json: malformed JSON: instance_hash 'fnv1a64:12': expected fnv1a64:<16 hex digits>"
+            "s.json: invalid schedule: instance_hash 'fnv1a64:12': expected fnv1a64:<16 hex digits>"
         );
     }
 

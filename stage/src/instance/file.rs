@@ -135,8 +135,9 @@ impl InstanceFile {
 impl ChipRef {
     /// Checks the record's form; `file` names the instance file in errors.
     pub fn check(&self, file: &str) -> Result<()> {
-        let bad = |detail: String| StageError::Json {
+        let bad = |detail: String| StageError::Rule {
             file: file.into(),
+            what: "instance",
             detail,
         };
         if !crate::hash::is_well_formed(&self.hash) {
@@ -218,7 +219,7 @@ mod tests {
             .to_string();
         assert_eq!(
             err,
-            "f.json: malformed JSON: chip.hash 'fnv1a64:xyz': expected fnv1a64:<16 hex digits>"
+            "f.json: invalid instance: chip.hash 'fnv1a64:xyz': expected fnv1a64:<16 hex digits>"
         );
         let unknown = text.replace(r#""hbm_tbps""#, r#""hbm""#);
         let err = InstanceFile::from_json("f.json", &unknown)
