@@ -37,7 +37,7 @@ mod paint;
 
 pub use bars::{bars, bars_marked};
 pub use facets::{facets, Panel};
-pub use figure::{csv_field, csv_fields, relink, Figure, Format, Style};
+pub use figure::{relink, Figure, Format, Style};
 pub use lines::{cdf, lines, lines_marked};
 
 use crate::error::{ReportError, Result};
