@@ -6,6 +6,10 @@
 //! Models and chips are names (the zoo's, the presets) or files; a relative file path is read
 //! from the grid file's directory, so a grid and its files move together.
 
+mod figure_kind;
+
+pub use figure_kind::FigureKind;
+
 use crate::error::{ReportError, Result};
 use elk_model::chip::{ChipSpec, LoadedChip};
 use elk_model::zoo::ZooModel;
@@ -391,19 +395,12 @@ impl Grid {
             file: file.into(),
             detail,
         };
-        const FIGURES: [&str; 6] = [
-            "bars",
-            "breakdown",
-            "vs-hbm",
-            "vs-noc",
-            "vs-cores",
-            "training",
-        ];
-        if !FIGURES.contains(&self.figure.as_str()) {
+        if FigureKind::parse(&self.figure).is_none() {
+            let names: Vec<&str> = FigureKind::ALL.iter().map(|k| k.name()).collect();
             return Err(bad(format!(
                 "key 'figure': '{}' is not one of {}",
                 self.figure,
-                FIGURES.join(", ")
+                names.join(", ")
             )));
         }
         for (key, empty) in [

@@ -15,6 +15,7 @@
 pub mod bound;
 pub mod cell;
 pub mod compare;
+pub mod csv_text;
 pub mod dominant;
 mod error;
 pub mod finding;

@@ -23,7 +23,7 @@ pub use series::IDEAL;
 
 use crate::cell::{CellResult, MethodResult, MethodStatus};
 use crate::error::{ReportError, Result};
-use crate::grid::Cell;
+use crate::grid::{Cell, FigureKind};
 use crate::plot::Style;
 use dims::{Dim, Dims};
 
@@ -208,6 +208,8 @@ pub fn report(results: &[CellResult], title: &str, header: &Header) -> Result<Fi
             ),
         });
     }
+    // A results file of a figure type this version does not know is drawn as bars.
+    let kind = FigureKind::parse(figure).unwrap_or(FigureKind::Bars);
     let mut md = header.markdown(title);
     let mut files: Files = Vec::new();
     let errors: Vec<&CellResult> = results.iter().filter(|r| r.error.is_some()).collect();
@@ -227,21 +229,22 @@ pub fn report(results: &[CellResult], title: &str, header: &Header) -> Result<Fi
         results.len(),
         ok.len()
     ));
-    if figure != "training" && figure != "breakdown" && shown.iter().any(|r| r.bound.is_some()) {
+    let latency = !matches!(kind, FigureKind::Training | FigureKind::Breakdown);
+    if latency && shown.iter().any(|r| r.bound.is_some()) {
         md.push_str("The latency figures draw each cell's certified lower bound in grey: no schedule of that cell is faster, so a method's distance to it bounds its distance to the optimum (the \"Certified gaps\" table below). Elk's ideal lies below the methods too, but is no bound.\n\n");
     }
     if shown.iter().any(|r| r.cell.routing.is_some()) {
         md.push_str("MoE cells (with a routing) run the load policies over sampled routing steps: each value is the mean over the steps, the whiskers span their p50 to p99, and the oracle (it knows each step's routing) is the black dashed reference; a certified bound is the steps' mean, its grey band their lowest to highest (docs/moe.md).\n\n");
     }
-    if figure == "training" {
+    if kind == FigureKind::Training {
         md.push_str(&training_modes(&shown));
     }
-    let mut finding = match figure {
-        "breakdown" => breakdown::breakdown(&shown, &mut md, &mut files, &header.style)?,
-        "vs-hbm" | "vs-noc" | "vs-cores" | "training" => {
-            lines::sweep_lines(figure, &shown, &mut md, &mut files, &header.style)?
+    let mut finding = match kind {
+        FigureKind::Breakdown => breakdown::breakdown(&shown, &mut md, &mut files, &header.style)?,
+        FigureKind::VsHbm | FigureKind::VsNoc | FigureKind::VsCores | FigureKind::Training => {
+            lines::sweep_lines(kind, &shown, &mut md, &mut files, &header.style)?
         }
-        _ => bars::latency_bars(
+        FigureKind::Bars => bars::latency_bars(
             &shown,
             is_preset(results, "fig17"),
             &mut md,

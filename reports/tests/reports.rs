@@ -407,11 +407,9 @@ fn means_of_pct_of_ideal_are_over_the_cells_every_method_schedules() {
     assert!(md.contains(&own), "{md}");
 }
 
-/// The rows of a figure's CSV (header first), split at commas (these labels have none).
+/// The rows of a figure's CSV (header first).
 fn csv_rows(csv: &str) -> Vec<Vec<String>> {
-    csv.lines()
-        .map(|l| l.split(',').map(str::to_string).collect())
-        .collect()
+    elk_reports::csv_text::read(csv)
 }
 
 /// The data bars of `svg` in `colour` (filled, or outlined for the reference) as pixel

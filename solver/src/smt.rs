@@ -4,13 +4,17 @@
 //! integers selecting constants by `ite`, starts are integer stages, order is a Boolean per
 //! pair (or integer positions under a displacement bound), and every instance constant enters
 //! as the exact rational of its f64 — so the two backends cross-check each other.
+//!
+//! The model is made in `smt/encode.rs`, one method per family of assertions; this file runs
+//! z3 on it and reads the schedule back.
 
+mod encode;
 mod rational;
 
 use crate::error::{Result, SolverError};
 use crate::extract::{OrderHint, RawSolution};
-use elk_stage::instance::{Instance, LoadOrder, NamedOrder, NocRow};
-use elk_stage::units::OpId;
+use elk_stage::instance::{Instance, LoadOrder, NamedOrder};
+use encode::encode;
 use rational::{exact_fraction, parse_numeral};
 use serde::Serialize;
 use std::sync::mpsc;
@@ -129,194 +133,6 @@ struct Decisions<'ctx> {
     work: Vec<Vec<(usize, Real<'ctx>)>>,
     position: Vec<Option<Int<'ctx>>>,
     makespan: Real<'ctx>,
-}
-
-fn encode<'ctx>(inst: &Instance, b: &mut Builder<'ctx>) -> Decisions<'ctx> {
-    let n = inst.ops.len();
-    let loads = inst.load_indices();
-    let lo = |j: usize| inst.window_start(OpId(j)).index();
-    let column = |i: usize, f: &dyn Fn(&elk_stage::instance::OpOption) -> f64| -> Vec<f64> {
-        inst.ops[i].options.iter().map(f).collect()
-    };
-    let mut option = Vec::with_capacity(n);
-    for (i, op) in inst.ops.iter().enumerate() {
-        let o = b.new_int(format!("opt_{i}"));
-        let range = Bool::and(b.ctx, &[&o.ge(&b.int(0)), &o.lt(&b.int(op.options.len()))]);
-        b.assert(&range);
-        option.push(o);
-    }
-    let mut start: Vec<Option<Int>> = vec![None; n];
-    let mut work: Vec<Vec<(usize, Real)>> = vec![Vec::new(); n];
-    let mut noc_work: Vec<Vec<(usize, Real)>> = vec![Vec::new(); n];
-    // The phased NoC row (elk_sim::phased): y ≤ w is the work done beside stage k's compute
-    // phase, ν·y its NoC time.
-    let phased = inst.noc_row == NocRow::Phased;
-    let mut beside: Vec<Vec<(usize, Real)>> = vec![Vec::new(); n];
-    let mut beside_noc: Vec<Vec<(usize, Real)>> = vec![Vec::new(); n];
-    for &j in &loads {
-        let st = b.new_int(format!("start_{j}"));
-        let range = Bool::and(b.ctx, &[&st.ge(&b.int(lo(j))), &st.le(&b.int(j))]);
-        b.assert(&range);
-        let nu = column(j, &|o| o.noc_per_hbm);
-        for k in lo(j)..=j {
-            let w = b.new_real(format!("w_{j}_{k}"));
-            b.assert(&w.ge(&b.real(0.0)));
-            // No work before the start.
-            let early = st.gt(&b.int(k));
-            b.assert(&early.implies(&w._eq(&b.real(0.0))));
-            // ν·w: linear in every branch of the option.
-            let nw = b.new_real(format!("nocw_{j}_{k}"));
-            // ν(option)·w is linear in each branch of the option: one implication per option.
-            for (o, &v) in nu.iter().enumerate() {
-                let chosen = option[j]._eq(&b.int(o));
-                let scaled = Real::mul(b.ctx, &[&b.real(v), &w]);
-                b.assert(&chosen.implies(&nw._eq(&scaled)));
-            }
-            if phased && k >= 1 {
-                let y = b.new_real(format!("y_{j}_{k}"));
-                b.assert(&y.ge(&b.real(0.0)));
-                b.assert(&y.le(&w));
-                let ny = b.new_real(format!("nocy_{j}_{k}"));
-                for (o, &v) in nu.iter().enumerate() {
-                    let chosen = option[j]._eq(&b.int(o));
-                    let scaled = Real::mul(b.ctx, &[&b.real(v), &y]);
-                    b.assert(&chosen.implies(&ny._eq(&scaled)));
-                }
-                beside[j].push((k, y));
-                beside_noc[j].push((k, ny));
-            }
-            work[j].push((k, w));
-            noc_work[j].push((k, nw));
-        }
-        let all: Vec<Real> = work[j].iter().map(|(_, w)| w.clone()).collect();
-        let total = b.sum(&all);
-        b.assert(&total._eq(&b.real(inst.ops[j].hbm_cycles.get())));
-        start[j] = Some(st);
-    }
-    // Memory in every stage.
-    for k in 0..=n {
-        let mut used = Vec::new();
-        if k >= 1 {
-            let hot = column(k - 1, &|o| o.hot.get() as f64);
-            used.push(b.select(&option[k - 1], &hot));
-        }
-        for &j in loads.iter().filter(|&&j| j >= k) {
-            if let Some(st) = &start[j] {
-                let cold = column(j, &|o| o.cold.get() as f64);
-                let resident = st.le(&b.int(k));
-                used.push(resident.ite(&b.select(&option[j], &cold), &b.real(0.0)));
-            }
-        }
-        let total = b.sum(&used);
-        b.assert(&total.le(&b.real(inst.sram_bytes.get() as f64)));
-    }
-    // Load order: "a before b" ⇒ a has no work in stages after b's start.
-    let precedes = |b: &mut Builder<'ctx>, a: usize, later: usize, when: &Bool<'ctx>| {
-        if let Some(st) = start[later].clone() {
-            for (k, w) in work[a].clone() {
-                let after = st.lt(&b.int(k));
-                let cond = Bool::and(b.ctx, &[when, &after]);
-                b.assert(&cond.implies(&w._eq(&b.real(0.0))));
-            }
-        }
-    };
-    let mut position: Vec<Option<Int>> = vec![None; n];
-    match inst.load_order {
-        LoadOrder::Named(NamedOrder::Fixed) => {
-            let yes = Bool::from_bool(b.ctx, true);
-            for (ra, &a) in loads.iter().enumerate() {
-                for &c in &loads[ra + 1..] {
-                    precedes(b, a, c, &yes);
-                }
-            }
-        }
-        LoadOrder::Named(NamedOrder::Free) => {
-            for (ra, &a) in loads.iter().enumerate() {
-                for &c in &loads[ra + 1..] {
-                    let first = b.new_bool(format!("before_{a}_{c}"));
-                    precedes(b, a, c, &first);
-                    precedes(b, c, a, &first.not());
-                }
-            }
-        }
-        LoadOrder::Displacement { max_displacement } => {
-            let d = max_displacement as i64;
-            for (rank, &j) in loads.iter().enumerate() {
-                let p = b.new_int(format!("pos_{j}"));
-                let r = rank as i64;
-                let lo_pos = Int::from_i64(b.ctx, (r - d).max(0));
-                let hi_pos = Int::from_i64(b.ctx, (r + d).min(loads.len() as i64 - 1));
-                let range = Bool::and(b.ctx, &[&p.ge(&lo_pos), &p.le(&hi_pos)]);
-                b.assert(&range);
-                position[j] = Some(p);
-            }
-            let all: Vec<&Int> = loads.iter().filter_map(|&j| position[j].as_ref()).collect();
-            if all.len() > 1 {
-                let distinct = Int::distinct(b.ctx, &all);
-                b.assert(&distinct);
-            }
-            for &a in &loads {
-                for &c in &loads {
-                    if a != c {
-                        if let (Some(pa), Some(pc)) = (&position[a], &position[c]) {
-                            let first = pa.lt(pc);
-                            precedes(b, a, c, &first);
-                        }
-                    }
-                }
-            }
-        }
-    }
-    // Stage durations and the makespan.
-    let mut durations = Vec::with_capacity(n + 1);
-    for k in 0..=n {
-        let d = b.new_real(format!("d_{k}"));
-        let in_stage = |per: &Vec<Vec<(usize, Real<'ctx>)>>| -> Vec<Real<'ctx>> {
-            loads
-                .iter()
-                .flat_map(|&j| {
-                    per[j]
-                        .iter()
-                        .filter(|(s, _)| *s == k)
-                        .map(|(_, w)| w.clone())
-                })
-                .collect()
-        };
-        let hbm = b.sum(&in_stage(&work));
-        let mut noc_terms = in_stage(&noc_work);
-        if k >= 1 {
-            let exec = b.select(&option[k - 1], &column(k - 1, &|o| o.exec_cycles.get()));
-            b.assert(&d.ge(&exec));
-            noc_terms.push(b.select(&option[k - 1], &column(k - 1, &|o| o.comm_cycles.get())));
-            if phased {
-                let comp = b.select(
-                    &option[k - 1],
-                    &column(k - 1, &|o| (o.exec_cycles - o.comm_cycles).get().max(0.0)),
-                );
-                let y = b.sum(&in_stage(&beside));
-                let ny = b.sum(&in_stage(&beside_noc));
-                b.assert(&y.le(&comp));
-                b.assert(&ny.le(&comp));
-                // d ≥ exec + Σ ν·w − Σ ν·y.
-                let left = b.sum(&in_stage(&noc_work));
-                let row = Real::add(b.ctx, &[&exec, &left]);
-                let row = Real::sub(b.ctx, &[&row, &ny]);
-                b.assert(&d.ge(&row));
-            }
-        }
-        let noc = b.sum(&noc_terms);
-        b.assert(&d.ge(&noc));
-        b.assert(&d.ge(&hbm));
-        b.assert(&d.ge(&b.real(0.0)));
-        durations.push(d);
-    }
-    let makespan = b.sum(&durations);
-    Decisions {
-        option,
-        work,
-        position,
-        makespan,
-    }
 }
 
 /// Solves the instance exactly with z3's optimiser, or until the time limit.

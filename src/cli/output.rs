@@ -27,14 +27,9 @@ pub fn write_atomic_bytes(path: &Path, contents: &[u8]) -> anyhow::Result<()> {
 /// A table as CSV on stdout (RFC 4180 quoting): `header`, then one line per row. Numbers are
 /// best given through [`csv_number`], so they read back to the value printed elsewhere.
 pub fn print_csv(header: &[&str], rows: &[Vec<String>]) {
-    use elk_reports::plot::csv_field;
-    let line = |fields: &mut dyn Iterator<Item = &str>| {
-        fields.map(csv_field).collect::<Vec<_>>().join(",")
-    };
-    println!("{}", line(&mut header.iter().copied()));
-    for r in rows {
-        println!("{}", line(&mut r.iter().map(String::as_str)));
-    }
+    let records = std::iter::once(header.to_vec())
+        .chain(rows.iter().map(|r| r.iter().map(String::as_str).collect()));
+    print!("{}", elk_reports::csv_text::write(records));
 }
 
 /// Significant digits of every CSV number: beyond what the tables print (4 decimals of a

@@ -653,7 +653,7 @@ fn csv_rows_say_which_instance_their_schedule_is_of() {
     .concat();
     let union = String::from_utf8(elk_ok(&args).stdout).unwrap();
     for (csv, want) in [(&plain, vec![""]), (&union, vec!["true", "false"])] {
-        let mut lines = csv.lines().map(elk_reports::plot::csv_fields);
+        let mut lines = elk_reports::csv_text::read(csv).into_iter();
         let header = lines.next().unwrap();
         let col = header.iter().position(|h| h == "parallel_sets").unwrap();
         assert_eq!(col, header.len() - 1);

@@ -497,11 +497,11 @@ fn compare_bound_segment_measures_every_gap_against_the_segment_relaxation() {
 
 #[test]
 fn compare_and_gap_print_their_tables_as_csv_with_the_json_numbers() {
-    use elk_reports::plot::csv_fields;
+    use elk_reports::csv_text;
     let csv = String::from_utf8(compare_small(&["--csv", "--no-timings"])).unwrap();
     let j = results(&compare_small(&["--json", "--no-timings"]));
-    let mut lines = csv.lines();
-    let header = csv_fields(lines.next().unwrap());
+    let mut lines = csv_text::read(&csv).into_iter();
+    let header = lines.next().unwrap();
     assert_eq!(
         header[..7],
         [
@@ -514,7 +514,7 @@ fn compare_and_gap_print_their_tables_as_csv_with_the_json_numbers() {
             "bound_source"
         ]
     );
-    let rows: Vec<Vec<String>> = lines.map(csv_fields).collect();
+    let rows: Vec<Vec<String>> = lines.collect();
     let methods = j["methods"].as_array().unwrap();
     assert_eq!(rows.len(), methods.len());
     for (row, m) in rows.iter().zip(methods) {
@@ -540,7 +540,7 @@ fn compare_and_gap_print_their_tables_as_csv_with_the_json_numbers() {
     let gap: Vec<u8> =
         elk_ok(&[&["gap"][..], &SMALL_MODEL, &["--csv", "--no-timings"]].concat()).stdout;
     let gap = String::from_utf8(gap).unwrap();
-    let last = csv_fields(gap.lines().last().unwrap());
+    let last = csv_text::read(&gap).pop().unwrap();
     assert!(
         ["exact-milp", "warm-start"].contains(&last[2].as_str()),
         "{gap}"

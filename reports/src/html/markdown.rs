@@ -1,14 +1,18 @@
-//! The Markdown the reports write, to HTML: ATX headings, paragraphs, `-`/`*`/`1.` lists
-//! (one level; indented lines continue an item), `>` quotes, pipe tables (with `:---:`
-//! alignment), fenced code, and inline code spans, `**bold**`, `\` escapes, links and images.
-//! Anything else is text, escaped. Single `*`/`_` emphasis is left out on purpose: report text
-//! holds `T*` and `pct_of_ideal`, which emphasis rules would mangle.
-//!
-//! An image is a figure of the report, drawn inline (see [`Blocks::figure`]); a link or image
-//! to another site is printed as text, so the page never points at the network.
+//! The README's Markdown to HTML. pulldown-cmark parses it (CommonMark with pipe tables);
+//! the writer here turns its events into HTML, because a report's page differs from plain
+//! CommonMark output where it matters to a report:
+//! - an image is a figure of the report, drawn inline (see [`Blocks::figure`]); a paragraph
+//!   that is one image becomes a `<figure>` with its caption and its numbers;
+//! - a link or image to another site is printed as text, and so is raw HTML, so the page
+//!   never points at the network and the Markdown adds no element of its own;
+//! - every heading gets a unique id, and a table scrolls inside `<div class="scroll">`;
+//! - single `*`/`_` emphasis is printed as written: report text holds `T*` and
+//!   `pct_of_ideal`, which emphasis rules would mangle; `**bold**` is bold;
+//! - text is escaped with [`escape`], quotes included, as everywhere on the page.
 
-use crate::plot::csv_fields;
+use pulldown_cmark::{Alignment, Event, Options, Parser, Tag, TagEnd};
 use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Range;
 
 /// `s` with `& < > " '` escaped: safe as element text and inside a quoted attribute.
 pub fn escape(s: &str) -> String {
@@ -69,74 +73,44 @@ impl<'a> Blocks<'a> {
 
     /// The HTML of the Markdown `md`.
     pub fn convert(&mut self, md: &str) -> String {
-        let lines: Vec<&str> = md.lines().collect();
-        let mut out = String::new();
-        let mut para: Vec<&str> = Vec::new();
+        let events: Vec<(Event<'_>, Range<usize>)> = Parser::new_ext(md, Options::ENABLE_TABLES)
+            .into_offset_iter()
+            .collect();
+        let mut w = Writer::default();
         let mut i = 0;
-        while i < lines.len() {
-            let line = lines[i];
-            let t = line.trim();
-            let is_table =
-                t.starts_with('|') && lines.get(i + 1).is_some_and(|n| aligns(n).is_some());
-            let starts_block = is_table
-                || t.is_empty()
-                || t.starts_with("```")
-                || heading(t).is_some()
-                || item(t).is_some()
-                || t.starts_with('>')
-                || lone_image(t).is_some();
-            if starts_block && !para.is_empty() {
-                let text = para.join("\n");
-                out.push_str(&format!("<p>{}</p>\n", self.inline(&text)));
-                para.clear();
-            }
-            if t.is_empty() {
-                i += 1;
-            } else if t.starts_with("```") {
-                let end = lines[i + 1..]
-                    .iter()
-                    .position(|l| l.trim_start().starts_with("```"))
-                    .map_or(lines.len(), |p| i + 1 + p);
-                let mut code = String::new();
-                for l in &lines[i + 1..end] {
-                    code.push_str(l);
-                    code.push('\n');
+        while i < events.len() {
+            let (event, range) = &events[i];
+            let source = &md[range.clone()];
+            match event {
+                Event::Start(Tag::Paragraph) => match lone_image(&events[i..]) {
+                    Some((alt, target, len)) => {
+                        w.out.push_str(&self.figure(&alt, target));
+                        i += len - 1;
+                    }
+                    None => w.out.push_str("<p>"),
+                },
+                Event::Start(Tag::Image { dest_url, .. }) => {
+                    let (alt, len) = alt_text(&events[i..]);
+                    w.out.push_str(&self.image(&alt, dest_url));
+                    i += len - 1;
                 }
-                out.push_str(&format!("<pre><code>{}</code></pre>\n", escape(&code)));
-                i = end + 1;
-            } else if let Some((level, text)) = heading(t) {
-                let id = self.id(text);
-                out.push_str(&format!(
-                    "<h{level} id=\"{id}\">{}</h{level}>\n",
-                    self.inline(text)
-                ));
-                i += 1;
-            } else if let Some((ordered, _)) = item(t) {
-                i = self.list(&lines, i, ordered, &mut out);
-            } else if t.starts_with('>') {
-                let mut quoted = Vec::new();
-                while let Some(q) = lines.get(i).and_then(|l| l.trim().strip_prefix('>')) {
-                    quoted.push(q.strip_prefix(' ').unwrap_or(q));
-                    i += 1;
+                Event::Start(Tag::Heading { level, .. }) => {
+                    let id = self.id(heading_text(source));
+                    w.out.push_str(&format!("<{level} id=\"{id}\">"));
                 }
-                out.push_str(&format!(
-                    "<blockquote><p>{}</p></blockquote>\n",
-                    self.inline(&quoted.join("\n"))
-                ));
-            } else if let Some((alt, target)) = lone_image(t) {
-                out.push_str(&self.figure(alt, target));
-                i += 1;
-            } else if is_table {
-                i = self.table(&lines, i, &mut out);
-            } else {
-                para.push(t);
-                i += 1;
+                Event::Start(Tag::Link { dest_url, .. }) if is_remote(dest_url) => {
+                    w.links.push(Some(dest_url.to_string()));
+                }
+                Event::Start(Tag::Link { dest_url, .. }) => {
+                    w.out
+                        .push_str(&format!("<a href=\"{}\">", escape(dest_url)));
+                    w.links.push(None);
+                }
+                _ => w.event(event, source),
             }
+            i += 1;
         }
-        if !para.is_empty() {
-            out.push_str(&format!("<p>{}</p>\n", self.inline(&para.join("\n"))));
-        }
-        out
+        w.out
     }
 
     /// The figures of the report the text has not drawn, in file order.
@@ -163,60 +137,6 @@ impl<'a> Blocks<'a> {
             n += 1;
         }
         id
-    }
-
-    /// The list starting at line `i` (items of one kind; indented lines continue an item);
-    /// returns the line after it.
-    fn list(&mut self, lines: &[&str], mut i: usize, ordered: bool, out: &mut String) -> usize {
-        let mut items: Vec<Vec<&str>> = Vec::new();
-        while let Some(line) = lines.get(i) {
-            let t = line.trim();
-            match item(t) {
-                Some((o, text)) if o == ordered => items.push(vec![text]),
-                Some(_) => break,
-                None if !t.is_empty() && line.starts_with([' ', '\t']) && !items.is_empty() => {
-                    if let Some(last) = items.last_mut() {
-                        last.push(t);
-                    }
-                }
-                None => break,
-            }
-            i += 1;
-        }
-        let tag = if ordered { "ol" } else { "ul" };
-        out.push_str(&format!("<{tag}>\n"));
-        for it in items {
-            out.push_str(&format!("<li>{}</li>\n", self.inline(&it.join("\n"))));
-        }
-        out.push_str(&format!("</{tag}>\n"));
-        i
-    }
-
-    /// The pipe table starting at line `i` (header, alignment row, body rows); returns the
-    /// line after it.
-    fn table(&mut self, lines: &[&str], mut i: usize, out: &mut String) -> usize {
-        let header = cells(lines[i]);
-        let aligns = aligns(lines[i + 1]).unwrap_or_default();
-        i += 2;
-        let style = |c: usize| match aligns.get(c).copied().flatten() {
-            Some(a) => format!(" style=\"text-align:{a}\""),
-            None => String::new(),
-        };
-        out.push_str("<div class=\"scroll\"><table>\n<thead>\n<tr>");
-        for (c, h) in header.iter().enumerate() {
-            out.push_str(&format!("<th{}>{}</th>", style(c), self.inline(h)));
-        }
-        out.push_str("</tr>\n</thead>\n<tbody>\n");
-        while let Some(row) = lines.get(i).filter(|l| l.trim().starts_with('|')) {
-            out.push_str("<tr>");
-            for (c, cell) in cells(row).iter().enumerate() {
-                out.push_str(&format!("<td{}>{}</td>", style(c), self.inline(cell)));
-            }
-            out.push_str("</tr>\n");
-            i += 1;
-        }
-        out.push_str("</tbody>\n</table></div>\n");
-        i
     }
 
     /// The figure `target` as a block: the image inlined, `alt` as its caption, and its
@@ -273,154 +193,161 @@ impl<'a> Blocks<'a> {
             ),
         }
     }
+}
 
-    /// Inline Markdown of one block's text, escaped.
-    fn inline(&mut self, s: &str) -> String {
-        let mut out = String::new();
-        let mut rest = s;
-        while let Some(c) = rest.chars().next() {
-            if c == '\\' {
-                if let Some(p) = rest[1..].chars().next().filter(char::is_ascii_punctuation) {
-                    out.push_str(&escape(&p.to_string()));
-                    rest = &rest[1 + p.len_utf8()..];
-                    continue;
+/// The HTML writer's state within one README: open tables, links and emphasis.
+#[derive(Default)]
+struct Writer {
+    out: String,
+    /// The open table's column alignments, whether its header row is open, and the column.
+    aligns: Vec<Alignment>,
+    in_head: bool,
+    column: usize,
+    /// Open links: the target of a remote one (printed after its text), None for a local one.
+    links: Vec<Option<String>>,
+    /// Open emphasis, as written (`*`, `_`, `__`), or None for `**` (bold).
+    marks: Vec<Option<String>>,
+    /// Open block quotes: their paragraphs close on the same line.
+    quotes: usize,
+}
+
+impl Writer {
+    /// Writes `event`, whose Markdown is `source` (figures and links are the caller's).
+    fn event(&mut self, event: &Event<'_>, source: &str) {
+        let out = &mut self.out;
+        match event {
+            Event::Start(tag) => match tag {
+                Tag::Paragraph | Tag::HtmlBlock => out.push_str("<p>"),
+                Tag::BlockQuote(_) => {
+                    self.quotes += 1;
+                    out.push_str("<blockquote>");
                 }
-            } else if c == '`' {
-                let ticks = rest.len() - rest.trim_start_matches('`').len();
-                let fence = &rest[..ticks];
-                if let Some(end) = rest[ticks..].find(fence) {
-                    let code = rest[ticks..ticks + end].trim();
-                    out.push_str(&format!("<code>{}</code>", escape(code)));
-                    rest = &rest[2 * ticks + end..];
-                    continue;
+                Tag::CodeBlock(_) => out.push_str("<pre><code>"),
+                Tag::List(Some(_)) => out.push_str("<ol>\n"),
+                Tag::List(None) => out.push_str("<ul>\n"),
+                Tag::Item => out.push_str("<li>"),
+                Tag::Table(aligns) => {
+                    self.aligns.clone_from(aligns);
+                    out.push_str("<div class=\"scroll\"><table>\n");
                 }
-            } else if let Some(inner) = rest.strip_prefix("**") {
-                if let Some(end) = inner.find("**").filter(|&e| e > 0) {
-                    let bold = self.inline(&inner[..end]);
-                    out.push_str(&format!("<strong>{bold}</strong>"));
-                    rest = &inner[end + 2..];
-                    continue;
+                Tag::TableHead => {
+                    self.in_head = true;
+                    self.column = 0;
+                    out.push_str("<thead>\n<tr>");
                 }
-            } else if c == '!' || c == '[' {
-                let bang = usize::from(c == '!');
-                if let Some((text, target, len)) = link(&rest[bang..]) {
-                    if bang == 1 {
-                        out.push_str(&self.image(text, target));
-                    } else if is_remote(target) {
-                        out.push_str(&format!("{} ({})", self.inline(text), escape(target)));
+                Tag::TableRow => {
+                    self.column = 0;
+                    out.push_str("<tr>");
+                }
+                Tag::TableCell => {
+                    let cell = if self.in_head { "th" } else { "td" };
+                    let style = match self.aligns.get(self.column) {
+                        Some(Alignment::Left) => " style=\"text-align:left\"",
+                        Some(Alignment::Center) => " style=\"text-align:center\"",
+                        Some(Alignment::Right) => " style=\"text-align:right\"",
+                        Some(Alignment::None) | None => "",
+                    };
+                    out.push_str(&format!("<{cell}{style}>"));
+                }
+                Tag::Strong if source.starts_with("**") => {
+                    self.marks.push(None);
+                    out.push_str("<strong>");
+                }
+                Tag::Emphasis | Tag::Strong => {
+                    let mark = if matches!(tag, Tag::Strong) {
+                        &source[..2]
                     } else {
-                        out.push_str(&format!(
-                            "<a href=\"{}\">{}</a>",
-                            escape(target),
-                            self.inline(text)
-                        ));
-                    }
-                    rest = &rest[bang + len..];
-                    continue;
+                        &source[..1]
+                    };
+                    out.push_str(&escape(mark));
+                    self.marks.push(Some(mark.to_string()));
                 }
-            }
-            out.push_str(&escape(&c.to_string()));
-            rest = &rest[c.len_utf8()..];
-        }
-        out
-    }
-}
-
-/// `# text` … `###### text`: the level and the text.
-fn heading(t: &str) -> Option<(usize, &str)> {
-    let level = t.len() - t.trim_start_matches('#').len();
-    let text = t[level..].strip_prefix(' ')?;
-    (1..=6).contains(&level).then(|| (level, text.trim()))
-}
-
-/// A list item `- x`, `* x` or `12. x`: ordered or not, and the text.
-fn item(t: &str) -> Option<(bool, &str)> {
-    if let Some(text) = t.strip_prefix("- ").or_else(|| t.strip_prefix("* ")) {
-        return Some((false, text));
-    }
-    let digits = t.len() - t.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-    let text = t[digits..].strip_prefix(". ")?;
-    (digits > 0).then_some((true, text))
-}
-
-/// `[text](target)` at the start of `s`: text, target and the length taken.
-fn link(s: &str) -> Option<(&str, &str, usize)> {
-    let inner = s.strip_prefix('[')?;
-    let close = inner.find("](")?;
-    let after = &inner[close + 2..];
-    let end = after.find(')')?;
-    Some((
-        &inner[..close],
-        after[..end].trim(),
-        1 + close + 2 + end + 1,
-    ))
-}
-
-/// A line that is one image and nothing else: its alt text and target.
-fn lone_image(t: &str) -> Option<(&str, &str)> {
-    let (alt, target, len) = link(t.strip_prefix('!')?)?;
-    (len + 1 == t.len()).then_some((alt, target))
-}
-
-/// The cells of a table row `| a | b |`, trimmed; a `|` inside a code span or escaped as
-/// `\|` stays in its cell.
-fn cells(row: &str) -> Vec<String> {
-    let t = row.trim();
-    let t = t.strip_prefix('|').unwrap_or(t);
-    let t = t
-        .strip_suffix('|')
-        .filter(|s| !s.ends_with('\\'))
-        .unwrap_or(t);
-    let mut out = Vec::new();
-    let mut cell = String::new();
-    let mut in_code = false;
-    let mut chars = t.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '`' => {
-                in_code = !in_code;
-                cell.push(c);
-            }
-            '\\' if chars.peek() == Some(&'|') => {
-                cell.push_str("\\|");
-                chars.next();
-            }
-            '|' if !in_code => out.push(std::mem::take(&mut cell).trim().to_string()),
-            c => cell.push(c),
+                _ => {}
+            },
+            Event::End(tag) => match tag {
+                TagEnd::Paragraph if self.quotes > 0 => out.push_str("</p>"),
+                TagEnd::Paragraph => out.push_str("</p>\n"),
+                TagEnd::HtmlBlock => {
+                    out.truncate(out.trim_end_matches('\n').len());
+                    out.push_str("</p>\n");
+                }
+                TagEnd::Heading(level) => out.push_str(&format!("</{level}>\n")),
+                TagEnd::BlockQuote(_) => {
+                    self.quotes -= 1;
+                    out.push_str("</blockquote>\n");
+                }
+                TagEnd::CodeBlock => out.push_str("</code></pre>\n"),
+                TagEnd::List(true) => out.push_str("</ol>\n"),
+                TagEnd::List(false) => out.push_str("</ul>\n"),
+                TagEnd::Item => out.push_str("</li>\n"),
+                TagEnd::TableHead => {
+                    self.in_head = false;
+                    out.push_str("</tr>\n</thead>\n<tbody>\n");
+                }
+                TagEnd::TableRow => out.push_str("</tr>\n"),
+                TagEnd::TableCell => {
+                    self.column += 1;
+                    out.push_str(if self.in_head { "</th>" } else { "</td>" });
+                }
+                TagEnd::Table => out.push_str("</tbody>\n</table></div>\n"),
+                TagEnd::Emphasis | TagEnd::Strong => match self.marks.pop().flatten() {
+                    Some(mark) => out.push_str(&escape(&mark)),
+                    None => out.push_str("</strong>"),
+                },
+                TagEnd::Link => match self.links.pop().flatten() {
+                    Some(target) => out.push_str(&format!(" ({})", escape(&target))),
+                    None => out.push_str("</a>"),
+                },
+                _ => {}
+            },
+            Event::Text(t) | Event::Html(t) | Event::InlineHtml(t) => out.push_str(&escape(t)),
+            Event::Code(t) => out.push_str(&format!("<code>{}</code>", escape(t))),
+            Event::SoftBreak => out.push('\n'),
+            // A backslash before a line break stays, as it was written.
+            Event::HardBreak if source.starts_with('\\') => out.push_str("\\\n"),
+            Event::HardBreak => out.push('\n'),
+            Event::Rule => out.push_str(&format!("<p>{}</p>\n", escape(source.trim()))),
+            _ => out.push_str(&escape(source)),
         }
     }
-    out.push(cell.trim().to_string());
-    out
 }
 
-/// The alignment row `|---|:---:|---:|` of a table: each column's `text-align` (None: the
-/// default); None when the line is not an alignment row.
-fn aligns(line: &str) -> Option<Vec<Option<&'static str>>> {
-    let t = line.trim();
-    if !t.starts_with('|') {
+/// The text of a heading whose Markdown is `source` (`## text`), for its id.
+fn heading_text(source: &str) -> &str {
+    let line = source.lines().next().unwrap_or("").trim();
+    line.trim_start_matches('#').trim()
+}
+
+/// The plain text of the image starting `events` (its alt text), and the events it spans.
+fn alt_text(events: &[(Event<'_>, Range<usize>)]) -> (String, usize) {
+    let mut alt = String::new();
+    for (k, (e, _)) in events.iter().enumerate() {
+        match e {
+            Event::End(TagEnd::Image) => return (alt, k + 1),
+            Event::Text(t) | Event::Code(t) => alt.push_str(t),
+            _ => {}
+        }
+    }
+    (alt, events.len())
+}
+
+/// A paragraph starting `events` that is one image and nothing else: its alt text, its
+/// target and the events the paragraph spans.
+fn lone_image<'e>(events: &'e [(Event<'_>, Range<usize>)]) -> Option<(String, &'e str, usize)> {
+    let Some((Event::Start(Tag::Image { dest_url, .. }), _)) = events.get(1) else {
         return None;
-    }
-    cells(t)
-        .iter()
-        .map(|c| {
-            let dashes = c.trim_matches(':');
-            if dashes.is_empty() || !dashes.chars().all(|ch| ch == '-') {
-                return None;
-            }
-            Some(match (c.starts_with(':'), c.ends_with(':')) {
-                (true, true) => Some("center"),
-                (false, true) => Some("right"),
-                (true, false) => Some("left"),
-                (false, false) => None,
-            })
-        })
-        .collect()
+    };
+    let (alt, len) = alt_text(&events[1..]);
+    matches!(
+        events.get(1 + len),
+        Some((Event::End(TagEnd::Paragraph), _))
+    )
+    .then(|| (alt, dest_url.as_ref(), len + 2))
 }
 
-/// A figure's CSV as a folded table (`name` in its summary). The report's CSVs hold no line
-/// breaks inside fields, so one line is one row.
+/// A figure's CSV as a folded table (`name` in its summary).
 fn csv_table(csv: &str, name: &str) -> String {
-    let mut rows = csv.lines().filter(|l| !l.is_empty()).map(csv_fields);
+    let mut rows = crate::csv_text::read(csv).into_iter();
     let Some(header) = rows.next() else {
         return String::new();
     };
@@ -448,22 +375,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn slugs_headings_and_rows() {
+    fn slugs_and_heading_texts() {
         assert_eq!(slug("Latency (ms)"), "latency-ms");
         assert_eq!(slug("pct_of_ideal"), "pct-of-ideal");
-        assert_eq!(heading("## Worst cases"), Some((2, "Worst cases")));
-        assert_eq!(heading("#x"), None);
-        assert_eq!(item("12. x"), Some((true, "x")));
-        assert_eq!(item("1.5 ms"), None);
-        assert_eq!(cells("| a | `b|c` | d \\| e |"), ["a", "`b|c`", "d \\| e"]);
-        assert_eq!(
-            aligns("|---|:-:|--:|"),
-            Some(vec![None, Some("center"), Some("right")])
-        );
-        assert_eq!(aligns("| a | b |"), None);
-        assert_eq!(
-            csv_fields("a,\"b, \"\"c\"\"\",,d"),
-            ["a", "b, \"c\"", "", "d"]
-        );
+        assert_eq!(heading_text("## Worst cases\n"), "Worst cases");
     }
 }

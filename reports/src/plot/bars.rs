@@ -93,7 +93,13 @@ pub fn bars_marked(
         style.zu(120 + per_category * categories.len().max(4) as u32),
         style.zu(440) + label_h + group_h,
     );
-    let csv = data_csv(Some(categories), "category", y_desc, series, marks);
+    let csv = crate::csv_text::write(data_csv(
+        Some(categories),
+        "category",
+        y_desc,
+        series,
+        marks,
+    ));
     let bars = Bars {
         frame,
         categories,

@@ -5,8 +5,8 @@
 use super::figure::data_csv;
 use super::lines::{absent_at, Axes, LineBody};
 use super::{
-    absent_notes, csv_field, draw_legend, draw_notes, font, frame, Drawing, Drawn, Figure, Frame,
-    Marks, Series, Style, MAX_NOTES, NOTE_ROW,
+    absent_notes, draw_legend, draw_notes, font, frame, Drawing, Drawn, Figure, Frame, Marks,
+    Series, Style, MAX_NOTES, NOTE_ROW,
 };
 use crate::error::{ReportError, Result};
 use plotters::coord::Shift;
@@ -90,17 +90,20 @@ pub fn facets(
     frame.y_label_w = style.px(85);
     let per_panel = style.zu(380);
     let size = frame.size(per_panel * panels.len() as u32, style.zu(520));
-    let mut csv = String::new();
+    // One table: the first panel's header with a `panel` column, then every panel's rows.
+    let mut records: Vec<Vec<String>> = Vec::new();
     for (k, p) in panels.iter().enumerate() {
         let data = data_csv(None, x_desc, y_desc, &p.series, &p.marks);
-        for (i, line) in data.lines().enumerate() {
+        for (i, mut record) in data.into_iter().enumerate() {
             match (i, k) {
-                (0, 0) => csv.push_str(&format!("panel,{line}\n")),
-                (0, _) => {}
-                _ => csv.push_str(&format!("{},{line}\n", csv_field(&p.title))),
+                (0, 0) => record.insert(0, "panel".into()),
+                (0, _) => continue,
+                _ => record.insert(0, p.title.clone()),
             }
+            records.push(record);
         }
     }
+    let csv = crate::csv_text::write(records);
     let bodies = panels
         .iter()
         .enumerate()

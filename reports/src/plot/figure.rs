@@ -175,37 +175,7 @@ pub(super) fn png(
     Ok(out)
 }
 
-/// One CSV field, quoted when it holds a comma, a quote or a line break (RFC 4180).
-pub fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
-
-/// The fields of one CSV line (RFC 4180: `"…"` quotes, `""` a quote inside).
-pub fn csv_fields(line: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut field = String::new();
-    let mut quoted = false;
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (c, quoted) {
-            ('"', true) if chars.peek() == Some(&'"') => {
-                field.push('"');
-                chars.next();
-            }
-            ('"', _) => quoted = !quoted,
-            (',', false) => out.push(std::mem::take(&mut field)),
-            (c, _) => field.push(c),
-        }
-    }
-    out.push(field);
-    out
-}
-
-/// The CSV of a chart: `series,X,Y,note`, X being `category` for bars (`categories`) or the
+/// The CSV records of a chart: `series,X,Y,note`, X being `category` for bars (`categories`) or the
 /// x axis description for lines (None), every number as Rust prints an f64 (shortest
 /// round-trip form), so it reads back to the plotted value exactly.
 pub(super) fn data_csv(
@@ -214,17 +184,14 @@ pub(super) fn data_csv(
     y_desc: &str,
     series: &[Series],
     marks: &Marks,
-) -> String {
-    let mut out = format!("series,{},{},note", csv_field(x_desc), csv_field(y_desc));
-    for (name, _) in &marks.context {
-        out.push(',');
-        out.push_str(&csv_field(name));
-    }
-    out.push('\n');
+) -> Vec<Vec<String>> {
+    let mut header = vec!["series".into(), x_desc.into(), y_desc.into(), "note".into()];
+    header.extend(marks.context.iter().map(|(name, _)| name.clone()));
+    let mut records = vec![header];
     for (s, ser) in series.iter().enumerate() {
         for (i, (x, y)) in ser.points.iter().enumerate() {
             let x = match categories {
-                Some(c) => c.get(i).map_or_else(String::new, |c| csv_field(c)),
+                Some(c) => c.get(i).cloned().unwrap_or_default(),
                 None => x.to_string(),
             };
             let y = y.map_or_else(String::new, |y| y.to_string());
@@ -252,19 +219,17 @@ pub(super) fn data_csv(
                     .filter(|(series, point, _)| (*series, *point) == (s, i))
                     .map(|(_, _, n)| n.clone()),
             );
-            out.push_str(&format!(
-                "{},{x},{y},{}",
-                csv_field(&ser.name),
-                csv_field(&notes.join("; "))
-            ));
-            for (_, values) in &marks.context {
-                out.push(',');
-                out.push_str(&values.get(i).map_or_else(String::new, |v| csv_field(v)));
-            }
-            out.push('\n');
+            let mut record = vec![ser.name.clone(), x, y, notes.join("; ")];
+            record.extend(
+                marks
+                    .context
+                    .iter()
+                    .map(|(_, values)| values.get(i).cloned().unwrap_or_default()),
+            );
+            records.push(record);
         }
     }
-    out
+    records
 }
 
 /// Report files that link `STEM.svg` link `STEM.png` when the figure is a PNG: the Markdown

@@ -140,7 +140,7 @@ pub fn lines_marked(
     frame.x_range = axes.x_range;
     frame.y_range = axes.y_range;
     let size = frame.size(style.zu(760), style.zu(520));
-    let csv = data_csv(None, x_desc, y_desc, series, marks);
+    let csv = crate::csv_text::write(data_csv(None, x_desc, y_desc, series, marks));
     let chart = Lines {
         frame,
         body: LineBody {

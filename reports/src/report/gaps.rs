@@ -28,16 +28,23 @@ pub(super) fn certified_gaps(rows: &[&CellResult], md: &mut String, files: &mut 
         "---|".repeat(methods.len())
     ));
     let names = labels(&bounded);
-    let mut csv = String::new();
     let csv_dims = dims::csv_dims(&bounded);
-    let columns: Vec<&str> = csv_dims.iter().map(|d| d.column()).collect();
-    csv.push_str(&columns.join(","));
-    csv.push_str(",method,makespan_ms,bound_ms,bound_source,gap_le_pct");
-    csv.push_str(if ranged {
-        ",bound_min_ms,bound_max_ms\n"
-    } else {
-        "\n"
-    });
+    let mut csv: Vec<Vec<String>> = Vec::new();
+    let mut header: Vec<String> = csv_dims.iter().map(|d| d.column().into()).collect();
+    header.extend(
+        [
+            "method",
+            "makespan_ms",
+            "bound_ms",
+            "bound_source",
+            "gap_le_pct",
+        ]
+        .map(String::from),
+    );
+    if ranged {
+        header.extend(["bound_min_ms", "bound_max_ms"].map(String::from));
+    }
+    csv.push(header);
     for (r, name) in bounded.iter().zip(&names) {
         let Some(b) = &r.bound else { continue };
         let range = match b.min_ms.zip(b.max_ms) {
@@ -52,26 +59,22 @@ pub(super) fn certified_gaps(rows: &[&CellResult], md: &mut String, files: &mut 
             md.push_str(&format!(" {} |", value_or_why(r, m, |x| x.gap_le_pct, 2)));
         }
         md.push('\n');
-        let dims: Vec<String> = csv_dims
-            .iter()
-            .map(|d| crate::plot::csv_field(&d.raw(&r.cell)))
-            .collect();
+        let dims: Vec<String> = csv_dims.iter().map(|d| d.raw(&r.cell)).collect();
         let number = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
         for m in &r.methods {
-            csv.push_str(&format!(
-                "{},{},{},{},{},{}",
-                dims.join(","),
-                crate::plot::csv_field(&m.method),
+            let mut record = dims.clone();
+            record.extend([
+                m.method.clone(),
                 number(m.makespan_ms),
-                b.bound_ms,
-                crate::plot::csv_field(&b.source),
+                b.bound_ms.to_string(),
+                b.source.clone(),
                 number(m.gap_le_pct),
-            ));
+            ]);
             if ranged {
-                csv.push_str(&format!(",{},{}", number(b.min_ms), number(b.max_ms)));
+                record.extend([number(b.min_ms), number(b.max_ms)]);
             }
-            csv.push('\n');
+            csv.push(record);
         }
     }
-    files.push(("gaps.csv".into(), csv.into_bytes()));
+    files.push(("gaps.csv".into(), crate::csv_text::write(csv).into_bytes()));
 }

@@ -8,26 +8,29 @@ use super::{fmt, headline_method, label, methods_of, result_of, value_or_why, Fi
 use crate::cell::{CellResult, MethodResult};
 use crate::error::{ReportError, Result};
 use crate::finding::Finding;
-use crate::grid::Cell;
+use crate::grid::{Cell, FigureKind};
 use crate::plot::{facets, lines_marked, Panel, Style};
 
-/// The swept quantity of a line figure and its axis description.
-fn x_of(figure: &str, c: &Cell) -> (f64, &'static str) {
-    match figure {
-        "vs-noc" => (c.noc_scale, "NoC bandwidth (× the chip's)"),
-        "vs-cores" => (c.cores.map_or(f64::NAN, |n| n as f64), "cores"),
-        "training" => (c.compute_scale, "compute speed (× the chip's)"),
-        _ => (c.hbm_tbps.unwrap_or(f64::NAN), "HBM bandwidth (TB/s)"),
+/// The swept quantity of a line figure in cell `c` (NaN when the cell does not set it) and
+/// its axis description.
+fn x_of(kind: FigureKind, c: &Cell) -> (f64, &'static str) {
+    match kind {
+        FigureKind::VsNoc => (c.noc_scale, "NoC bandwidth (× the chip's)"),
+        FigureKind::VsCores => (c.cores.map_or(f64::NAN, |n| n as f64), "cores"),
+        FigureKind::Training => (c.compute_scale, "compute speed (× the chip's)"),
+        FigureKind::VsHbm | FigureKind::Bars | FigureKind::Breakdown => {
+            (c.hbm_tbps.unwrap_or(f64::NAN), "HBM bandwidth (TB/s)")
+        }
     }
 }
 
 /// The grid dimension a line figure sweeps.
-fn x_dim(figure: &str) -> Dim {
-    match figure {
-        "vs-noc" => Dim::Noc,
-        "vs-cores" => Dim::Cores,
-        "training" => Dim::Compute,
-        _ => Dim::Hbm,
+fn x_dim(kind: FigureKind) -> Dim {
+    match kind {
+        FigureKind::VsNoc => Dim::Noc,
+        FigureKind::VsCores => Dim::Cores,
+        FigureKind::Training => Dim::Compute,
+        FigureKind::VsHbm | FigureKind::Bars | FigureKind::Breakdown => Dim::Hbm,
     }
 }
 
@@ -37,17 +40,18 @@ fn x_dim(figure: &str) -> Dim {
 /// figures, never one line through both chips' points. Refused: a cell without the swept
 /// quantity, or two cells at one x in one panel.
 fn figures<'a>(
-    figure: &str,
+    kind: FigureKind,
     results: &[&'a CellResult],
 ) -> Result<Vec<(String, Vec<&'a CellResult>)>> {
-    let x = x_dim(figure);
-    if let Some(r) = results.iter().find(|r| x_of(figure, &r.cell).0.is_nan()) {
+    let figure = kind.name();
+    let x = x_dim(kind);
+    if let Some(r) = results.iter().find(|r| x_of(kind, &r.cell).0.is_nan()) {
         return Err(ReportError::Refused {
             figure: figure.into(),
             detail: format!(
                 "'{figure}' plots against {}, which cell {} ({}) does not set; \
                  give the grid a list for it, or use figure = \"bars\"",
-                x_of(figure, &r.cell).1,
+                x_of(kind, &r.cell).1,
                 r.cell.index,
                 label(&r.cell)
             ),
@@ -79,7 +83,7 @@ fn figures<'a>(
     for (key, rows) in out {
         let xs: Vec<String> = rows
             .iter()
-            .map(|r| format!("{:?} {}", r.cell.routing, x_of(figure, &r.cell).0))
+            .map(|r| format!("{:?} {}", r.cell.routing, x_of(kind, &r.cell).0))
             .collect();
         Dims::refuse_duplicates(&format!("{figure}, panel {key}"), &xs)?;
         let mut skip_title = skip.clone();
@@ -148,11 +152,11 @@ fn plotted(training: bool) -> impl Fn(&MethodResult) -> Option<f64> + Copy {
 /// One figure's table: a row per cell (its routing first, for MoE cells), a column per
 /// method, then Elk's ideal (cells that have it) and the certified bound (cells that have
 /// one).
-fn table(figure: &str, methods: &[String], rows: &[&CellResult], md: &mut String) {
-    let training = figure == "training";
+fn table(kind: FigureKind, methods: &[String], rows: &[&CellResult], md: &mut String) {
+    let training = kind == FigureKind::Training;
     let of = plotted(training);
     let routed = rows.iter().any(|r| r.cell.routing.is_some());
-    let x_desc = rows.first().map_or("", |r| x_of(figure, &r.cell).1);
+    let x_desc = rows.first().map_or("", |r| x_of(kind, &r.cell).1);
     let unit = match (training, routed) {
         (true, _) => "TFLOP/s",
         (false, true) => "mean ms",
@@ -183,7 +187,7 @@ fn table(figure: &str, methods: &[String], rows: &[&CellResult], md: &mut String
         if routed {
             cols.push(r.cell.routing.clone().unwrap_or_default());
         }
-        cols.push(x_of(figure, &r.cell).0.to_string());
+        cols.push(x_of(kind, &r.cell).0.to_string());
         cols.extend(methods.iter().map(|m| value_or_why(r, m, of, 4)));
         let missing = |what: &str| {
             if r.does_not_fit {
@@ -210,27 +214,27 @@ fn table(figure: &str, methods: &[String], rows: &[&CellResult], md: &mut String
 }
 
 pub(super) fn sweep_lines(
-    figure: &str,
+    kind: FigureKind,
     results: &[&CellResult],
     md: &mut String,
     files: &mut Files,
     style: &Style,
 ) -> Result<Finding> {
     let methods = methods_of(results);
-    let groups = figures(figure, results)?;
-    let training = figure == "training";
+    let groups = figures(kind, results)?;
+    let training = kind == FigureKind::Training;
     let y_desc = if training {
         "throughput (TFLOP/s)"
     } else {
         "latency (ms)"
     };
     let of = plotted(training);
-    let x = |_: usize, r: &CellResult| x_of(figure, &r.cell).0;
+    let x = |_: usize, r: &CellResult| x_of(kind, &r.cell).0;
     for (n, (group, rows)) in groups.iter().enumerate() {
-        let x_desc = rows.first().map_or("", |r| x_of(figure, &r.cell).1);
+        let x_desc = rows.first().map_or("", |r| x_of(kind, &r.cell).1);
         md.push_str(&format!("## {group}\n\n"));
-        table(figure, &methods, rows, md);
-        let stem = format!("{figure}-{n}");
+        table(kind, &methods, rows, md);
+        let stem = format!("{}-{n}", kind.name());
         let drawn = if rows.iter().any(|r| r.cell.routing.is_some()) {
             let panels = routing_panels(&methods, rows, x, of, !training);
             facets(group, x_desc, y_desc, &panels, style)?
@@ -243,7 +247,7 @@ pub(super) fn sweep_lines(
             let suffix = unreachable_ideal(
                 rows,
                 (&mut marks, ideal),
-                &|i| format!("{x_desc} = {}", x_of(figure, &rows[i].cell).0),
+                &|i| format!("{x_desc} = {}", x_of(kind, &rows[i].cell).0),
                 md,
             );
             let title = format!("{group}{suffix}");
@@ -252,15 +256,15 @@ pub(super) fn sweep_lines(
         files.extend(drawn.files(&stem));
         md.push_str(&format!("\n![{group}]({stem}.svg)\n\n"));
     }
-    Ok(finding(figure, &methods, &groups))
+    Ok(finding(kind, &methods, &groups))
 }
 
 /// The headline of a line report: the quoted method (and Elk's ideal, and the certified
 /// bound) from the first to the last swept value of each figure; its number the quoted
 /// method's largest certified gap when the cells have a bound, else its change over the
 /// first figure's sweep in percent.
-fn finding(figure: &str, methods: &[String], groups: &[(String, Vec<&CellResult>)]) -> Finding {
-    let training = figure == "training";
+fn finding(kind: FigureKind, methods: &[String], groups: &[(String, Vec<&CellResult>)]) -> Finding {
+    let training = kind == FigureKind::Training;
     let (y_desc, unit) = if training {
         ("throughput (TFLOP/s)", "TFLOP/s")
     } else {
@@ -280,7 +284,7 @@ fn finding(figure: &str, methods: &[String], groups: &[(String, Vec<&CellResult>
         let (Some(first), Some(last)) = (rows.first(), rows.last()) else {
             continue;
         };
-        let (x0, x1) = (x_of(figure, &first.cell), x_of(figure, &last.cell));
+        let (x0, x1) = (x_of(kind, &first.cell), x_of(kind, &last.cell));
         let (v0, v1) = (value(first), value(last));
         let mut part = format!(
             "{group}: {name} {} → {} {unit} from {} to {} ({})",
