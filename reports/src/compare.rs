@@ -46,13 +46,48 @@ pub const COMPARE_RETIMED: [&str; 2] = ["elk-dyn", "elk-full"];
 /// The legend line of the re-timed rows, under every table that has them.
 pub const RETIME_LEGEND: &str = "*+retime: that schedule's options, load order and load starts kept, its load work re-timed by an LP (docs/exact.md)";
 
+/// What a row of `compare` (or `solve`) is: written as these strings in `--json`.
+#[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowStatus {
+    /// A method's schedule, judged by the simulator.
+    #[serde(rename = "heuristic")]
+    Heuristic,
+    /// The method found no schedule (its notes say why).
+    #[serde(rename = "no schedule found")]
+    NoSchedule,
+    /// The method proved that no schedule exists.
+    #[serde(rename = "infeasible (proven)")]
+    Infeasible,
+    /// Elk's Ideal figure.
+    #[serde(rename = "not a schedule, not a proven bound")]
+    Ideal,
+}
+
+impl RowStatus {
+    /// The words printed and written (the serde name).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RowStatus::Heuristic => "heuristic",
+            RowStatus::NoSchedule => "no schedule found",
+            RowStatus::Infeasible => "infeasible (proven)",
+            RowStatus::Ideal => "not a schedule, not a proven bound",
+        }
+    }
+}
+
+impl std::fmt::Display for RowStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One method's verdict as printed.
 #[derive(Serialize, Debug, Clone)]
 pub struct Row {
     /// The method's name (`elk-full`, `elk-full+retime`, `ideal`).
     pub method: String,
-    /// `heuristic`, `no schedule found`, `infeasible (proven)`, or Ideal's caveat.
-    pub status: String,
+    /// What the row is.
+    pub status: RowStatus,
     /// The simulator's makespan.
     pub makespan_cycles: Option<Cycles>,
     /// The same in milliseconds.
@@ -98,7 +133,7 @@ pub fn ideal_row(inst: &Instance, no_timings: bool) -> Row {
     }
     Row {
         method: "ideal".into(),
-        status: "not a schedule, not a proven bound".into(),
+        status: RowStatus::Ideal,
         makespan_cycles: report.cycles,
         makespan_ms: report.cycles.map(|c| inst.ms(c)),
         speedup_vs_basic_x: None,
@@ -128,7 +163,7 @@ pub fn run_method(
 pub fn row_of(method: &str, judged: Judged) -> (Row, Option<(Schedule, Evaluation)>) {
     let mut row = Row {
         method: method.into(),
-        status: "heuristic".into(),
+        status: RowStatus::Heuristic,
         makespan_cycles: None,
         makespan_ms: None,
         speedup_vs_basic_x: None,
@@ -148,11 +183,11 @@ pub fn row_of(method: &str, judged: Judged) -> (Row, Option<(Schedule, Evaluatio
     }
     match &judged.solved.outcome {
         Outcome::Unknown { reason } => {
-            row.status = "no schedule found".into();
+            row.status = RowStatus::NoSchedule;
             row.notes.push(reason.clone());
         }
         Outcome::Infeasible { reason } => {
-            row.status = "infeasible (proven)".into();
+            row.status = RowStatus::Infeasible;
             row.notes.push(reason.clone());
         }
         _ => {}

@@ -266,13 +266,44 @@ pub struct GapRow {
     pub first_stage_ms: Option<f64>,
 }
 
+/// What a gap is measured against: written `optimum` or `lower bound` in `--json`.
+#[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GapReference {
+    /// A proven optimum: the gaps are exact.
+    #[serde(rename = "optimum")]
+    Optimum,
+    /// A proven lower bound: each gap is a certified upper bound on the true one.
+    #[serde(rename = "lower bound")]
+    LowerBound,
+}
+
+impl GapReference {
+    /// The optimum when `proven`, else the lower bound.
+    pub fn of(proven: bool) -> GapReference {
+        if proven {
+            GapReference::Optimum
+        } else {
+            GapReference::LowerBound
+        }
+    }
+}
+
+impl std::fmt::Display for GapReference {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            GapReference::Optimum => "optimum",
+            GapReference::LowerBound => "lower bound",
+        })
+    }
+}
+
 /// `gap --json`'s results.
 #[derive(Serialize)]
 pub struct GapReport {
     /// The instance's name.
     pub instance: String,
-    /// `optimum` or `lower bound`: what the gaps are measured against.
-    pub reference: &'static str,
+    /// What the gaps are measured against.
+    pub reference: GapReference,
     /// Its value.
     pub reference_cycles: Cycles,
     /// The exact solve.
@@ -302,7 +333,7 @@ impl GapReport {
 
     /// The reference is a proven optimum (else a lower bound).
     pub fn reference_is_optimum(&self) -> bool {
-        self.reference == "optimum"
+        self.reference == GapReference::Optimum
     }
 
     /// What proved the reference: the exact part's bound source, or with `--expert-parallel`
@@ -348,7 +379,7 @@ pub fn gap_report(
                 .is_none()
                 .then(|| match row.notes.last() {
                     Some(why) => format!("{}: {why}", row.status),
-                    None => row.status.clone(),
+                    None => row.status.to_string(),
                 }),
             parallel_sets: None,
             first_stage_ms: row.first_stage_ms,
@@ -383,7 +414,7 @@ pub fn gap_report(
     }
     Ok(GapReport {
         instance: inst.name.clone(),
-        reference: if certified { "optimum" } else { "lower bound" },
+        reference: GapReference::of(certified),
         reference_cycles: reference,
         exact: summary(inst, &report, coupled, warm_is, no_timings),
         rows,

@@ -71,7 +71,7 @@ mod tests {
     fn row(method: &str, ms: f64, first: f64) -> Row {
         Row {
             method: method.into(),
-            status: "heuristic".into(),
+            status: crate::compare::RowStatus::Heuristic,
             makespan_cycles: None,
             makespan_ms: Some(ms),
             speedup_vs_basic_x: None,

@@ -28,6 +28,7 @@ use elk_model::load_policy::{Policy, StepInstances};
 use elk_model::routing::Routing;
 use elk_model::zoo::{ZooModel, ZooParams};
 use elk_sim::{evaluate, run_judged, validate};
+use elk_solver::bounds::BoundSource;
 use elk_stage::instance::Instance;
 use elk_stage::method::{Budget, Outcome};
 use elk_stage::schedule::Schedule;
@@ -381,13 +382,18 @@ fn step_bounds(
     built: &[StepInstances],
     ranking: &[Vec<usize>],
     bound: StepBound,
-) -> Result<Vec<(Cycles, &'static str)>> {
+) -> Result<Vec<(Cycles, BoundSource)>> {
     let oracles: Vec<Instance> = built
         .iter()
         .map(|si| si.instance(&Policy::Oracle, ranking))
         .collect();
     if bound == StepBound::Roofline {
-        let roofline = |i: &Instance| (elk_solver::bounds::roofline(i).best(), "roofline");
+        let roofline = |i: &Instance| {
+            (
+                elk_solver::bounds::roofline(i).best(),
+                BoundSource::Roofline,
+            )
+        };
         return Ok(oracles.iter().map(roofline).collect());
     }
     let hashes: Vec<String> = oracles.iter().map(Instance::content_hash).collect();
@@ -395,9 +401,9 @@ fn step_bounds(
     let distinct: Vec<usize> = (0..oracles.len())
         .filter(|&i| !hashes[..i].contains(&hashes[i]))
         .collect();
-    let solved: Vec<(Cycles, &'static str)> = distinct
+    let solved: Vec<(Cycles, BoundSource)> = distinct
         .par_iter()
-        .map(|&i| crate::cell::certified_bound(&oracles[i]).map(|(c, s)| (c, s.name())))
+        .map(|&i| crate::cell::certified_bound(&oracles[i]))
         .collect::<elk_solver::Result<_>>()?;
     Ok(hashes
         .iter()
@@ -417,7 +423,7 @@ fn step_bounds(
 fn run_step(
     step: usize,
     si: &StepInstances,
-    (bound, bound_source): (Cycles, &'static str),
+    (bound, bound_source): (Cycles, BoundSource),
     policies: &[Policy],
     ranking: &[Vec<usize>],
     methods: &[Box<dyn elk_stage::method::Method>],

@@ -6,7 +6,7 @@ use super::chip_choice::Chip;
 use super::method_rows::RETIME_LEGEND;
 use super::solve::{header, BoundChoice};
 use elk_reports::bound::{Coupled, COUPLED_LIMIT};
-use elk_reports::compare::CompareReport;
+use elk_reports::compare::{CompareReport, RowStatus};
 use elk_solver::BoundSource;
 use elk_stage::instance::Instance;
 use elk_stage::units::Cycles;
@@ -35,7 +35,7 @@ pub fn print_csv(inst: &Instance, chip: Option<&Chip>, report: &CompareReport) {
                 num(r.noc_util_pct),
                 num(r.tflops),
                 num(r.compile_s),
-                r.status.clone(),
+                r.status.to_string(),
                 r.notes.join("; "),
                 csv_flag(r.parallel_sets),
             ]);
@@ -107,7 +107,7 @@ pub fn print_text(
         // its row, never a row of bare "-".
         let makespan = match r.makespan_ms {
             Some(v) => format!("{v:.4}"),
-            None if r.status.starts_with("infeasible") => "infeasible".to_string(),
+            None if r.status == RowStatus::Infeasible => "infeasible".to_string(),
             None if r.method == "ideal" => "no figure".to_string(),
             None => "no schedule".to_string(),
         };

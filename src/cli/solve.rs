@@ -7,6 +7,7 @@ use super::flags::Timings;
 use super::instance_source::{InstanceSource, SourceConfig};
 use super::method_rows::{ideal_row, method_named, method_parser, run_method};
 use clap::Args;
+use elk_reports::compare::RowStatus;
 use elk_sim::evaluate_with;
 use elk_sim::trace::ChromeTrace;
 use elk_stage::instance::Instance;
@@ -186,7 +187,8 @@ pub fn solve(a: SolveArgs) -> anyhow::Result<()> {
         } else {
             format!("; nothing written to {}", written.join(", "))
         };
-        let why = row.notes.last().unwrap_or(&row.status);
+        let status = row.status.to_string();
+        let why = row.notes.last().unwrap_or(&status);
         anyhow::anyhow!(
             "{} found no schedule for {}: {why}{nothing}",
             row.method,
@@ -204,7 +206,7 @@ pub fn solve(a: SolveArgs) -> anyhow::Result<()> {
     match (row.makespan_cycles, row.makespan_ms) {
         (Some(c), Some(ms)) => println!("makespan: {c} = {ms:.6} ms (simulated)"),
         // Proven infeasible, or the heuristic found none (the notes say why).
-        _ if row.status.starts_with("infeasible") => println!("no schedule: {}", row.status),
+        _ if row.status == RowStatus::Infeasible => println!("no schedule: {}", row.status),
         _ => println!("no schedule found"),
     }
     for n in &row.notes {

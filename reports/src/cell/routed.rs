@@ -8,6 +8,7 @@ use crate::moe::{MoeReport, StepBound};
 use elk_model::chip::ChipSpec;
 use elk_model::graph::Mode;
 use elk_model::zoo::{ZooModel, ZooParams};
+use elk_solver::bounds::BoundSource;
 
 /// How a cell with a routing runs the MoE load policies (grids with `routings`).
 #[derive(Clone, Debug, PartialEq)]
@@ -100,7 +101,7 @@ pub(crate) fn steps_bound(report: &MoeReport) -> CellBound {
     let segment = report
         .steps
         .iter()
-        .filter(|s| s.bound_source != "roofline")
+        .filter(|s| s.bound_source != BoundSource::Roofline)
         .count();
     let source = match segment {
         0 => "roofline".to_string(),

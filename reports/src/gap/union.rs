@@ -170,11 +170,7 @@ fn union(with_sets: GapReport, without: GapReport) -> GapReport {
     };
     GapReport {
         instance: with_sets.instance,
-        reference: if part.optimal {
-            "optimum"
-        } else {
-            "lower bound"
-        },
+        reference: super::GapReference::of(part.optimal),
         reference_cycles: part.lower_bound_cycles,
         exact: kept,
         rows,

@@ -4,6 +4,7 @@
 //! the reports read, and the summary statistics are plain arithmetic over it.
 
 use elk_model::load_policy::Policy;
+use elk_solver::bounds::BoundSource;
 use serde::Serialize;
 
 /// A policy in one step.
@@ -47,8 +48,8 @@ pub struct StepResult {
     pub touched_experts: usize,
     /// The oracle instance's certified lower bound, ms: below every policy of this step.
     pub bound_ms: f64,
-    /// Which bound: `roofline` or `segment relaxation`.
-    pub bound_source: &'static str,
+    /// Which bound: the roofline or the segment relaxation.
+    pub bound_source: BoundSource,
     /// Each policy, in the spec's order.
     pub policies: Vec<PolicyStep>,
     /// [`crate::dominant`]'s warning on the oracle's instance, if one class of operators
