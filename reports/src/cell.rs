@@ -9,6 +9,7 @@ pub use routed::MoeCell;
 pub(crate) use routed::{rows_of as routed_rows, steps_bound};
 
 use crate::grid::Cell;
+use crate::portfolio::{Portfolio, Run, Stopped};
 use elk_heuristics::{by_name, ideal};
 use elk_model::build::{build_instance, InstanceOptions};
 use elk_model::chip::{ChipOverrides, ChipSpec, Topology};
@@ -17,7 +18,7 @@ use elk_model::plan::PlanCache;
 use elk_model::zoo::{ZooModel, ZooParams};
 use elk_solver::BoundSource;
 use elk_stage::instance::{Instance, LoadOrder, NamedOrder};
-use elk_stage::method::{Budget, Outcome, Verdict};
+use elk_stage::method::{Method, Outcome, Verdict};
 use elk_stage::units::Cycles;
 use serde::{Deserialize, Serialize};
 use std::sync::OnceLock;
@@ -496,35 +497,35 @@ fn methods_on(
     inst: &Instance,
     methods: &[String],
 ) -> std::result::Result<Vec<MethodResult>, MethodsFailed> {
-    let mut rows = Vec::new();
-    for name in methods {
-        let Some(m) = by_name(name) else {
-            return Err(MethodsFailed::Unknown(name.clone()));
-        };
-        let mut r = MethodResult::named(name);
-        match elk_sim::run_judged(inst, m.as_ref(), &Budget::default()) {
-            Ok(judged) => {
-                let outcome = &judged.solved.outcome;
-                r.status = Some(outcome.verdict().into());
-                r.reason = match outcome {
-                    Outcome::Infeasible { reason } | Outcome::Unknown { reason } => {
-                        Some(reason.clone())
-                    }
-                    _ => None,
-                };
-                if let Some(e) = judged.evaluation {
-                    r.makespan_ms = Some(e.makespan_ms);
-                    r.hbm_util = Some(e.hbm_utilisation);
-                    r.noc_util = Some(e.noc_utilisation);
-                    r.tflops = e.tflops;
-                    r.breakdown = Some(e.breakdown.into());
-                }
-            }
-            Err(e) => return Err(MethodsFailed::Run(rows, e.to_string())),
-        }
-        rows.push(r);
+    let resolved: Vec<Box<dyn Method>> = methods
+        .iter()
+        .map(|name| by_name(name).ok_or_else(|| MethodsFailed::Unknown(name.clone())))
+        .collect::<std::result::Result<_, _>>()?;
+    let rows = |p: Portfolio| p.runs.iter().map(method_result).collect();
+    match Portfolio::run(inst, resolved.iter().map(|m| m.as_ref()), &mut |_, _| {}) {
+        Ok(p) => Ok(rows(p)),
+        Err(Stopped { done, error }) => Err(MethodsFailed::Run(rows(done), error.to_string())),
     }
-    Ok(rows)
+}
+
+/// A cell's result of one method's judged run: its verdict, its reason when it has no
+/// schedule, and the simulator's numbers when it has one.
+fn method_result(run: &Run) -> MethodResult {
+    let mut r = MethodResult::named(&run.method);
+    let outcome = &run.judged.solved.outcome;
+    r.status = Some(outcome.verdict().into());
+    r.reason = match outcome {
+        Outcome::Infeasible { reason } | Outcome::Unknown { reason } => Some(reason.clone()),
+        _ => None,
+    };
+    if let Some(e) = &run.judged.evaluation {
+        r.makespan_ms = Some(e.makespan_ms);
+        r.hbm_util = Some(e.hbm_utilisation);
+        r.noc_util = Some(e.noc_utilisation);
+        r.tflops = e.tflops;
+        r.breakdown = Some(e.breakdown.into());
+    }
+    r
 }
 
 /// `with_sets` becomes, method by method, the faster of its row and `without`'s (the one

@@ -15,6 +15,7 @@
 //! assert_eq!(report.methods.last().unwrap().method, "ideal");
 //! ```
 
+use crate::portfolio::Portfolio;
 use elk_heuristics::ideal;
 use elk_sim::{Evaluation, Judged};
 use elk_solver::{BoundSource, Retimed, RETIME_SUFFIX};
@@ -282,7 +283,7 @@ pub fn all_heuristics(
     inst: &Instance,
     starting: &dyn Fn(usize, usize, &str),
 ) -> Result<(Vec<Row>, Option<Schedule>), MethodError> {
-    let n = heuristic_names_on(inst).count() + COMPARE_RETIMED.len();
+    let (p, n) = run_heuristics(inst, &mut |k, n, name| starting(k, n, name))?;
     let mut rows = Vec::new();
     let mut best: Option<(Schedule, Cycles)> = None;
     let mut keep = |result: Option<(Schedule, Evaluation)>| {
@@ -292,20 +293,14 @@ pub fn all_heuristics(
             }
         }
     };
-    let mut inner = Vec::new();
-    for (k, name) in heuristic_names_on(inst).enumerate() {
-        starting(k + 1, n, name);
-        let judged = elk_sim::run_judged(inst, heuristic(name)?.as_ref(), &Budget::default())?;
-        if COMPARE_RETIMED.contains(&name) {
-            inner.push((name, judged.clone()));
-        }
-        let (row, result) = row_of(name, judged);
+    for run in &p.runs {
+        let (row, result) = row_of(&run.method, run.judged.clone());
         keep(result);
         rows.push(row);
     }
-    for (k, (name, judged)) in inner.iter().enumerate() {
+    for (k, (name, judged)) in retimed_inputs(&p).into_iter().enumerate() {
         starting(
-            n - inner.len() + k + 1,
+            n - COMPARE_RETIMED.len() + k + 1,
             n,
             &format!("{name}{RETIME_SUFFIX}"),
         );
@@ -314,6 +309,34 @@ pub fn all_heuristics(
         rows.push(row);
     }
     Ok((rows, best.map(|b| b.0)))
+}
+
+/// The heuristics that run on `inst` (the registry's, [`heuristic_names_on`]) run through
+/// the portfolio, and the number n of rows they and the re-timed rows of [`COMPARE_RETIMED`]
+/// make; `starting(k, n, name)` before the k-th (1-based).
+fn run_heuristics(
+    inst: &Instance,
+    starting: &mut dyn FnMut(usize, usize, &str),
+) -> Result<(Portfolio, usize), MethodError> {
+    let heuristics: Vec<Box<dyn Method>> = heuristic_names_on(inst)
+        .map(heuristic)
+        .collect::<Result<_, _>>()?;
+    let n = heuristics.len() + COMPARE_RETIMED.len();
+    let p = Portfolio::run(
+        inst,
+        heuristics.iter().map(|m| m.as_ref()),
+        &mut |k, name| starting(k + 1, n, name),
+    )?;
+    Ok((p, n))
+}
+
+/// The runs of [`COMPARE_RETIMED`]'s methods in `p` that ran, in that order: what the
+/// re-timed rows replay (not a second run).
+fn retimed_inputs(p: &Portfolio) -> Vec<(&'static str, &Judged)> {
+    COMPARE_RETIMED
+        .iter()
+        .filter_map(|&name| p.of(name).map(|r| (name, &r.judged)))
+        .collect()
 }
 
 /// The chip a compared instance was built for, as headers and `--json` show it.
@@ -422,28 +445,21 @@ pub fn compare(
     segment: Option<Cycles>,
     starting: &mut dyn FnMut(usize, usize, &str),
 ) -> Result<CompareReport, MethodError> {
-    let mut rows = Vec::new();
-    let n = heuristic_names_on(inst).count() + COMPARE_RETIMED.len();
     // The heuristics, then the re-timed rows from the schedules they found (not a second run).
-    let mut inner = Vec::new();
+    let (p, n) = run_heuristics(inst, starting)?;
+    let mut rows = Vec::new();
     // Each heuristic's chosen options, for the notes on why a variant falls behind Basic.
     let mut chosen: Vec<(String, Vec<usize>)> = Vec::new();
-    for (k, name) in heuristic_names_on(inst).enumerate() {
-        starting(k + 1, n, name);
-        let m = heuristic(name)?;
-        let judged = elk_sim::run_judged(inst, m.as_ref(), &Budget::default())?;
-        if COMPARE_RETIMED.contains(&name) {
-            inner.push((name, judged.clone()));
-        }
-        let (row, result) = row_of(m.name(), judged);
+    for run in &p.runs {
+        let (row, result) = row_of(&run.method, run.judged.clone());
         if let Some((s, _)) = result {
             chosen.push((row.method.clone(), s.options.clone()));
         }
         rows.push(row);
     }
-    for (k, (name, judged)) in inner.iter().enumerate() {
+    for (k, (name, judged)) in retimed_inputs(&p).into_iter().enumerate() {
         starting(
-            n - inner.len() + k + 1,
+            n - COMPARE_RETIMED.len() + k + 1,
             n,
             &format!("{name}{RETIME_SUFFIX}"),
         );

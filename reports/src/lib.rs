@@ -25,6 +25,7 @@ pub mod html;
 pub mod layer_ranking;
 pub mod moe;
 pub mod plot;
+pub mod portfolio;
 pub mod report;
 pub mod studies;
 pub mod sweep;

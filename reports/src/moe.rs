@@ -21,16 +21,17 @@ pub use results::{
     StepResult,
 };
 
+use crate::portfolio::Portfolio;
 use crate::{ReportError, Result};
 use elk_model::build::{InstanceMemo, InstanceOptions};
 use elk_model::chip::ChipSpec;
 use elk_model::load_policy::{Policy, StepInstances};
 use elk_model::routing::Routing;
 use elk_model::zoo::{ZooModel, ZooParams};
-use elk_sim::{evaluate, run_judged, validate};
+use elk_sim::{evaluate, validate};
 use elk_solver::bounds::BoundSource;
 use elk_stage::instance::Instance;
-use elk_stage::method::{Budget, Outcome};
+use elk_stage::method::MethodError;
 use elk_stage::schedule::Schedule;
 use elk_stage::units::Cycles;
 use rayon::prelude::*;
@@ -347,33 +348,21 @@ pub fn step_instances(
         .collect())
 }
 
-/// The best judged schedule of `inst` among `methods`.
+/// The best judged schedule of `inst` among `methods` ([`crate::portfolio`]).
 fn best_schedule(
     inst: &Instance,
     methods: &[Box<dyn elk_stage::method::Method>],
 ) -> Result<(Schedule, Cycles, String)> {
-    let mut best: Option<(Schedule, Cycles, String)> = None;
-    let mut reasons = Vec::new();
-    for m in methods {
-        let judged = run_judged(inst, m.as_ref(), &Budget::default())?;
-        let name = m.name().to_string();
-        let why = match &judged.solved.outcome {
-            Outcome::Unknown { reason } | Outcome::Infeasible { reason } => format!(": {reason}"),
-            _ => String::new(),
-        };
-        match judged.judged() {
-            Some((s, t)) if best.as_ref().is_none_or(|b| t < b.1) => best = Some((s, t, name)),
-            Some(_) => {}
-            None => reasons.push(format!("{name}: no schedule{why}")),
-        }
-    }
-    best.ok_or_else(|| {
-        ReportError::Model(elk_model::ModelError::Invalid(format!(
+    let p = Portfolio::run(inst, methods.iter().map(|m| m.as_ref()), &mut |_, _| {})
+        .map_err(MethodError::from)?;
+    match p.best() {
+        Some((k, s, t)) => Ok((s.clone(), t, p.runs[k].method.clone())),
+        None => Err(ReportError::Model(elk_model::ModelError::Invalid(format!(
             "{}: no method found a schedule ({})",
             inst.name,
-            reasons.join("; ")
-        )))
-    })
+            p.failures().join("; ")
+        )))),
+    }
 }
 
 /// Each step's certified bound and its source: of the oracle's instance, each distinct
