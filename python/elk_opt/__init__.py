@@ -35,6 +35,7 @@ __all__ = [
     "models",
     "chips",
     "methods",
+    "backends",
     "instance",
     "compare",
     "solve",
@@ -105,6 +106,19 @@ def methods() -> List[str]:
     """Every method :func:`solve` accepts (``solve --method``): the heuristics, ``ideal``,
     then each heuristic re-timed (``NAME+retime``)."""
     return list(_native.method_names())
+
+
+def backends() -> Dict[str, Dict[str, Any]]:
+    """The exact backends (``gap``'s and ``solve(exact=True)``'s ``backend``) and whether this
+    build has them: ``{"milp": {"solver": "HiGHS", "available": True, "missing": None},
+    "smt": {"solver": "z3", "available": False, "missing": "not in this build: …"}}``.
+
+    The wheel (``make wheel``) leaves z3 out so that it installs without libz3: ``smt`` is
+    then refused with the ``missing`` reason, and the CLI (which has both) runs it."""
+    return {
+        name: {"solver": solver, "available": missing is None, "missing": missing}
+        for name, solver, missing in _native.backends()
+    }
 
 
 class Model:

@@ -27,6 +27,8 @@ def exact_worker() -> None:
     """The CLI's hidden `exact-worker`: one exact solve from stdin (the worker process of
     `gap` and `solve(exact=True)`, run as `python -c ...`)."""
 
+def backends() -> List[Tuple[str, str, Optional[str]]]: ...
+
 def study_json(
     name: str, output: str, progress: Optional[Callable[[int, int, str], Any]] = None
 ) -> str: ...
