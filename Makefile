@@ -11,7 +11,7 @@ DEB_PACKAGES := cmake libclang1-14 libclang-common-14-dev libz3-dev python3 pyth
 CARGO := cargo
 CARGO_FLAGS := --release -j2
 
-.PHONY: deps run test lint bench reports test-slurm test-browser python
+.PHONY: deps run test lint bench reports test-slurm test-browser python wheel
 
 deps:
 	@command -v $(CARGO) >/dev/null || { echo "cargo not found: install Rust first (rustup)"; exit 1; }
@@ -29,18 +29,25 @@ test: deps python
 	rc=0; $(CARGO) test $(CARGO_FLAGS) --workspace --no-fail-fast || rc=1; \
 	$(PY_VENV)/bin/python -m pytest -q python/tests || rc=1; exit $$rc
 
-# The Python package elk_opt (docs/python.md), built with maturin in the workspace's target
-# dir (the library crates are not compiled twice) and installed into the virtualenv
-# target/py-venv with pandas and pytest: `target/py-venv/bin/python -c 'import elk_opt'`.
-# The CLI is built too: the pytest suite checks every result against its --json.
+# The Python package elk_opt (docs/python.md): the wheel of `make wheel`, installed into the
+# virtualenv target/py-venv with pandas and pytest: `target/py-venv/bin/python -c 'import
+# elk_opt'`. The CLI is built too: the pytest suite checks every result against its --json.
 PY_VENV := target/py-venv
-python: deps
+python: wheel
+	$(CARGO) build $(CARGO_FLAGS) --bin elk-opt
+	$(PY_VENV)/bin/python -m pip install -q --force-reinstall --no-deps target/wheels/elk_opt-*.whl
+
+# A manylinux wheel of elk_opt in target/wheels/ that pip installs on a machine with no Rust
+# and no libz3: the extension is built without z3 (elk_opt.backends() says smt is missing),
+# HiGHS is linked in statically, and maturin checks that the rest (glibc, libstdc++,
+# libgcc_s) keeps to the symbol versions of the tag in python/pyproject.toml. Built with
+# maturin in the workspace's target dir (HiGHS is shared with the CLI's build);
+# python/tests/test_wheel.py installs it into a fresh virtualenv.
+wheel: deps
 	@test -x $(PY_VENV)/bin/python || python3 -m venv $(PY_VENV)
 	$(PY_VENV)/bin/python -m pip install -q maturin pytest pandas
-	$(CARGO) build $(CARGO_FLAGS) --bin elk-opt
 	rm -f target/wheels/elk_opt-*.whl
 	$(PY_VENV)/bin/maturin build --release -j2 -m python/Cargo.toml -o target/wheels -i $(PY_VENV)/bin/python
-	$(PY_VENV)/bin/python -m pip install -q --force-reinstall --no-deps target/wheels/elk_opt-*.whl
 
 bench: deps
 	$(CARGO) bench -j2 -p elk-benchmarks

@@ -15,7 +15,7 @@ pub mod region;
 mod template;
 mod whole;
 
-pub use overrides::ChipOverrides;
+pub use overrides::{describe_keys, ChipOverrides};
 pub use template::template;
 
 /// A chip: cores with private SRAM, a NoC, HBM, and the cost model that prices operators.

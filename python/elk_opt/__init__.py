@@ -35,6 +35,7 @@ __all__ = [
     "models",
     "chips",
     "methods",
+    "backends",
     "instance",
     "compare",
     "solve",
@@ -105,6 +106,19 @@ def methods() -> List[str]:
     """Every method :func:`solve` accepts (``solve --method``): the heuristics, ``ideal``,
     then each heuristic re-timed (``NAME+retime``)."""
     return list(_native.method_names())
+
+
+def backends() -> Dict[str, Dict[str, Any]]:
+    """The exact backends (``gap``'s and ``solve(exact=True)``'s ``backend``) and whether this
+    build has them: ``{"milp": {"solver": "HiGHS", "available": True, "missing": None},
+    "smt": {"solver": "z3", "available": False, "missing": "not in this build: …"}}``.
+
+    The wheel (``make wheel``) leaves z3 out so that it installs without libz3: ``smt`` is
+    then refused with the ``missing`` reason, and the CLI (which has both) runs it."""
+    return {
+        name: {"solver": solver, "available": missing is None, "missing": missing}
+        for name, solver, missing in _native.backends()
+    }
 
 
 class Model:
@@ -187,11 +201,13 @@ class Model:
 
 class Chip:
     """A chip preset or chip TOML file (``--chip``), with ``hbm_tbps`` (``--hbm-tbps``) and
-    other overrides: ``cores``, ``topology`` (``all-to-all``, ``mesh``, ``torus``),
-    ``width``, ``height``, ``hbm_controllers``, ``placement`` (``edges``, ``single-core``).
-    ``spec`` is the chip as ``chips show --json`` prints it, overrides applied."""
-
-    _KEYS = ("cores", "topology", "width", "height", "hbm_controllers", "placement")
+    any key of a chip file set by keyword (docs/chips.md): ``sram_bytes_per_core``,
+    ``clock_hz``, ``link_bytes_per_s``, ``cost_model_sync_latency_cycles``, ``topology``, …
+    A key is named by its last part (``link_bytes_per_s``), or with its table
+    (``noc_link_bytes_per_s``, ``hbm_controllers``; ``**{"noc.link_bytes_per_s": …}``).
+    The chip is read as its TOML file with those lines changed would be: a bad key or value
+    raises ``ValueError`` naming it. ``spec`` is the chip as ``chips show --json`` prints
+    it, overrides applied; its name gains them (``sn40l-like (hbm_controllers=8)``)."""
 
     def __init__(
         self,
@@ -199,24 +215,24 @@ class Chip:
         hbm_tbps: Optional[float] = None,
         **overrides: Any,
     ) -> None:
-        unknown = sorted(set(overrides) - set(self._KEYS))
-        if unknown:
-            raise ValueError(
-                f"unknown chip override(s) {', '.join(unknown)}: one of {', '.join(self._KEYS)}"
-            )
         self.given = os.fspath(name_or_path)
         self.hbm_tbps = None if hbm_tbps is None else float(hbm_tbps)
-        self.overrides: Dict[str, Any] = {k: overrides.get(k) for k in self._KEYS}
-        spec, warns = _native.chip_json(self.given, self.hbm_tbps, self.overrides)
+        #: The keys set, as given (a key set to None keeps the chip's value).
+        self.overrides: Dict[str, Any] = {k: v for k, v in overrides.items() if v is not None}
+        spec, warns = _native.chip_json(self.given, self.hbm_tbps, self._keys())
         _warn(warns)
         self.spec: Dict[str, Any] = json.loads(spec)
         self.name: str = self.spec["name"]
 
+    def _keys(self) -> Optional[str]:
+        """The overrides as the extension takes them: ``[[key, value], …]`` as JSON."""
+        return json.dumps(list(self.overrides.items())) if self.overrides else None
+
     def _choice(self) -> Dict[str, Any]:
-        return {"chip": self.given, "hbm_tbps": self.hbm_tbps, "overrides": self.overrides}
+        return {"chip": self.given, "hbm_tbps": self.hbm_tbps, "overrides": self._keys()}
 
     def __repr__(self) -> str:
-        extra = "".join(f", {k}={v!r}" for k, v in self.overrides.items() if v is not None)
+        extra = "".join(f", {k}={v!r}" for k, v in self.overrides.items())
         hbm = "" if self.hbm_tbps is None else f", hbm_tbps={self.hbm_tbps!r}"
         return f"Chip({self.given!r}{hbm}{extra})"
 
@@ -238,7 +254,7 @@ def _chip(c: ChipLike, hbm_tbps: Optional[float]) -> Chip:
     if isinstance(c, Chip):
         if hbm_tbps is None or hbm_tbps == c.hbm_tbps:
             return c
-        return Chip(c.given, hbm_tbps, **{k: v for k, v in c.overrides.items() if v is not None})
+        return Chip(c.given, hbm_tbps, **c.overrides)
     return Chip(c, hbm_tbps)
 
 
@@ -798,7 +814,7 @@ def _moe_choice(
         dtype=dtype,
         chip=c.given,
         hbm_tbps=c.hbm_tbps,
-        overrides=c.overrides,
+        overrides=c._keys(),
         routing=routing,
         steps=int(steps),
         seed=int(seed),

@@ -90,6 +90,16 @@ impl ExactChoice {
     }
 }
 
+/// Every exact backend: its name, the library it runs, and why this build lacks it (`None`:
+/// it has it). The wheel has no z3 ([`Backend::missing`]).
+#[pyfunction]
+pub fn backends() -> Vec<(&'static str, &'static str, Option<&'static str>)> {
+    Backend::ALL
+        .iter()
+        .map(|b| (b.name(), b.solver(), b.missing()))
+        .collect()
+}
+
 /// `python -c "…exact_worker()"`: the worker process of the exact backend, killed
 /// [`WORKER_GRACE`] after its time limit.
 pub fn python_worker(python: PathBuf) -> WorkerCommand {

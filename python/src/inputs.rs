@@ -3,7 +3,7 @@
 //! `--onnx`, `--chip` and `--hbm-tbps` call.
 
 use crate::errors::Failure;
-use elk_model::chip::{ChipOverrides, ChipSpec, LoadedChip, Placement, Topology, PRESETS};
+use elk_model::chip::{describe_keys, ChipOverrides, ChipSpec, LoadedChip, PRESETS};
 use elk_model::dtype::Dtypes;
 use elk_model::graph::{Graph, Mode};
 use elk_model::import::{import_file, import_onnx_file, Compat, ImportOptions};
@@ -54,53 +54,24 @@ pub struct ChosenChip {
     pub warnings: Vec<String>,
 }
 
-/// The overrides a Python `Chip(...)` may give besides `hbm_tbps`.
-#[derive(Default, Debug, Clone, FromPyObject)]
-#[pyo3(from_item_all)]
-pub struct Overrides {
-    /// Cores.
-    pub cores: Option<u64>,
-    /// `all-to-all`, `mesh` or `torus`.
-    pub topology: Option<String>,
-    /// Mesh/torus width.
-    pub width: Option<u64>,
-    /// Mesh/torus height.
-    pub height: Option<u64>,
-    /// HBM controllers.
-    pub hbm_controllers: Option<u64>,
-    /// `edges` or `single-core`.
-    pub placement: Option<String>,
-}
+/// The chip keys a Python `Chip(...)` sets besides `hbm_tbps`: `[[name, value], …]` as
+/// JSON, in the order given (any key of a chip TOML, named as
+/// [`elk_model::chip::keys::resolve`] takes it).
+pub type Overrides = Option<String>;
 
-impl Overrides {
-    fn is_empty(&self) -> bool {
-        self.cores.is_none()
-            && self.topology.is_none()
-            && self.width.is_none()
-            && self.height.is_none()
-            && self.hbm_controllers.is_none()
-            && self.placement.is_none()
-    }
-
-    /// `cores=1472, hbm_controllers=4`: what the chip's name gains.
-    fn describe(&self) -> String {
-        let mut parts = Vec::new();
-        let mut add = |k: &str, v: Option<String>| {
-            if let Some(v) = v {
-                parts.push(format!("{k}={v}"));
-            }
-        };
-        add("cores", self.cores.map(|v| v.to_string()));
-        add("topology", self.topology.clone());
-        add("width", self.width.map(|v| v.to_string()));
-        add("height", self.height.map(|v| v.to_string()));
-        add(
-            "hbm_controllers",
-            self.hbm_controllers.map(|v| v.to_string()),
-        );
-        add("placement", self.placement.clone());
-        parts.join(", ")
-    }
+/// The overrides' pairs as TOML values.
+fn override_keys(json: &str) -> Result<Vec<(String, toml::Value)>, Failure> {
+    let pairs: Vec<(String, serde_json::Value)> =
+        serde_json::from_str(json).map_err(|e| Failure::input(format!("chip overrides: {e}")))?;
+    pairs
+        .into_iter()
+        .map(|(k, v)| match toml::Value::try_from(&v) {
+            Ok(t) => Ok((k, t)),
+            Err(_) => Err(Failure::input(format!(
+                "chip key '{k}': {v} is no TOML value"
+            ))),
+        })
+        .collect()
 }
 
 /// `--chip given --hbm-tbps T` as the CLI loads it (chip_choice::load), then the other
@@ -124,46 +95,23 @@ pub fn load_chip(
             ..ChipOverrides::default()
         })?;
     }
-    if !overrides.is_empty() {
-        let topology = match overrides.topology.as_deref() {
-            None => None,
-            Some("all-to-all") => Some(Topology::AllToAll),
-            Some("mesh") => Some(Topology::Mesh),
-            Some("torus") => Some(Topology::Torus),
-            Some(other) => {
-                return Err(Failure::input(format!(
-                    "topology '{other}': one of all-to-all, mesh, torus"
-                )))
-            }
-        };
-        let placement = match overrides.placement.as_deref() {
-            None => None,
-            Some("edges") => Some(Placement::Edges),
-            Some("single-core") => Some(Placement::SingleCore),
-            Some(other) => {
-                return Err(Failure::input(format!(
-                    "placement '{other}': one of edges, single-core"
-                )))
-            }
-        };
-        let described = overrides.describe();
-        spec = spec.with_overrides(&ChipOverrides {
-            file: format!("{given} with {described}"),
-            cores: overrides.cores,
-            topology,
-            width: overrides.width,
-            height: overrides.height,
-            controllers: overrides.hbm_controllers,
-            placement,
-            ..ChipOverrides::default()
-        })?;
-        spec.name = format!("{} ({described})", spec.name);
+    let mut warnings = loaded.warnings;
+    let keys = overrides.as_deref().map(override_keys).transpose()?;
+    if let Some(keys) = keys.filter(|k| !k.is_empty()) {
+        let described = describe_keys(&keys);
+        let file = format!("{given} with {described}");
+        spec = spec.with_keys(&file, &keys)?;
+        warnings = spec.warnings(&file);
+        // The name gains the overrides (so instance names say so) unless it is one of them.
+        if !keys.iter().any(|(k, _)| k == "name") {
+            spec.name = format!("{} ({described})", spec.name);
+        }
     }
     let record = chip_ref(&spec, given, hbm_tbps);
     Ok(ChosenChip {
         spec,
         record,
-        warnings: loaded.warnings,
+        warnings,
     })
 }
 
@@ -173,9 +121,9 @@ pub fn load_chip(
 pub fn chip_json(
     given: &str,
     hbm_tbps: Option<f64>,
-    overrides: Option<Overrides>,
+    overrides: Overrides,
 ) -> PyResult<(String, Vec<String>)> {
-    let chip = load_chip(given, hbm_tbps, &overrides.unwrap_or_default())?;
+    let chip = load_chip(given, hbm_tbps, &overrides)?;
     let json = serde_json::to_string(&chip.spec).map_err(Failure::from)?;
     Ok((json, chip.warnings))
 }

@@ -31,6 +31,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(objects::build_instance, m)?)?;
     m.add_function(wrap_pyfunction!(moe::moe_json, m)?)?;
     m.add_function(wrap_pyfunction!(exact::exact_worker, m)?)?;
+    m.add_function(wrap_pyfunction!(exact::backends, m)?)?;
     m.add_function(wrap_pyfunction!(study::study_json, m)?)?;
     m.add_function(wrap_pyfunction!(sweep::sweep_json, m)?)?;
     m.add_class::<objects::NativeInstance>()?;

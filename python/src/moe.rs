@@ -34,7 +34,7 @@ pub struct MoeChoice {
     /// `--hbm-tbps`.
     pub hbm_tbps: Option<f64>,
     /// The other chip overrides.
-    pub overrides: Option<Overrides>,
+    pub overrides: Overrides,
     /// `--routing`.
     pub routing: String,
     /// `--steps`.
@@ -72,11 +72,7 @@ fn run_policies(choice: &MoeChoice, progress: Option<&Py<PyAny>>) -> Result<Ran,
     }
     let (model, mut warnings) = zoo_model(&choice.model)?;
     let moe = experts_of(&model, &choice.model)?;
-    let chip = load_chip(
-        &choice.chip,
-        choice.hbm_tbps,
-        &choice.overrides.clone().unwrap_or_default(),
-    )?;
+    let chip = load_chip(&choice.chip, choice.hbm_tbps, &choice.overrides)?;
     warnings.extend(chip.warnings.iter().cloned());
     let mut params = ZooParams::new(Mode::Decode, choice.batch, choice.kv);
     params.layers = choice.num_layers;

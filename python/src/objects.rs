@@ -46,7 +46,7 @@ pub struct BuildChoice {
     /// `--hbm-tbps`.
     pub hbm_tbps: Option<f64>,
     /// The other chip overrides.
-    pub overrides: Option<Overrides>,
+    pub overrides: Overrides,
     /// `--load-order`: `free`, `fixed` or a displacement.
     pub load_order: String,
     /// `--layers A..B`.
@@ -73,11 +73,7 @@ pub fn build_instance(
 ) -> PyResult<(NativeInstance, Vec<String>)> {
     let result = py.detach(|| -> Result<(NativeInstance, Vec<String>), Failure> {
         let start = Instant::now();
-        let chip = load_chip(
-            &build.chip,
-            build.hbm_tbps,
-            &build.overrides.clone().unwrap_or_default(),
-        )?;
+        let chip = load_chip(&build.chip, build.hbm_tbps, &build.overrides)?;
         let range = match (build.layers.as_deref(), build.ops.as_deref()) {
             (Some(l), _) => OpRange::Layers(OpRange::parse_range(l)?),
             (_, Some(o)) => OpRange::Ops(OpRange::parse_range(o)?),
@@ -437,7 +433,7 @@ impl NativeInstance {
                     Some(f) if Path::new(f).exists() => f.clone(),
                     _ => r.name.clone(),
                 };
-                load_chip(&source, r.hbm_tbps, &Overrides::default())
+                load_chip(&source, r.hbm_tbps, &None)
                     .ok()
                     .map(|c| (c.spec, c.record))
             });

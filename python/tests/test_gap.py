@@ -82,6 +82,10 @@ def test_solve_exact_row_equals_the_cli_json(tmp_path):
     assert cli_schedule.makespan_cycles == s.makespan_cycles
 
 
+SMT = elk_opt.backends()["smt"]
+
+
+@pytest.mark.skipif(not SMT["available"], reason="this build has no z3 (the wheel's)")
 def test_solve_exact_with_smt_equals_the_cli_json():
     s = elk_opt.solve("llama2-7b", exact=True, backend="smt", time_limit=LIMIT, no_timings=True,
                       num_layers=1, ops="0..6")
@@ -89,6 +93,21 @@ def test_solve_exact_with_smt_equals_the_cli_json():
               "--ops", "0..6", "--time-limit", LIMIT, "--no-timings", "--json")
     assert s.row == out["results"]
     assert s.row["backend"] == "smt"
+
+
+@pytest.mark.skipif(SMT["available"], reason="this build has z3")
+def test_a_build_without_z3_refuses_smt_saying_why():
+    # The wheel leaves z3 out: smt is refused before anything runs, with backends()'s reason;
+    # milp is there. The CLI still has both.
+    assert elk_opt.backends()["milp"]["available"]
+    assert SMT["missing"].startswith("not in this build")
+    for run in (lambda: elk_opt.gap("llama2-7b", backend="smt", **SMALL),
+                lambda: elk_opt.solve("llama2-7b", exact=True, backend="smt", **SMALL)):
+        with pytest.raises(ValueError) as e:
+            run()
+        assert str(e.value) == f"--backend smt: {SMT['missing']}"
+    assert cli("solve", "--exact", "--backend", "smt", "--model", "llama2-7b", "--num-layers", 1,
+               "--ops", "0..2", "--time-limit", LIMIT, "--json")["results"]["backend"] == "smt"
 
 
 def test_exact_flag_errors_are_value_errors_with_the_cli_message():

@@ -93,13 +93,17 @@ impl ExactSettings {
         }
     }
 
-    /// The time limit is a positive number of seconds; the message names the CLI's flag.
+    /// The time limit is a positive number of seconds and the backend is in this build (the
+    /// Python wheel has no z3); the message names the CLI's flag.
     pub fn check(&self) -> Result<(), String> {
         if !(self.time_limit_s.is_finite() && self.time_limit_s > 0.0) {
             return Err(format!(
                 "--time-limit {}: must be a positive number of seconds",
                 self.time_limit_s
             ));
+        }
+        if let Some(why) = self.backend.missing() {
+            return Err(format!("--backend {}: {why}", self.backend.name()));
         }
         Ok(())
     }

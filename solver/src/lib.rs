@@ -5,6 +5,10 @@
 //! re-times any schedule: the best load work for its decisions, a linear program
 //! ([`Retimed`] is the method `<name>+retime`).
 //!
+//! The SMT backend is the `smt` feature (on by default; it links the system z3): a build
+//! without it, as the Python wheel is, keeps [`Backend::Smt`] as a name and refuses to run it
+//! ([`Backend::missing`] says why).
+//!
 //! ```
 //! use elk_stage::instance::{Instance, OpOption};
 //! use elk_stage::method::{Budget, Method, Outcome};
@@ -15,7 +19,7 @@
 //!     .op("b", Cycles(50.0), vec![OpOption::new(10, 20, 90.0, 0.0, 0.0), OpOption::new(30, 60, 60.0, 0.0, 0.0)])
 //!     .build()
 //!     .unwrap();
-//! for backend in [Backend::Milp, Backend::Smt] {
+//! for backend in Backend::ALL.into_iter().filter(|b| b.missing().is_none()) {
 //!     let exact = Exact { options: ExactOptions { backend, ..Default::default() }, worker: None };
 //!     let solved = exact.schedule(&inst, &Budget::seconds(10.0)).unwrap();
 //!     // a loads in the prologue (50), b loads under a (50 ≤ 80) and runs fast: 50 + 80 + 60.
@@ -35,6 +39,7 @@ mod prune;
 mod queue;
 mod retime;
 pub mod segments;
+#[cfg(feature = "smt")]
 pub mod smt;
 mod tolerance;
 

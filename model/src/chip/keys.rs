@@ -226,8 +226,26 @@ pub fn find(path: &str) -> Option<&'static ChipKey> {
     KEYS.iter().find(|k| k.path == path)
 }
 
+/// The key a name stands for, as Python's `Chip(**keys)` names them: the path
+/// (`noc.link_bytes_per_s`), the path with `_` for the dot (`noc_link_bytes_per_s`,
+/// `hbm_controllers`), or the key alone (`link_bytes_per_s`, `sram_bytes_per_core`; no two
+/// keys share a last part).
+pub fn resolve(name: &str) -> Option<&'static ChipKey> {
+    find(name)
+        .or_else(|| KEYS.iter().find(|k| k.path.replace('.', "_") == name))
+        .or_else(|| KEYS.iter().find(|k| split(k.path).1 == name))
+}
+
+/// Whether the key takes a decimal number (an integer given for it is taken as one).
+pub(super) fn is_decimal(k: &ChipKey) -> bool {
+    !(k.unit.contains("integer")
+        || k.unit.starts_with('"')
+        || k.unit == "text"
+        || k.unit.starts_with("list"))
+}
+
 /// `table.key` → (`Some(table)`, key); `key` → (`None`, key).
-fn split(path: &str) -> (Option<&str>, &str) {
+pub(super) fn split(path: &str) -> (Option<&str>, &str) {
     match path.split_once('.') {
         Some((t, k)) => (Some(t), k),
         None => (None, path),
@@ -384,6 +402,25 @@ mod tests {
                 k.path
             );
         }
+    }
+
+    #[test]
+    fn every_key_resolves_by_path_underscored_path_and_last_part() {
+        for k in &KEYS {
+            let last = split(k.path).1;
+            for name in [
+                k.path.to_string(),
+                k.path.replace('.', "_"),
+                last.to_string(),
+            ] {
+                assert_eq!(resolve(&name).map(|r| r.path), Some(k.path), "{name}");
+            }
+        }
+        assert_eq!(
+            resolve("hbm_controllers").map(|k| k.path),
+            Some("hbm.controllers")
+        );
+        assert_eq!(resolve("sram_per_core"), None);
     }
 
     #[test]

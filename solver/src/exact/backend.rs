@@ -4,9 +4,12 @@
 //! [`super::options`].
 
 use crate::error::Result;
+#[cfg(not(feature = "smt"))]
+use crate::error::SolverError;
 use crate::exact::{Backend, ExactOptions, ModelStats, Phase};
 use crate::extract::to_schedule;
 use crate::milp::{run_milp, MilpConfig, MilpStatus};
+#[cfg(feature = "smt")]
 use crate::smt::{run_smt, SmtConfig, SmtStatus};
 use elk_stage::instance::{Instance, LoadOrder, NamedOrder};
 use elk_stage::method::Verdict;
@@ -136,6 +139,14 @@ fn assemble(
     }
 }
 
+/// A build without z3 refuses the SMT backend, saying why ([`Backend::missing`]).
+#[cfg(not(feature = "smt"))]
+fn smt_backend(_: &Instance, _: Option<Duration>) -> Result<BackendResult> {
+    let why = Backend::Smt.missing().unwrap_or_default();
+    Err(SolverError::Input(format!("backend 'smt': {why}")))
+}
+
+#[cfg(feature = "smt")]
 fn smt_backend(inst: &Instance, limit: Option<Duration>) -> Result<BackendResult> {
     let run = run_smt(inst, &SmtConfig { time_limit: limit })?;
     let status = verdict(

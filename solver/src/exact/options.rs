@@ -60,6 +60,29 @@ impl Backend {
         }
     }
 
+    /// The library the backend runs: `HiGHS` or `z3`.
+    pub fn solver(self) -> &'static str {
+        match self {
+            Backend::Milp => "HiGHS",
+            Backend::Smt => "z3",
+        }
+    }
+
+    /// Why this build cannot run the backend, or `None` when it can. HiGHS is always in;
+    /// z3 is the `smt` feature, which the Python wheel leaves out so that it installs on a
+    /// machine without libz3.
+    pub fn missing(self) -> Option<&'static str> {
+        match self {
+            Backend::Milp => None,
+            Backend::Smt if cfg!(feature = "smt") => None,
+            Backend::Smt => Some(
+                "not in this build: it was compiled without z3 (elk-solver's `smt` feature, \
+                 left out of the Python wheel so that it needs no libz3); use the milp \
+                 backend, or the CLI, which has both",
+            ),
+        }
+    }
+
     /// What the backend's proven lower bound is.
     pub fn dual_bound(self) -> BoundSource {
         match self {
