@@ -1,0 +1,405 @@
+"""Instances and schedules: building a stage-model instance (``elk-opt instance``), solving
+it with one method (``elk-opt solve``) and the schedule that comes back."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import TYPE_CHECKING, Any, Dict, Optional, Union
+
+from . import _native
+from ._common import DEFAULTS, _exact_choice, _exact_config, _progress, _warn
+from ._models import _chip, _model
+
+if TYPE_CHECKING:
+    from ._compare import CompareResult, GapResult
+    from ._common import Progress
+    from ._models import ChipLike, ModelLike
+
+
+class Instance:
+    """A stage-model instance (elk-instance/1): a graph's plans on a chip, what every
+    method schedules. Build one with :func:`instance`, read one with :meth:`load`."""
+
+    def __init__(self, native: Any, config: Dict[str, Any]) -> None:
+        self._native = native
+        #: The inputs as ``--json`` prints them in ``config``.
+        self.config = config
+
+    @property
+    def name(self) -> str:
+        """``llama2-13b decode b32 kv2048 on ipu-pod4``."""
+        return str(self._native.name)
+
+    @property
+    def operators(self) -> int:
+        return int(self._native.operators)
+
+    @property
+    def build_s(self) -> float:
+        """Seconds spent building it (plan tables) or reading it."""
+        return float(self._native.build_s)
+
+    def save(self, path: Union[str, "os.PathLike[str]"]) -> None:
+        """Writes the instance file (``instance -o FILE``, ``--emit-instance FILE``)."""
+        self._native.save(os.fspath(path))
+
+    @classmethod
+    def load(cls, path: Union[str, "os.PathLike[str]"]) -> "Instance":
+        """Reads an instance file (``--instance FILE``)."""
+        p = os.fspath(path)
+        return cls(_native.NativeInstance.load(p), {"instance": p})
+
+    def compare(
+        self,
+        *,
+        no_timings: bool = False,
+        progress: Progress = None,
+        bound: str = "roofline",
+        layer_exact: Optional[float] = None,
+        _without: Optional["Instance"] = None,
+    ) -> "CompareResult":
+        """Every method on this instance: :func:`compare`. ``_without`` (set by
+        :func:`compare` with ``expert_parallel=True``): the same instance without parallel
+        sets, whose union with this one is compared (docs/core-groups.md, CG-5)."""
+        from ._compare import CompareResult  # here, not at the top: _compare imports this module
+        if bound not in ("roofline", "segment"):
+            raise ValueError(f"bound '{bound}': one of roofline, segment")
+        cb, close = _progress(progress, "methods")
+        try:
+            out = self._native.compare(
+                no_timings,
+                cb,
+                bound == "segment",
+                None if layer_exact is None else float(layer_exact),
+                sys.executable,
+                None if _without is None else _without._native,
+            )
+        finally:
+            close()
+        results = json.loads(out)
+        config = dict(
+            self.config,
+            bound=bound,
+            layer_exact_s=None if layer_exact is None else float(layer_exact),
+            no_timings=no_timings,
+        )
+        return CompareResult(results, config, self)
+
+    def gap(
+        self,
+        *,
+        no_timings: bool = False,
+        progress: Progress = None,
+        _without: Optional["Instance"] = None,
+        **exact_flags: Any,
+    ) -> "GapResult":
+        """Every heuristic's gap to the exact optimum or the certified bound: :func:`gap`
+        (``exact_flags``: its ``backend``, ``time_limit``, …). ``_without``: as in
+        :meth:`compare`, the union's other instance."""
+        from ._compare import GapResult  # here, not at the top: _compare imports this module
+        choice = _exact_choice(**exact_flags)
+        cb, close = _progress(progress, "gap")
+        try:
+            results_json, native = self._native.gap(
+                choice, no_timings, cb, None if _without is None else _without._native
+            )
+        finally:
+            close()
+        results = json.loads(results_json)
+        config = dict(self.config, **_exact_config(choice, union=_without is not None), no_timings=no_timings)
+        r = GapResult(results, config, self)
+        if native is not None:
+            r.schedule = Schedule(native, self._kept(results.get("union"), _without), r.to_dict()["rows"][-1])
+        return r
+
+    def _kept(self, union: Optional[Dict[str, Any]], without: Optional["Instance"]) -> "Instance":
+        """The instance a union's kept schedule is of: this one (with parallel sets), or
+        ``without`` when ``union["parallel_sets"]`` is false; this one outside a union."""
+        if union is None or without is None or union["parallel_sets"]:
+            return self
+        return without
+
+    def solve(
+        self,
+        method: Optional[str] = None,
+        *,
+        exact: bool = False,
+        no_timings: bool = False,
+        progress: Progress = None,
+        _without: Optional["Instance"] = None,
+        **exact_flags: Any,
+    ) -> "Schedule":
+        """One method on this instance, or the exact solver (``exact=True``): :func:`solve`.
+        ``_without``: as in :meth:`compare`, the union's other instance."""
+        if exact:
+            if method is not None:
+                raise ValueError("method with exact=True: the exact solver is the method (--method conflicts with --exact)")
+            return self._solve_exact(no_timings=no_timings, progress=progress, _without=_without, **exact_flags)
+        if exact_flags:
+            raise ValueError(
+                f"{', '.join(sorted(exact_flags))}: the exact solver's flags, only with exact=True"
+            )
+        method = method or "elk-full"
+        if method == "ideal":
+            raise ValueError("--method ideal gives a figure, not a schedule: use compare()")
+        cb, close = _progress(progress, "solve")
+        try:
+            if cb is not None:
+                cb(0, 1, method)
+            row_json, native = self._native.solve(method, no_timings, None if _without is None else _without._native)
+            if cb is not None:
+                cb(1, 1, "")
+        finally:
+            close()
+        row = json.loads(row_json)
+        if native is None:
+            why = row["notes"][-1] if row["notes"] else row["status"]
+            raise SolverError(f"{row['method']} found no schedule for {self.name}: {why}")
+        union = None if row.get("parallel_sets") is None else {"parallel_sets": row["parallel_sets"]}
+        return Schedule(native, self._kept(union, _without), row)
+
+    def _solve_exact(
+        self,
+        *,
+        no_timings: bool = False,
+        progress: Progress = None,
+        _without: Optional["Instance"] = None,
+        **exact_flags: Any,
+    ) -> "Schedule":
+        choice = _exact_choice(**exact_flags)
+        cb, close = _progress(progress, "exact")
+        try:
+            summary_json, native = self._native.solve_exact(
+                choice, no_timings, cb, None if _without is None else _without._native
+            )
+        finally:
+            close()
+        summary = json.loads(summary_json)
+        if native is None:
+            raise SolverError(
+                f"exact {summary['backend']} found no schedule for {self.name}: {summary['ran']}"
+            )
+        s = Schedule(native, self._kept(summary.get("union"), _without), summary)
+        s.config = dict(self.config, **_exact_config(choice, union=_without is not None), no_timings=no_timings)
+        return s
+
+    def __repr__(self) -> str:
+        return f"Instance({self.name!r}, operators={self.operators})"
+
+
+def instance(
+    model: ModelLike = DEFAULTS["model"],
+    chip: ChipLike = DEFAULTS["chip"],
+    batch: int = DEFAULTS["batch"],
+    kv: int = DEFAULTS["kv"],
+    *,
+    mode: str = DEFAULTS["mode"],
+    num_layers: Optional[int] = None,
+    hbm_tbps: Optional[float] = None,
+    load_order: Union[str, int] = DEFAULTS["load_order"],
+    layers: Optional[str] = None,
+    ops: Optional[str] = None,
+    window: Optional[int] = None,
+    noc_row: str = DEFAULTS["noc_row"],
+    expert_parallel: bool = False,
+    cache: bool = True,
+) -> Instance:
+    """Builds the instance of ``model`` on ``chip`` (``elk-opt instance``): the plan tables
+    of every operator (read from the plan cache when they are there; ``cache=False`` is
+    ``--no-cache``). ``layers``/``ops`` cut a sub-instance (``"0..1"``, half-open);
+    ``load_order`` is ``free``, ``fixed`` or a maximum displacement. ``expert_parallel``
+    (``--expert-parallel``) builds parallel sets: independent chains of operators on
+    disjoint groups of cores (docs/core-groups.md)."""
+    m = _model(model)
+    c = _chip(chip, hbm_tbps)
+    graph = m._choice(mode, batch, kv, num_layers)
+    build = dict(
+        c._choice(),
+        load_order=str(load_order),
+        layers=layers,
+        ops=ops,
+        window=window,
+        noc_row=noc_row,
+        expert_parallel=bool(expert_parallel),
+        cache=bool(cache),
+    )
+    native, warns = _native.build_instance(graph, build)
+    _warn(warns)
+    config: Dict[str, Any] = {}
+    key = {"model": "model", "import": "import", "onnx": "onnx"}[m.kind]
+    config[key] = m.source
+    config.update(
+        mode=mode,
+        batch=int(batch),
+        kv_tokens=int(kv),
+        num_layers=graph["num_layers"],
+    )
+    if m.kind == "import":
+        config["compat"] = m.compat or "clean"
+    # The planning rules in force (docs/plans.md, "Rules"): the artifact's only with
+    # compat="reference".
+    reference = m.kind == "import" and m.compat == "reference"
+    config["plan_rules"] = "reference" if reference else "clean"
+    if m.dtype is not None and m.dtype != "fp16":
+        config["dtype"] = m.dtype
+    config.update(
+        chip=c.given,
+        hbm_tbps=c.hbm_tbps,
+        load_order=str(load_order),
+        layers=layers,
+        ops=ops,
+        preload_window_stages=window,
+        noc_row=noc_row,
+        expert_parallel=bool(expert_parallel),
+    )
+    return Instance(native, config)
+
+
+def _instances(
+    model: Union[ModelLike, Instance], chip: ChipLike, batch: int, kv: int, build: Dict[str, Any]
+) -> "tuple[Instance, Optional[Instance]]":
+    """The instance of the inputs (``model`` itself when it is one), and with
+    ``expert_parallel=True`` the same without parallel sets: the other side of the union
+    ``compare``, ``gap`` and ``solve`` work on (docs/core-groups.md, CG-5)."""
+    if isinstance(model, Instance):
+        return model, None
+    inst = instance(model, chip, batch, kv, **build)
+    if not build.get("expert_parallel"):
+        return inst, None
+    return inst, instance(model, chip, batch, kv, **dict(build, expert_parallel=False))
+
+
+def solve(
+    model: Union[ModelLike, Instance] = DEFAULTS["model"],
+    chip: ChipLike = DEFAULTS["chip"],
+    batch: int = DEFAULTS["batch"],
+    kv: int = DEFAULTS["kv"],
+    *,
+    method: Optional[str] = None,
+    exact: bool = False,
+    backend: str = "milp",
+    time_limit: float = 60.0,
+    linearisation: str = "big-m",
+    warm_start: bool = True,
+    lp_bound: bool = True,
+    whole_model_bound: str = "lp",
+    window_search: bool = True,
+    no_timings: bool = False,
+    progress: Progress = None,
+    **build: Any,
+) -> "Schedule":
+    """One method (``elk-opt solve --method M``, default ``elk-full``): its schedule, judged
+    by the simulator. ``exact=True`` is ``solve --exact``: the heuristics, then the exact
+    backend (``backend`` ``milp`` or ``smt``) warm-started from the best of them within
+    ``time_limit`` seconds (hard: it runs in a worker process, killed 1 s after), and the
+    schedule's :attr:`Schedule.row` is ``solve --exact --json``'s results (``status``,
+    ``lower_bound_cycles``, ``gap_pct``, ``ran``, ``bounds``, …). Raises
+    :class:`SolverError` when no schedule is found (the CLI exits 1 for a method; for
+    ``--exact`` it prints the report). With ``expert_parallel=True`` (``--expert-parallel``)
+    both instances, with and without parallel sets, are solved and the faster schedule is
+    kept, bound to its own instance (:attr:`Schedule.instance`; the row's
+    ``parallel_sets``, or ``union`` with ``exact=True``, says which: docs/core-groups.md,
+    CG-5)."""
+    inst, without = _instances(model, chip, batch, kv, build)
+    if not exact:
+        given = {
+            k: v
+            for k, v, default in [
+                ("backend", backend, "milp"),
+                ("time_limit", time_limit, 60.0),
+                ("linearisation", linearisation, "big-m"),
+                ("warm_start", warm_start, True),
+                ("lp_bound", lp_bound, True),
+                ("whole_model_bound", whole_model_bound, "lp"),
+                ("window_search", window_search, True),
+            ]
+            if v != default
+        }
+        return inst.solve(method, no_timings=no_timings, progress=progress, _without=without, **given)
+    return inst.solve(
+        method,
+        exact=True,
+        backend=backend,
+        time_limit=time_limit,
+        linearisation=linearisation,
+        warm_start=warm_start,
+        lp_bound=lp_bound,
+        whole_model_bound=whole_model_bound,
+        window_search=window_search,
+        no_timings=no_timings,
+        progress=progress,
+        _without=without,
+    )
+
+
+class Schedule:
+    """A schedule (elk-schedule/1) of an :class:`Instance`: what ``solve -o`` writes."""
+
+    def __init__(self, native: Any, inst: Instance, row: Optional[Dict[str, Any]] = None) -> None:
+        self._native = native
+        self.instance = inst
+        #: ``solve --json``'s results (the method's row), or with ``exact=True`` ``solve
+        #: --exact --json``'s (the exact solve's summary); ``None`` for a loaded schedule.
+        self.row = row
+        #: ``solve --exact --json``'s ``config`` (``None`` for a heuristic's schedule).
+        self.config: Optional[Dict[str, Any]] = None
+
+    @property
+    def method(self) -> str:
+        return str(self._native.method)
+
+    @property
+    def makespan_cycles(self) -> float:
+        """The simulator's makespan (the stage model)."""
+        return float(self.simulate()["makespan_cycles"])
+
+    @property
+    def makespan_ms(self) -> float:
+        return float(self.simulate()["makespan_ms"])
+
+    def save(
+        self,
+        path: Union[str, "os.PathLike[str]"],
+        instance_path: Union[str, "os.PathLike[str]", None] = None,
+    ) -> None:
+        """Writes the schedule file (``solve -o``), and its instance to ``instance_path``
+        (``--emit-instance``) when given: ``simulate`` needs both."""
+        self._native.save(os.fspath(path), self.instance._native)
+        if instance_path is not None:
+            self.instance.save(instance_path)
+
+    @classmethod
+    def load(
+        cls,
+        path: Union[str, "os.PathLike[str]"],
+        instance: Union[Instance, str, "os.PathLike[str]"],
+    ) -> "Schedule":
+        """Reads a schedule file for ``instance`` (an :class:`Instance` or its file)."""
+        inst = instance if isinstance(instance, Instance) else Instance.load(instance)
+        return cls(_native.NativeSchedule.load(os.fspath(path)), inst)
+
+    def to_json(self) -> str:
+        """The schedule file's text, stamped with its instance."""
+        return str(self._native.to_json(self.instance._native))
+
+    def simulate(self) -> Dict[str, Any]:
+        """``elk-opt simulate --json``'s results: ``valid``, ``violations`` and the stage
+        model's evaluation (``makespan_cycles``, ``makespan_ms``, ``stages``,
+        ``hbm_util_pct``, …). A schedule of another instance raises ``ValueError``."""
+        return dict(json.loads(self._native.simulate(self.instance._native)))
+
+    def simulate_detailed(self) -> Dict[str, Any]:
+        """The detailed replay on the instance's chip (``simulate --detailed``, paced loads):
+        the simulator's report (``makespan_cycles``, ``makespan_ms``, ``breakdown``,
+        ``link_utilisation_mean``, ``hottest_links``, ``controller_utilisation``, …)."""
+        return dict(json.loads(self._native.simulate_detailed(self.instance._native)))
+
+    def trace(self, path: Union[str, "os.PathLike[str]"]) -> None:
+        """Writes a Chrome trace of the stage model's evaluation (``solve --trace``; open
+        it in Perfetto)."""
+        self._native.trace(os.fspath(path), self.instance._native)
+
+    def __repr__(self) -> str:
+        return f"Schedule({self.method!r} on {self.instance.name!r})"
