@@ -9,10 +9,11 @@ pub use routed::MoeCell;
 pub(crate) use routed::{rows_of as routed_rows, steps_bound};
 
 use crate::grid::Cell;
+pub use crate::grid::{cell_chip, cell_chip_from};
 use crate::portfolio::{Portfolio, Run, Stopped};
 use elk_heuristics::{by_name, ideal};
 use elk_model::build::{build_instance, InstanceOptions};
-use elk_model::chip::{ChipOverrides, ChipSpec, Topology};
+use elk_model::chip::ChipSpec;
 use elk_model::graph::Mode;
 use elk_model::plan::PlanCache;
 use elk_model::zoo::{ZooModel, ZooParams};
@@ -209,41 +210,6 @@ impl CellResult {
     pub fn failed(&self) -> bool {
         self.error.is_some() && !self.does_not_fit
     }
-}
-
-/// A near-square W × H with W·H = cores (W ≥ H).
-fn mesh_dims(cores: u64) -> (u64, u64) {
-    let mut h = (cores as f64).sqrt() as u64;
-    while h > 1 && cores % h != 0 {
-        h -= 1;
-    }
-    (cores / h.max(1), h.max(1))
-}
-
-/// The chip of a cell (HBM, cores, topology overrides applied and validated), its chip
-/// entry read from the current directory.
-pub fn cell_chip(cell: &Cell) -> elk_model::Result<ChipSpec> {
-    cell_chip_from(ChipSpec::load(&cell.chip)?, cell)
-}
-
-/// The cell's variant of `chip` (the chip its entry names).
-pub fn cell_chip_from(chip: ChipSpec, cell: &Cell) -> elk_model::Result<ChipSpec> {
-    // Only "mesh" changes the topology ("all-to-all" keeps the chip's own).
-    let mesh = cell.topology.as_deref() == Some("mesh");
-    let cores = cell.cores.unwrap_or(chip.cores);
-    // A near-square mesh when the topology becomes one, or when the core count of a mesh
-    // or torus changes.
-    let dims = (mesh || (cell.cores.is_some() && chip.noc.topology != Topology::AllToAll))
-        .then(|| mesh_dims(cores));
-    chip.with_overrides(&ChipOverrides {
-        file: format!("chip of cell {} ({})", cell.index, cell.chip),
-        hbm_tbps: cell.hbm_tbps,
-        cores: cell.cores,
-        topology: mesh.then_some(Topology::Mesh),
-        width: dims.map(|(w, _)| w),
-        height: dims.map(|(_, h)| h),
-        ..ChipOverrides::default()
-    })
 }
 
 /// Scales an instance's NoC and compute: shifts and distribution take 1/noc of their cycles,

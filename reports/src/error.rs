@@ -13,10 +13,12 @@ pub enum ReportError {
         detail: String,
     },
     /// A grid name that is neither a preset nor a file.
-    #[error("grid '{name}': not a preset ({}) and no such file", crate::grid::PRESETS.join(", "))]
+    #[error("grid '{name}': not a preset ({presets}) and no such file")]
     NoGrid {
         /// The name given.
         name: String,
+        /// The presets, comma-separated.
+        presets: String,
     },
     /// A results file is malformed (file, line, what).
     #[error("{file}:{line}: {}", elk_model::error::one_line(.detail))]

@@ -6,8 +6,10 @@
 //! Models and chips are names (the zoo's, the presets) or files; a relative file path is read
 //! from the grid file's directory, so a grid and its files move together.
 
+mod cell_chip;
 mod figure_kind;
 
+pub use cell_chip::{cell_chip, cell_chip_from};
 pub use figure_kind::FigureKind;
 
 use crate::error::{ReportError, Result};
@@ -384,7 +386,7 @@ impl Grid {
         }
         for cell in self.cells() {
             if let Some(base) = chips.specs.get(&cell.chip) {
-                crate::cell::cell_chip_from(base.clone(), &cell).map_err(|e| bad(e.to_string()))?;
+                cell_chip_from(base.clone(), &cell).map_err(|e| bad(e.to_string()))?;
             }
         }
         Ok(chips)
@@ -604,7 +606,10 @@ pub fn load(name: &str) -> Result<Grid> {
     }
     let path = std::path::Path::new(name);
     if !path.exists() {
-        return Err(ReportError::NoGrid { name: name.into() });
+        return Err(ReportError::NoGrid {
+            name: name.into(),
+            presets: PRESETS.join(", "),
+        });
     }
     Grid::from_file(path)
 }
