@@ -28,7 +28,6 @@ pub fn study_json(
                 STUDIES.join(", ")
             )));
         }
-        elk_reports::cell::use_plan_cache(PlanCache::default_location());
         let header = Header {
             command: format!("elk-opt study {name} -o {}", output.display()),
             inputs: "built-in corpus and models (see the text)".into(),
@@ -39,6 +38,7 @@ pub fn study_json(
                 font_size: None,
                 format: Format::Svg,
             },
+            plan_cache: PlanCache::default_location(),
         };
         let shown = |step: Step<'_>| {
             crate::objects::report_progress(progress.as_ref(), step.done, step.total, step.what)

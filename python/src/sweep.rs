@@ -23,9 +23,8 @@ pub fn sweep_json(
     progress: Option<Py<PyAny>>,
 ) -> PyResult<(String, String, Vec<String>)> {
     let out = py.detach(|| -> Result<(String, String, Vec<String>), Failure> {
-        // Sweep cells read the process-wide cache the CLI sets with --no-cache too: the
-        // default location, set once (the first call wins, as in the CLI).
-        elk_reports::cell::use_plan_cache(PlanCache::default_location());
+        // The plan cache at its default location, as the CLI's without --no-cache.
+        let plans = PlanCache::default_location();
         let grid = if is_toml {
             Grid::from_toml("(grid text)", grid)?
         } else {
@@ -33,7 +32,7 @@ pub fn sweep_json(
         };
         let shard = shard.map(Shard::parse).transpose()?;
         let warnings = grid.load_inputs()?.warnings();
-        let summary = run_sweep(&grid, &output, shard, &|done, total| {
+        let summary = run_sweep(&grid, &output, shard, plans.as_ref(), &|done, total| {
             if let Some(cb) = &progress {
                 Python::attach(|py| {
                     let _ = cb.call1(py, (done, total, "cells"));

@@ -6,6 +6,21 @@
 mod routed;
 
 pub use routed::MoeCell;
+
+/// How a grid runs its cells: its methods, whether each cell gets its certified bound, the
+/// MoE part for cells with a routing, and the plan cache every instance is planned through
+/// (`None`: planned afresh; the CLI's `--no-cache`).
+#[derive(Clone, Debug, Default)]
+pub struct CellRun {
+    /// Registry names of the methods.
+    pub methods: Vec<String>,
+    /// Each cell's certified bound and every method's gap to it.
+    pub bound: bool,
+    /// Cells with a routing: the load policies over sampled steps.
+    pub moe: MoeCell,
+    /// The plan cache.
+    pub plan_cache: Option<PlanCache>,
+}
 pub(crate) use routed::{rows_of as routed_rows, steps_bound};
 
 use crate::grid::Cell;
@@ -22,22 +37,6 @@ use elk_stage::instance::{Instance, LoadOrder, NamedOrder};
 use elk_stage::method::{Method, Outcome, Verdict};
 use elk_stage::units::Cycles;
 use serde::{Deserialize, Serialize};
-use std::sync::OnceLock;
-
-/// The plan cache every instance this crate builds uses (sweep cells, studies).
-static PLAN_CACHE: OnceLock<Option<PlanCache>> = OnceLock::new();
-
-/// Sets the plan cache for the rest of the process (the CLI's `--no-cache` passes `None`).
-/// It is process-wide because every cell and study builds its instances deep inside; the
-/// first call wins. Without a call, plan tables are enumerated every time.
-pub fn use_plan_cache(cache: Option<PlanCache>) {
-    let _ = PLAN_CACHE.set(cache);
-}
-
-/// The cache set by [`use_plan_cache`], if any.
-pub(crate) fn plan_cache() -> Option<PlanCache> {
-    PLAN_CACHE.get().cloned().flatten()
-}
 
 /// Whether a method produced a schedule: [`Verdict`] as a grid line records it (kebab-case
 /// in the results files, so it stays its own type; `From<Verdict>` is the one mapping).
@@ -227,23 +226,28 @@ pub fn scale_instance(inst: &mut Instance, noc: f64, compute: f64) {
 
 /// The cell's instance (free load order), its chip and model entries read from the current
 /// directory.
-pub fn cell_instance(cell: &Cell) -> elk_model::Result<Instance> {
-    cell_instance_on(cell, ChipSpec::load(&cell.chip)?)
+/// `cache` is the plan cache its plan tables are read from and kept in (`None`: planned
+/// afresh), as for every function here that builds an instance.
+pub fn cell_instance(cell: &Cell, cache: Option<&PlanCache>) -> elk_model::Result<Instance> {
+    cell_instance_on(cell, ChipSpec::load(&cell.chip)?, cache)
 }
 
 /// The cell's instance (free load order) on its variant of `chip`, its model entry read from
 /// the current directory.
-pub fn cell_instance_on(cell: &Cell, chip: ChipSpec) -> elk_model::Result<Instance> {
+pub fn cell_instance_on(
+    cell: &Cell,
+    chip: ChipSpec,
+    cache: Option<&PlanCache>,
+) -> elk_model::Result<Instance> {
     let model = ZooModel::load(&cell.model)?;
-    cell_instance_of(cell, &model, chip)
+    cell_instance_of(cell, &model, chip, cache)
 }
 
-/// Instance options of `cell`: free load order, the process's plan cache, its parallel
-/// sets.
-fn instance_options(cell: &Cell) -> InstanceOptions {
+/// Instance options of `cell`: free load order, the plan cache `cache`, its parallel sets.
+fn instance_options(cell: &Cell, cache: Option<&PlanCache>) -> InstanceOptions {
     InstanceOptions {
         load_order: LoadOrder::Named(NamedOrder::Free),
-        plan_cache: plan_cache(),
+        plan_cache: cache.cloned(),
         parallel: cell.expert_parallel,
         ..InstanceOptions::default()
     }
@@ -254,24 +258,16 @@ pub fn cell_instance_of(
     cell: &Cell,
     model: &ZooModel,
     chip: ChipSpec,
+    cache: Option<&PlanCache>,
 ) -> elk_model::Result<Instance> {
     let chip = cell_chip_from(chip, cell)?;
     let mode = Mode::parse(&cell.mode)?;
     let graph = model.build(&ZooParams::new(mode, cell.batch, cell.kv))?;
-    let mut inst = build_instance(&graph, &chip, &instance_options(cell))?;
+    let mut inst = build_instance(&graph, &chip, &instance_options(cell, cache))?;
     if cell.noc_scale != 1.0 || cell.compute_scale != 1.0 {
         scale_instance(&mut inst, cell.noc_scale, cell.compute_scale);
     }
     Ok(inst)
-}
-
-/// Runs every method of `methods` on the cell, its chip and model entries read from the
-/// current directory.
-pub fn run_cell(figure: &str, cell: &Cell, methods: &[String]) -> CellResult {
-    match ChipSpec::load(&cell.chip) {
-        Ok(chip) => run_cell_on(figure, cell, chip, methods),
-        Err(e) => failed(figure, cell, e.to_string()),
-    }
 }
 
 fn failed(figure: &str, cell: &Cell, error: String) -> CellResult {
@@ -285,23 +281,6 @@ fn failed(figure: &str, cell: &Cell, error: String) -> CellResult {
         ideal_unreachable: None,
         error: Some(error),
         does_not_fit: false,
-    }
-}
-
-/// Runs every method of `methods` on the cell's variant of `chip`, its model entry read from
-/// the current directory.
-pub fn run_cell_on(figure: &str, cell: &Cell, chip: ChipSpec, methods: &[String]) -> CellResult {
-    match ZooModel::load(&cell.model) {
-        Ok(model) => run_cell_with(
-            figure,
-            cell,
-            &model,
-            chip,
-            methods,
-            false,
-            &MoeCell::default(),
-        ),
-        Err(e) => failed(figure, cell, e.to_string()),
     }
 }
 
@@ -323,9 +302,12 @@ pub fn ideal_unreachable(chip: &ChipSpec) -> Option<String> {
 /// The certified lower bound of `inst`: the coupled segment LP's (what `compare --bound
 /// segment` and `gap` use; [`crate::bound`]), read from or kept in the bound cache beside the
 /// plan cache, or the roofline's where it is stronger or the relaxation does not apply.
-pub fn certified_bound(inst: &Instance) -> elk_solver::Result<(Cycles, BoundSource)> {
+pub fn certified_bound(
+    inst: &Instance,
+    plans: Option<&PlanCache>,
+) -> elk_solver::Result<(Cycles, BoundSource)> {
     use crate::bound::{certified, coupled_bound, BoundCache, COUPLED_LIMIT};
-    let cache = plan_cache().map(|c| BoundCache::beside(&c));
+    let cache = plans.map(BoundCache::beside);
     let found = coupled_bound(inst, COUPLED_LIMIT, cache.as_ref(), &|_| {})?;
     Ok(certified(inst, found.bound.map(|b| Cycles(b.bound_cycles))))
 }
@@ -338,10 +320,9 @@ pub fn run_cell_with(
     cell: &Cell,
     model: &ZooModel,
     chip: ChipSpec,
-    methods: &[String],
-    bound: bool,
-    moe: &MoeCell,
+    how: &CellRun,
 ) -> CellResult {
+    let cache = how.plan_cache.as_ref();
     let mut result = CellResult {
         figure: figure.into(),
         cell: cell.clone(),
@@ -359,7 +340,7 @@ pub fn run_cell_with(
     if cell.routing.is_some() {
         // A routed cell is the load policies on its sampled steps: the grid's methods and
         // Ideal would schedule another workload (the balanced routing's graph).
-        match routed::run(cell, model, chip, moe, bound) {
+        match routed::run(cell, model, chip, how) {
             Ok((rows, b)) => {
                 result.methods = rows;
                 result.bound = b;
@@ -368,7 +349,7 @@ pub fn run_cell_with(
         }
         return result;
     }
-    let inst = match cell_instance_of(cell, model, chip.clone()) {
+    let inst = match cell_instance_of(cell, model, chip.clone(), cache) {
         Ok(i) => i,
         Err(e) => {
             let mut r = failed(figure, cell, e.to_string());
@@ -385,13 +366,13 @@ pub fn run_cell_with(
             expert_parallel: false,
             ..cell.clone()
         };
-        match cell_instance_of(&plain, model, chip) {
+        match cell_instance_of(&plain, model, chip, cache) {
             Ok(i) => runs.push(i),
             Err(e) => return failed(figure, cell, format!("without parallel sets: {e}")),
         }
     }
     for (k, inst) in runs.iter().enumerate() {
-        let rows = match methods_on(inst, methods) {
+        let rows = match methods_on(inst, &how.methods) {
             Ok(rows) => rows,
             Err(MethodsFailed::Unknown(name)) => {
                 return failed(figure, cell, format!("unknown method '{name}'"))
@@ -420,10 +401,10 @@ pub fn run_cell_with(
             };
         }
     }
-    if bound {
+    if how.bound {
         let mut lowest: Option<CellBound> = None;
         for inst in &runs {
-            match certified_bound(inst) {
+            match certified_bound(inst, cache) {
                 Ok((b, source)) => {
                     let here = CellBound {
                         bound_ms: inst.ms(b),

@@ -278,7 +278,7 @@ fn run_on(
             of: spec.steps,
         });
     }
-    let bounds = step_bounds(&built, &setup.ranking, bound)?;
+    let bounds = step_bounds(&built, &setup.ranking, bound, spec.opts.plan_cache.as_ref())?;
     let scheduled = std::sync::atomic::AtomicUsize::new(0);
     let of = spec.steps * setup.policies.len();
     let tag = if memo.parallel() {
@@ -371,6 +371,7 @@ fn step_bounds(
     built: &[StepInstances],
     ranking: &[Vec<usize>],
     bound: StepBound,
+    plans: Option<&elk_model::plan::PlanCache>,
 ) -> Result<Vec<(Cycles, BoundSource)>> {
     let oracles: Vec<Instance> = built
         .iter()
@@ -392,7 +393,7 @@ fn step_bounds(
         .collect();
     let solved: Vec<(Cycles, BoundSource)> = distinct
         .par_iter()
-        .map(|&i| crate::cell::certified_bound(&oracles[i]))
+        .map(|&i| crate::cell::certified_bound(&oracles[i], plans))
         .collect::<elk_solver::Result<_>>()?;
     Ok(hashes
         .iter()

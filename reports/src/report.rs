@@ -38,6 +38,9 @@ pub struct Header {
     pub date: String,
     /// The figures' size and font (not printed).
     pub style: Style,
+    /// The plan cache every instance of the report is planned through (`None`: afresh; not
+    /// printed).
+    pub plan_cache: Option<elk_model::plan::PlanCache>,
 }
 
 impl Header {

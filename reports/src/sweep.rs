@@ -3,9 +3,10 @@
 //! on restart, and at the end the file rewritten in cell order — so an interrupted-and-resumed
 //! run, a sharded-and-merged run and a straight run write identical bytes.
 
-use crate::cell::{run_cell_with, CellResult};
+use crate::cell::{run_cell_with, CellResult, CellRun};
 use crate::error::{io, ReportError, Result};
 use crate::grid::Grid;
+use elk_model::plan::PlanCache;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -103,11 +104,13 @@ pub fn write_results(path: &Path, results: &BTreeMap<usize, CellResult>) -> Resu
 /// model file fails here, before `out` is touched. Cells whose stored line is a failure
 /// ([`CellResult::failed`]) are run again; cells that fail are counted in
 /// [`SweepSummary::failed`] (their error is their line). A configuration that does not fit
-/// the chip is a result, not a failure.
+/// the chip is a result, not a failure. Every instance is planned through `plan_cache`
+/// (`None`: afresh).
 pub fn run_sweep(
     grid: &Grid,
     out: &Path,
     shard: Option<Shard>,
+    plan_cache: Option<&PlanCache>,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<SweepSummary> {
     let inputs = grid.load_inputs()?;
@@ -147,23 +150,20 @@ pub fn run_sweep(
         .open(out)
         .map_err(|e| io(out, e))?;
     let sink = Mutex::new((file, 0usize));
+    let how = CellRun {
+        methods: grid.methods.clone(),
+        bound: grid.bound,
+        moe: crate::cell::MoeCell {
+            steps: grid.moe_steps,
+            policies: grid.policies.clone(),
+        },
+        plan_cache: plan_cache.cloned(),
+    };
     todo.par_iter().try_for_each(|cell| -> Result<()> {
         let model = inputs.models.models.get(&cell.model);
         let r = match (chips.specs.get(&cell.chip), model) {
             (Some(chip), Some(model)) => {
-                let moe = crate::cell::MoeCell {
-                    steps: grid.moe_steps,
-                    policies: grid.policies.clone(),
-                };
-                run_cell_with(
-                    &grid.figure,
-                    cell,
-                    model,
-                    chip.clone(),
-                    &grid.methods,
-                    grid.bound,
-                    &moe,
-                )
+                run_cell_with(&grid.figure, cell, model, chip.clone(), &how)
             }
             _ => {
                 let detail = format!("cell {}: chip or model not loaded", cell.index);

@@ -49,24 +49,45 @@ fn interrupted_resumed_and_sharded_sweeps_equal_a_straight_run() {
     let grid = Grid::from_toml("tiny", TINY).unwrap();
     let d = dir("sweep");
     let straight = d.join("straight.jsonl");
-    run_sweep(&grid, &straight, None, &|_, _| {}).unwrap();
+    run_sweep(&grid, &straight, None, None, &|_, _| {}).unwrap();
     let bytes = std::fs::read(&straight).unwrap();
     assert_eq!(String::from_utf8_lossy(&bytes).lines().count(), 4);
 
     // "Killed midway": one shard's cells plus a line cut short, then a full run resumes.
     let resumed = d.join("resumed.jsonl");
-    run_sweep(&grid, &resumed, Some(Shard { k: 1, n: 3 }), &|_, _| {}).unwrap();
+    run_sweep(
+        &grid,
+        &resumed,
+        Some(Shard { k: 1, n: 3 }),
+        None,
+        &|_, _| {},
+    )
+    .unwrap();
     let mut partial = std::fs::read_to_string(&resumed).unwrap();
     partial.push_str("{\"figure\":\"vs-hb");
     std::fs::write(&resumed, partial).unwrap();
-    let summary = run_sweep(&grid, &resumed, None, &|_, _| {}).unwrap();
+    let summary = run_sweep(&grid, &resumed, None, None, &|_, _| {}).unwrap();
     assert_eq!((summary.skipped, summary.ran), (1, 3));
     assert_eq!(std::fs::read(&resumed).unwrap(), bytes);
 
     // Two shards merged.
     let (a, b) = (d.join("a.jsonl"), d.join("b.jsonl"));
-    run_sweep(&grid, &a, Some(Shard::parse("0/2").unwrap()), &|_, _| {}).unwrap();
-    run_sweep(&grid, &b, Some(Shard::parse("1/2").unwrap()), &|_, _| {}).unwrap();
+    run_sweep(
+        &grid,
+        &a,
+        Some(Shard::parse("0/2").unwrap()),
+        None,
+        &|_, _| {},
+    )
+    .unwrap();
+    run_sweep(
+        &grid,
+        &b,
+        Some(Shard::parse("1/2").unwrap()),
+        None,
+        &|_, _| {},
+    )
+    .unwrap();
     let merged = d.join("merged.jsonl");
     assert_eq!(merge(&[&b, &a], &merged).unwrap(), 4);
     assert_eq!(std::fs::read(&merged).unwrap(), bytes);
@@ -78,6 +99,7 @@ fn interrupted_resumed_and_sharded_sweeps_equal_a_straight_run() {
         inputs: "tiny.toml".into(),
         date: "2026-11-29".into(),
         style: Default::default(),
+        plan_cache: None,
     };
     let files = texts(report(&results, "tiny", &header).unwrap());
     assert_eq!(files[0].0, "README.md");
@@ -187,7 +209,7 @@ fn chip_paths_resolve_from_the_grid_file_and_bad_chips_fail_before_any_cell() {
         std::fs::write(&grid_file, grid_of(&["ipu-mk2", entry], "\"basic\"")).unwrap();
         let grid = Grid::from_file(&grid_file).unwrap();
         let out = d.join("never.jsonl");
-        let err = run_sweep(&grid, &out, None, &|_, _| {})
+        let err = run_sweep(&grid, &out, None, None, &|_, _| {})
             .unwrap_err()
             .to_string();
         let head = format!("{}: key 'chips': entry '{entry}': ", grid_file.display());
@@ -225,12 +247,12 @@ fn failed_cells_are_counted_and_retried_on_resume() {
         .replace("kvs = [128]", "kvs = [16384]");
     let grid = Grid::from_toml("huge.toml", &huge).unwrap();
     let out = d.join("huge.jsonl");
-    let first = run_sweep(&grid, &out, None, &|_, _| {}).unwrap();
+    let first = run_sweep(&grid, &out, None, None, &|_, _| {}).unwrap();
     assert_eq!((first.ran, first.failed, first.retried), (1, 1, 0));
     let stored = read_results(&out).unwrap();
     assert!(stored[&0].failed(), "{:?}", stored[&0].error);
     // The same run again retries the failed cell (and fails it again).
-    let again = run_sweep(&grid, &out, None, &|_, _| {}).unwrap();
+    let again = run_sweep(&grid, &out, None, None, &|_, _| {}).unwrap();
     assert_eq!(
         (again.skipped, again.ran, again.retried, again.failed),
         (0, 1, 1, 1)
@@ -243,7 +265,7 @@ fn failed_cells_are_counted_and_retried_on_resume() {
     std::fs::write(&grid_file, grid_of(&["ipu-mk2", "chip.toml"], "\"basic\"")).unwrap();
     let grid = Grid::from_file(&grid_file).unwrap();
     let out = d.join("r.jsonl");
-    let first = run_sweep(&grid, &out, None, &|_, _| {}).unwrap();
+    let first = run_sweep(&grid, &out, None, None, &|_, _| {}).unwrap();
     assert_eq!((first.ran, first.failed, first.does_not_fit), (2, 0, 1));
     let straight = std::fs::read_to_string(&out).unwrap();
     let stored = read_results(&out).unwrap();
@@ -254,7 +276,7 @@ fn failed_cells_are_counted_and_retried_on_resume() {
         .unwrap()
         .contains("no plan fits 2048 B"));
     assert!(straight.contains(",\"does_not_fit\":true}"), "{straight}");
-    let again = run_sweep(&grid, &out, None, &|_, _| {}).unwrap();
+    let again = run_sweep(&grid, &out, None, None, &|_, _| {}).unwrap();
     assert_eq!((again.skipped, again.ran), (2, 0));
 
     // A cell stored as an error by an earlier run (the chip file was not found then) is run
@@ -265,7 +287,7 @@ fn failed_cells_are_counted_and_retried_on_resume() {
         "\"error\":\"../chips/mine.toml: cannot read\"",
     );
     std::fs::write(&out, format!("{broken}\n{}\n", lines[1])).unwrap();
-    let resumed = run_sweep(&grid, &out, None, &|_, _| {}).unwrap();
+    let resumed = run_sweep(&grid, &out, None, None, &|_, _| {}).unwrap();
     assert_eq!(
         (
             resumed.skipped,
@@ -287,7 +309,7 @@ fn methods_without_a_schedule_store_status_and_reason() {
     std::fs::write(&grid_file, grid_of(&["chip.toml"], "\"basic\", \"static\"")).unwrap();
     let grid = Grid::from_file(&grid_file).unwrap();
     let out = d.join("s.jsonl");
-    let summary = run_sweep(&grid, &out, None, &|_, _| {}).unwrap();
+    let summary = run_sweep(&grid, &out, None, None, &|_, _| {}).unwrap();
     assert_eq!(summary.failed, 0, "a method without a schedule is a result");
     let text = std::fs::read_to_string(&out).unwrap();
     let r = &read_results(&out).unwrap()[&0];
@@ -308,6 +330,7 @@ fn methods_without_a_schedule_store_status_and_reason() {
         inputs: "x".into(),
         date: "2026-01-01".into(),
         style: Default::default(),
+        plan_cache: None,
     };
     let results: Vec<_> = read_results(&out).unwrap().into_values().collect();
     let md = &texts(report(&results, "new", &header).unwrap())[0].1;
@@ -342,7 +365,7 @@ fn static_with_and_without_a_schedule(name: &str) -> Vec<elk_reports::cell::Cell
     std::fs::write(&grid_file, text).unwrap();
     let grid = Grid::from_file(&grid_file).unwrap();
     let out = d.join("s.jsonl");
-    run_sweep(&grid, &out, None, &|_, _| {}).unwrap();
+    run_sweep(&grid, &out, None, None, &|_, _| {}).unwrap();
     let results: Vec<_> = read_results(&out).unwrap().into_values().collect();
     assert!(results[0].methods.iter().all(|m| m.makespan_ms.is_some()));
     assert!(results[1].methods[0].makespan_ms.is_some());
@@ -356,6 +379,7 @@ fn header() -> Header {
         inputs: "x".into(),
         date: "2026-01-01".into(),
         style: Default::default(),
+        plan_cache: None,
     }
 }
 
@@ -532,7 +556,7 @@ fn every_figure_has_a_csv_of_exactly_its_plotted_numbers() {
 fn line_figures_have_a_csv_with_the_swept_quantity_and_units() {
     let grid = Grid::from_toml("tiny", TINY).unwrap();
     let out = dir("lines-csv").join("r.jsonl");
-    run_sweep(&grid, &out, None, &|_, _| {}).unwrap();
+    run_sweep(&grid, &out, None, None, &|_, _| {}).unwrap();
     let results: Vec<_> = read_results(&out).unwrap().into_values().collect();
     let files = texts(report(&results, "tiny", &header()).unwrap());
     let csvs: Vec<_> = files.iter().filter(|f| f.0.ends_with(".csv")).collect();
@@ -596,7 +620,7 @@ methods = ["basic"]
 "#;
     let grid = Grid::from_toml("training", text).unwrap();
     let out = dir("training-modes").join("r.jsonl");
-    run_sweep(&grid, &out, None, &|_, _| {}).unwrap();
+    run_sweep(&grid, &out, None, None, &|_, _| {}).unwrap();
     let results: Vec<_> = read_results(&out).unwrap().into_values().collect();
     assert!(results.iter().all(|r| r.error.is_none()), "{results:?}");
     let makespan_ms = |mode: &str| {

@@ -1,6 +1,6 @@
 //! The plan cache of this run: `$XDG_CACHE_HOME/elk-opt` (else `~/.cache/elk-opt`) unless
-//! `--no-cache` is given. Chosen once per process, before any command runs, and handed to the
-//! reports crate too, so sweep cells and studies share it.
+//! `--no-cache` is given. Chosen once per process, before any command runs; every command
+//! hands it to the library explicitly (instance options, sweep runs, report headers).
 
 use elk_model::plan::{CacheStats, PlanCache};
 use std::sync::OnceLock;
@@ -14,9 +14,7 @@ pub fn choose(no_cache: bool) {
     } else {
         PlanCache::default_location()
     };
-    if CHOICE.set(cache.clone()).is_ok() {
-        elk_reports::cell::use_plan_cache(cache);
-    }
+    let _ = CHOICE.set(cache);
 }
 
 /// The cache chosen, if any.

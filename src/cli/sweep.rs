@@ -282,7 +282,8 @@ pub fn sweep(a: SweepArgs) -> anyhow::Result<()> {
     let cells = grid.cells().len();
     let bar = super::progress::bar(cells as u64, "cells");
     bar.set_message(a.grid.clone());
-    let summary = run_sweep(&grid, &out, shard, &|done, total| {
+    let plans = super::plan_cache::get();
+    let summary = run_sweep(&grid, &out, shard, plans.as_ref(), &|done, total| {
         bar.set_length(total as u64);
         bar.set_position(done as u64);
     })?;
@@ -322,6 +323,7 @@ pub fn sweep(a: SweepArgs) -> anyhow::Result<()> {
             inputs: format!("grid {}", a.grid),
             date: today(),
             style,
+            plan_cache: super::plan_cache::get(),
         };
         let files = report(&results, &format!("Sweep {}", a.grid), &header)?;
         let files = a.figures.with_page(files, "sweep", &config)?;
@@ -412,6 +414,7 @@ pub fn run(a: ReportArgs) -> anyhow::Result<()> {
         inputs: file.display().to_string(),
         date: today(),
         style,
+        plan_cache: super::plan_cache::get(),
     };
     let title = format!("Report of {}", file.display());
     let config = serde_json::json!({ "file": file, "output": out });
@@ -437,6 +440,7 @@ pub fn study(a: StudyArgs) -> anyhow::Result<()> {
         inputs: "built-in corpus and models (see the text)".into(),
         date: today(),
         style,
+        plan_cache: super::plan_cache::get(),
     };
     let bar = super::progress::study_bar(&a.name);
     let shown = |step: elk_reports::studies::Step<'_>| {

@@ -35,9 +35,9 @@ pub(super) fn run(
     cell: &Cell,
     model: &ZooModel,
     chip: ChipSpec,
-    moe: &MoeCell,
-    bound: bool,
+    how: &super::CellRun,
 ) -> crate::Result<(Vec<MethodResult>, Option<CellBound>)> {
+    let (moe, bound) = (&how.moe, how.bound);
     let Some(routing) = &cell.routing else {
         return Ok((Vec::new(), None));
     };
@@ -46,7 +46,7 @@ pub(super) fn run(
         crate::moe::MoeInputs {
             params: ZooParams::new(Mode::parse(&cell.mode)?, cell.batch, cell.kv),
             chip: cell_chip_from(chip, cell)?,
-            opts: instance_options(cell),
+            opts: instance_options(cell, how.plan_cache.as_ref()),
             routing: routing.clone(),
             steps: moe.steps,
             seed: 1,

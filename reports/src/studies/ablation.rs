@@ -73,7 +73,7 @@ pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
     for (mi, model) in models.iter().enumerate() {
         steps.starting(&format!("{model}: plan tables"));
         let cell = Cell::decode(model, 32, 2048);
-        let inst = cell_instance(&cell)?;
+        let inst = cell_instance(&cell, header.plan_cache.as_ref())?;
         let times: Vec<Option<f64>> = vs
             .iter()
             .map(|v| {

@@ -4,6 +4,7 @@
 use elk_model::build::{build_instance, InstanceOptions, OpRange};
 use elk_model::chip::ChipSpec;
 use elk_model::graph::Mode;
+use elk_model::plan::PlanCache;
 use elk_model::zoo::{self, ZooParams};
 use elk_stage::corpus::{random_instance, RandomSpec};
 use elk_stage::instance::{Instance, LoadOrder, NamedOrder};
@@ -12,7 +13,7 @@ use elk_stage::instance::{Instance, LoadOrder, NamedOrder};
 const WINDOWS: [(usize, usize); 2] = [(0, 16), (16, 16)];
 
 /// Real sub-instances: models × settings × windows, free load order.
-pub fn real() -> elk_model::Result<Vec<Instance>> {
+pub fn real(plans: Option<&PlanCache>) -> elk_model::Result<Vec<Instance>> {
     let models = [
         "llama2-7b",
         "llama2-13b",
@@ -38,7 +39,7 @@ pub fn real() -> elk_model::Result<Vec<Instance>> {
                 let opts = InstanceOptions {
                     range: OpRange::Ops(start..end),
                     load_order: LoadOrder::Named(NamedOrder::Free),
-                    plan_cache: crate::cell::plan_cache(),
+                    plan_cache: plans.cloned(),
                     ..InstanceOptions::default()
                 };
                 let mut inst = build_instance(&graph, &chip, &opts)?;
@@ -51,7 +52,7 @@ pub fn real() -> elk_model::Result<Vec<Instance>> {
 }
 
 /// Whole first layers (several HBM-heavy blocks each, so preload orders matter), free order.
-pub fn layers() -> elk_model::Result<Vec<Instance>> {
+pub fn layers(plans: Option<&PlanCache>) -> elk_model::Result<Vec<Instance>> {
     let mut out = Vec::new();
     for model in ["llama2-7b", "llama2-13b"] {
         for &(batch, kv, tbps) in &[(8u64, 512u64, 4.0f64), (32, 2048, 16.0)] {
@@ -63,7 +64,7 @@ pub fn layers() -> elk_model::Result<Vec<Instance>> {
             let opts = InstanceOptions {
                 range: OpRange::Layers(0..1),
                 load_order: LoadOrder::Named(NamedOrder::Free),
-                plan_cache: crate::cell::plan_cache(),
+                plan_cache: plans.cloned(),
                 ..InstanceOptions::default()
             };
             let mut inst = build_instance(&graph, &chip, &opts)?;

@@ -59,7 +59,7 @@ pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
     for (model, batch, kv) in setups {
         steps.starting(&format!("{model}: plan tables"));
         let cell = Cell::decode(model, batch, kv);
-        let inst = cell_instance(&cell)?;
+        let inst = cell_instance(&cell, header.plan_cache.as_ref())?;
         for (mi, m) in METHODS.iter().enumerate() {
             steps.starting(&format!("{model}: {m}, true costs"));
             let base = true_makespan(&inst, &inst, m)?;

@@ -107,9 +107,13 @@ pub fn evaluate(inst: &Instance, limit_s: f64) -> Result<Row> {
 
 /// The corpus evaluated (real windows and random instances), in corpus order; `progress`
 /// hears of each instance as it finishes.
-pub fn corpus_rows(limit_s: f64, progress: &OnStep<'_>) -> Result<Vec<Row>> {
+pub fn corpus_rows(
+    limit_s: f64,
+    plans: Option<&elk_model::plan::PlanCache>,
+    progress: &OnStep<'_>,
+) -> Result<Vec<Row>> {
     Steps::new(0, progress).starting("building the corpus (plan tables)");
-    let mut all = corpus::real()?;
+    let mut all = corpus::real(plans)?;
     all.extend(corpus::random(20));
     let steps = Steps::new(all.len(), progress);
     steps.starting("heuristics and exact solves");
@@ -162,7 +166,7 @@ fn explain(row: &Row, m: usize) -> String {
 
 /// Runs the study.
 pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
-    let rows = corpus_rows(20.0, progress)?;
+    let rows = corpus_rows(20.0, header.plan_cache.as_ref(), progress)?;
     let mut md = header.markdown("Study: optimality gap of the heuristics");
     md.push_str("Gap = 100·(T − T*)/T* with T* the exact optimum (MILP, proven; 20 s limit per instance, warm-started from the best heuristic schedule or its LP re-timing, elk-dyn+retime or elk-full+retime, as `elk-opt gap` does). Corpus: 16-operator windows of the first layer of llama2-7b, llama2-13b, opt-1.3b, gemma2-27b and bert-base at (B8, KV512, 4 TB/s) and (B32, KV2048, 16 TB/s) on ipu-pod4, free load order; and 20 random instances (6–10 operators, 1–4 options, tight SRAM).\n\n");
     let proven: Vec<&Row> = rows.iter().filter(|r| r.optimal).collect();

@@ -12,6 +12,7 @@ use crate::cell::cell_instance;
 use crate::error::Result;
 use crate::grid::Cell;
 use crate::plot::{lines, Figure, Series, Style};
+use elk_model::plan::PlanCache;
 use elk_solver::{Exact, ExactOptions, Retimed, WholeModelBound};
 use elk_stage::instance::Instance;
 use elk_stage::method::Budget;
@@ -110,14 +111,14 @@ pub fn point(
     model: &'static str,
     hbm_tbps: f64,
     bound_limit_s: f64,
-    steps: &Steps<'_>,
+    (steps, plans): (&Steps<'_>, Option<&PlanCache>),
 ) -> Result<Point> {
     let start = Instant::now();
     let label = format!("{model} @ {hbm_tbps:.0} TB/s");
     steps.starting(&format!("{label}: plan tables"));
     let mut cell = Cell::decode(model, 32, 2048);
     cell.hbm_tbps = Some(hbm_tbps);
-    let inst = cell_instance(&cell)?;
+    let inst = cell_instance(&cell, plans)?;
     let (cycles, best) = judge_all(&inst, &|k, n, m| {
         steps.starting(&format!("{label}: heuristic {k}/{n}: {m}"));
     })?;
@@ -149,12 +150,16 @@ pub fn point(
 }
 
 /// Every point, in [`MODELS`] × [`HBM_TBPS`] order; `progress` hears of each step.
-pub fn points(bound_limit_s: f64, progress: &OnStep<'_>) -> Result<Vec<Point>> {
+pub fn points(
+    bound_limit_s: f64,
+    plans: Option<&PlanCache>,
+    progress: &OnStep<'_>,
+) -> Result<Vec<Point>> {
     let steps = Steps::new(MODELS.len() * HBM_TBPS.len(), progress);
     let mut all = Vec::new();
     for model in MODELS {
         for hbm in HBM_TBPS {
-            all.push(point(model, hbm, bound_limit_s, &steps)?);
+            all.push(point(model, hbm, bound_limit_s, (&steps, plans))?);
             steps.finished(&format!("{model} @ {hbm:.0} TB/s done"));
         }
     }
@@ -248,7 +253,7 @@ pub fn section(points: &[Point], style: &Style) -> Result<(String, Figure, Vec<H
 
 /// `study gap-whole`: the section alone, as its own report.
 pub fn run(header: &crate::report::Header, progress: &OnStep<'_>) -> Result<crate::report::Files> {
-    let points = points(BOUND_LIMIT_S, progress)?;
+    let points = points(BOUND_LIMIT_S, header.plan_cache.as_ref(), progress)?;
     let (section_md, figure, headline) = section(&points, &header.style)?;
     let [svg, csv] = figure.files("whole-model-gaps");
     let mut md = header.markdown("Study: certified gaps on whole models");

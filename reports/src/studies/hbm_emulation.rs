@@ -41,7 +41,7 @@ pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
         let graph = zoo::build(model, &params)?;
         let opts = InstanceOptions {
             load_order: LoadOrder::Named(NamedOrder::Free),
-            plan_cache: crate::cell::plan_cache(),
+            plan_cache: header.plan_cache.clone(),
             ..InstanceOptions::default()
         };
         let inst = build_instance(&graph, &chip, &opts)?;

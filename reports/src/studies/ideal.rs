@@ -11,7 +11,7 @@ use crate::report::{Files, Header};
 
 /// Runs the study.
 pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
-    let rows = corpus_rows(20.0, progress)?;
+    let rows = corpus_rows(20.0, header.plan_cache.as_ref(), progress)?;
     let proven: Vec<_> = rows.iter().filter(|r| r.optimal).collect();
     let mut md = header.markdown("Study: Elk's Ideal vs the exact optimum and the LP bound");
     md.push_str("Ideal (Elk's definition: fastest option per operator with the whole SRAM, loads never contend) compared with the proven optimum T* and the LP relaxation bound, on the gap study's corpus (instances proven optimal only). Δ = 100·(Ideal − X)/X.\n\n");

@@ -78,7 +78,7 @@ pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
                         params: ZooParams::new(Mode::Decode, batch, KV),
                         chip: chip.clone(),
                         opts: InstanceOptions {
-                            plan_cache: crate::cell::plan_cache(),
+                            plan_cache: header.plan_cache.clone(),
                             load_order: elk_stage::instance::LoadOrder::Named(
                                 elk_stage::instance::NamedOrder::Free,
                             ),

@@ -64,7 +64,7 @@ fn evaluate(inst: &Instance, steps: &Steps<'_>, exact: super::gap::Row) -> Resul
 /// Runs the study, each layer a step of `progress`.
 pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
     Steps::new(0, progress).starting("building the layers (plan tables)");
-    let insts = corpus::layers()?;
+    let insts = corpus::layers(header.plan_cache.as_ref())?;
     let steps = Steps::new(insts.len(), progress);
     // The exact solves first, side by side as in the gap study: one HiGHS thread each, so on
     // 2 cores two at a time, each with a core and nothing else running (the limits are per

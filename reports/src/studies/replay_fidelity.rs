@@ -42,7 +42,9 @@ pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
     for cell in &cells {
         let config = format!("{} B{} KV{}", cell.model, cell.batch, cell.kv);
         steps.starting(&format!("{config}: plan tables"));
-        let (inst, chip) = match cell_instance(cell).and_then(|i| Ok((i, cell_chip(cell)?))) {
+        let (inst, chip) = match cell_instance(cell, header.plan_cache.as_ref())
+            .and_then(|i| Ok((i, cell_chip(cell)?)))
+        {
             Ok(x) => x,
             Err(e) => {
                 skipped.push(format!(

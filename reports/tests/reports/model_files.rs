@@ -75,7 +75,7 @@ fn model_files_and_configs_resolve_against_the_grid_file() {
     let one = "figure = \"bars\"\nmodels = [\"../models/mixtral-2.toml\"]\nbatches = [2]\nkvs = [64]\nchips = [\"ipu-mk2\"]\nmethods = [\"basic\"]\n";
     let (_, grid) = grid_in(&d, one);
     let out = d.join("r.jsonl");
-    let summary = run_sweep(&grid, &out, None, &|_, _| {}).unwrap();
+    let summary = run_sweep(&grid, &out, None, None, &|_, _| {}).unwrap();
     assert_eq!(summary.failed, 0);
     let r = &read_results(&out).unwrap()[&0];
     assert_eq!(r.cell.model, "../models/mixtral-2.toml");
@@ -83,10 +83,13 @@ fn model_files_and_configs_resolve_against_the_grid_file() {
         r.error.is_none() && r.methods[0].makespan_ms.is_some(),
         "{r:?}"
     );
-    let zoo = elk_reports::cell::cell_instance(&elk_reports::grid::Cell {
-        model: "mixtral-8x7b".into(),
-        ..r.cell.clone()
-    })
+    let zoo = elk_reports::cell::cell_instance(
+        &elk_reports::grid::Cell {
+            model: "mixtral-8x7b".into(),
+            ..r.cell.clone()
+        },
+        None,
+    )
     .unwrap();
     assert!(
         r.ops > 0 && 4 * r.ops < zoo.ops.len(),
@@ -133,7 +136,7 @@ fn an_moe_cell_with_bound_true_has_a_certified_bound_below_every_policy() {
     let text = "figure = \"vs-hbm\"\nmodels = [\"../models/mixtral-2.toml\"]\nbatches = [4]\nkvs = [128]\nchips = [\"ipu-mk2\"]\nhbm_tbps = [2.0, 4.0]\nroutings = [\"uniform\"]\nmoe_steps = 4\nbound = true\n";
     let (_, grid) = grid_in(&d, text);
     let out = d.join("r.jsonl");
-    run_sweep(&grid, &out, None, &|_, _| {}).unwrap();
+    run_sweep(&grid, &out, None, None, &|_, _| {}).unwrap();
     let results: Vec<_> = read_results(&out).unwrap().into_values().collect();
     assert_eq!(results.len(), 2);
     for r in &results {

@@ -159,16 +159,13 @@ moe_steps = 3
     let chip = ChipSpec::preset("ipu-mk2").unwrap();
     let model = zoo::find("mixtral-8x7b").unwrap();
     let run = |bound| {
-        let methods = &grid.methods;
-        elk_reports::cell::run_cell_with(
-            "vs-hbm",
-            &cells[0],
-            model,
-            chip.clone(),
-            methods,
+        let how = elk_reports::cell::CellRun {
+            methods: grid.methods.clone(),
             bound,
-            &moe,
-        )
+            moe: moe.clone(),
+            plan_cache: None,
+        };
+        elk_reports::cell::run_cell_with("vs-hbm", &cells[0], model, chip.clone(), &how)
     };
     let r = run(false);
     assert_eq!(r.error, None);
@@ -401,17 +398,13 @@ moe_steps = 2
     };
     let chip = ChipSpec::preset("ipu-pod4").unwrap();
     let model = zoo::find("mixtral-8x7b").unwrap();
-    let run = |cell| {
-        elk_reports::cell::run_cell_with(
-            "bars",
-            cell,
-            model,
-            chip.clone(),
-            &grid.methods,
-            true,
-            &moe,
-        )
+    let how = elk_reports::cell::CellRun {
+        methods: grid.methods.clone(),
+        bound: true,
+        moe,
+        plan_cache: None,
     };
+    let run = |cell| elk_reports::cell::run_cell_with("bars", cell, model, chip.clone(), &how);
     let (plain, sets) = (run(&cells[0]), run(&cells[1]));
     assert_eq!((plain.error.clone(), sets.error.clone()), (None, None));
     let bound = sets.bound.as_ref().unwrap().bound_ms;
