@@ -5,26 +5,11 @@
 
 mod routed;
 
+pub use crate::grid::{cell_chip, cell_chip_from};
 pub use routed::MoeCell;
-
-/// How a grid runs its cells: its methods, whether each cell gets its certified bound, the
-/// MoE part for cells with a routing, and the plan cache every instance is planned through
-/// (`None`: planned afresh; the CLI's `--no-cache`).
-#[derive(Clone, Debug, Default)]
-pub struct CellRun {
-    /// Registry names of the methods.
-    pub methods: Vec<String>,
-    /// Each cell's certified bound and every method's gap to it.
-    pub bound: bool,
-    /// Cells with a routing: the load policies over sampled steps.
-    pub moe: MoeCell,
-    /// The plan cache.
-    pub plan_cache: Option<PlanCache>,
-}
 pub(crate) use routed::{rows_of as routed_rows, steps_bound};
 
 use crate::grid::Cell;
-pub use crate::grid::{cell_chip, cell_chip_from};
 use crate::portfolio::{Portfolio, Run, Stopped};
 use elk_heuristics::{by_name, ideal};
 use elk_model::build::{build_instance, InstanceOptions};
@@ -225,8 +210,7 @@ pub fn scale_instance(inst: &mut Instance, noc: f64, compute: f64) {
 }
 
 /// The cell's instance (free load order), its chip and model entries read from the current
-/// directory.
-/// `cache` is the plan cache its plan tables are read from and kept in (`None`: planned
+/// directory. `cache` is the plan cache its plan tables are read from and kept in (`None`: planned
 /// afresh), as for every function here that builds an instance.
 pub fn cell_instance(cell: &Cell, cache: Option<&PlanCache>) -> elk_model::Result<Instance> {
     cell_instance_on(cell, ChipSpec::load(&cell.chip)?, cache)
@@ -297,6 +281,21 @@ pub fn ideal_unreachable(chip: &ChipSpec) -> Option<String> {
             si(hbm, "B/s")
         )
     })
+}
+
+/// How a grid runs its cells: its methods, whether each cell gets its certified bound, the
+/// MoE part for cells with a routing, and the plan cache every instance is planned through
+/// (`None`: planned afresh; the CLI's `--no-cache`).
+#[derive(Clone, Debug, Default)]
+pub struct CellRun {
+    /// Registry names of the methods.
+    pub methods: Vec<String>,
+    /// Each cell's certified bound and every method's gap to it.
+    pub bound: bool,
+    /// Cells with a routing: the load policies over sampled steps.
+    pub moe: MoeCell,
+    /// The plan cache.
+    pub plan_cache: Option<PlanCache>,
 }
 
 /// The certified lower bound of `inst`: the coupled segment LP's (what `compare --bound

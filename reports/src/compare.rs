@@ -283,41 +283,33 @@ pub fn all_heuristics(
     inst: &Instance,
     starting: &dyn Fn(usize, usize, &str),
 ) -> Result<(Vec<Row>, Option<Schedule>), MethodError> {
-    let (p, n) = run_heuristics(inst, &mut |k, n, name| starting(k, n, name))?;
+    let (judged, _) = heuristic_rows(inst, &mut |k, n, name| starting(k, n, name), false)?;
     let mut rows = Vec::new();
     let mut best: Option<(Schedule, Cycles)> = None;
-    let mut keep = |result: Option<(Schedule, Evaluation)>| {
+    for (row, result) in judged {
         if let Some((s, e)) = result {
             if best.as_ref().is_none_or(|(_, t)| e.makespan_cycles < *t) {
                 best = Some((s, e.makespan_cycles));
             }
         }
-    };
-    for run in &p.runs {
-        let (row, result) = row_of(&run.method, run.judged.clone());
-        keep(result);
-        rows.push(row);
-    }
-    for (k, (name, judged)) in retimed_inputs(&p).into_iter().enumerate() {
-        starting(
-            n - COMPARE_RETIMED.len() + k + 1,
-            n,
-            &format!("{name}{RETIME_SUFFIX}"),
-        );
-        let (row, result) = retimed_row(inst, name, judged, false)?;
-        keep(result);
         rows.push(row);
     }
     Ok((rows, best.map(|b| b.0)))
 }
 
-/// The heuristics that run on `inst` (the registry's, [`heuristic_names_on`]) run through
-/// the portfolio, and the number n of rows they and the re-timed rows of [`COMPARE_RETIMED`]
-/// make; `starting(k, n, name)` before the k-th (1-based).
-fn run_heuristics(
+/// A row and, when its method found one, its schedule with the simulator's evaluation.
+type JudgedRow = (Row, Option<(Schedule, Evaluation)>);
+
+/// Every heuristic's row with its judged schedule: the heuristics that run on `inst` (the
+/// registry's, [`heuristic_names_on`]) through the portfolio, then the re-timed rows of
+/// [`COMPARE_RETIMED`] from the schedules they found (not a second run).
+/// `starting(k, n, name)` is called before row `k` (1-based) of the `n` is computed; `n`
+/// is returned with the rows.
+fn heuristic_rows(
     inst: &Instance,
     starting: &mut dyn FnMut(usize, usize, &str),
-) -> Result<(Portfolio, usize), MethodError> {
+    no_timings: bool,
+) -> Result<(Vec<JudgedRow>, usize), MethodError> {
     let heuristics: Vec<Box<dyn Method>> = heuristic_names_on(inst)
         .map(heuristic)
         .collect::<Result<_, _>>()?;
@@ -327,16 +319,25 @@ fn run_heuristics(
         heuristics.iter().map(|m| m.as_ref()),
         &mut |k, name| starting(k + 1, n, name),
     )?;
-    Ok((p, n))
-}
-
-/// The runs of [`COMPARE_RETIMED`]'s methods in `p` that ran, in that order: what the
-/// re-timed rows replay (not a second run).
-fn retimed_inputs(p: &Portfolio) -> Vec<(&'static str, &Judged)> {
-    COMPARE_RETIMED
+    // The runs the re-timed rows replay, kept before the rows take the runs over.
+    let retimed: Vec<(&'static str, Judged)> = COMPARE_RETIMED
         .iter()
-        .filter_map(|&name| p.of(name).map(|r| (name, &r.judged)))
-        .collect()
+        .filter_map(|&name| p.of(name).map(|r| (name, r.judged.clone())))
+        .collect();
+    let mut rows: Vec<_> = p
+        .runs
+        .into_iter()
+        .map(|run| row_of(&run.method, run.judged))
+        .collect();
+    for (k, (name, judged)) in retimed.iter().enumerate() {
+        starting(
+            n - COMPARE_RETIMED.len() + k + 1,
+            n,
+            &format!("{name}{RETIME_SUFFIX}"),
+        );
+        rows.push(retimed_row(inst, name, judged, no_timings)?);
+    }
+    Ok((rows, n))
 }
 
 /// The chip a compared instance was built for, as headers and `--json` show it.
@@ -445,26 +446,18 @@ pub fn compare(
     segment: Option<Cycles>,
     starting: &mut dyn FnMut(usize, usize, &str),
 ) -> Result<CompareReport, MethodError> {
-    // The heuristics, then the re-timed rows from the schedules they found (not a second run).
-    let (p, n) = run_heuristics(inst, starting)?;
-    let mut rows = Vec::new();
+    let (judged, n) = heuristic_rows(inst, starting, no_timings)?;
     // Each heuristic's chosen options, for the notes on why a variant falls behind Basic.
-    let mut chosen: Vec<(String, Vec<usize>)> = Vec::new();
-    for run in &p.runs {
-        let (row, result) = row_of(&run.method, run.judged.clone());
-        if let Some((s, _)) = result {
-            chosen.push((row.method.clone(), s.options.clone()));
-        }
-        rows.push(row);
-    }
-    for (k, (name, judged)) in retimed_inputs(&p).into_iter().enumerate() {
-        starting(
-            n - COMPARE_RETIMED.len() + k + 1,
-            n,
-            &format!("{name}{RETIME_SUFFIX}"),
-        );
-        rows.push(retimed_row(inst, name, judged, no_timings)?.0);
-    }
+    let chosen: Vec<(String, Vec<usize>)> = judged
+        .iter()
+        .filter(|(row, _)| !row.method.ends_with(RETIME_SUFFIX))
+        .filter_map(|(row, result)| {
+            result
+                .as_ref()
+                .map(|(s, _)| (row.method.clone(), s.options.clone()))
+        })
+        .collect();
+    let mut rows: Vec<Row> = judged.into_iter().map(|(row, _)| row).collect();
     starting(n + 1, n, "");
     if no_timings {
         rows.iter_mut().for_each(|r| r.compile_s = None);

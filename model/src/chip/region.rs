@@ -36,11 +36,16 @@ impl Region {
         self.rows.iter().map(|r| r.2).sum()
     }
 
+    /// (x, y) of its bounding box's first column and row.
+    pub fn origin(&self) -> (usize, usize) {
+        let x0 = self.rows.iter().map(|r| r.1).min().unwrap_or(0);
+        (x0, self.rows.first().map_or(0, |r| r.0))
+    }
+
     /// Width × height of its bounding box.
     pub fn bounding_box(&self) -> (usize, usize) {
-        let x0 = self.rows.iter().map(|r| r.1).min().unwrap_or(0);
         let x1 = self.rows.iter().map(|r| r.1 + r.2).max().unwrap_or(0);
-        (x1 - x0, self.rows.len())
+        (x1 - self.origin().0, self.rows.len())
     }
 }
 

@@ -300,8 +300,7 @@ pub fn set_op(
                 comm_cycles: chains.iter().map(|c| Cycles(c.comm)).collect(),
                 exchange_cycles: Cycles(moving),
             };
-            let exec = chains.iter().map(|c| c.exec).fold(0.0, f64::max) + moving;
-            let comm = chains.iter().map(|c| c.comm).fold(0.0, f64::max) + moving;
+            let (exec, comm) = (members.exec(), members.comm());
             let rho = if hbm_bytes > 0 {
                 cold as f64 * n as f64 / hbm_bytes as f64
             } else {
@@ -310,8 +309,8 @@ pub fn set_op(
             let option = OpOption {
                 cold: Bytes(cold),
                 hot: Bytes(hot),
-                exec_cycles: Cycles(exec),
-                comm_cycles: Cycles(comm),
+                exec_cycles: exec,
+                comm_cycles: comm,
                 noc_per_hbm: rho * chip.hbm.bandwidth_bytes_per_s / b_noc,
                 groups: Some(groups.clone()),
                 members: Some(members),

@@ -3,7 +3,7 @@
 //! of the chip ([`elk_model::chip::region`]), one ring per region; sets with the same
 //! allocation share their regions. What the report says about them is [`SetLayout`].
 
-use elk_model::chip::region::{self, Packing};
+use elk_model::chip::region::{self, Packing, Region};
 use elk_stage::instance::{Instance, MemberCycles};
 use elk_stage::schedule::Schedule;
 use serde::Serialize;
@@ -37,6 +37,36 @@ pub struct RegionBox {
     pub height_cores: usize,
 }
 
+impl SetLayout {
+    /// The layout of `groups` placed as `regions` with `packing` (`grid` false: all-to-all),
+    /// no set run on it yet.
+    fn of(groups_cores: Vec<u64>, packing: Packing, regions: &[Region], grid: bool) -> SetLayout {
+        SetLayout {
+            groups_cores,
+            packing: match packing {
+                Packing::Rectangles => "rectangles",
+                Packing::Bands if grid => "bands",
+                Packing::Bands => "core ranges",
+            },
+            regions: regions.iter().map(RegionBox::of).collect(),
+            sets: 0,
+        }
+    }
+}
+
+impl RegionBox {
+    /// `r`'s bounding box.
+    fn of(r: &Region) -> RegionBox {
+        let ((x, y), (width_cores, height_cores)) = (r.origin(), r.bounding_box());
+        RegionBox {
+            x,
+            y,
+            width_cores,
+            height_cores,
+        }
+    }
+}
+
 /// The sets of one replay.
 pub(super) struct SetRegions {
     /// Per operator: for a set run region by region, the index of each member's ring.
@@ -62,27 +92,7 @@ impl SetRegions {
                     let (packing, regions) = region::place(width, height, &groups, grid);
                     let first = rings.len();
                     rings.extend(regions.iter().map(|r| r.ring(width)));
-                    layouts.push(SetLayout {
-                        groups_cores: groups,
-                        packing: match packing {
-                            Packing::Rectangles => "rectangles",
-                            Packing::Bands if grid => "bands",
-                            Packing::Bands => "core ranges",
-                        },
-                        regions: regions
-                            .iter()
-                            .map(|r| {
-                                let (width_cores, height_cores) = r.bounding_box();
-                                RegionBox {
-                                    x: r.rows.iter().map(|row| row.1).min().unwrap_or(0),
-                                    y: r.rows.first().map_or(0, |row| row.0),
-                                    width_cores,
-                                    height_cores,
-                                }
-                            })
-                            .collect(),
-                        sets: 0,
-                    });
+                    layouts.push(SetLayout::of(groups, packing, &regions, grid));
                     (layouts.len() - 1, (first..rings.len()).collect())
                 });
                 layouts[*layout].sets += 1;

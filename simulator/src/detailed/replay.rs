@@ -428,23 +428,22 @@ impl<'a> Replay<'a> {
     /// The executing set's members whose compute has ended start shifting inside their
     /// regions: each moves its NoC cycles' bytes at its group's injection rate.
     fn start_member_shifts(&mut self) {
-        let Some(set) = &mut self.set else {
+        let Some(i) = self.set.as_ref().map(|set| set.op) else {
             return;
         };
-        let (i, due) = (set.op, set.due(self.t));
-        if due.is_empty() {
-            return;
-        }
-        let (Some(m), Some(rings)) = (
-            self.inst.ops[i].options[self.s.options[i]].members.as_ref(),
+        let option = self.option(i);
+        let (Some(set), Some(m), Some(rings)) = (
+            self.set.as_mut(),
+            option.members.as_ref(),
             self.fabric.sets.rings_of[i].as_ref(),
         ) else {
             return;
         };
-        let groups = self.inst.ops[i].options[self.s.options[i]]
-            .groups
-            .as_deref()
-            .unwrap_or_default();
+        let due = set.due(self.t);
+        if due.is_empty() {
+            return;
+        }
+        let groups = option.groups.as_deref().unwrap_or_default();
         for k in due {
             let comm = m.comm_cycles[k].get();
             if comm <= 0.0 {
