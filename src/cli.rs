@@ -15,6 +15,7 @@ mod layer_exact;
 mod method_rows;
 mod models;
 mod moe;
+mod notice;
 mod output;
 mod plan_cache;
 mod plans;

@@ -2,71 +2,52 @@
 //! label names and headers print (`ipu-pod4 @ 8 TB/s HBM`), and the record instance files
 //! keep of it; for `simulate --detailed`, the chip the instance records.
 
-use elk_model::chip::{ChipOverrides, ChipSpec};
-use elk_model::provenance::{chip_ref, is_preset};
+use elk_app::request::{ChipRequest, ChosenChip};
+use elk_model::chip::ChipSpec;
+use elk_model::provenance::is_preset;
 use elk_reports::compare::ChipLabel;
 use elk_stage::instance::ChipRef;
 
-/// The chip of the built-in default and of replays of instances that record none.
-pub const DEFAULT_CHIP: &str = "ipu-pod4";
+pub use elk_app::request::DEFAULT_CHIP;
 
-/// A chip as chosen on the command line.
-#[derive(Clone, Debug)]
-pub struct Chip {
-    /// The chip with `--hbm-tbps` applied.
-    pub spec: ChipSpec,
-    /// What an instance built on it records.
-    pub record: ChipRef,
-}
+/// A chip as chosen on the command line (`--chip` with `--hbm-tbps`), resolved.
+pub type Chip = ChosenChip;
 
-impl Chip {
-    /// Its name with the override: `ipu-pod4 @ 8 TB/s HBM`.
-    pub fn label(&self) -> String {
-        self.record.label()
-    }
+/// How the CLI's headers name a chosen chip.
+pub trait ChipLabels {
+    /// The chip as [`elk_reports::compare`] labels it.
+    fn as_label(&self) -> ChipLabel<'_>;
 
     /// Its name with its HBM bandwidth, overridden or not: `ipu-pod4 @ 16 TB/s HBM`.
-    pub fn label_with_hbm(&self) -> String {
+    fn label_with_hbm(&self) -> String {
         self.as_label().label_with_hbm()
     }
 
-    /// The chip as [`elk_reports::compare`] labels it.
-    pub fn as_label(&self) -> ChipLabel<'_> {
+    /// How the user named the chip: the TOML file they gave, else the preset's name (what
+    /// `elk-opt chips show` takes).
+    fn given(&self) -> &str {
+        self.as_label().given()
+    }
+}
+
+impl ChipLabels for ChosenChip {
+    fn as_label(&self) -> ChipLabel<'_> {
         ChipLabel {
             spec: &self.spec,
             record: &self.record,
         }
     }
-
-    /// How the user named the chip: the TOML file they gave, else the preset's name (what
-    /// `elk-opt chips show` takes).
-    pub fn given(&self) -> &str {
-        self.as_label().given()
-    }
-
-    /// The spec named by its label, so instance names and headers show the override.
-    pub fn named(&self) -> ChipSpec {
-        let mut c = self.spec.clone();
-        c.name = self.label();
-        c
-    }
 }
 
-/// `--chip given` with `--hbm-tbps` (a non-positive bandwidth is a usage error).
+/// `--chip given` with `--hbm-tbps` (a non-positive bandwidth is a usage error), its
+/// warnings on stderr.
 pub fn load(given: &str, hbm_tbps: Option<f64>) -> anyhow::Result<Chip> {
-    let mut spec = super::chips::load_chip(given)?;
-    if let Some(tbps) = hbm_tbps {
-        if !(tbps.is_finite() && tbps > 0.0) {
-            return super::flags::Usage::err(format!("--hbm-tbps {tbps}: must be positive"));
-        }
-        spec = spec.with_overrides(&ChipOverrides {
-            file: format!("{given} with --hbm-tbps"),
-            hbm_tbps: Some(tbps),
-            ..ChipOverrides::default()
-        })?;
+    ChipRequest {
+        hbm_tbps,
+        ..ChipRequest::named(given)
     }
-    let record = chip_ref(&spec, given, hbm_tbps);
-    Ok(Chip { spec, record })
+    .resolve(&mut super::notice::Stderr::default())
+    .map_err(super::notice::cli_error)
 }
 
 /// The chip of a detailed replay: `--chip` when given (with a warning when it is not the

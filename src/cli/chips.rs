@@ -31,13 +31,6 @@ pub enum ChipsCmd {
     },
 }
 
-/// A chip by preset name or path, its implausible values warned about on stderr.
-pub fn load_chip(name_or_path: &str) -> anyhow::Result<ChipSpec> {
-    let loaded = LoadedChip::load(name_or_path)?;
-    warn(&loaded.warnings);
-    Ok(loaded.spec)
-}
-
 /// Prints each warning on stderr.
 pub fn warn(warnings: &[String]) {
     for w in warnings {

@@ -3,6 +3,7 @@
 //! compile time), the legends, and what the bound is and how to tighten it.
 
 use super::chip_choice::Chip;
+use super::chip_choice::ChipLabels;
 use super::method_rows::RETIME_LEGEND;
 use super::solve::{header, BoundChoice};
 use elk_reports::bound::{Coupled, COUPLED_LIMIT};

@@ -2,9 +2,9 @@
 //! error naming the flag, exit code 2), and the CLI's own usage error.
 
 use clap::Args;
+use elk_app::request::RunShape;
 use elk_model::graph::Mode;
-use elk_model::import::{Compat, ImportOptions};
-use elk_model::zoo::ZooParams;
+use elk_model::import::Compat;
 use elk_stage::instance::LoadOrder;
 
 /// A flag combination or value the CLI refuses (bad input: exit code 2).
@@ -80,18 +80,14 @@ pub struct RunShapeArgs {
 }
 
 impl RunShapeArgs {
-    /// A zoo model's parameters for this run (fp16, fp32 Adam state: set the rest after).
-    pub fn zoo_params(&self) -> ZooParams {
-        let mut params = ZooParams::new(self.mode, self.batch, self.kv);
-        params.layers = self.num_layers;
-        params
-    }
-
-    /// An importer's options for this run (clean parse: set the flavour after).
-    pub fn import_options(&self) -> ImportOptions {
-        let mut opts = ImportOptions::new(self.mode, self.batch, self.kv);
-        opts.num_layers = self.num_layers;
-        opts
+    /// The run as a request takes it.
+    pub fn shape(&self) -> RunShape {
+        RunShape {
+            mode: self.mode,
+            batch: self.batch,
+            kv: self.kv,
+            num_layers: self.num_layers,
+        }
     }
 }
 

@@ -2,6 +2,7 @@
 
 use super::flags::RunShapeArgs;
 use clap::Args;
+use elk_app::request::{ModelRequest, ModelSource};
 use elk_model::import::Compat;
 use std::path::PathBuf;
 
@@ -25,12 +26,16 @@ pub struct ImportArgs {
 }
 
 pub fn run(a: ImportArgs) -> anyhow::Result<()> {
-    let mut opts = a.shape.import_options();
-    opts.compat = a.compat;
-    let g = super::source::import_graph(&a.file, &opts, false)?;
+    let request = ModelRequest {
+        compat: Some(a.compat),
+        ..ModelRequest::of(ModelSource::Import(a.file.clone()))
+    };
+    let shape = a.shape.shape();
+    let g = request
+        .load(&shape, &mut super::notice::Stderr::default())
+        .map_err(super::notice::cli_error)?;
     if a.json {
-        let config =
-            super::source::GraphConfig::new(None, Some((a.file.as_path(), a.compat)), &a.shape);
+        let config = request.config(&shape);
         return super::json::print_json("import", &config, &super::graph_table::json(&g));
     }
     super::graph_table::print(&g, a.all);

@@ -1,10 +1,11 @@
 //! `elk-opt instance`: build a stage-model instance (SPEC §4.1) from a graph and a chip.
 
-use super::chip_choice::DEFAULT_CHIP;
-use super::instance_source::{build, op_range, BuildConfig, StageChoices};
+use super::chip_choice::{ChipLabels, DEFAULT_CHIP};
+use super::notice::{cli_error, Stderr};
 use super::source::GraphSource;
 use clap::Args;
-use elk_stage::instance::{LoadOrder, NocRow};
+use elk_app::request::{build_on, ChipRequest, Cut, InstanceConfig, InstanceRequest, StageChoices};
+use elk_stage::instance::{InstanceFile, LoadOrder, NocRow};
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -57,7 +58,7 @@ pub struct InstanceArgs {
 #[derive(Serialize)]
 struct Config<'a> {
     #[serde(flatten)]
-    build: BuildConfig,
+    build: InstanceConfig,
     output: &'a std::path::Path,
 }
 
@@ -71,32 +72,61 @@ struct Written<'a> {
     output: &'a std::path::Path,
 }
 
+impl InstanceArgs {
+    /// The instance asked for (a model is required).
+    fn request(&self) -> anyhow::Result<InstanceRequest> {
+        Ok(InstanceRequest {
+            model: self.graph.required()?,
+            shape: self.graph.shape.shape(),
+            chip: ChipRequest {
+                hbm_tbps: self.hbm_tbps,
+                ..ChipRequest::named(&self.chip)
+            },
+            cut: Cut {
+                layers: self.layers.clone(),
+                ops: self.ops.clone(),
+            },
+            choices: StageChoices {
+                load_order: self.load_order,
+                window: self.window,
+                noc_row: self.noc_row,
+                expert_parallel: self.expert_parallel,
+            },
+        })
+    }
+}
+
 pub fn run(a: InstanceArgs) -> anyhow::Result<()> {
-    let chip = super::chip_choice::load(&a.chip, a.hbm_tbps)?;
+    let request = a.request()?;
+    let mut notice = Stderr::default();
+    let chip = request.chip.resolve(&mut notice).map_err(cli_error)?;
     if let Some(w) = super::chip_choice::slow_distribution_warning(&chip.spec, Some(chip.given())) {
         eprintln!("warning: {w}");
     }
-    let range = op_range(a.layers.as_deref(), a.ops.as_deref())?;
-    let graph = a.graph.load()?;
-    let choices = StageChoices {
-        load_order: a.load_order,
-        window: a.window,
-        noc_row: a.noc_row,
-        expert_parallel: a.expert_parallel,
+    let range = request.cut.range().map_err(cli_error)?;
+    let graph = request
+        .model
+        .load(&request.shape, &mut notice)
+        .map_err(cli_error)?;
+    let (instance, cache) = build_on(
+        &graph,
+        &chip,
+        range,
+        request.choices,
+        super::plan_cache::get(),
+    )
+    .map_err(cli_error)?;
+    super::plan_cache::warn_on_write_error(&cache);
+    let file = InstanceFile {
+        instance,
+        chip: Some(chip.record.clone()),
     };
-    let file = build(&graph, &chip, range, choices)?;
     super::output::write_atomic(&a.output, &file.to_json()?)?;
     let inst = &file.instance;
     let options: usize = inst.ops.iter().map(|o| o.options.len()).sum();
     if a.json {
         let config = Config {
-            build: BuildConfig::new(
-                &a.graph,
-                &a.chip,
-                a.hbm_tbps,
-                (a.layers.as_ref(), a.ops.as_ref()),
-                choices,
-            ),
+            build: request.config(),
             output: &a.output,
         };
         let written = Written {

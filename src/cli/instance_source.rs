@@ -2,9 +2,10 @@
 //! (zoo model or import), a chip and the instance options; and the build `instance` shares.
 
 use super::chip_choice::{Chip, DEFAULT_CHIP};
-use super::source::{GraphConfig, GraphSource};
+use super::notice::{cli_error, Stderr};
+use super::source::GraphSource;
 use clap::Args;
-use elk_model::build::{build_instance_with_stats, InstanceOptions, OpRange};
+use elk_app::request::{ChipRequest, Cut, InstanceConfig, InstanceRequest, StageChoices};
 use elk_model::graph::Graph;
 use elk_stage::instance::{Instance, InstanceFile, LoadOrder, NocRow};
 use serde::Serialize;
@@ -101,67 +102,7 @@ pub enum SourceConfig {
     /// `--instance FILE`.
     File { instance: PathBuf },
     /// Built from a graph and a chip.
-    Built(Box<BuildConfig>),
-}
-
-/// What an instance is built from, as `--json` prints it.
-#[derive(Serialize, Debug)]
-pub struct BuildConfig {
-    #[serde(flatten)]
-    graph: GraphConfig,
-    chip: String,
-    /// `--hbm-tbps` (`null`: the chip's own bandwidth).
-    hbm_tbps: Option<f64>,
-    load_order: LoadOrder,
-    /// `--layers A..B` (half-open).
-    layers: Option<String>,
-    /// `--ops A..B` (half-open).
-    ops: Option<String>,
-    /// `--window W`.
-    preload_window_stages: Option<u32>,
-    /// `--noc-row`.
-    noc_row: NocRow,
-    /// `--expert-parallel`.
-    expert_parallel: bool,
-}
-
-/// The stage-model choices an instance is built with: load order, preload window, NoC row
-/// and parallel sets.
-#[derive(Clone, Copy, Debug)]
-pub struct StageChoices {
-    pub load_order: LoadOrder,
-    pub window: Option<u32>,
-    pub noc_row: NocRow,
-    pub expert_parallel: bool,
-}
-
-impl BuildConfig {
-    /// The inputs of `instance` and of a built [`InstanceSource`].
-    pub fn new(
-        graph: &GraphSource,
-        chip: &str,
-        hbm_tbps: Option<f64>,
-        cut: (Option<&String>, Option<&String>),
-        choices: StageChoices,
-    ) -> BuildConfig {
-        let StageChoices {
-            load_order,
-            window,
-            noc_row,
-            expert_parallel,
-        } = choices;
-        BuildConfig {
-            graph: graph.config(),
-            chip: chip.to_string(),
-            hbm_tbps,
-            load_order,
-            layers: cut.0.cloned(),
-            ops: cut.1.cloned(),
-            preload_window_stages: window,
-            noc_row,
-            expert_parallel,
-        }
-    }
+    Built(Box<InstanceConfig>),
 }
 
 impl InstanceSource {
@@ -171,13 +112,25 @@ impl InstanceSource {
             Some(path) => SourceConfig::File {
                 instance: path.clone(),
             },
-            None => SourceConfig::Built(Box::new(BuildConfig::new(
-                &self.graph_source(),
-                &self.chip,
-                self.hbm_tbps,
-                (self.layers.as_ref(), self.ops.as_ref()),
-                self.choices(),
-            ))),
+            None => SourceConfig::Built(Box::new(self.request().config())),
+        }
+    }
+
+    /// The instance asked for by the flags, with the built-in default model when none of
+    /// `--model`, `--import` and `--onnx` is given.
+    pub fn request(&self) -> InstanceRequest {
+        InstanceRequest {
+            model: self.graph.request_or_default(),
+            shape: self.graph.shape.shape(),
+            chip: ChipRequest {
+                hbm_tbps: self.hbm_tbps,
+                ..ChipRequest::named(&self.chip)
+            },
+            cut: Cut {
+                layers: self.layers.clone(),
+                ops: self.ops.clone(),
+            },
+            choices: self.choices(),
         }
     }
 
@@ -249,19 +202,6 @@ impl InstanceSource {
         Ok(())
     }
 
-    /// The graph flags, with the built-in default model when none of `--model`, `--import`
-    /// and `--onnx` is given.
-    fn graph_source(&self) -> GraphSource {
-        let mut graph_source = self.graph.clone();
-        if graph_source.model.is_none()
-            && graph_source.import.is_none()
-            && graph_source.onnx.is_none()
-        {
-            graph_source.model = Some("llama2-13b".into());
-        }
-        graph_source
-    }
-
     /// The instance and the seconds spent building it (plan tables); written to
     /// `--emit-instance` when given. With no instance, model or import given: the built-in
     /// default, Llama2-13B decode B32 KV2048.
@@ -303,52 +243,16 @@ impl InstanceSource {
     }
 
     fn build_with(&self, choices: StageChoices) -> anyhow::Result<(InstanceFile, Chip, Graph)> {
-        let graph_source = self.graph_source();
-        let chip = super::chip_choice::load(&self.chip, self.hbm_tbps)?;
-        let range = op_range(self.layers.as_deref(), self.ops.as_deref())?;
-        let graph = graph_source.load()?;
-        let spinner = super::progress::spinner(format!(
-            "plan tables for {} on {}",
-            graph.name,
-            chip.label()
-        ));
-        let file = build(&graph, &chip, range, choices)?;
-        spinner.finish_and_clear();
-        Ok((file, chip, graph))
+        let request = InstanceRequest {
+            choices,
+            ..self.request()
+        };
+        let built = request
+            .build(super::plan_cache::get(), &mut Stderr::default())
+            .map_err(cli_error)?;
+        super::plan_cache::warn_on_write_error(&built.cache);
+        Ok((built.file(), built.chip, built.graph))
     }
-}
-
-/// `--layers A..B` or `--ops A..B` (neither: the whole graph).
-pub fn op_range(layers: Option<&str>, ops: Option<&str>) -> anyhow::Result<OpRange> {
-    Ok(match (layers, ops) {
-        (Some(l), _) => OpRange::Layers(OpRange::parse_range(l)?),
-        (_, Some(o)) => OpRange::Ops(OpRange::parse_range(o)?),
-        _ => OpRange::All,
-    })
-}
-
-/// The instance of `graph`'s operators in `range` on `chip`, named with the chip's label,
-/// and the record of the chip.
-pub fn build(
-    graph: &Graph,
-    chip: &Chip,
-    range: OpRange,
-    choices: StageChoices,
-) -> anyhow::Result<InstanceFile> {
-    let opts = InstanceOptions {
-        range,
-        load_order: choices.load_order,
-        preload_window: choices.window,
-        plan_cache: super::plan_cache::get(),
-        noc_row: choices.noc_row,
-        parallel: choices.expert_parallel,
-    };
-    let (instance, cache) = build_instance_with_stats(graph, &chip.named(), &opts)?;
-    super::plan_cache::warn_on_write_error(&cache);
-    Ok(InstanceFile {
-        instance,
-        chip: Some(chip.record.clone()),
-    })
 }
 
 impl InstanceSource {

@@ -1,8 +1,8 @@
 //! `elk-opt models list|show|from-hf`.
 
 use super::flags::RunShapeArgs;
-use super::source::GraphConfig;
 use clap::{Args, Subcommand};
+use elk_app::request::{ModelRequest, ModelSource};
 use elk_model::zoo;
 use elk_stage::units::si;
 use serde::Serialize;
@@ -143,16 +143,19 @@ pub fn run(cmd: ModelsCmd) -> anyhow::Result<()> {
                      and gap)"
                 ));
             }
-            let mut params = a.shape.zoo_params();
+            let mut params = a.shape.shape().zoo_params();
             params.dtypes = a.dtype.unwrap_or_default();
             params.adam = a.optimizer_dtype.unwrap_or_default();
             let model = super::source::load_model(&a.name)?;
             let g = model.build(&params)?;
             let model_params = ModelParams::of(&model)?;
             if a.json {
-                let config = GraphConfig::new(Some(&a.name), None, &a.shape)
-                    .with_dtypes(a.dtype)
-                    .with_optimizer(a.optimizer_dtype);
+                let config = ModelRequest {
+                    dtype: a.dtype,
+                    optimizer_dtype: a.optimizer_dtype,
+                    ..ModelRequest::of(ModelSource::Zoo(a.name.clone()))
+                }
+                .config(&a.shape.shape());
                 let results = ShowJson {
                     graph: super::graph_table::json(&g),
                     model_params,

@@ -1,6 +1,7 @@
 //! `elk-opt moe`: MoE load policies over sampled routing steps (docs/moe.md).
 
 use super::chip_choice;
+use super::chip_choice::ChipLabels;
 use clap::Args;
 use elk_model::build::InstanceOptions;
 use elk_model::graph::Mode;

@@ -81,7 +81,7 @@ impl OptionJson {
 #[derive(Serialize)]
 struct Config<'a> {
     #[serde(flatten)]
-    graph: super::source::GraphConfig,
+    graph: elk_app::request::GraphConfig,
     chip: &'a str,
     hbm_tbps: Option<f64>,
     op: Option<&'a str>,
@@ -196,7 +196,7 @@ pub fn run(a: PlansArgs) -> anyhow::Result<()> {
     };
     if a.json {
         let config = Config {
-            graph: a.graph.config(),
+            graph: a.graph.required()?.config(&a.graph.shape.shape()),
             chip: &a.chip,
             hbm_tbps: a.hbm_tbps,
             op: a.op.as_deref(),

@@ -2,6 +2,7 @@
 //! and a chip (or read from a file), judged by the simulator.
 
 use super::chip_choice::Chip;
+use super::chip_choice::ChipLabels;
 use super::compare_table;
 use super::flags::Timings;
 use super::instance_source::{InstanceSource, SourceConfig};

@@ -1,0 +1,101 @@
+//! The chip of a request: a preset or a chip TOML file, with its overrides.
+
+use super::error::{RequestError, Result};
+use super::Notice;
+use elk_model::chip::{describe_keys, ChipOverrides, ChipSpec, LoadedChip};
+use elk_model::provenance::chip_ref;
+use elk_stage::instance::ChipRef;
+
+/// The chip of the built-in default, and of replays of instances that record none.
+pub const DEFAULT_CHIP: &str = "ipu-pod4";
+
+/// A chip as asked for: `--chip` with `--hbm-tbps`, and (from Python's `Chip(**keys)`) any
+/// key of a chip file set as a TOML file would set it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChipRequest {
+    /// A preset's name or a chip TOML file's path, as given.
+    pub given: String,
+    /// `--hbm-tbps`: the HBM bandwidth, TB/s (decimal).
+    pub hbm_tbps: Option<f64>,
+    /// Other keys of a chip file, in the order given (`sram_bytes_per_core`,
+    /// `noc.link_bytes_per_s`, … as [`elk_model::chip::keys::resolve`] names them).
+    pub keys: Vec<(String, toml::Value)>,
+}
+
+impl Default for ChipRequest {
+    /// [`DEFAULT_CHIP`] as it is.
+    fn default() -> Self {
+        ChipRequest::named(DEFAULT_CHIP)
+    }
+}
+
+/// A chip as resolved: the spec with the overrides applied and what instances record of it.
+#[derive(Clone, Debug)]
+pub struct ChosenChip {
+    /// The chip as used.
+    pub spec: ChipSpec,
+    /// What an instance built on it records (name, file, HBM override, hash).
+    pub record: ChipRef,
+}
+
+impl ChipRequest {
+    /// A preset or file as it is.
+    pub fn named(given: &str) -> ChipRequest {
+        ChipRequest {
+            given: given.to_string(),
+            hbm_tbps: None,
+            keys: Vec::new(),
+        }
+    }
+
+    /// Reads the chip and applies the overrides; implausible values are warned about through
+    /// `notice`. A non-positive bandwidth, an unknown key or a bad value is refused, naming it.
+    pub fn resolve(&self, notice: &mut dyn Notice) -> Result<ChosenChip> {
+        let loaded = LoadedChip::load(&self.given)?;
+        let mut spec = loaded.spec;
+        if self.keys.is_empty() {
+            loaded.warnings.into_iter().for_each(|w| notice.warn(w));
+        }
+        if let Some(tbps) = self.hbm_tbps {
+            if !(tbps.is_finite() && tbps > 0.0) {
+                return Err(RequestError::refused(format!(
+                    "--hbm-tbps {tbps}: must be positive"
+                )));
+            }
+            spec = spec.with_overrides(&ChipOverrides {
+                file: format!("{} with --hbm-tbps", self.given),
+                hbm_tbps: Some(tbps),
+                ..ChipOverrides::default()
+            })?;
+        }
+        if !self.keys.is_empty() {
+            let described = describe_keys(&self.keys);
+            let file = format!("{} with {described}", self.given);
+            spec = spec.with_keys(&file, &self.keys)?;
+            // Warned about as the chip is used: the file's own values may have been replaced.
+            spec.warnings(&file)
+                .into_iter()
+                .for_each(|w| notice.warn(w));
+            // The name gains the overrides (so instance names say so) unless it is one of them.
+            if !self.keys.iter().any(|(k, _)| k == "name") {
+                spec.name = format!("{} ({described})", spec.name);
+            }
+        }
+        let record = chip_ref(&spec, &self.given, self.hbm_tbps);
+        Ok(ChosenChip { spec, record })
+    }
+}
+
+impl ChosenChip {
+    /// Its name with the HBM override: `ipu-pod4 @ 8 TB/s HBM`.
+    pub fn label(&self) -> String {
+        self.record.label()
+    }
+
+    /// The spec named by its label, so instance names and headers show the override.
+    pub fn named(&self) -> ChipSpec {
+        let mut c = self.spec.clone();
+        c.name = self.label();
+        c
+    }
+}

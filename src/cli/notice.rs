@@ -1,0 +1,38 @@
+//! What resolving a request tells the user, on stderr: each warning as `warning: …`, and a
+//! spinner while the plan tables are built.
+
+use elk_app::request::Notice;
+use indicatif::ProgressBar;
+
+/// The CLI's [`Notice`]: warnings printed as they come, a spinner over planning.
+#[derive(Default)]
+pub struct Stderr {
+    spinner: Option<ProgressBar>,
+}
+
+impl Notice for Stderr {
+    fn warn(&mut self, line: String) {
+        eprintln!("warning: {line}");
+    }
+
+    fn planning(&mut self, what: &str) {
+        self.spinner = Some(super::progress::spinner(what.to_string()));
+    }
+
+    fn planned(&mut self) {
+        if let Some(s) = self.spinner.take() {
+            s.finish_and_clear();
+        }
+    }
+}
+
+/// A request's refusal as the CLI reports it: a refusal is a usage error (exit code 2), a
+/// model or stage error the error it wraps (exit code 2 as well).
+pub fn cli_error(e: elk_app::request::RequestError) -> anyhow::Error {
+    use elk_app::request::RequestError as R;
+    match e {
+        R::Refused(msg) => super::flags::Usage(msg).into(),
+        R::Model(e) => e.into(),
+        R::Stage(e) => e.into(),
+    }
+}
