@@ -17,16 +17,9 @@ if TYPE_CHECKING:
 __version__: str = _native.TOOL_VERSION
 
 
-#: The CLI's defaults, the same in every function.
-DEFAULTS: Dict[str, Any] = {
-    "model": "llama2-13b",
-    "chip": "ipu-pod4",
-    "mode": "decode",
-    "batch": 32,
-    "kv": 2048,
-    "load_order": "free",
-    "noc_row": "phased",
-}
+#: The CLI's defaults, the same in every function: the request layer's own (``model``,
+#: ``chip``, ``mode``, ``batch``, ``kv``, ``load_order``, ``noc_row``), read from it.
+DEFAULTS: Dict[str, Any] = json.loads(_native.request_defaults())
 
 
 Progress = Union[bool, Callable[[int, int, str], Any], None]

@@ -214,47 +214,25 @@ def instance(
     disjoint groups of cores (docs/core-groups.md)."""
     m = _model(model)
     c = _chip(chip, hbm_tbps)
-    graph = m._choice(mode, batch, kv, num_layers)
-    build = dict(
-        c._choice(),
-        load_order=str(load_order),
+    keys = dict(
+        model=m._keys(),
+        chip=c._keys(),
+        mode=mode,
+        batch=int(batch),
+        kv=int(kv),
+        num_layers=num_layers if num_layers is not None else m.num_layers,
+        load_order=load_order,
         layers=layers,
         ops=ops,
         window=window,
         noc_row=noc_row,
         expert_parallel=bool(expert_parallel),
-        cache=bool(cache),
     )
-    native, warns = _native.build_instance(graph, build)
+    native, warns, config = _native.build_instance(
+        json.dumps({k: v for k, v in keys.items() if v is not None}), bool(cache)
+    )
     _warn(warns)
-    config: Dict[str, Any] = {}
-    key = {"model": "model", "import": "import", "onnx": "onnx"}[m.kind]
-    config[key] = m.source
-    config.update(
-        mode=mode,
-        batch=int(batch),
-        kv_tokens=int(kv),
-        num_layers=graph["num_layers"],
-    )
-    if m.kind == "import":
-        config["compat"] = m.compat or "clean"
-    # The planning rules in force (docs/plans.md, "Rules"): the artifact's only with
-    # compat="reference".
-    reference = m.kind == "import" and m.compat == "reference"
-    config["plan_rules"] = "reference" if reference else "clean"
-    if m.dtype is not None and m.dtype != "fp16":
-        config["dtype"] = m.dtype
-    config.update(
-        chip=c.given,
-        hbm_tbps=c.hbm_tbps,
-        load_order=str(load_order),
-        layers=layers,
-        ops=ops,
-        preload_window_stages=window,
-        noc_row=noc_row,
-        expert_parallel=bool(expert_parallel),
-    )
-    return Instance(native, config)
+    return Instance(native, json.loads(config))
 
 
 def _instances(

@@ -68,6 +68,7 @@ class Model:
         *,
         num_layers: Optional[int] = None,
         dtype: Optional[str] = None,
+        optimizer_dtype: Optional[str] = None,
         kind: str = "model",
         compat: Optional[str] = None,
     ) -> None:
@@ -75,19 +76,14 @@ class Model:
         self.source = os.fspath(name)
         self.num_layers = num_layers
         self.dtype = dtype
+        self.optimizer_dtype = optimizer_dtype
         self.compat = compat
-        if kind == "model":
-            canonical, layers, warns = _native.check_model(self.source)
-            _warn(warns)
-            self.name: str = canonical
-            self.layers: Optional[int] = layers
-        elif kind in ("import", "onnx"):
-            if not os.path.exists(self.source):
-                raise ValueError(f"{self.source}: cannot read: No such file or directory (os error 2)")
-            self.name = os.path.basename(self.source)
-            self.layers = None
-        else:
-            raise ValueError(f"model kind '{kind}': one of model, import, onnx")
+        name, layers, warns = _native.check_model(json.dumps(self._keys()))
+        _warn(warns)
+        #: The zoo model's name, or the graph file's name.
+        self.name: str = name
+        #: The zoo model's layer count (``None`` for a graph file: known once built).
+        self.layers: Optional[int] = layers
 
     @classmethod
     def from_file(
@@ -102,30 +98,18 @@ class Model:
         (a JSON object with ``model_type`` or ``architectures``) as ``--model``, ``.onnx`` as
         ``--onnx``, any other JSON (the reference format) as ``--import``."""
         p = os.fspath(path)
-        if p.endswith(".onnx"):
-            return cls(p, kind="onnx", num_layers=num_layers)
-        if p.endswith(".json"):
-            try:
-                with open(p, encoding="utf-8") as f:
-                    head = json.load(f)
-            except (OSError, ValueError):
-                head = None
-            if isinstance(head, dict) and ("model_type" in head or "architectures" in head):
-                return cls(p, kind="model", num_layers=num_layers, dtype=dtype)
-            return cls(p, kind="import", num_layers=num_layers, compat=compat)
-        return cls(p, kind="model", num_layers=num_layers, dtype=dtype)
+        kind = _native.model_kind(p)
+        if kind == "model":
+            return cls(p, kind=kind, num_layers=num_layers, dtype=dtype)
+        if kind == "onnx":
+            return cls(p, kind=kind, num_layers=num_layers)
+        return cls(p, kind=kind, num_layers=num_layers, compat=compat)
 
-    def _choice(self, mode: str, batch: int, kv: int, num_layers: Optional[int]) -> Dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "source": self.source,
-            "mode": mode,
-            "batch": int(batch),
-            "kv": int(kv),
-            "num_layers": num_layers if num_layers is not None else self.num_layers,
-            "dtype": self.dtype,
-            "compat": self.compat,
-        }
+    def _keys(self) -> Dict[str, Any]:
+        """The model as the extension's requests take it (keywords given only)."""
+        keys = {"kind": self.kind, "source": self.source, "dtype": self.dtype,
+                "optimizer_dtype": self.optimizer_dtype, "compat": self.compat}
+        return {k: v for k, v in keys.items() if v is not None}
 
     def __repr__(self) -> str:
         return f"Model({self.source!r}, kind={self.kind!r})"
@@ -151,17 +135,18 @@ class Chip:
         self.hbm_tbps = None if hbm_tbps is None else float(hbm_tbps)
         #: The keys set, as given (a key set to None keeps the chip's value).
         self.overrides: Dict[str, Any] = {k: v for k, v in overrides.items() if v is not None}
-        spec, warns = _native.chip_json(self.given, self.hbm_tbps, self._keys())
+        spec, warns = _native.chip_json(json.dumps(self._keys()))
         _warn(warns)
         self.spec: Dict[str, Any] = json.loads(spec)
         self.name: str = self.spec["name"]
 
-    def _keys(self) -> Optional[str]:
-        """The overrides as the extension takes them: ``[[key, value], …]`` as JSON."""
-        return json.dumps(list(self.overrides.items())) if self.overrides else None
-
-    def _choice(self) -> Dict[str, Any]:
-        return {"chip": self.given, "hbm_tbps": self.hbm_tbps, "overrides": self._keys()}
+    def _keys(self) -> Dict[str, Any]:
+        """The chip as the extension's requests take it: ``given``, ``hbm_tbps`` and the
+        other ``keys`` as ``[[key, value], …]``."""
+        keys: Dict[str, Any] = {"given": self.given, "keys": list(self.overrides.items())}
+        if self.hbm_tbps is not None:
+            keys["hbm_tbps"] = self.hbm_tbps
+        return keys
 
     def __repr__(self) -> str:
         extra = "".join(f", {k}={v!r}" for k, v in self.overrides.items())

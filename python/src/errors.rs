@@ -52,6 +52,12 @@ impl From<elk_model::ModelError> for Failure {
     }
 }
 
+impl From<elk_app::request::RequestError> for Failure {
+    fn from(e: elk_app::request::RequestError) -> Failure {
+        Failure::Input(chain(&e))
+    }
+}
+
 impl From<elk_stage::StageError> for Failure {
     fn from(e: elk_stage::StageError) -> Failure {
         Failure::Input(chain(&e))

@@ -27,6 +27,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(inputs::chips_json, m)?)?;
     m.add_function(wrap_pyfunction!(inputs::chip_json, m)?)?;
     m.add_function(wrap_pyfunction!(inputs::check_model, m)?)?;
+    m.add_function(wrap_pyfunction!(inputs::request_defaults, m)?)?;
+    m.add_function(wrap_pyfunction!(inputs::model_kind, m)?)?;
     m.add_function(wrap_pyfunction!(inputs::method_names, m)?)?;
     m.add_function(wrap_pyfunction!(objects::build_instance, m)?)?;
     m.add_function(wrap_pyfunction!(moe::moe_json, m)?)?;

@@ -2,7 +2,7 @@
 //! the same [`elk_reports::moe`] functions the CLI calls.
 
 use crate::errors::Failure;
-use crate::inputs::{load_chip, zoo_model, Overrides};
+use elk_app::request::{zoo_model, Collected};
 use elk_model::build::InstanceOptions;
 use elk_model::dtype::Dtypes;
 use elk_model::graph::Mode;
@@ -29,12 +29,8 @@ pub struct MoeChoice {
     pub num_layers: Option<usize>,
     /// `--dtype`.
     pub dtype: Option<String>,
-    /// `--chip`.
+    /// `--chip` with `--hbm-tbps` and the other chip keys, as JSON (`ChipKeys`).
     pub chip: String,
-    /// `--hbm-tbps`.
-    pub hbm_tbps: Option<f64>,
-    /// The other chip overrides.
-    pub overrides: Overrides,
     /// `--routing`.
     pub routing: String,
     /// `--steps`.
@@ -70,10 +66,12 @@ fn run_policies(choice: &MoeChoice, progress: Option<&Py<PyAny>>) -> Result<Ran,
     if choice.steps == 0 {
         return Err(Failure::input("--steps 0: must be at least 1"));
     }
-    let (model, mut warnings) = zoo_model(&choice.model)?;
+    let mut notice = Collected::default();
+    let model = zoo_model(&choice.model, &mut notice)?;
     let moe = experts_of(&model, &choice.model)?;
-    let chip = load_chip(&choice.chip, choice.hbm_tbps, &choice.overrides)?;
-    warnings.extend(chip.warnings.iter().cloned());
+    let (chip, chip_warnings) = crate::inputs::chip(&choice.chip)?;
+    let mut warnings = notice.0;
+    warnings.extend(chip_warnings);
     let mut params = ZooParams::new(Mode::Decode, choice.batch, choice.kv);
     params.layers = choice.num_layers;
     if let Some(d) = &choice.dtype {

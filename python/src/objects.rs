@@ -4,8 +4,8 @@
 
 use crate::errors::Failure;
 use crate::exact::{python_worker, ExactChoice, StepsTold};
-use crate::inputs::{load_chip, GraphChoice, Overrides};
-use elk_model::build::{build_instance_with_stats, cut_instance, InstanceOptions, OpRange};
+use elk_app::request::{keys, ChipRequest, Collected, Cut, Notice};
+use elk_model::build::{cut_instance, OpRange};
 use elk_model::chip::ChipSpec;
 use elk_model::graph::Graph;
 use elk_model::plan::PlanCache;
@@ -14,7 +14,7 @@ use elk_reports::gap::{layer_section, layer_section_union, LAYER};
 use elk_sim::detailed::{simulate_detailed, DetailedConfig};
 use elk_sim::trace::ChromeTrace;
 use elk_sim::{evaluate, evaluate_with, validate};
-use elk_stage::instance::{ChipRef, Instance, InstanceFile, LoadOrder, NocRow};
+use elk_stage::instance::{ChipRef, Instance, InstanceFile};
 use elk_stage::schedule::Schedule;
 use elk_stage::units::Cycles;
 use pyo3::prelude::*;
@@ -37,93 +37,46 @@ pub(crate) fn report_progress(progress: Option<&Py<PyAny>>, k: usize, n: usize, 
     }
 }
 
-/// The instance options as the CLI's `InstanceSource` takes them.
-#[derive(Debug, Clone, FromPyObject)]
-#[pyo3(from_item_all)]
-pub struct BuildChoice {
-    /// `--chip`.
-    pub chip: String,
-    /// `--hbm-tbps`.
-    pub hbm_tbps: Option<f64>,
-    /// The other chip overrides.
-    pub overrides: Overrides,
-    /// `--load-order`: `free`, `fixed` or a displacement.
-    pub load_order: String,
-    /// `--layers A..B`.
-    pub layers: Option<String>,
-    /// `--ops A..B`.
-    pub ops: Option<String>,
-    /// `--window W`.
-    pub window: Option<u32>,
-    /// `--noc-row`: `phased` or `spec`.
-    pub noc_row: String,
-    /// `--expert-parallel`: parallel sets (docs/core-groups.md).
-    pub expert_parallel: bool,
-    /// The plan cache (`false`: `--no-cache`).
-    pub cache: bool,
-}
-
-/// Builds the instance of a graph on a chip, as `compare --model … --chip …` builds it
-/// (GIL released). Returns it with the warnings the CLI prints on stderr.
+/// Builds the instance of a request's keywords (an `InstanceKeys` object as JSON: what
+/// `compare --model … --chip …` builds), GIL released; `cache = false` is `--no-cache`.
+/// Returns it with the warnings the CLI prints on stderr and the request's `config` as
+/// `--json` prints it.
 #[pyfunction]
 pub fn build_instance(
     py: Python<'_>,
-    graph: GraphChoice,
-    build: BuildChoice,
-) -> PyResult<(NativeInstance, Vec<String>)> {
+    keys_json: &str,
+    cache: bool,
+) -> PyResult<(NativeInstance, Vec<String>, String)> {
+    let request = keys::parse::<keys::InstanceKeys>("instance", keys_json)
+        .and_then(|k| k.request())
+        .map_err(Failure::from)?;
     let result = py.detach(|| -> Result<(NativeInstance, Vec<String>), Failure> {
         let start = Instant::now();
-        let chip = load_chip(&build.chip, build.hbm_tbps, &build.overrides)?;
-        let range = match (build.layers.as_deref(), build.ops.as_deref()) {
-            (Some(l), _) => OpRange::Layers(OpRange::parse_range(l)?),
-            (_, Some(o)) => OpRange::Ops(OpRange::parse_range(o)?),
-            _ => OpRange::All,
+        let mut notice = Collected::default();
+        let plan_cache = if cache {
+            PlanCache::default_location()
+        } else {
+            None
         };
-        let load_order = LoadOrder::parse(&build.load_order)?;
-        let noc_row = match build.noc_row.as_str() {
-            "phased" => NocRow::Phased,
-            "spec" => NocRow::Spec,
-            other => {
-                return Err(Failure::input(format!(
-                    "noc_row '{other}': one of phased, spec"
-                )))
-            }
-        };
-        let (graph, mut warnings) = graph.load()?;
-        warnings.extend(chip.warnings.iter().cloned());
-        let opts_range = range.clone();
-        let opts = InstanceOptions {
-            range,
-            load_order,
-            preload_window: build.window,
-            plan_cache: if build.cache {
-                PlanCache::default_location()
-            } else {
-                None
-            },
-            noc_row,
-            parallel: build.expert_parallel,
-        };
-        // The spec named by its label, so the instance's name shows the HBM override.
-        let mut named = chip.spec.clone();
-        named.name = chip.record.label();
-        let (instance, stats) = build_instance_with_stats(&graph, &named, &opts)?;
-        if let Some(e) = &stats.write_error {
-            warnings.push(format!(
+        let built = request.build(plan_cache, &mut notice)?;
+        if let Some(e) = &built.cache.write_error {
+            notice.warn(format!(
                 "plan cache not updated: {e} (pass cache=False to skip it)"
             ));
         }
+        let whole = request.cut == Cut::default();
         Ok((
             NativeInstance {
-                instance,
-                chip: Some((chip.spec, chip.record)),
-                graph: matches!(opts_range, OpRange::All).then_some(graph),
+                instance: built.instance,
+                chip: Some((built.chip.spec, built.chip.record)),
+                graph: whole.then_some(built.graph),
                 build_s: start.elapsed().as_secs_f64(),
             },
-            warnings,
+            notice.0,
         ))
     })?;
-    Ok(result)
+    let config = serde_json::to_string(&request.config()).map_err(Failure::from)?;
+    Ok((result.0, result.1, config))
 }
 
 /// A stage-model instance (elk-instance/1) with the chip it was built for.
@@ -433,7 +386,12 @@ impl NativeInstance {
                     Some(f) if Path::new(f).exists() => f.clone(),
                     _ => r.name.clone(),
                 };
-                load_chip(&source, r.hbm_tbps, &None)
+                let request = ChipRequest {
+                    hbm_tbps: r.hbm_tbps,
+                    ..ChipRequest::named(&source)
+                };
+                request
+                    .resolve(&mut Collected::default())
                     .ok()
                     .map(|c| (c.spec, c.record))
             });

@@ -167,6 +167,27 @@ impl ModelRequest {
         Ok(())
     }
 
+    /// Checks the model without building a graph: a zoo model or model file is read (its
+    /// canonical name and layer count), a graph file must be readable (its file name, and no
+    /// layer count: detection finds it once the graph is built). Warnings go to `notice`.
+    pub fn check(&self, notice: &mut dyn Notice) -> Result<(String, Option<usize>)> {
+        self.validate()?;
+        match &self.source {
+            ModelSource::Zoo(name) => {
+                let m = zoo_model(name, notice)?;
+                Ok((m.name.clone(), Some(m.layers())))
+            }
+            ModelSource::Import(file) | ModelSource::Onnx(file) => {
+                std::fs::File::open(file).map_err(|error| elk_model::ModelError::Io {
+                    path: file.clone(),
+                    error,
+                })?;
+                let name = file.file_name().unwrap_or(file.as_os_str());
+                Ok((name.to_string_lossy().into_owned(), None))
+            }
+        }
+    }
+
     /// Builds (zoo model) or imports the graph for `shape`; the warnings go to `notice`.
     pub fn load(&self, shape: &RunShape, notice: &mut dyn Notice) -> Result<Graph> {
         self.validate()?;
