@@ -5,3 +5,4 @@
 #![deny(missing_docs)]
 
 pub mod request;
+pub mod simulate;

@@ -14,12 +14,18 @@
 //! [`Notice`]: the CLI prints it on stderr, Python raises it as a warning.
 
 mod chip;
+mod compare;
 mod error;
+mod input;
 mod instance;
 pub mod keys;
 mod model;
 
 pub use chip::{ChipRequest, ChosenChip, DEFAULT_CHIP};
+pub use compare::{
+    positive_seconds, BoundChoice, CompareConfig, CompareRequest, SolveConfig, SolveRequest,
+};
+pub use input::{InstanceInput, SourceConfig};
 pub use error::RequestError;
 pub use instance::{build_on, BuiltInstance, Cut, InstanceConfig, InstanceRequest, StageChoices};
 pub use model::{zoo_model, GraphConfig, ModelRequest, ModelSource, RunShape, DEFAULT_MODEL};

@@ -22,10 +22,11 @@ class Instance:
     """A stage-model instance (elk-instance/1): a graph's plans on a chip, what every
     method schedules. Build one with :func:`instance`, read one with :meth:`load`."""
 
-    def __init__(self, native: Any, config: Dict[str, Any]) -> None:
+    def __init__(self, native: Any) -> None:
         self._native = native
-        #: The inputs as ``--json`` prints them in ``config``.
-        self.config = config
+        #: The inputs as ``--json`` prints them in ``config``: what it was built from, or
+        #: ``{"instance": path}`` for a file read.
+        self.config: Dict[str, Any] = json.loads(native.config)
 
     @property
     def name(self) -> str:
@@ -48,8 +49,7 @@ class Instance:
     @classmethod
     def load(cls, path: Union[str, "os.PathLike[str]"]) -> "Instance":
         """Reads an instance file (``--instance FILE``)."""
-        p = os.fspath(path)
-        return cls(_native.NativeInstance.load(p), {"instance": p})
+        return cls(_native.NativeInstance.load(os.fspath(path)))
 
     def compare(
         self,
@@ -64,28 +64,19 @@ class Instance:
         :func:`compare` with ``expert_parallel=True``): the same instance without parallel
         sets, whose union with this one is compared (docs/core-groups.md, CG-5)."""
         from ._compare import CompareResult  # here, not at the top: _compare imports this module
-        if bound not in ("roofline", "segment"):
-            raise ValueError(f"bound '{bound}': one of roofline, segment")
         cb, close = _progress(progress, "methods")
         try:
-            out = self._native.compare(
+            out, config = self._native.compare(
                 no_timings,
                 cb,
-                bound == "segment",
+                bound,
                 None if layer_exact is None else float(layer_exact),
                 sys.executable,
                 None if _without is None else _without._native,
             )
         finally:
             close()
-        results = json.loads(out)
-        config = dict(
-            self.config,
-            bound=bound,
-            layer_exact_s=None if layer_exact is None else float(layer_exact),
-            no_timings=no_timings,
-        )
-        return CompareResult(results, config, self)
+        return CompareResult(json.loads(out), json.loads(config), self)
 
     def gap(
         self,
@@ -148,7 +139,9 @@ class Instance:
         try:
             if cb is not None:
                 cb(0, 1, method)
-            row_json, native = self._native.solve(method, no_timings, None if _without is None else _without._native)
+            row_json, native, config = self._native.solve(
+                method, no_timings, None if _without is None else _without._native
+            )
             if cb is not None:
                 cb(1, 1, "")
         finally:
@@ -158,7 +151,9 @@ class Instance:
             why = row["notes"][-1] if row["notes"] else row["status"]
             raise SolverError(f"{row['method']} found no schedule for {self.name}: {why}")
         union = None if row.get("parallel_sets") is None else {"parallel_sets": row["parallel_sets"]}
-        return Schedule(native, self._kept(union, _without), row)
+        s = Schedule(native, self._kept(union, _without), row)
+        s.config = json.loads(config)
+        return s
 
     def _solve_exact(
         self,
@@ -228,11 +223,11 @@ def instance(
         noc_row=noc_row,
         expert_parallel=bool(expert_parallel),
     )
-    native, warns, config = _native.build_instance(
+    native, warns = _native.build_instance(
         json.dumps({k: v for k, v in keys.items() if v is not None}), bool(cache)
     )
     _warn(warns)
-    return Instance(native, json.loads(config))
+    return Instance(native)
 
 
 def _instances(
@@ -321,7 +316,7 @@ class Schedule:
         #: ``solve --json``'s results (the method's row), or with ``exact=True`` ``solve
         #: --exact --json``'s (the exact solve's summary); ``None`` for a loaded schedule.
         self.row = row
-        #: ``solve --exact --json``'s ``config`` (``None`` for a heuristic's schedule).
+        #: ``solve --json``'s ``config`` (``None`` for a loaded schedule).
         self.config: Optional[Dict[str, Any]] = None
 
     @property

@@ -4,7 +4,10 @@
 
 use crate::errors::Failure;
 use crate::exact::{python_worker, ExactChoice, StepsTold};
-use elk_app::request::{keys, ChipRequest, Collected, Cut, Notice};
+use elk_app::request::{
+    keys, BoundChoice, ChipRequest, Collected, CompareRequest, Cut, InstanceInput, Notice,
+    SolveRequest,
+};
 use elk_model::build::{cut_instance, OpRange};
 use elk_model::chip::ChipSpec;
 use elk_model::graph::Graph;
@@ -12,8 +15,8 @@ use elk_model::plan::PlanCache;
 use elk_reports::compare::{self, ChipLabel};
 use elk_reports::gap::{layer_section, layer_section_union, LAYER};
 use elk_sim::detailed::{simulate_detailed, DetailedConfig};
-use elk_sim::trace::ChromeTrace;
-use elk_sim::{evaluate, evaluate_with, validate};
+use elk_sim::evaluate_with;
+use elk_sim::trace::{ChromeTrace, NoTrace};
 use elk_stage::instance::{ChipRef, Instance, InstanceFile};
 use elk_stage::schedule::Schedule;
 use elk_stage::units::Cycles;
@@ -39,14 +42,13 @@ pub(crate) fn report_progress(progress: Option<&Py<PyAny>>, k: usize, n: usize, 
 
 /// Builds the instance of a request's keywords (an `InstanceKeys` object as JSON: what
 /// `compare --model … --chip …` builds), GIL released; `cache = false` is `--no-cache`.
-/// Returns it with the warnings the CLI prints on stderr and the request's `config` as
-/// `--json` prints it.
+/// Returns it with the warnings the CLI prints on stderr.
 #[pyfunction]
 pub fn build_instance(
     py: Python<'_>,
     keys_json: &str,
     cache: bool,
-) -> PyResult<(NativeInstance, Vec<String>, String)> {
+) -> PyResult<(NativeInstance, Vec<String>)> {
     let request = keys::parse::<keys::InstanceKeys>("instance", keys_json)
         .and_then(|k| k.request())
         .map_err(Failure::from)?;
@@ -68,6 +70,7 @@ pub fn build_instance(
         Ok((
             NativeInstance {
                 instance: built.instance,
+                input: InstanceInput::Build(request.clone()),
                 chip: Some((built.chip.spec, built.chip.record)),
                 graph: whole.then_some(built.graph),
                 build_s: start.elapsed().as_secs_f64(),
@@ -75,14 +78,15 @@ pub fn build_instance(
             notice.0,
         ))
     })?;
-    let config = serde_json::to_string(&request.config()).map_err(Failure::from)?;
-    Ok((result.0, result.1, config))
+    Ok(result)
 }
 
 /// A stage-model instance (elk-instance/1) with the chip it was built for.
 #[pyclass(module = "elk_opt._native", frozen)]
 pub struct NativeInstance {
     instance: Instance,
+    /// What it was built from, or the file it was read from: the `config` of every result.
+    input: InstanceInput,
     chip: Option<(ChipSpec, ChipRef)>,
     /// The graph of a whole model (not cut, not read from a file): `compare(layer_exact=…)`
     /// cuts its layer from it.
@@ -125,6 +129,12 @@ impl NativeInstance {
         self.instance.ops.len()
     }
 
+    /// What it was built from (or the file read) as `--json` prints it in `config`, as JSON.
+    #[getter]
+    fn config(&self) -> PyResult<String> {
+        Ok(serde_json::to_string(&self.input.config()).map_err(Failure::from)?)
+    }
+
     /// Seconds spent building it (plan tables) or reading it.
     #[getter]
     fn build_s(&self) -> f64 {
@@ -136,32 +146,36 @@ impl NativeInstance {
         cycles / self.instance.clock_hz * 1e3
     }
 
-    /// `compare --json`'s results (without `moe`), as JSON; `progress(k, n, name)` before
-    /// each method row. `segment`: `--bound segment`; `layer_exact`: `--layer-exact
+    /// `compare --json`'s results (without `moe`) and config, as JSON; `progress(k, n,
+    /// name)` before each method row. `bound`: `--bound`; `layer_exact`: `--layer-exact
     /// SECONDS`, its exact part in `python`'s worker. `without`: `--expert-parallel`, this
     /// instance (with parallel sets) and `without` (the same, without), their union
     /// ([`compare::union`]); the layer is cut from this one, as the CLI cuts it.
-    #[pyo3(signature = (no_timings=false, progress=None, segment=false, layer_exact=None, python=None, without=None))]
+    #[pyo3(signature = (no_timings=false, progress=None, bound="roofline", layer_exact=None, python=None, without=None))]
     #[allow(clippy::too_many_arguments)]
     fn compare(
         &self,
         py: Python<'_>,
         no_timings: bool,
         progress: Option<Py<PyAny>>,
-        segment: bool,
+        bound: &str,
         layer_exact: Option<f64>,
         python: Option<PathBuf>,
         without: Option<PyRef<'_, NativeInstance>>,
-    ) -> PyResult<String> {
+    ) -> PyResult<(String, String)> {
         let without = without.as_deref();
+        // Checked before any work, as the CLI's flags are.
+        let request = CompareRequest {
+            input: self.input.clone(),
+            bound: BoundChoice::parse(bound).map_err(Failure::from)?,
+            layer_exact_s: layer_exact,
+            no_timings,
+        };
+        request.validate().map_err(Failure::from)?;
+        let segment = request.bound == BoundChoice::Segment;
+        let config = serde_json::to_string(&request.config()).map_err(Failure::from)?;
         let json = py.detach(|| -> Result<String, Failure> {
-            // Checked before any work, as the CLI's flags are.
             let layer_graph = match layer_exact {
-                Some(s) if !(s.is_finite() && s > 0.0) => {
-                    return Err(Failure::input(format!(
-                        "--layer-exact {s}: must be a positive number of seconds"
-                    )))
-                }
                 Some(_) => Some(self.graph.as_ref().ok_or_else(|| {
                     Failure::input(
                         "--layer-exact cuts a layer from the model's graph: give --model, \
@@ -227,7 +241,7 @@ impl NativeInstance {
             }
             Ok(serde_json::to_string(&json)?)
         })?;
-        Ok(json)
+        Ok((json, config))
     }
 
     /// `gap --json`'s results as JSON, and the schedule of its last row (what `gap -o`
@@ -322,8 +336,8 @@ impl NativeInstance {
         Ok(result)
     }
 
-    /// `solve --method M --json`'s results (the method's row) as JSON, and its schedule
-    /// (`None`: `ideal`, or no schedule found). `without`: `--expert-parallel`, the faster
+    /// `solve --method M --json`'s results (the method's row) as JSON, its schedule
+    /// (`None`: `ideal`, or no schedule found) and the config as JSON. `without`: `--expert-parallel`, the faster
     /// schedule of this instance (with parallel sets) and `without`
     /// ([`compare::solve_union`]; the row's `parallel_sets` says which).
     #[pyo3(signature = (method, no_timings=false, without=None))]
@@ -333,8 +347,17 @@ impl NativeInstance {
         method: &str,
         no_timings: bool,
         without: Option<PyRef<'_, NativeInstance>>,
-    ) -> PyResult<(String, Option<NativeSchedule>)> {
+    ) -> PyResult<(String, Option<NativeSchedule>, String)> {
         let without = without.as_deref();
+        let config = SolveRequest {
+            input: self.input.clone(),
+            method: method.to_string(),
+            output: None,
+            trace: None,
+            no_timings,
+        }
+        .config();
+        let config = serde_json::to_string(&config).map_err(Failure::from)?;
         let result = py.detach(|| -> Result<(String, Option<NativeSchedule>), Failure> {
             if method == "ideal" {
                 let row = match without {
@@ -356,7 +379,7 @@ impl NativeInstance {
             let schedule = result.map(|(s, _)| NativeSchedule { schedule: s });
             Ok((serde_json::to_string(&row)?, schedule))
         })?;
-        Ok(result)
+        Ok((result.0, result.1, config))
     }
 
     /// The instance file's text (elk-instance/1, with the chip it was built for).
@@ -397,6 +420,7 @@ impl NativeInstance {
             });
             Ok(NativeInstance {
                 instance: file.instance,
+                input: InstanceInput::File(path.clone()),
                 chip,
                 graph: None,
                 build_s: start.elapsed().as_secs_f64(),
@@ -447,36 +471,7 @@ impl NativeSchedule {
         let json = py.detach(|| -> Result<String, Failure> {
             let i = &inst.instance;
             self.schedule.check_instance(i)?;
-            let violations: Vec<String> = validate(i, &self.schedule)
-                .iter()
-                .map(|v| v.to_string())
-                .collect();
-            let mut out = serde_json::json!({
-                "instance": i.name,
-                "method": self.schedule.method,
-                "valid": violations.is_empty(),
-                "violations": violations,
-            });
-            if violations.is_empty() {
-                let e = evaluate(i, &self.schedule);
-                let [compute, noc, hbm] = e.stages_bound;
-                let extra = serde_json::json!({
-                    "stages": e.stages,
-                    "makespan_cycles": e.makespan_cycles,
-                    "makespan_ms": e.makespan_ms,
-                    "stages_bound": {
-                        "compute_stages": compute,
-                        "noc_stages": noc,
-                        "hbm_stages": hbm,
-                    },
-                    "hbm_util_pct": 100.0 * e.hbm_utilisation,
-                    "noc_util_pct": 100.0 * e.noc_utilisation,
-                    "tflops": e.tflops,
-                });
-                if let (Some(o), serde_json::Value::Object(x)) = (out.as_object_mut(), extra) {
-                    o.extend(x);
-                }
-            }
+            let out = elk_app::simulate::judge(i, &self.schedule, &mut NoTrace);
             Ok(serde_json::to_string(&out)?)
         })?;
         Ok(json)

@@ -5,7 +5,8 @@
 use super::chip_choice::Chip;
 use super::chip_choice::ChipLabels;
 use super::method_rows::RETIME_LEGEND;
-use super::solve::{header, BoundChoice};
+use super::solve::header;
+use elk_app::request::BoundChoice;
 use elk_reports::bound::{Coupled, COUPLED_LIMIT};
 use elk_reports::compare::{CompareReport, RowStatus};
 use elk_solver::BoundSource;

@@ -5,7 +5,8 @@
 
 use super::chip_choice::ChipLabels;
 use super::flags::Timings;
-use super::instance_source::{InstanceSource, Loaded, SourceConfig};
+use super::instance_source::{InstanceSource, Loaded};
+use elk_app::request::SourceConfig;
 use super::progress::ExactProgress;
 use clap::Args;
 use elk_reports::gap::{CoupledStatus, ExactSettings, GapReport, GapStep, WORKER_GRACE};

@@ -5,10 +5,11 @@ use super::chip_choice::{Chip, DEFAULT_CHIP};
 use super::notice::{cli_error, Stderr};
 use super::source::GraphSource;
 use clap::Args;
-use elk_app::request::{ChipRequest, Cut, InstanceConfig, InstanceRequest, StageChoices};
+use elk_app::request::{
+    ChipRequest, Cut, InstanceInput, InstanceRequest, SourceConfig, StageChoices,
+};
 use elk_model::graph::Graph;
 use elk_stage::instance::{Instance, InstanceFile, LoadOrder, NocRow};
-use serde::Serialize;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -94,25 +95,17 @@ impl Loaded {
     }
 }
 
-/// The inputs of an instance as `--json` prints them in `config`: the file read, or what
-/// it was built from.
-#[derive(Serialize, Debug)]
-#[serde(untagged)]
-pub enum SourceConfig {
-    /// `--instance FILE`.
-    File { instance: PathBuf },
-    /// Built from a graph and a chip.
-    Built(Box<InstanceConfig>),
-}
-
 impl InstanceSource {
     /// The inputs as `--json` prints them.
     pub fn config(&self) -> SourceConfig {
+        self.input().config()
+    }
+
+    /// The instance asked for: the file, or the instance the flags build.
+    pub fn input(&self) -> InstanceInput {
         match &self.instance {
-            Some(path) => SourceConfig::File {
-                instance: path.clone(),
-            },
-            None => SourceConfig::Built(Box::new(self.request().config())),
+            Some(path) => InstanceInput::File(path.clone()),
+            None => InstanceInput::Build(self.request()),
         }
     }
 

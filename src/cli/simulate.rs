@@ -1,11 +1,11 @@
 //! `elk-opt simulate`: judge a schedule against its instance (validate + evaluate).
 
 use clap::Args;
+use elk_app::simulate::{judge, Judgement};
 use elk_sim::trace::ChromeTrace;
-use elk_sim::{evaluate_with, validate, Evaluation, StageEval};
-use elk_stage::instance::{Instance, InstanceFile, LoadOrder, NamedOrder};
+use elk_sim::validate;
+use elk_stage::instance::{Instance, InstanceFile};
 use elk_stage::schedule::Schedule;
-use elk_stage::units::Cycles;
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -26,81 +26,6 @@ pub struct SimulateArgs {
     json: bool,
     #[command(flatten)]
     detailed: super::detailed::DetailedFlags,
-}
-
-#[derive(Serialize)]
-struct Output<'a> {
-    instance: &'a str,
-    method: &'a str,
-    valid: bool,
-    violations: Vec<String>,
-    /// How to rebuild the instance when the schedule breaks its load-order policy.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    hint: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    method_claim_cycles: Option<Cycles>,
-    #[serde(skip)]
-    evaluation: Option<Evaluation>,
-    /// The evaluation as `--json` prints it.
-    #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    evaluation_json: Option<EvaluationJson>,
-}
-
-/// The stage model's verdict as `--json` prints it: a unit on every number, the bound
-/// counts named, utilisations in percent.
-#[derive(Serialize)]
-struct EvaluationJson {
-    stages: Vec<StageEval>,
-    makespan_cycles: Cycles,
-    makespan_ms: f64,
-    stages_bound: StagesBound,
-    breakdown: BreakdownJson,
-    hbm_util_pct: f64,
-    noc_util_pct: f64,
-    tflops: Option<f64>,
-}
-
-/// How many stages each resource bounds.
-#[derive(Serialize)]
-struct StagesBound {
-    compute_stages: usize,
-    noc_stages: usize,
-    hbm_stages: usize,
-}
-
-/// Where the time goes (Fig 18); the four parts sum to the makespan.
-#[derive(Serialize)]
-struct BreakdownJson {
-    execute_only_cycles: Cycles,
-    preload_only_cycles: Cycles,
-    overlapped_cycles: Cycles,
-    noc_bound_cycles: Cycles,
-}
-
-impl From<&Evaluation> for EvaluationJson {
-    fn from(e: &Evaluation) -> EvaluationJson {
-        let [compute_stages, noc_stages, hbm_stages] = e.stages_bound;
-        let b = &e.breakdown;
-        EvaluationJson {
-            stages: e.stages.clone(),
-            makespan_cycles: e.makespan_cycles,
-            makespan_ms: e.makespan_ms,
-            stages_bound: StagesBound {
-                compute_stages,
-                noc_stages,
-                hbm_stages,
-            },
-            breakdown: BreakdownJson {
-                execute_only_cycles: b.execute_only,
-                preload_only_cycles: b.preload_only,
-                overlapped_cycles: b.overlapped,
-                noc_bound_cycles: b.noc_bound,
-            },
-            hbm_util_pct: 100.0 * e.hbm_utilisation,
-            noc_util_pct: 100.0 * e.noc_utilisation,
-            tflops: e.tflops,
-        }
-    }
 }
 
 /// `simulate --json`: the inputs.
@@ -133,7 +58,7 @@ impl Invalid {
                 .map(ToString::to_string)
                 .unwrap_or_default(),
             count: violations.len(),
-            hint: load_order_hint(inst, violations),
+            hint: elk_app::simulate::load_order_hint(inst, violations),
         }
     }
 }
@@ -141,27 +66,6 @@ impl Invalid {
 /// `; hint` or nothing.
 fn suffix(hint: &Option<String>) -> String {
     hint.as_ref().map(|h| format!("; {h}")).unwrap_or_default()
-}
-
-/// When the schedule breaks the instance's load-order policy: which policy, and the flag
-/// that rebuilds the instance with one the schedule meets.
-fn load_order_hint(inst: &Instance, violations: &[elk_sim::Violation]) -> Option<String> {
-    let breaks_policy = violations
-        .iter()
-        .any(|v| matches!(v, elk_sim::Violation::LoadOrderPolicy { .. }));
-    if !breaks_policy {
-        return None;
-    }
-    Some(match inst.load_order {
-        LoadOrder::Named(NamedOrder::Fixed) => "the instance has load_order=fixed and this \
-            schedule permutes loads; rebuild it with --load-order free"
-            .into(),
-        LoadOrder::Displacement { max_displacement } => format!(
-            "the instance has load_order={{\"max_displacement\": {max_displacement}}} and this \
-             schedule moves loads further; rebuild it with --load-order free (or a larger D)"
-        ),
-        LoadOrder::Named(NamedOrder::Free) => return None,
-    })
 }
 
 /// Checks first that the schedule was built for this instance (by hash; exit 2 with one
@@ -202,31 +106,11 @@ pub fn run(a: SimulateArgs) -> anyhow::Result<()> {
             config.as_ref(),
         );
     }
-    let evaluation = violations.is_empty().then(|| {
-        let mut trace = ChromeTrace::new(inst.clock_hz);
-        let e = evaluate_with(inst, &sched, &mut trace);
-        (e, trace)
-    });
-    if let (Some((_, trace)), Some(path)) = (&evaluation, &a.trace) {
+    let mut trace = ChromeTrace::new(inst.clock_hz);
+    let out = judge(inst, &sched, &mut trace);
+    if let (Some(_), Some(path)) = (&out.evaluation, &a.trace) {
         super::output::write_atomic(path, &trace.to_json())?;
     }
-    let evaluation = evaluation.map(|(e, _)| e);
-    let out = Output {
-        instance: &inst.name,
-        method: &sched.method,
-        valid: violations.is_empty(),
-        violations: violations.iter().map(ToString::to_string).collect(),
-        hint: load_order_hint(inst, &violations),
-        method_claim_cycles: evaluation
-            .as_ref()
-            .filter(|e| {
-                (e.makespan_cycles - sched.makespan_cycles).abs().get()
-                    > elk_sim::CLAIM_TOLERANCE * e.makespan_cycles.get()
-            })
-            .map(|_| sched.makespan_cycles),
-        evaluation_json: evaluation.as_ref().map(EvaluationJson::from),
-        evaluation,
-    };
     if a.json {
         super::json::print_json("simulate", &config(&a), &out)?;
     } else {
@@ -249,7 +133,7 @@ fn config(a: &SimulateArgs) -> Config<'_> {
     }
 }
 
-fn print_human(out: &Output) {
+fn print_human(out: &Judgement) {
     println!("{} — schedule by {}", out.instance, out.method);
     for v in &out.violations {
         println!("violation: {v}");

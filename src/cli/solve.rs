@@ -5,7 +5,8 @@ use super::chip_choice::Chip;
 use super::chip_choice::ChipLabels;
 use super::compare_table;
 use super::flags::Timings;
-use super::instance_source::{InstanceSource, SourceConfig};
+use super::instance_source::InstanceSource;
+use elk_app::request::{BoundChoice, CompareRequest, SolveRequest};
 use super::method_rows::{ideal_row, method_named, method_parser, run_method};
 use clap::Args;
 use elk_reports::compare::RowStatus;
@@ -56,17 +57,6 @@ pub struct SolveArgs {
     json: bool,
 }
 
-/// `solve --json` (a method, not `--exact`): the inputs.
-#[derive(Serialize)]
-struct SolveConfig<'a> {
-    #[serde(flatten)]
-    source: SourceConfig,
-    method: &'a str,
-    output: Option<&'a std::path::Path>,
-    trace: Option<&'a std::path::Path>,
-    no_timings: bool,
-}
-
 pub fn solve(a: SolveArgs) -> anyhow::Result<()> {
     super::flags::schedule_and_instance_apart(
         a.output.as_deref(),
@@ -87,12 +77,15 @@ pub fn solve(a: SolveArgs) -> anyhow::Result<()> {
             a.json,
         );
     };
-    let config = || SolveConfig {
-        source: a.source.config(),
-        method: &method,
-        output: a.output.as_deref(),
-        trace: a.trace.as_deref(),
-        no_timings: a.timings.no_timings,
+    let config = || {
+        SolveRequest {
+            input: a.source.input(),
+            method: method.clone(),
+            output: a.output.clone(),
+            trace: a.trace.clone(),
+            no_timings: a.timings.no_timings,
+        }
+        .config()
     };
     if method == "ideal" && (a.output.is_some() || a.trace.is_some()) {
         return Err(super::flags::Usage(
@@ -267,27 +260,6 @@ pub struct CompareArgs {
     csv: bool,
 }
 
-/// `compare --bound`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum BoundChoice {
-    /// The roofline bound (HBM, execution, prefix).
-    Roofline,
-    /// The coupled segment relaxation LP, or the roofline where it is stronger.
-    Segment,
-}
-
-/// `compare --json`: the inputs.
-#[derive(Serialize)]
-struct CompareConfig {
-    #[serde(flatten)]
-    source: SourceConfig,
-    bound: BoundChoice,
-    /// `--layer-exact SECONDS` (`null`: no layer section).
-    layer_exact_s: Option<f64>,
-    no_timings: bool,
-}
-
 /// `compare --json`: the results.
 #[derive(Serialize)]
 struct CompareReport {
@@ -336,12 +308,13 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
     };
     let moe = moe_args.as_ref().map(super::moe::run_section).transpose()?;
     if a.json {
-        let config = CompareConfig {
-            source: a.source.config(),
+        let config = CompareRequest {
+            input: a.source.input(),
             bound: a.bound,
             layer_exact_s: a.layer_exact,
             no_timings: a.timings.no_timings,
-        };
+        }
+        .config();
         return super::json::print_json(
             "compare",
             &config,
