@@ -2,7 +2,7 @@
 //! (`results/README.md`) assembled from those files — so the summary is never hand-copied:
 //! every number in it is one a report computed.
 
-use crate::error::{ReportError, Result};
+use elk_app::{AppError, Result};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -39,11 +39,11 @@ impl Finding {
     /// Reads `dir/finding.json`.
     pub fn read(dir: &Path) -> Result<Finding> {
         let path = dir.join(FILE);
-        let text = std::fs::read_to_string(&path).map_err(|e| ReportError::Io {
+        let text = std::fs::read_to_string(&path).map_err(|e| AppError::Io {
             path: path.display().to_string(),
             detail: format!("{e} (run the report that writes it first)"),
         })?;
-        serde_json::from_str(&text).map_err(|e| ReportError::Results {
+        serde_json::from_str(&text).map_err(|e| AppError::Results {
             file: path.display().to_string(),
             line: e.line(),
             detail: e.to_string(),
@@ -72,7 +72,7 @@ pub fn summary(dir: &Path, preamble: &str) -> Result<String> {
     }
     let changes = dir.join(CHANGES);
     if changes.exists() {
-        let text = std::fs::read_to_string(&changes).map_err(|e| ReportError::Io {
+        let text = std::fs::read_to_string(&changes).map_err(|e| AppError::Io {
             path: changes.display().to_string(),
             detail: e.to_string(),
         })?;

@@ -41,7 +41,7 @@ pub use facets::{facets, Panel};
 pub use figure::{relink, Figure, Format, Style};
 pub use lines::{cdf, lines, lines_marked};
 
-use crate::error::ReportError;
+use elk_app::AppError;
 use frame::{drawn, figure, frame, Drawing, Drawn, Frame, Plot, MAX_NOTES};
 use legend::draw_legend;
 use paint::{paints, palette, Paint};
@@ -65,8 +65,8 @@ fn font() {
     });
 }
 
-fn err(name: &str, e: impl std::fmt::Display) -> ReportError {
-    ReportError::Plot {
+fn err(name: &str, e: impl std::fmt::Display) -> AppError {
+    AppError::Plot {
         name: name.into(),
         detail: e.to_string(),
     }

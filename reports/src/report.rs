@@ -21,11 +21,11 @@ mod series;
 pub(crate) use lines::routing_panels;
 pub use series::IDEAL;
 
-use crate::cell::{CellResult, MethodResult, MethodStatus};
-use crate::error::{ReportError, Result};
-use crate::grid::{Cell, FigureKind};
 use crate::plot::Style;
 use dims::{Dim, Dims};
+use elk_app::cell::{CellResult, MethodResult, MethodStatus};
+use elk_app::grid::{Cell, FigureKind};
+use elk_app::{AppError, Result};
 
 /// Where a report came from (printed at its top), and how its figures are drawn.
 #[derive(Clone, Debug)]
@@ -187,7 +187,7 @@ fn shared(rows: &[&CellResult], skip: &[Dim]) -> String {
 /// paper's figures may be quoted beside them.
 fn is_preset(results: &[CellResult], name: &str) -> bool {
     let Some(grid) =
-        crate::grid::preset(name).and_then(|t| crate::grid::Grid::from_toml(name, t).ok())
+        elk_app::grid::preset(name).and_then(|t| elk_app::grid::Grid::from_toml(name, t).ok())
     else {
         return false;
     };
@@ -202,7 +202,7 @@ fn is_preset(results: &[CellResult], name: &str) -> bool {
 pub fn report(results: &[CellResult], title: &str, header: &Header) -> Result<Files> {
     let figure = results.first().map_or("bars", |r| r.figure.as_str());
     if let Some(other) = results.iter().find(|r| r.figure != figure) {
-        return Err(ReportError::Refused {
+        return Err(AppError::Refused {
             figure: figure.into(),
             detail: format!(
                 "the results mix figure types '{figure}' and '{}' (results of different grids); \

@@ -6,7 +6,7 @@ use super::{
     draw_axes, draw_hatch, draw_ticks, figure, font, paints, text_width, Absent, Chart, Drawn,
     Figure, Frame, Marks, Plot, Series, Style, INK,
 };
-use crate::error::Result;
+use elk_app::Result;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};

@@ -8,7 +8,7 @@ use super::{
     absent_notes, draw_legend, draw_notes, font, frame, Drawing, Drawn, Figure, Frame, Marks,
     Series, Style, MAX_NOTES, NOTE_ROW,
 };
-use crate::error::{ReportError, Result};
+use elk_app::{AppError, Result};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -42,7 +42,7 @@ pub fn facets(
     style: &Style,
 ) -> Result<Figure> {
     font();
-    let refuse = |detail: &str| ReportError::Plot {
+    let refuse = |detail: &str| AppError::Plot {
         name: title.into(),
         detail: detail.into(),
     };

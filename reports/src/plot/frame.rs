@@ -9,7 +9,7 @@ use super::{
     absent_notes, draw_notes, err, text_width, Absent, Chart, Figure, Format, Marks, Series, Style,
     NOTE_FONT, NOTE_ROW, TITLE_FONT,
 };
-use crate::error::Result;
+use elk_app::Result;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 

@@ -7,7 +7,7 @@ use super::{
     dashes, draw_axes, draw_marker, draw_path, draw_ticks, figure, font, palette, Absent, Chart,
     Drawn, Figure, Frame, Marks, Plot, Series, Style, REFERENCE_DASH,
 };
-use crate::error::Result;
+use elk_app::Result;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 

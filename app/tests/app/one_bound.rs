@@ -2,12 +2,12 @@
 //! `bound = true` and `gap` hold the same coupled segment LP bits for one instance, and `gap`
 //! reads the bound cache instead of solving the LP again.
 
+use elk_app::bound::{coupled_bound, BoundCache, COUPLED_LIMIT};
+use elk_app::gap::{gap_report, CoupledStatus, ExactSettings};
 use elk_model::build::{build_instance, InstanceOptions};
 use elk_model::chip::ChipSpec;
 use elk_model::graph::Mode;
 use elk_model::zoo::{self, ZooParams};
-use elk_reports::bound::{coupled_bound, BoundCache, COUPLED_LIMIT};
-use elk_reports::gap::{gap_report, CoupledStatus, ExactSettings};
 use elk_solver::BoundSource;
 use elk_stage::instance::{Instance, LoadOrder, NamedOrder};
 use elk_stage::units::Cycles;
@@ -49,15 +49,14 @@ fn compare_a_sweep_cell_and_gap_hold_the_same_bound_bits() {
         seg.bound_cycles
     );
     let cycles = Some(Cycles(seg.bound_cycles));
-    let compared =
-        elk_reports::compare::compare(&inst, None, true, cycles, &mut |_, _, _| {}).unwrap();
+    let compared = elk_app::compare::compare(&inst, None, true, cycles, &mut |_, _, _| {}).unwrap();
     assert_eq!(compared.bound_source, BoundSource::SegmentRelaxation);
     assert_eq!(
         compared.bound_ms.to_bits(),
         inst.ms(Cycles(seg.bound_cycles)).to_bits()
     );
     // A sweep cell with `bound = true`.
-    let (cell, source) = elk_reports::cell::certified_bound(&inst, None).unwrap();
+    let (cell, source) = elk_app::cell::certified_bound(&inst, None).unwrap();
     assert_eq!(source, BoundSource::SegmentRelaxation);
     assert_eq!(cell.get().to_bits(), bits);
     // `gap`, in this process: the same LP before the exact part, its bound the reference.

@@ -4,12 +4,12 @@
 //! Mistral-7B on ipu-pod4 took 12.3 ms at batch 1 and 4.3 ms at 32 (docs/plans.md, "Why a
 //! decode step was faster at a larger batch").
 
+use elk_app::compare::all_heuristics;
 use elk_model::build::{build_instance, InstanceOptions};
 use elk_model::chip::ChipSpec;
 use elk_model::graph::Mode;
 use elk_model::plan::PlanCache;
 use elk_model::zoo::{ZooModel, ZooParams};
-use elk_reports::compare::all_heuristics;
 use std::path::Path;
 
 /// The best judged makespan (cycles) of one layer of `model` at `batch` on `chip`, or `None`

@@ -4,7 +4,7 @@
 //! run, a sharded-and-merged run and a straight run write identical bytes.
 
 use crate::cell::{run_cell_with, CellResult, CellRun};
-use crate::error::{io, ReportError, Result};
+use crate::error::{io, AppError, Result};
 use crate::grid::Grid;
 use elk_model::plan::PlanCache;
 use rayon::prelude::*;
@@ -25,7 +25,7 @@ pub struct Shard {
 impl Shard {
     /// Parses `K/N` (0 ≤ K < N).
     pub fn parse(s: &str) -> Result<Shard> {
-        let bad = || ReportError::Grid {
+        let bad = || AppError::Grid {
             file: "--shard".into(),
             detail: format!("'{s}': expected K/N with 0 ≤ K < N"),
         };
@@ -76,7 +76,7 @@ pub fn read_results(path: &Path) -> Result<BTreeMap<usize, CellResult>> {
             // A line cut short by a kill is the last one; anything else is corruption.
             Err(_) if i + 1 == text.lines().count() && !text.ends_with('\n') => {}
             Err(e) => {
-                return Err(ReportError::Results {
+                return Err(AppError::Results {
                     file: path.display().to_string(),
                     line: i + 1,
                     detail: e.to_string(),
@@ -126,7 +126,7 @@ pub fn run_sweep(
     for c in &cells {
         if let Some(r) = existing.get(&c.index) {
             if r.cell != *c {
-                return Err(ReportError::Results {
+                return Err(AppError::Results {
                     file: out.display().to_string(),
                     line: 0,
                     detail: format!(
@@ -205,7 +205,7 @@ pub fn merge(inputs: &[&Path], out: &Path) -> Result<usize> {
         for (i, r) in read_results(p)? {
             if let Some(prev) = all.get(&i) {
                 if *prev != r {
-                    return Err(ReportError::Results {
+                    return Err(AppError::Results {
                         file: p.display().to_string(),
                         line: 0,
                         detail: format!("cell {i} disagrees with an earlier file"),

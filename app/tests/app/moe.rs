@@ -2,13 +2,13 @@
 //! oracle, on every sampled step; expert bytes follow the routing; the distinct experts per
 //! layer under uniform routing agree with E·(1 − (1 − k/E)^n); a release is real.
 
+use elk_app::moe::{run, MoeSpec};
 use elk_model::build::InstanceOptions;
 use elk_model::chip::ChipSpec;
 use elk_model::graph::Mode;
 use elk_model::load_policy::{Policy, Slot, StepInstances};
 use elk_model::routing::Routing;
 use elk_model::zoo::{self, ZooParams};
-use elk_reports::moe::{run, MoeSpec};
 use elk_stage::units::OpId;
 
 fn spec(layers: usize, batch: u64, routing: Routing, steps: usize) -> MoeSpec {
@@ -136,7 +136,7 @@ fn on_demand_loads_wait_for_their_router_and_idle_experts_load_only_under_load_a
 
 #[test]
 fn a_grid_with_routings_runs_the_policies_per_cell() {
-    use elk_reports::grid::Grid;
+    use elk_app::grid::Grid;
     let text = r#"figure = "vs-hbm"
 models = ["mixtral-8x7b"]
 batches = [2]
@@ -152,20 +152,20 @@ moe_steps = 3
     assert_eq!(cells.len(), 4);
     assert_eq!(cells[1].routing.as_deref(), Some("zipf:1.5"));
     assert!(cells[0].key().ends_with("|routing uniform"));
-    let moe = elk_reports::cell::MoeCell {
+    let moe = elk_app::cell::MoeCell {
         steps: 3,
         policies: vec!["on-demand".into()],
     };
     let chip = ChipSpec::preset("ipu-mk2").unwrap();
     let model = zoo::find("mixtral-8x7b").unwrap();
     let run = |bound| {
-        let how = elk_reports::cell::CellRun {
+        let how = elk_app::cell::CellRun {
             methods: grid.methods.clone(),
             bound,
             moe: moe.clone(),
             plan_cache: None,
         };
-        elk_reports::cell::run_cell_with("vs-hbm", &cells[0], model, chip.clone(), &how)
+        elk_app::cell::run_cell_with("vs-hbm", &cells[0], model, chip.clone(), &how)
     };
     let r = run(false);
     assert_eq!(r.error, None);
@@ -207,7 +207,7 @@ moe_steps = 3
 
 #[test]
 fn grid_moe_keys_are_checked() {
-    use elk_reports::grid::Grid;
+    use elk_app::grid::Grid;
     let base = "figure = \"bars\"\nmodels = [\"MODEL\"]\nbatches = [2]\nkvs = [128]\n";
     let err = |model: &str, extra: &str| {
         Grid::from_toml(
@@ -235,7 +235,7 @@ fn grid_moe_keys_are_checked() {
 #[test]
 fn a_grid_refuses_a_prediction_of_every_expert_before_any_cell() {
     let grid = |policy: &str| {
-        elk_reports::grid::Grid::from_toml(
+        elk_app::grid::Grid::from_toml(
             "g.toml",
             &format!(
                 "figure = \"vs-hbm\"\nmodels = [\"mixtral-8x7b\"]\nbatches = [2]\nkvs = [128]\n\
@@ -377,7 +377,7 @@ fn a_run_with_parallel_sets_reports_both_and_keeps_the_oracle_below_each_policy(
 
 #[test]
 fn a_routed_grid_cell_with_expert_parallel_is_the_union_and_never_slower() {
-    use elk_reports::grid::Grid;
+    use elk_app::grid::Grid;
     let text = r#"figure = "bars"
 models = ["mixtral-8x7b"]
 batches = [8]
@@ -392,19 +392,19 @@ moe_steps = 2
     let cells = grid.cells();
     assert_eq!(cells.len(), 2);
     assert!(!cells[0].expert_parallel && cells[1].expert_parallel);
-    let moe = elk_reports::cell::MoeCell {
+    let moe = elk_app::cell::MoeCell {
         steps: 2,
         policies: vec!["on-demand".into()],
     };
     let chip = ChipSpec::preset("ipu-pod4").unwrap();
     let model = zoo::find("mixtral-8x7b").unwrap();
-    let how = elk_reports::cell::CellRun {
+    let how = elk_app::cell::CellRun {
         methods: grid.methods.clone(),
         bound: true,
         moe,
         plan_cache: None,
     };
-    let run = |cell| elk_reports::cell::run_cell_with("bars", cell, model, chip.clone(), &how);
+    let run = |cell| elk_app::cell::run_cell_with("bars", cell, model, chip.clone(), &how);
     let (plain, sets) = (run(&cells[0]), run(&cells[1]));
     assert_eq!((plain.error.clone(), sets.error.clone()), (None, None));
     let bound = sets.bound.as_ref().unwrap().bound_ms;

@@ -10,7 +10,7 @@
 //! comes first in `gap/first_bound.rs`, and the union of two instances in `gap/union.rs`.
 //!
 //! ```
-//! use elk_reports::gap::{gap_report, ExactSettings};
+//! use elk_app::gap::{gap_report, ExactSettings};
 //! let inst = elk_stage::corpus::random_instance(7, &elk_stage::corpus::RandomSpec::tiny(4, 2));
 //! // In this process (no worker), the MILP within 5 s.
 //! let report = gap_report(&inst, &ExactSettings::milp_within(5.0), true, None, &|_| {}).unwrap();

@@ -1,9 +1,13 @@
-//! The one error type of elk-reports.
+//! The one error type of elk-app, which elk-reports returns too: the runs fail with its
+//! input and engine variants, the reports with [`AppError::Plot`] and [`AppError::Refused`].
+//! One type for both crates, so that the CLI and Python classify every failure of a sweep, a
+//! study or a report in one place (bad input or not: `exit_code` in the CLI, `Failure` in
+//! Python).
 
-/// Why a sweep, report or study failed.
+/// Why a run (compare, gap, MoE, a sweep, a study) or a report failed.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum ReportError {
+pub enum AppError {
     /// A grid file or preset is malformed (file, key, what).
     #[error("{file}: {}", elk_model::error::one_line(.detail))]
     Grid {
@@ -72,12 +76,12 @@ pub enum ReportError {
     },
 }
 
-/// Results of this crate.
-pub type Result<T> = std::result::Result<T, ReportError>;
+/// Results of elk-app and elk-reports.
+pub type Result<T> = std::result::Result<T, AppError>;
 
 /// An I/O error with its path.
-pub fn io(path: &std::path::Path, e: impl std::fmt::Display) -> ReportError {
-    ReportError::Io {
+pub fn io(path: &std::path::Path, e: impl std::fmt::Display) -> AppError {
+    AppError::Io {
         path: path.display().to_string(),
         detail: e.to_string(),
     }

@@ -9,7 +9,7 @@
 //! them read what the first solved.
 //!
 //! ```
-//! use elk_reports::bound::{certified, coupled_bound, COUPLED_LIMIT};
+//! use elk_app::bound::{certified, coupled_bound, COUPLED_LIMIT};
 //! let inst = elk_stage::corpus::random_instance(7, &elk_stage::corpus::RandomSpec::tiny(4, 2));
 //! // No layers to cut: the relaxation does not apply, and the roofline is the bound.
 //! let found = coupled_bound(&inst, COUPLED_LIMIT, None, &|_| {}).unwrap();

@@ -7,7 +7,7 @@ mod routed;
 
 pub use crate::grid::{cell_chip, cell_chip_from};
 pub use routed::MoeCell;
-pub(crate) use routed::{rows_of as routed_rows, steps_bound};
+pub use routed::{rows_of as routed_rows, steps_bound};
 
 use crate::grid::Cell;
 use crate::portfolio::{Portfolio, Run, Stopped};

@@ -75,7 +75,7 @@ pub(super) fn run(
 
 /// A run's rows, one per policy (the mean makespan, its p50 and p99), and with `bound` the
 /// cell's bound ([`steps_bound`]) with every policy's gap to it.
-pub(crate) fn rows_of(report: &MoeReport, bound: bool) -> (Vec<MethodResult>, Option<CellBound>) {
+pub fn rows_of(report: &MoeReport, bound: bool) -> (Vec<MethodResult>, Option<CellBound>) {
     let mut rows: Vec<MethodResult> = report
         .summary
         .iter()
@@ -95,7 +95,7 @@ pub(crate) fn rows_of(report: &MoeReport, bound: bool) -> (Vec<MethodResult>, Op
 }
 
 /// The cell's bound from its steps': their mean, lowest and highest, and their source.
-pub(crate) fn steps_bound(report: &MoeReport) -> CellBound {
+pub fn steps_bound(report: &MoeReport) -> CellBound {
     let bounds: Vec<f64> = report.steps.iter().map(|s| s.bound_ms).collect();
     let n = bounds.len();
     let segment = report

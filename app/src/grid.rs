@@ -12,7 +12,7 @@ mod figure_kind;
 pub use cell_chip::{cell_chip, cell_chip_from};
 pub use figure_kind::FigureKind;
 
-use crate::error::{ReportError, Result};
+use crate::error::{AppError, Result};
 use elk_model::chip::{ChipSpec, LoadedChip};
 use elk_model::zoo::ZooModel;
 use serde::{Deserialize, Serialize};
@@ -263,7 +263,7 @@ impl Grid {
     /// Parses and checks `text` (named `file` in errors), relative paths resolved against
     /// `base_dir`.
     fn parse(file: &str, text: &str, base_dir: Option<PathBuf>) -> Result<Grid> {
-        let mut g: Grid = toml::from_str(text).map_err(|e| ReportError::Grid {
+        let mut g: Grid = toml::from_str(text).map_err(|e| AppError::Grid {
             file: file.into(),
             detail: elk_model::error::toml_error_line(text, &e),
         })?;
@@ -315,7 +315,7 @@ impl Grid {
     /// file, the key and the entry.
     fn load_model(&self, entry: &str) -> Result<(ZooModel, Vec<String>)> {
         let path = self.model_path(entry);
-        let bad = |detail: String| ReportError::Grid {
+        let bad = |detail: String| AppError::Grid {
             file: self.source.clone(),
             detail: format!("key 'models': entry '{entry}': {detail}"),
         };
@@ -362,7 +362,7 @@ impl Grid {
     /// topology applied), so a bad chip file fails the sweep before any cell runs. Errors
     /// name the grid file and the entry or cell.
     pub fn load_chips(&self) -> Result<GridChips> {
-        let bad = |detail: String| ReportError::Grid {
+        let bad = |detail: String| AppError::Grid {
             file: self.source.clone(),
             detail,
         };
@@ -393,7 +393,7 @@ impl Grid {
     }
 
     fn check(&self, file: &str) -> Result<()> {
-        let bad = |detail: String| ReportError::Grid {
+        let bad = |detail: String| AppError::Grid {
             file: file.into(),
             detail,
         };
@@ -466,7 +466,7 @@ impl Grid {
 
     /// The MoE keys: routings that parse, policies that exist, MoE models in decode only, no
     /// NoC or compute scaling (the policies' instances are built per step).
-    fn check_moe(&self, bad: &dyn Fn(String) -> ReportError, models: &GridModels) -> Result<()> {
+    fn check_moe(&self, bad: &dyn Fn(String) -> AppError, models: &GridModels) -> Result<()> {
         if self.routings.is_empty() {
             for (key, set) in [
                 ("policies", !self.policies.is_empty()),
@@ -606,7 +606,7 @@ pub fn load(name: &str) -> Result<Grid> {
     }
     let path = std::path::Path::new(name);
     if !path.exists() {
-        return Err(ReportError::NoGrid {
+        return Err(AppError::NoGrid {
             name: name.into(),
             presets: PRESETS.join(", "),
         });

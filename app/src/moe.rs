@@ -22,7 +22,7 @@ pub use results::{
 };
 
 use crate::portfolio::Portfolio;
-use crate::{ReportError, Result};
+use crate::{AppError, Result};
 use elk_model::build::{InstanceMemo, InstanceOptions};
 use elk_model::chip::ChipSpec;
 use elk_model::load_policy::{Policy, StepInstances};
@@ -148,7 +148,7 @@ struct Setup {
 impl Setup {
     fn new(model: &ZooModel, spec: &MoeSpec) -> Result<Setup> {
         let Some(moe) = model.moe().copied() else {
-            return Err(ReportError::Model(elk_model::ModelError::Invalid(format!(
+            return Err(AppError::Model(elk_model::ModelError::Invalid(format!(
                 "{} has no experts: --routing and load policies apply to MoE models (models \
                  list shows the experts column)",
                 model.name
@@ -261,7 +261,7 @@ fn run_on(
         .iter()
         .map(|m| {
             elk_heuristics::by_name(m).ok_or_else(|| {
-                ReportError::Model(elk_model::ModelError::Invalid(format!(
+                AppError::Model(elk_model::ModelError::Invalid(format!(
                     "unknown method '{m}'"
                 )))
             })
@@ -357,7 +357,7 @@ fn best_schedule(
         .map_err(MethodError::from)?;
     match p.best() {
         Some((k, s, t)) => Ok((s.clone(), t, p.runs[k].method.clone())),
-        None => Err(ReportError::Model(elk_model::ModelError::Invalid(format!(
+        None => Err(AppError::Model(elk_model::ModelError::Invalid(format!(
             "{}: no method found a schedule ({})",
             inst.name,
             p.failures().join("; ")
@@ -455,7 +455,7 @@ fn run_step(
         // This policy's schedule without its idle loads is one of the oracle's.
         let projected = si.project(&s, &oracle_inst);
         if let Some(v) = validate(&oracle_inst, &projected).into_iter().next() {
-            return Err(ReportError::Model(elk_model::ModelError::Invalid(format!(
+            return Err(AppError::Model(elk_model::ModelError::Invalid(format!(
                 "step {step}: {}'s schedule without its idle loads is not the oracle's: {v} \
                  (a bug in the policies' instances)",
                 p.name()
