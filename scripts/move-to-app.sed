@@ -2,6 +2,7 @@
 # to every Rust file of the CLI, Python, the benches and the tests (and to the docs), it turns
 # each path to a moved module into its new one; re-apply it to a branch's edits on merge:
 #   sed -i -f scripts/move-to-app.sed $(git ls-files 'src/*.rs' 'python/src/*.rs' 'benchmarks/*.rs' 'tests/*.rs')
+#   cargo fmt   # `elk_app` sorts before `elk_model` among the imports, and shorter paths reflow
 # What stayed in elk-reports (report, plot, html, csv_text, finding, the studies' writers,
 # studies::{run, run_with, STUDIES}) keeps its path.
 s/elk_reports::portfolio\b/elk_app::portfolio/g

@@ -2,9 +2,9 @@
 //! label names and headers print (`ipu-pod4 @ 8 TB/s HBM`), and the record instance files
 //! keep of it; for `simulate --detailed`, the chip the instance records.
 
+use elk_app::compare::ChipLabel;
 use elk_model::chip::{ChipOverrides, ChipSpec};
 use elk_model::provenance::{chip_ref, is_preset};
-use elk_reports::compare::ChipLabel;
 use elk_stage::instance::ChipRef;
 
 /// The chip of the built-in default and of replays of instances that record none.
@@ -30,7 +30,7 @@ impl Chip {
         self.as_label().label_with_hbm()
     }
 
-    /// The chip as [`elk_reports::compare`] labels it.
+    /// The chip as [`elk_app::compare`] labels it.
     pub fn as_label(&self) -> ChipLabel<'_> {
         ChipLabel {
             spec: &self.spec,
@@ -153,7 +153,7 @@ pub fn for_replay(
 
 /// B_NoC,dist and the HBM bandwidth of a spec, when the first is below the second.
 pub fn distribution_below_hbm(spec: &ChipSpec) -> Option<(f64, f64)> {
-    elk_reports::compare::distribution_below_hbm(spec)
+    elk_app::compare::distribution_below_hbm(spec)
 }
 
 /// The warning `chips show` and `instance` print for a chip whose NoC cannot distribute HBM

@@ -5,8 +5,8 @@
 use super::chip_choice::Chip;
 use super::method_rows::RETIME_LEGEND;
 use super::solve::{header, BoundChoice};
-use elk_reports::bound::{Coupled, COUPLED_LIMIT};
-use elk_reports::compare::{CompareReport, RowStatus};
+use elk_app::bound::{Coupled, COUPLED_LIMIT};
+use elk_app::compare::{CompareReport, RowStatus};
 use elk_solver::BoundSource;
 use elk_stage::instance::Instance;
 use elk_stage::units::Cycles;
@@ -144,7 +144,7 @@ pub fn print_text(
 
 /// With `--expert-parallel`, which rows' schedules ran with parallel sets and which without
 /// (faster there); `None` without the flag.
-fn parallel_sets_legend(rows: &[elk_reports::compare::Row]) -> Option<String> {
+fn parallel_sets_legend(rows: &[elk_app::compare::Row]) -> Option<String> {
     let marked: Vec<(&str, bool)> = rows
         .iter()
         .filter(|r| r.method != "ideal" && r.makespan_ms.is_some())
