@@ -21,6 +21,7 @@
 mod cache;
 
 pub use cache::BoundCache;
+use elk_model::plan::PlanCache;
 use elk_solver::segments::{segment_bound_with, SegmentBound, SegmentOptions, SegmentStep};
 use elk_solver::BoundSource;
 use elk_stage::instance::Instance;
@@ -113,4 +114,16 @@ pub fn certified(inst: &Instance, segment: Option<Cycles>) -> (Cycles, BoundSour
         Some(s) if s > roof => (s, BoundSource::SegmentRelaxation),
         _ => (roof, BoundSource::Roofline),
     }
+}
+
+/// The certified lower bound of `inst`: the coupled segment LP's (what `compare --bound
+/// segment` and `gap` use; [`coupled_bound`]), read from or kept in the bound cache beside the
+/// plan cache, or the roofline's where it is stronger or the relaxation does not apply.
+pub fn certified_bound(
+    inst: &Instance,
+    plans: Option<&PlanCache>,
+) -> elk_solver::Result<(Cycles, BoundSource)> {
+    let cache = plans.map(BoundCache::beside);
+    let found = coupled_bound(inst, COUPLED_LIMIT, cache.as_ref(), &|_| {})?;
+    Ok(certified(inst, found.bound.map(|b| Cycles(b.bound_cycles))))
 }

@@ -393,7 +393,7 @@ fn step_bounds(
         .collect();
     let solved: Vec<(Cycles, BoundSource)> = distinct
         .par_iter()
-        .map(|&i| crate::cell::certified_bound(&oracles[i], plans))
+        .map(|&i| crate::bound::certified_bound(&oracles[i], plans))
         .collect::<elk_solver::Result<_>>()?;
     Ok(hashes
         .iter()

@@ -2,11 +2,13 @@
 //! ([`crate::moe`]), one row per policy, and with `bound = true` the cell's certified bound:
 //! each step's strongest bound of the oracle's instance, which bounds every policy of that step.
 
-use super::{cell_chip_from, instance_options, set_gaps, CellBound, MethodResult, MethodStatus};
-use crate::grid::Cell;
+use super::instance::instance_options;
+use super::result::{set_gaps, CellBound, MethodResult, MethodStatus};
+use crate::grid::{cell_chip_from, Cell};
 use crate::moe::{MoeReport, StepBound};
 use elk_model::chip::ChipSpec;
 use elk_model::graph::Mode;
+use elk_model::plan::PlanCache;
 use elk_model::zoo::{ZooModel, ZooParams};
 use elk_solver::bounds::BoundSource;
 
@@ -35,9 +37,10 @@ pub(super) fn run(
     cell: &Cell,
     model: &ZooModel,
     chip: ChipSpec,
-    how: &super::CellRun,
+    moe: &MoeCell,
+    bound: bool,
+    plans: Option<&PlanCache>,
 ) -> crate::Result<(Vec<MethodResult>, Option<CellBound>)> {
-    let (moe, bound) = (&how.moe, how.bound);
     let Some(routing) = &cell.routing else {
         return Ok((Vec::new(), None));
     };
@@ -46,7 +49,7 @@ pub(super) fn run(
         crate::moe::MoeInputs {
             params: ZooParams::new(Mode::parse(&cell.mode)?, cell.batch, cell.kv),
             chip: cell_chip_from(chip, cell)?,
-            opts: instance_options(cell, how.plan_cache.as_ref()),
+            opts: instance_options(cell, plans),
             routing: routing.clone(),
             steps: moe.steps,
             seed: 1,

@@ -5,7 +5,7 @@
 //! certified bounds bounds them both, so the flag never makes a row slower. `solve --method`
 //! keeps its method's faster schedule the same way ([`solve_union`]).
 
-use super::{fill_ratios, ideal_row, run_method, CompareReport, Row};
+use super::rows::{fill_ratios, ideal_row, run_method, CompareReport, Row};
 use elk_sim::Evaluation;
 use elk_stage::instance::Instance;
 use elk_stage::method::{Method, MethodError};

@@ -1,9 +1,9 @@
-//! The coupled segment LP before an exact solve ([`super::run_exact`]): read from the bound
+//! The coupled segment LP before an exact solve ([`super::report::run_exact`]): read from the bound
 //! cache or solved within a share of the time limit, so that `gap` and `solve --exact` hold
 //! the bound `compare --bound segment`, the main job and the sweeps report, and hand it to the
 //! exact part as known (docs/exact.md, "One bound, whatever the command").
 
-use super::{ExactSettings, GapStep};
+use super::settings::{ExactSettings, GapStep};
 use crate::bound::coupled_bound;
 use elk_solver::segments::CoupledLp;
 use elk_solver::{ExactEvent, Phase, WholeModelBound};

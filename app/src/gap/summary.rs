@@ -3,7 +3,7 @@
 //! computation in `gap.rs` because it is the contract scripts and Python read: its types and
 //! phrases change only with the JSON schema, whatever the computation does.
 
-use super::CoupledStatus;
+use super::first_bound::CoupledStatus;
 use elk_solver::lns::{LnsStop, LnsSummary};
 use elk_solver::{Backend, BoundSource, Bounds, ExactReport, ModelStats};
 use elk_stage::instance::Instance;
@@ -338,6 +338,29 @@ pub fn bound_name(b: &Bounds, backend: Backend, source: BoundSource) -> BoundSou
         BoundSource::Optimum => b.best(backend).1,
         other => other,
     }
+}
+
+/// What `--expert-parallel` adds to an exact result: which instance the kept schedule is of,
+/// the union's reference, and the other instance's exact solve (`gap --json`'s `union`,
+/// `solve --exact --json`'s `union`).
+#[derive(Serialize)]
+pub struct UnionPart {
+    /// The kept exact result (the summary beside this: `exact` in `gap`, the results of
+    /// `solve --exact`; the schedule of `-o`; the instance of `--emit-instance`) is of the
+    /// instance with parallel sets (`false`: of the one without, whose schedule was faster or
+    /// as fast).
+    pub parallel_sets: bool,
+    /// The union's reference: the lower of the two instances' (each its proven optimum or its
+    /// best proven lower bound), so a lower bound on every schedule of both.
+    pub lower_bound_cycles: Cycles,
+    /// That reference is the instance with parallel sets'.
+    pub bound_parallel_sets: bool,
+    /// It is a proven optimum of the union: the kept schedule is optimal over both instances.
+    pub optimal: bool,
+    /// 100·(the kept makespan − the reference)/the reference (`null`: no schedule).
+    pub gap_pct: Option<f64>,
+    /// The other instance's exact solve, as `solve --exact --json` prints it.
+    pub other: ExactSummary,
 }
 
 #[cfg(test)]

@@ -10,7 +10,9 @@
 //! the union's optimum when it is a proven optimum: then the other instance's optimum lies at
 //! or above the other reference, hence at or above it.
 
-use super::{gap_report, solve_exact, ExactSettings, ExactSummary, GapReport, GapRow, GapStep};
+use super::report::{gap_report, solve_exact, GapReference, GapReport, GapRow};
+use super::settings::{ExactSettings, GapStep};
+use super::summary::{ExactSummary, UnionPart};
 use crate::compare::{paired, MethodRow};
 use elk_solver::{gap_pct, WorkerCommand};
 use elk_stage::instance::Instance;
@@ -19,29 +21,8 @@ use elk_stage::schedule::Schedule;
 use elk_stage::units::Cycles;
 use serde::Serialize;
 
-/// What `--expert-parallel` adds to an exact result: which instance the kept schedule is of,
-/// the union's reference, and the other instance's exact solve (`gap --json`'s `union`,
-/// `solve --exact --json`'s `union`).
-#[derive(Serialize)]
-pub struct UnionPart {
-    /// The kept exact result (the summary beside this: `exact` in `gap`, the results of
-    /// `solve --exact`; the schedule of `-o`; the instance of `--emit-instance`) is of the
-    /// instance with parallel sets (`false`: of the one without, whose schedule was faster or
-    /// as fast).
-    pub parallel_sets: bool,
-    /// The union's reference: the lower of the two instances' (each its proven optimum or its
-    /// best proven lower bound), so a lower bound on every schedule of both.
-    pub lower_bound_cycles: Cycles,
-    /// That reference is the instance with parallel sets'.
-    pub bound_parallel_sets: bool,
-    /// It is a proven optimum of the union: the kept schedule is optimal over both instances.
-    pub optimal: bool,
-    /// 100·(the kept makespan − the reference)/the reference (`null`: no schedule).
-    pub gap_pct: Option<f64>,
-    /// The other instance's exact solve, as `solve --exact --json` prints it.
-    pub other: ExactSummary,
-}
-
+// `UnionPart` is defined with the other JSON shapes in `gap/summary.rs`; its constructor
+// is the union's.
 impl UnionPart {
     /// The union of `kept` (the faster exact result, of the instance with parallel sets when
     /// `kept_sets`) and `other`.
@@ -170,7 +151,7 @@ fn union(with_sets: GapReport, without: GapReport) -> GapReport {
     };
     GapReport {
         instance: with_sets.instance,
-        reference: super::GapReference::of(part.optimal),
+        reference: GapReference::of(part.optimal),
         reference_cycles: part.lower_bound_cycles,
         exact: kept,
         rows,

@@ -2,7 +2,7 @@
 //! overrides applied and validated. In the grid, not in `cell`, because the grid checks every
 //! cell's chip when it is read, and a cell runs on it: both read it from here.
 
-use super::Cell;
+use super::cell::Cell;
 use elk_model::chip::{ChipOverrides, ChipSpec, Topology};
 
 /// A near-square W × H with W·H = cores (W ≥ H).

@@ -30,7 +30,7 @@ pub enum StepBound {
     /// The roofline bound (SPEC §5): instant. What `elk-opt moe` reports.
     #[default]
     Roofline,
-    /// The strongest the tool has ([`crate::cell::certified_bound`]): the segment
+    /// The strongest the tool has ([`crate::bound::certified_bound`]): the segment
     /// relaxation's coupled LP where the step's layers repeat, else the roofline. Sampled
     /// routings give every layer its own token counts, so there the relaxation does not
     /// apply and this is the roofline; under the balanced routing it is tried (up to a

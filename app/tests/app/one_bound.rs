@@ -56,7 +56,7 @@ fn compare_a_sweep_cell_and_gap_hold_the_same_bound_bits() {
         inst.ms(Cycles(seg.bound_cycles)).to_bits()
     );
     // A sweep cell with `bound = true`.
-    let (cell, source) = elk_app::cell::certified_bound(&inst, None).unwrap();
+    let (cell, source) = elk_app::bound::certified_bound(&inst, None).unwrap();
     assert_eq!(source, BoundSource::SegmentRelaxation);
     assert_eq!(cell.get().to_bits(), bits);
     // `gap`, in this process: the same LP before the exact part, its bound the reference.
