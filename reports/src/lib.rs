@@ -1,7 +1,7 @@
 //! `elk-reports`: the presentation of elk-opt's results (SPEC §7). [`report`] turns a sweep's
 //! results (`elk_app::sweep`'s JSON lines) into Markdown tables and SVG or PNG plots
 //! ([`plot`]), [`html`] makes one self-contained page of a report, [`csv_text`] writes every
-//! CSV, [`finding`] each report's headline and the results summary, and [`studies`] write the
+//! CSV, [`finding`] each report's headline, [`summary`] the results summary from them, and [`studies`] write the
 //! reviewers' questions, each one command, from the results `elk_app::studies` computes. It
 //! runs nothing itself: every computation is `elk-app`'s, and its errors are
 //! `elk_app::AppError`.
@@ -22,3 +22,4 @@ pub mod html;
 pub mod plot;
 pub mod report;
 pub mod studies;
+pub mod summary;

@@ -1,7 +1,7 @@
 //! What a figure is drawn as ([`Style`], [`Format`]) and what it leaves in a report
 //! ([`Figure`]: the image and a CSV of exactly its numbers).
 
-use super::{Marks, Series};
+use super::series::{Marks, Series};
 use elk_app::{AppError, Result};
 
 /// The image format of figures. SVG is the default; PNG is drawn by plotters' bitmap backend

@@ -2,8 +2,9 @@
 //! configuration and method.
 
 use super::dims::{Dim, Dims};
+use super::header::Files;
 use super::series::{method_series, MethodSeries};
-use super::{fmt, headline_method, label, labels, methods_of, shared, value_or_why, Files};
+use super::values::{fmt, headline_method, label, labels, methods_of, shared, value_or_why};
 use crate::finding::Finding;
 use crate::plot::{bars_marked, Style};
 use elk_app::cell::{BreakdownCycles, CellResult, MethodResult};

@@ -1,6 +1,8 @@
 //! Grids with `bound = true`: the "Certified gaps" table and `gaps.csv`.
 
-use super::{dims, labels, methods_of, value_or_why, Files};
+use super::dims;
+use super::header::Files;
+use super::values::{labels, methods_of, value_or_why};
 use elk_app::cell::CellResult;
 
 /// Grids with `bound = true`: each cell's certified bound and every method's gap to it, as a

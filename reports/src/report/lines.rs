@@ -3,8 +3,9 @@
 //! Elk's ideal and the certified bound; MoE cells one panel per routing.
 
 use super::dims::{coupled, Dim, Dims};
+use super::header::Files;
 use super::series::{method_series, unreachable_ideal, MethodSeries};
-use super::{fmt, headline_method, label, methods_of, result_of, value_or_why, Files};
+use super::values::{fmt, headline_method, label, methods_of, result_of, value_or_why};
 use crate::finding::Finding;
 use crate::plot::{facets, lines_marked, Panel, Style};
 use elk_app::cell::{CellResult, MethodResult};

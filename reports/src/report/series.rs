@@ -2,7 +2,8 @@
 //! needs to judge them: Elk's Ideal (a figure, not a bound), the cell's certified lower bound
 //! (no schedule is faster), and for MoE cells the spread of the steps behind each mean.
 
-use super::{dims, result_of, why_absent};
+use super::dims;
+use super::values::{result_of, why_absent};
 use crate::plot::{Absent, Marks, Series, SpreadEnds};
 use elk_app::cell::{CellResult, MethodResult};
 
