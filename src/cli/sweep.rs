@@ -389,7 +389,7 @@ pub fn run(a: ReportArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     if let Some(ReportCmd::Summary { dir, json }) = &a.cmd {
-        let md = elk_reports::finding::summary(dir, SUMMARY_PREAMBLE)?;
+        let md = elk_reports::summary::summary(dir, SUMMARY_PREAMBLE)?;
         let config = serde_json::json!({ "dir": dir });
         return written(
             ("report-summary", "summary"),
