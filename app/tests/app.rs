@@ -6,30 +6,16 @@
 
 use elk_app::grid::{preset, Grid, PRESETS};
 use elk_app::sweep::{merge, read_results, run_sweep, Shard};
-use std::path::PathBuf;
+use inputs::{dir, grid_of, mk2_with_sram, TINY};
 
 #[path = "app/batch_monotone.rs"]
 mod batch_monotone;
+#[path = "app/inputs.rs"]
+mod inputs;
 #[path = "app/moe.rs"]
 mod moe;
 #[path = "app/one_bound.rs"]
 mod one_bound;
-
-/// Cheap cells: BERT-base (12 layers) at two HBM bandwidths and two batches, Basic only.
-pub const TINY: &str = r#"figure = "vs-hbm"
-models = ["bert-base"]
-batches = [8, 16]
-kvs = [128]
-hbm_tbps = [4.0, 16.0]
-methods = ["basic"]
-"#;
-
-fn dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("elk-app-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
 
 #[test]
 fn interrupted_resumed_and_sharded_sweeps_equal_a_straight_run() {
@@ -118,27 +104,6 @@ fn grids_are_validated_with_the_key_named() {
     // Fig 23: HBM scales with the cores.
     let g = Grid::from_toml("fig23", preset("fig23").unwrap()).unwrap();
     assert_eq!(g.cells()[0].hbm_tbps, Some(4.0 * 2208.0 / 1472.0));
-}
-
-/// A copy of the ipu-mk2 preset with `sram_bytes_per_core` set: 2 KiB fits no plan of
-/// BERT-base (the cell fails), 6 KiB leaves Static without a schedule.
-fn mk2_with_sram(bytes: u64) -> String {
-    elk_model::chip::PRESETS[0].1.replace(
-        "sram_bytes_per_core = 638976",
-        &format!("sram_bytes_per_core = {bytes}"),
-    )
-}
-
-/// One BERT-base decode cell per chip entry.
-fn grid_of(chips: &[&str], methods: &str) -> String {
-    format!(
-        "figure = \"bars\"\nmodels = [\"bert-base\"]\nbatches = [8]\nkvs = [128]\nchips = [{}]\nmethods = [{methods}]\n",
-        chips
-            .iter()
-            .map(|c| format!("{c:?}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    )
 }
 
 #[test]

@@ -6,23 +6,17 @@
 use elk_app::grid::Grid;
 use elk_app::sweep::{read_results, run_sweep};
 use elk_reports::report::{report, Header, IDEAL};
-use std::path::PathBuf;
+use inputs::{dir, grid_of, mk2_with_sram, TINY};
 
 #[path = "reports/bounds.rs"]
 mod bounds;
 #[path = "reports/figures.rs"]
 mod figures;
+// The grids and chip files elk-app's sweep tests use.
+#[path = "../../app/tests/app/inputs.rs"]
+mod inputs;
 #[path = "reports/model_files.rs"]
 mod model_files;
-
-/// Cheap cells: BERT-base (12 layers) at two HBM bandwidths and two batches, Basic only.
-const TINY: &str = r#"figure = "vs-hbm"
-models = ["bert-base"]
-batches = [8, 16]
-kvs = [128]
-hbm_tbps = [4.0, 16.0]
-methods = ["basic"]
-"#;
 
 /// A report's files as text (SVG figures: every file is).
 fn texts(files: elk_reports::report::Files) -> Vec<(String, String)> {
@@ -30,13 +24,6 @@ fn texts(files: elk_reports::report::Files) -> Vec<(String, String)> {
         .into_iter()
         .map(|(name, body)| (name, String::from_utf8(body).unwrap()))
         .collect()
-}
-
-fn dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("elk-reports-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 #[test]
@@ -60,27 +47,6 @@ fn a_report_names_its_command_and_labels_its_axes_with_units() {
     for (_, svg) in svgs {
         assert!(svg.contains("HBM bandwidth (TB/s)") && svg.contains("latency (ms)"));
     }
-}
-
-/// A copy of the ipu-mk2 preset with `sram_bytes_per_core` set: 2 KiB fits no plan of
-/// BERT-base (the cell fails), 6 KiB leaves Static without a schedule.
-fn mk2_with_sram(bytes: u64) -> String {
-    elk_model::chip::PRESETS[0].1.replace(
-        "sram_bytes_per_core = 638976",
-        &format!("sram_bytes_per_core = {bytes}"),
-    )
-}
-
-/// One BERT-base decode cell per chip entry.
-fn grid_of(chips: &[&str], methods: &str) -> String {
-    format!(
-        "figure = \"bars\"\nmodels = [\"bert-base\"]\nbatches = [8]\nkvs = [128]\nchips = [{}]\nmethods = [{methods}]\n",
-        chips
-            .iter()
-            .map(|c| format!("{c:?}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    )
 }
 
 #[test]
