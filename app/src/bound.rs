@@ -6,7 +6,8 @@
 //! the main job, a sweep cell with `bound = true`, Python's `compare(bound="segment")`, and
 //! `gap`/`solve --exact` (which add what their exact part proves) all take it from here, so
 //! the same instance gets the same bits from each, and a [`BoundCache`] lets the second of
-//! them read what the first solved.
+//! them read what the first solved. [`certified_bound`] is that road with the cache beside a
+//! plan cache, as a sweep cell and an MoE step take it.
 //!
 //! ```
 //! use elk_app::bound::{certified, coupled_bound, COUPLED_LIMIT};

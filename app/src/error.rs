@@ -57,7 +57,7 @@ pub enum AppError {
     /// An instance or schedule is malformed.
     #[error(transparent)]
     Stage(#[from] elk_stage::StageError),
-    /// Plotting failed.
+    /// Plotting failed (elk-reports' figures).
     #[error("plot {name}: {detail}")]
     Plot {
         /// The plot.
@@ -65,8 +65,8 @@ pub enum AppError {
         /// What failed.
         detail: String,
     },
-    /// A report that cannot show its grid honestly (two cells under one label, a swept
-    /// quantity the grid does not sweep) is refused rather than drawn wrongly.
+    /// A report (elk-reports') that cannot show its grid honestly (two cells under one label,
+    /// a swept quantity the grid does not sweep) is refused rather than drawn wrongly.
     #[error("report ({figure}): cannot draw these results honestly: {detail}")]
     Refused {
         /// The figure type.

@@ -3,8 +3,9 @@
 //! best of them, and each one's distance from the optimum (or from the best proven lower
 //! bound). [`gap_report`] is the whole of `elk-opt gap --json`'s results and [`solve_exact`]
 //! those of `solve --exact --json`, so the CLI and Python's `gap()`/`solve(exact=True)` are
-//! one computation; the callers only say where the worker process runs ([`elk_solver::WorkerCommand`]:
-//! the CLI's own `exact-worker`, Python's interpreter) and show the progress.
+//! one computation; the callers only say where the worker process runs
+//! ([`elk_solver::WorkerCommand`]: the CLI's own `exact-worker`, Python's interpreter) and show
+//! the progress.
 //!
 //! The run is in `gap/report.rs` ([`gap_report`], [`solve_exact`], [`run_exact`]), the exact
 //! solver's settings and the progress it tells in `gap/settings.rs`, the summary's JSON shapes

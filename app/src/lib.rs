@@ -15,7 +15,8 @@
 //! planned, never a process-wide setting.
 //!
 //! ```
-//! let grid = elk_app::grid::Grid::from_toml("doc", elk_app::grid::preset("fig17").unwrap()).unwrap();
+//! use elk_app::grid::{preset, Grid};
+//! let grid = Grid::from_toml("doc", preset("fig17").unwrap()).unwrap();
 //! // 4 models × 3 batches × 2 KV lengths.
 //! assert_eq!(grid.cells().len(), 24);
 //! assert_eq!(grid.cells()[5].index, 5);
