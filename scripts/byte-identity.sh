@@ -77,7 +77,7 @@
 #   with a cold, warm and corrupted bound cache;
 # - tests/cli/exact.rs: gap --json --no-timings twice;
 # - tests/cli/html_page.rs: report --html rerun; tests/cli/sweeps.rs: two grid spellings give
-#   the same results file; reports/tests/reports.rs: resumed and sharded+merged sweeps equal
+#   the same results file; app/tests/app.rs: resumed and sharded+merged sweeps equal
 #   a straight run, a retried failed cell too;
 # - tests/cli/onnx.rs (an ONNX import twice), tests/cli/progress.rs (stdout the same on a
 #   terminal and piped), tests/cli/replay_fidelity.rs (no --noc-row = --noc-row phased),

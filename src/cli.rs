@@ -128,12 +128,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 /// 2 for bad input (anything the user can fix in their files or flags), 1 otherwise.
 pub fn exit_code(err: &anyhow::Error) -> u8 {
     let bad_report_input = matches!(
-        err.downcast_ref::<elk_reports::ReportError>(),
+        err.downcast_ref::<elk_app::AppError>(),
         Some(
-            elk_reports::ReportError::Grid { .. }
-                | elk_reports::ReportError::NoGrid { .. }
-                | elk_reports::ReportError::Results { .. }
-                | elk_reports::ReportError::Refused { .. }
+            elk_app::AppError::Grid { .. }
+                | elk_app::AppError::NoGrid { .. }
+                | elk_app::AppError::Results { .. }
+                | elk_app::AppError::Refused { .. }
         )
     );
     if err.downcast_ref::<elk_model::ModelError>().is_some()

@@ -25,8 +25,8 @@ pub use chip::{ChipRequest, ChosenChip, DEFAULT_CHIP};
 pub use compare::{
     positive_seconds, BoundChoice, CompareConfig, CompareRequest, SolveConfig, SolveRequest,
 };
-pub use input::{InstanceInput, SourceConfig};
 pub use error::RequestError;
+pub use input::{InstanceInput, SourceConfig};
 pub use instance::{build_on, BuiltInstance, Cut, InstanceConfig, InstanceRequest, StageChoices};
 pub use model::{zoo_model, GraphConfig, ModelRequest, ModelSource, RunShape, DEFAULT_MODEL};
 

@@ -4,12 +4,12 @@
 #![allow(clippy::unwrap_used)] // a bench that cannot load its input should stop loudly
 
 use criterion::{criterion_group, criterion_main, Criterion};
+use elk_app::compare::{compare, union};
 use elk_model::build::{build_instance, InstanceOptions};
 use elk_model::chip::ChipSpec;
 use elk_model::graph::Mode;
 use elk_model::plan::PlanCache;
 use elk_model::zoo::{self, ZooParams};
-use elk_reports::compare::{compare, union};
 use elk_stage::instance::{LoadOrder, NamedOrder};
 use std::time::Duration;
 

@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used)] // a bench that cannot load its input should stop loudly
 
 use criterion::{criterion_group, criterion_main, Criterion};
+use elk_app::moe::{run, MoeSpec, DEFAULT_METHODS};
 use elk_model::build::InstanceOptions;
 use elk_model::chip::ChipSpec;
 use elk_model::graph::Mode;
@@ -12,7 +13,6 @@ use elk_model::load_policy::Policy;
 use elk_model::plan::PlanCache;
 use elk_model::routing::Routing;
 use elk_model::zoo::{self, ZooParams};
-use elk_reports::moe::{run, MoeSpec, DEFAULT_METHODS};
 use elk_stage::instance::{LoadOrder, NamedOrder};
 use std::time::Duration;
 

@@ -74,9 +74,9 @@ impl From<elk_stage::method::MethodError> for Failure {
     }
 }
 
-impl From<elk_reports::ReportError> for Failure {
-    fn from(e: elk_reports::ReportError) -> Failure {
-        use elk_reports::ReportError as R;
+impl From<elk_app::AppError> for Failure {
+    fn from(e: elk_app::AppError) -> Failure {
+        use elk_app::AppError as R;
         // As the CLI's exit codes: a wrapped ModelError is not bad input there either.
         match e {
             R::Grid { .. }

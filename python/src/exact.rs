@@ -1,10 +1,10 @@
-//! `elk-opt gap` and `elk-opt solve --exact`: [`elk_reports::gap`], the computation the CLI
+//! `elk-opt gap` and `elk-opt solve --exact`: [`elk_app::gap`], the computation the CLI
 //! runs, with the exact backend in a worker process as the CLI's (so the time limit is
 //! hard): the CLI starts its own executable's `exact-worker`, this module the Python
 //! interpreter running [`exact_worker`].
 
 use crate::errors::Failure;
-use elk_reports::gap::{ExactSettings, GapStep, WORKER_GRACE};
+use elk_app::gap::{ExactSettings, GapStep, WORKER_GRACE};
 use elk_solver::milp::Linearisation;
 use elk_solver::{Backend, WholeModelBound, WorkerCommand};
 use elk_stage::instance::Instance;

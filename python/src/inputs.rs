@@ -11,7 +11,7 @@ use std::path::PathBuf;
 /// `models list --json`'s results, as JSON.
 #[pyfunction]
 pub fn models_json() -> PyResult<String> {
-    let rows = elk_reports::zoo_list::rows().map_err(Failure::from)?;
+    let rows = elk_app::zoo_list::rows().map_err(Failure::from)?;
     Ok(serde_json::to_string(&rows).map_err(Failure::from)?)
 }
 
@@ -29,12 +29,11 @@ pub fn chips_json() -> PyResult<String> {
 /// Every method `solve` accepts: the heuristics, `ideal`, then each heuristic re-timed.
 #[pyfunction]
 pub fn method_names() -> Vec<String> {
-    let heuristics = elk_reports::compare::heuristic_names();
+    let heuristics = elk_app::compare::heuristic_names();
     let mut names: Vec<String> = heuristics.map(String::from).collect();
     names.push("ideal".into());
     names.extend(
-        elk_reports::compare::heuristic_names()
-            .map(|n| format!("{n}{}", elk_solver::RETIME_SUFFIX)),
+        elk_app::compare::heuristic_names().map(|n| format!("{n}{}", elk_solver::RETIME_SUFFIX)),
     );
     names
 }

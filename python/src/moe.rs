@@ -1,17 +1,15 @@
 //! `elk-opt moe`: the MoE load policies over sampled routing steps (docs/moe.md), through
-//! the same [`elk_reports::moe`] functions the CLI calls.
+//! the same [`elk_app::moe`] functions the CLI calls.
 
 use crate::errors::Failure;
+use elk_app::compare::ChipLabel;
+use elk_app::moe::{experts_of, run, title, MoeInputs, MoeReport, MoeResults, MoeSection, MoeSpec};
 use elk_app::request::{zoo_model, Collected};
 use elk_model::build::InstanceOptions;
 use elk_model::dtype::Dtypes;
 use elk_model::graph::Mode;
 use elk_model::plan::PlanCache;
 use elk_model::zoo::ZooParams;
-use elk_reports::compare::ChipLabel;
-use elk_reports::moe::{
-    experts_of, run, title, MoeInputs, MoeReport, MoeResults, MoeSection, MoeSpec,
-};
 use elk_stage::instance::{LoadOrder, NocRow};
 use pyo3::prelude::*;
 
@@ -113,7 +111,7 @@ fn run_policies(choice: &MoeChoice, progress: Option<&Py<PyAny>>) -> Result<Ran,
     )?;
     // Python's progress counts the steps built (the scheduling that follows is not shown).
     let report = run(&model, &spec, &|p| {
-        if let elk_reports::moe::MoeProgress::Built { done, of } = p {
+        if let elk_app::moe::MoeProgress::Built { done, of } = p {
             crate::objects::report_progress(progress, done, of, "steps");
         }
     })?;

@@ -4,6 +4,8 @@
 
 use crate::errors::Failure;
 use crate::exact::{python_worker, ExactChoice, StepsTold};
+use elk_app::compare::{self, ChipLabel};
+use elk_app::gap::{layer_section, layer_section_union, LAYER};
 use elk_app::request::{
     keys, BoundChoice, ChipRequest, Collected, CompareRequest, Cut, InstanceInput, Notice,
     SolveRequest,
@@ -12,8 +14,6 @@ use elk_model::build::{cut_instance, OpRange};
 use elk_model::chip::ChipSpec;
 use elk_model::graph::Graph;
 use elk_model::plan::PlanCache;
-use elk_reports::compare::{self, ChipLabel};
-use elk_reports::gap::{layer_section, layer_section_union, LAYER};
 use elk_sim::detailed::{simulate_detailed, DetailedConfig};
 use elk_sim::evaluate_with;
 use elk_sim::trace::{ChromeTrace, NoTrace};
@@ -247,7 +247,7 @@ impl NativeInstance {
     /// `gap --json`'s results as JSON, and the schedule of its last row (what `gap -o`
     /// writes; `None`: none); `progress(k, n, name)` for each heuristic, then the exact
     /// solve's events, then `(n + 1, n, "")`. `without`: `--expert-parallel`, the union of
-    /// this instance (with parallel sets) and `without` ([`elk_reports::gap::gap_union`];
+    /// this instance (with parallel sets) and `without` ([`elk_app::gap::gap_union`];
     /// `union.parallel_sets` says which instance the schedule is of).
     #[pyo3(signature = (choice, no_timings=false, progress=None, without=None))]
     fn gap(
@@ -263,14 +263,14 @@ impl NativeInstance {
             let settings = choice.settings()?;
             let told = self.steps_told(progress.as_ref(), without);
             let report = match without {
-                None => elk_reports::gap::gap_report(
+                None => elk_app::gap::gap_report(
                     &self.instance,
                     &settings,
                     no_timings,
                     Some(choice.worker()),
                     &|step| told.tell(step),
                 )?,
-                Some(other) => elk_reports::gap::gap_union(
+                Some(other) => elk_app::gap::gap_union(
                     &self.instance,
                     &other.instance,
                     &settings,
@@ -291,7 +291,7 @@ impl NativeInstance {
 
     /// `solve --exact --json`'s results as JSON, and the schedule found (`None`: none).
     /// `without`: `--expert-parallel`, the faster result of this instance (with parallel
-    /// sets) and `without` ([`elk_reports::gap::solve_exact_union`]; `union.parallel_sets`
+    /// sets) and `without` ([`elk_app::gap::solve_exact_union`]; `union.parallel_sets`
     /// says which instance the schedule is of).
     #[pyo3(signature = (choice, no_timings=false, progress=None, without=None))]
     fn solve_exact(
@@ -308,7 +308,7 @@ impl NativeInstance {
             let told = self.steps_told(progress.as_ref(), without);
             let (json, schedule) = match without {
                 None => {
-                    let (summary, schedule) = elk_reports::gap::solve_exact(
+                    let (summary, schedule) = elk_app::gap::solve_exact(
                         &self.instance,
                         &settings,
                         no_timings,
@@ -318,7 +318,7 @@ impl NativeInstance {
                     (serde_json::to_string(&summary)?, schedule)
                 }
                 Some(other) => {
-                    let out = elk_reports::gap::solve_exact_union(
+                    let out = elk_app::gap::solve_exact_union(
                         &self.instance,
                         &other.instance,
                         &settings,
@@ -508,10 +508,10 @@ impl NativeSchedule {
 }
 
 /// The coupled segment LP's bound of `inst`, as `compare --bound segment` computes it
-/// ([`elk_reports::bound::coupled_bound`], without the CLI's bound cache: the same bits);
+/// ([`elk_app::bound::coupled_bound`], without the CLI's bound cache: the same bits);
 /// `None` when it does not apply or did not finish within 60 s.
 fn segment_bound(inst: &Instance) -> Result<Option<Cycles>, Failure> {
-    use elk_reports::bound::{coupled_bound, COUPLED_LIMIT};
+    use elk_app::bound::{coupled_bound, COUPLED_LIMIT};
     let found = coupled_bound(inst, COUPLED_LIMIT, None, &|_| {})
         .map_err(|e| Failure::runtime(e.to_string()))?;
     Ok(found.bound.map(|s| Cycles(s.bound_cycles)))

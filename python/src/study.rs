@@ -2,10 +2,11 @@
 //! plots, through [`elk_reports::studies::run_with`] as the CLI runs it.
 
 use crate::errors::Failure;
+use elk_app::studies::Step;
 use elk_model::plan::PlanCache;
 use elk_reports::plot::{Format, Style};
 use elk_reports::report::{today, Header};
-use elk_reports::studies::{run_with, Step, STUDIES};
+use elk_reports::studies::{run_with, STUDIES};
 use pyo3::prelude::*;
 use std::path::PathBuf;
 

@@ -1,10 +1,10 @@
 //! `elk-opt sweep GRID -o FILE`: a grid of configurations × methods into JSON lines,
-//! resumable and shardable, through [`elk_reports::sweep::run_sweep`] as the CLI runs it.
+//! resumable and shardable, through [`elk_app::sweep::run_sweep`] as the CLI runs it.
 
 use crate::errors::Failure;
+use elk_app::grid::Grid;
+use elk_app::sweep::{read_results, run_sweep, Shard};
 use elk_model::plan::PlanCache;
-use elk_reports::grid::Grid;
-use elk_reports::sweep::{read_results, run_sweep, Shard};
 use pyo3::prelude::*;
 use std::path::PathBuf;
 
@@ -28,7 +28,7 @@ pub fn sweep_json(
         let grid = if is_toml {
             Grid::from_toml("(grid text)", grid)?
         } else {
-            elk_reports::grid::load(grid)?
+            elk_app::grid::load(grid)?
         };
         let shard = shard.map(Shard::parse).transpose()?;
         let warnings = grid.load_inputs()?.warnings();

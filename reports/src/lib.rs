@@ -1,34 +1,25 @@
-//! `elk-reports`: turns the engines into answers (SPEC §7). [`grid`] describes a sweep (a TOML
-//! file or a preset `fig17` … `fig24`), [`sweep`] runs it in parallel into a JSON-lines file
-//! that survives interruption and sharding, [`report`] turns results into Markdown tables and
-//! SVG plots ([`plot`]), [`html`] makes one self-contained page of a report, and [`studies`]
-//! answer the reviewers' questions, each one command.
+//! `elk-reports`: the presentation of elk-opt's results (SPEC §7). [`report`] turns a sweep's
+//! results (`elk_app::sweep`'s JSON lines) into Markdown tables and SVG or PNG plots
+//! ([`plot`]), [`html`] makes one self-contained page of a report, [`csv_text`] writes every
+//! CSV, [`finding`] each report's headline, [`summary`] the results summary from them, and [`studies`] write the
+//! reviewers' questions, each one command, from the results `elk_app::studies` computes. It
+//! runs nothing itself: every computation is `elk-app`'s, and its errors are
+//! `elk_app::AppError`.
 //!
 //! ```
-//! let grid = elk_reports::grid::Grid::from_toml("doc", elk_reports::grid::preset("fig17").unwrap()).unwrap();
-//! // 4 models × 3 batches × 2 KV lengths.
-//! assert_eq!(grid.cells().len(), 24);
-//! assert_eq!(grid.cells()[5].index, 5);
+//! use elk_reports::plot::{bars, Series, Style};
+//! let series = [Series { name: "basic".into(), points: vec![(0.0, Some(1.5))] }];
+//! let figure = bars("doc", &["llama2-13b".into()], &series, "latency (ms)", &Style::default()).unwrap();
+//! let [svg, csv] = figure.files("doc");
+//! assert_eq!(svg.0, "doc.svg");
+//! assert!(String::from_utf8(csv.1).unwrap().contains("basic"));
 //! ```
 #![deny(missing_docs)]
 
-pub mod bound;
-pub mod cell;
-pub mod compare;
 pub mod csv_text;
-pub mod dominant;
-mod error;
 pub mod finding;
-pub mod gap;
-pub mod grid;
 pub mod html;
-pub mod layer_ranking;
-pub mod moe;
 pub mod plot;
-pub mod portfolio;
 pub mod report;
 pub mod studies;
-pub mod sweep;
-pub mod zoo_list;
-
-pub use error::{ReportError, Result};
+pub mod summary;

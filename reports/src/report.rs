@@ -15,137 +15,19 @@ mod breakdown;
 mod dims;
 mod expert_parallel;
 mod gaps;
+mod header;
 mod lines;
 mod series;
+mod values;
 
+pub use header::{today, Files, Header};
 pub(crate) use lines::routing_panels;
 pub use series::IDEAL;
 
-use crate::cell::{CellResult, MethodResult, MethodStatus};
-use crate::error::{ReportError, Result};
-use crate::grid::{Cell, FigureKind};
-use crate::plot::Style;
-use dims::{Dim, Dims};
-
-/// Where a report came from (printed at its top), and how its figures are drawn.
-#[derive(Clone, Debug)]
-pub struct Header {
-    /// The command that made it.
-    pub command: String,
-    /// Its inputs (files, presets).
-    pub inputs: String,
-    /// The date (YYYY-MM-DD).
-    pub date: String,
-    /// The figures' size and font (not printed).
-    pub style: Style,
-    /// The plan cache every instance of the report is planned through (`None`: afresh; not
-    /// printed).
-    pub plan_cache: Option<elk_model::plan::PlanCache>,
-}
-
-impl Header {
-    /// The Markdown lines. Every grid cell and study builds its graphs from the zoo, model
-    /// files or Hugging Face configs, so planned by the clean rules: the header says so.
-    pub fn markdown(&self, title: &str) -> String {
-        format!(
-            "# {title}\n\n- command: `{}`\n- inputs: {}\n- date: {}\n- plan rules: {} \
-             (SPEC §3: operators may run on groups of cores, gathers hold the rows they read; \
-             docs/plans.md)\n\n",
-            self.command,
-            self.inputs,
-            self.date,
-            elk_model::plan::PlanRules::SPEC.name()
-        )
-    }
-}
-
-/// Today's date (UTC) as YYYY-MM-DD, from the system clock.
-pub fn today() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    // Civil-from-days (Howard Hinnant's algorithm).
-    let z = (secs / 86_400) as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}")
-}
-
-/// A report: its files (name → contents: text, or a PNG figure), `README.md` first.
-pub type Files = Vec<(String, Vec<u8>)>;
-
-/// Row and category labels of `rows`: every dimension that varies among them.
-fn labels(rows: &[&CellResult]) -> Vec<String> {
-    let dims = Dims::of(rows);
-    rows.iter().map(|r| dims.label(&r.cell, &[])).collect()
-}
-
-/// A cell's full name (every dimension but the defaults), for lists of failed cells.
-fn label(c: &Cell) -> String {
-    Dims::of(&[]).constant(c, &[])
-}
-
-fn fmt(v: Option<f64>, digits: usize) -> String {
-    v.map_or("-".into(), |x| format!("{x:.digits$}"))
-}
-
-fn methods_of(results: &[&CellResult]) -> Vec<String> {
-    let mut names: Vec<String> = Vec::new();
-    for r in results {
-        for m in &r.methods {
-            if !names.contains(&m.method) {
-                names.push(m.method.clone());
-            }
-        }
-    }
-    names
-}
-
-fn result_of<'a>(r: &'a CellResult, method: &str) -> Option<&'a MethodResult> {
-    r.methods.iter().find(|m| m.method == method)
-}
-
-fn ms(r: &CellResult, method: &str) -> Option<f64> {
-    result_of(r, method).and_then(|m| m.makespan_ms)
-}
-
-/// Why a method has no value in a cell, in a few words: printed in its table cell and beside
-/// its "×" in a figure, so a missing value never reads as 0 or as a plotting failure.
-fn why_absent(r: &CellResult, method: Option<&MethodResult>) -> &'static str {
-    if r.does_not_fit {
-        return "does not fit";
-    }
-    match method {
-        None => "not run",
-        Some(m) if m.makespan_ms.is_some() => "not measured",
-        Some(m) => match m.status {
-            Some(MethodStatus::Infeasible) => "infeasible",
-            Some(MethodStatus::Scheduled) => "not evaluated",
-            Some(MethodStatus::NoSchedule) | None => "no schedule",
-        },
-    }
-}
-
-/// A table cell: the value, or why there is none.
-fn value_or_why(
-    r: &CellResult,
-    method: &str,
-    value: impl Fn(&MethodResult) -> Option<f64>,
-    digits: usize,
-) -> String {
-    let m = result_of(r, method);
-    match m.and_then(&value) {
-        Some(v) => format!("{v:.digits$}"),
-        None => why_absent(r, m).into(),
-    }
-}
+use elk_app::cell::{CellResult, MethodStatus};
+use elk_app::grid::{Cell, FigureKind};
+use elk_app::{AppError, Result};
+use values::label;
 
 /// What the modes of a training figure's cells compute, one sentence each.
 fn training_modes(rows: &[&CellResult]) -> String {
@@ -170,24 +52,11 @@ fn training_modes(rows: &[&CellResult]) -> String {
     s
 }
 
-/// What every row shares, for a figure's title: " (decode KV4096 on ipu-pod4, HBM 16 TB/s)".
-fn shared(rows: &[&CellResult], skip: &[Dim]) -> String {
-    let c = rows
-        .first()
-        .map(|r| Dims::of(rows).constant(&r.cell, skip))
-        .unwrap_or_default();
-    if c.is_empty() {
-        String::new()
-    } else {
-        format!(": {c}")
-    }
-}
-
 /// Whether `results` are exactly the cells of preset `name` (the paper's grid), so the
 /// paper's figures may be quoted beside them.
 fn is_preset(results: &[CellResult], name: &str) -> bool {
     let Some(grid) =
-        crate::grid::preset(name).and_then(|t| crate::grid::Grid::from_toml(name, t).ok())
+        elk_app::grid::preset(name).and_then(|t| elk_app::grid::Grid::from_toml(name, t).ok())
     else {
         return false;
     };
@@ -202,7 +71,7 @@ fn is_preset(results: &[CellResult], name: &str) -> bool {
 pub fn report(results: &[CellResult], title: &str, header: &Header) -> Result<Files> {
     let figure = results.first().map_or("bars", |r| r.figure.as_str());
     if let Some(other) = results.iter().find(|r| r.figure != figure) {
-        return Err(ReportError::Refused {
+        return Err(AppError::Refused {
             figure: figure.into(),
             detail: format!(
                 "the results mix figure types '{figure}' and '{}' (results of different grids); \
@@ -303,12 +172,4 @@ pub fn report(results: &[CellResult], title: &str, header: &Header) -> Result<Fi
     files.insert(0, ("README.md".into(), md.into_bytes()));
     crate::plot::relink(&mut files);
     Ok(files)
-}
-
-/// The method a headline quotes: Elk-Full when the grid ran it, else the last method.
-fn headline_method(methods: &[String]) -> Option<&String> {
-    methods
-        .iter()
-        .find(|m| m.as_str() == "elk-full")
-        .or(methods.last())
 }

@@ -2,10 +2,10 @@
 //! label names and headers print (`ipu-pod4 @ 8 TB/s HBM`), and the record instance files
 //! keep of it; for `simulate --detailed`, the chip the instance records.
 
+use elk_app::compare::ChipLabel;
 use elk_app::request::{ChipRequest, ChosenChip};
 use elk_model::chip::ChipSpec;
 use elk_model::provenance::is_preset;
-use elk_reports::compare::ChipLabel;
 use elk_stage::instance::ChipRef;
 
 pub use elk_app::request::DEFAULT_CHIP;
@@ -15,7 +15,7 @@ pub type Chip = ChosenChip;
 
 /// How the CLI's headers name a chosen chip.
 pub trait ChipLabels {
-    /// The chip as [`elk_reports::compare`] labels it.
+    /// The chip as [`elk_app::compare`] labels it.
     fn as_label(&self) -> ChipLabel<'_>;
 
     /// Its name with its HBM bandwidth, overridden or not: `ipu-pod4 @ 16 TB/s HBM`.
@@ -134,7 +134,7 @@ pub fn for_replay(
 
 /// B_NoC,dist and the HBM bandwidth of a spec, when the first is below the second.
 pub fn distribution_below_hbm(spec: &ChipSpec) -> Option<(f64, f64)> {
-    elk_reports::compare::distribution_below_hbm(spec)
+    elk_app::compare::distribution_below_hbm(spec)
 }
 
 /// The warning `chips show` and `instance` print for a chip whose NoC cannot distribute HBM

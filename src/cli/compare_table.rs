@@ -6,9 +6,9 @@ use super::chip_choice::Chip;
 use super::chip_choice::ChipLabels;
 use super::method_rows::RETIME_LEGEND;
 use super::solve::header;
+use elk_app::bound::{Coupled, COUPLED_LIMIT};
+use elk_app::compare::{CompareReport, RowStatus};
 use elk_app::request::BoundChoice;
-use elk_reports::bound::{Coupled, COUPLED_LIMIT};
-use elk_reports::compare::{CompareReport, RowStatus};
 use elk_solver::BoundSource;
 use elk_stage::instance::Instance;
 use elk_stage::units::Cycles;
@@ -146,7 +146,7 @@ pub fn print_text(
 
 /// With `--expert-parallel`, which rows' schedules ran with parallel sets and which without
 /// (faster there); `None` without the flag.
-fn parallel_sets_legend(rows: &[elk_reports::compare::Row]) -> Option<String> {
+fn parallel_sets_legend(rows: &[elk_app::compare::Row]) -> Option<String> {
     let marked: Vec<(&str, bool)> = rows
         .iter()
         .filter(|r| r.method != "ideal" && r.makespan_ms.is_some())

@@ -1,15 +1,15 @@
 //! `elk-opt solve --exact` and `elk-opt gap`: the flags and the printing. The computation is
-//! [`elk_reports::gap`] (the Python package runs the same): the exact backends, run in a child
+//! [`elk_app::gap`] (the Python package runs the same): the exact backends, run in a child
 //! process (`elk-opt exact-worker`) so that `--time-limit` is hard, warm-started from the best
 //! heuristic, and every heuristic's distance from the optimum (or from the certified bound).
 
 use super::chip_choice::ChipLabels;
 use super::flags::Timings;
 use super::instance_source::{InstanceSource, Loaded};
-use elk_app::request::SourceConfig;
 use super::progress::ExactProgress;
 use clap::Args;
-use elk_reports::gap::{CoupledStatus, ExactSettings, GapReport, GapStep, WORKER_GRACE};
+use elk_app::gap::{CoupledStatus, ExactSettings, GapReport, GapStep, WORKER_GRACE};
+use elk_app::request::SourceConfig;
 use elk_solver::milp::Linearisation;
 use elk_solver::RETIME_SUFFIX;
 use elk_solver::{gap_pct, Backend, WholeModelBound, WorkerCommand};
@@ -177,7 +177,7 @@ pub fn solve(
     let (loaded, sum, union, schedule) = if source.expert_parallel() {
         let (sets, plain) = source.load_both()?;
         let progress = progress();
-        let out = elk_reports::gap::solve_exact_union(
+        let out = elk_app::gap::solve_exact_union(
             &sets.instance,
             &plain.instance,
             &settings,
@@ -191,7 +191,7 @@ pub fn solve(
     } else {
         let loaded = source.load_full()?;
         let progress = progress();
-        let (sum, schedule) = elk_reports::gap::solve_exact(
+        let (sum, schedule) = elk_app::gap::solve_exact(
             &loaded.instance,
             &settings,
             no_timings,
@@ -209,7 +209,7 @@ pub fn solve(
         let config = Config::new(source, settings, output.map(PathBuf::as_path), no_timings);
         return match union {
             Some(union) => {
-                let out = elk_reports::gap::ExactUnion {
+                let out = elk_app::gap::ExactUnion {
                     kept: sum,
                     union,
                     schedule: None,
@@ -307,12 +307,7 @@ pub fn solve(
 /// kept result is of, the union's reference, and the other instance's exact part.
 /// What `--expert-parallel` adds under an exact result: `limit` names the time limit
 /// (`--time-limit 60`), `files` whether `-o` and `--emit-instance` follow the kept result.
-pub(super) fn print_union(
-    inst: &Instance,
-    u: &elk_reports::gap::UnionPart,
-    limit: &str,
-    files: bool,
-) {
+pub(super) fn print_union(inst: &Instance, u: &elk_app::gap::UnionPart, limit: &str, files: bool) {
     let which = |sets: bool| if sets { "with" } else { "without" };
     println!(
         "--expert-parallel: the union of the instances with and without parallel sets (docs/core-groups.md, CG-5), each solved within {limit} s; the exact result above{} is of the instance {} them",
@@ -412,7 +407,7 @@ pub fn gap(a: GapArgs) -> anyhow::Result<()> {
     }
 }
 
-/// `gap --expert-parallel`: [`elk_reports::gap::gap_union`] in this binary's worker, the
+/// `gap --expert-parallel`: [`elk_app::gap::gap_union`] in this binary's worker, the
 /// spinner naming the instance solved; the instance the kept exact result is of (written to
 /// `--emit-instance`) and the report.
 fn gap_union(
@@ -422,7 +417,7 @@ fn gap_union(
 ) -> anyhow::Result<(Loaded, GapReport)> {
     let (sets, plain) = source.load_both()?;
     let progress = ExactProgress::start("heuristics");
-    let out = elk_reports::gap::gap_union(
+    let out = elk_app::gap::gap_union(
         &sets.instance,
         &plain.instance,
         settings,
@@ -435,7 +430,7 @@ fn gap_union(
     Ok((source.keep(sets, plain, on_sets)?, out))
 }
 
-/// [`elk_reports::gap::gap_report`] in this binary's worker, shown on a spinner: `gap`, and
+/// [`elk_app::gap::gap_report`] in this binary's worker, shown on a spinner: `gap`, and
 /// the layer section of `compare --layer-exact`.
 fn gap_report(
     inst: &Instance,
@@ -443,10 +438,9 @@ fn gap_report(
     no_timings: bool,
 ) -> anyhow::Result<GapReport> {
     let progress = ExactProgress::start("heuristics");
-    let report =
-        elk_reports::gap::gap_report(inst, settings, no_timings, Some(worker()?), &|step| {
-            show(&progress, inst, step)
-        })?;
+    let report = elk_app::gap::gap_report(inst, settings, no_timings, Some(worker()?), &|step| {
+        show(&progress, inst, step)
+    })?;
     progress.finish();
     Ok(report)
 }

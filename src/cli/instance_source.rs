@@ -279,7 +279,7 @@ impl InstanceSource {
             steps: m.steps,
             seed: m.seed,
             policies: m.policies.clone(),
-            methods: elk_reports::moe::DEFAULT_METHODS.map(String::from).to_vec(),
+            methods: elk_app::moe::DEFAULT_METHODS.map(String::from).to_vec(),
             load_order: self.load_order,
             noc_row: self.noc_row,
             expert_parallel: self.expert_parallel,

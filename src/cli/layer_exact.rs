@@ -3,15 +3,15 @@
 //! exactly by the MILP within SECONDS, and every heuristic's gap there to the proven
 //! optimum, or to the best proven bound when the time limit stops the solve. It is
 //! `gap --layers 0..1 --time-limit SECONDS` on the instance the whole model's run already
-//! has, without planning the layer again; the section is [`elk_reports::gap::layer_section`]
+//! has, without planning the layer again; the section is [`elk_app::gap::layer_section`]
 //! (Python's `compare(layer_exact=…)` computes the same). With `--expert-parallel` it is the
 //! union of the layer with and without parallel sets, as `gap --expert-parallel` takes it.
 
 use super::exact::{print_gap, show, worker};
 use super::instance_source::Loaded;
 use super::progress::ExactProgress;
+use elk_app::gap::{LayerSection, LAYER};
 use elk_model::build::{cut_instance, OpRange};
-use elk_reports::gap::{LayerSection, LAYER};
 use elk_solver::WholeModelBound;
 use elk_stage::instance::Instance;
 
@@ -27,14 +27,12 @@ pub(super) fn solve(
     let layer = cut_layer(loaded)?;
     let progress = ExactProgress::start("heuristics");
     let section = match without.map(cut_layer).transpose()? {
-        None => elk_reports::gap::layer_section(
-            &layer,
-            seconds,
-            no_timings,
-            Some(worker()?),
-            &|step| show(&progress, &layer, step),
-        )?,
-        Some(other) => elk_reports::gap::layer_section_union(
+        None => {
+            elk_app::gap::layer_section(&layer, seconds, no_timings, Some(worker()?), &|step| {
+                show(&progress, &layer, step)
+            })?
+        }
+        Some(other) => elk_app::gap::layer_section_union(
             &layer,
             &other,
             seconds,
@@ -64,7 +62,7 @@ fn cut_layer(loaded: &Loaded) -> anyhow::Result<Instance> {
 
 /// Prints the section after the whole-model table (whose rows are `whole`), and why the two
 /// name different best heuristics when they do.
-pub(super) fn print(layer: &Instance, s: &LayerSection, whole: &[elk_reports::compare::Row]) {
+pub(super) fn print(layer: &Instance, s: &LayerSection, whole: &[elk_app::compare::Row]) {
     let proven = s.gap.reference_is_optimum();
     println!();
     println!(
@@ -103,7 +101,7 @@ pub(super) fn print(layer: &Instance, s: &LayerSection, whole: &[elk_reports::co
         let limit = format!("--layer-exact {}", s.time_limit_s);
         super::exact::print_union(layer, u, &limit, false);
     }
-    if let Some(why) = elk_reports::layer_ranking::note(whole, &s.gap.rows) {
+    if let Some(why) = elk_app::layer_ranking::note(whole, &s.gap.rows) {
         println!("{why}");
     }
 }

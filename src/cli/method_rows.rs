@@ -1,10 +1,10 @@
 //! One row per method, shared by `solve`, `compare` and `gap`: the rows live in
-//! [`elk_reports::compare`] (the Python package computes the same ones); here is only the
+//! [`elk_app::compare`] (the Python package computes the same ones); here is only the
 //! clap parser of `--method`.
 
 use elk_solver::RETIME_SUFFIX;
 
-pub(super) use elk_reports::compare::{
+pub(super) use elk_app::compare::{
     heuristic_names, ideal_row, method_named, run_method, RETIME_LEGEND,
 };
 

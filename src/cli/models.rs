@@ -106,7 +106,7 @@ impl ModelParams {
 pub fn run(cmd: ModelsCmd) -> anyhow::Result<()> {
     match cmd {
         ModelsCmd::List { json } => {
-            let rows = elk_reports::zoo_list::rows()?;
+            let rows = elk_app::zoo_list::rows()?;
             if json {
                 return super::json::print_json("models-list", &super::json::no_config(), &rows);
             }

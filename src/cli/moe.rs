@@ -3,14 +3,14 @@
 use super::chip_choice;
 use super::chip_choice::ChipLabels;
 use clap::Args;
+use elk_app::moe::{
+    MoeInputs, MoeProgress, MoeReport, MoeResults, MoeSection, MoeSpec, DEFAULT_METHODS,
+};
 use elk_model::build::InstanceOptions;
 use elk_model::graph::Mode;
 use elk_model::load_policy::Policy;
 use elk_model::zoo::ZooModel;
 use elk_model::zoo::ZooParams;
-use elk_reports::moe::{
-    MoeInputs, MoeProgress, MoeReport, MoeResults, MoeSection, MoeSpec, DEFAULT_METHODS,
-};
 use elk_stage::instance::{LoadOrder, NocRow};
 use elk_stage::units::si;
 use serde::Serialize;
@@ -132,12 +132,12 @@ pub fn run_section(a: &MoeArgs) -> anyhow::Result<MoeSection> {
     })
 }
 
-/// [`elk_reports::moe::run`] with a bar on stderr (on a terminal, as every long command):
+/// [`elk_app::moe::run`] with a bar on stderr (on a terminal, as every long command):
 /// the routing steps built, then the (step, policy) instances scheduled, which is where the
 /// time goes.
 fn run_with_progress(model: &ZooModel, spec: &MoeSpec) -> anyhow::Result<MoeReport> {
     let bar = super::progress::bar(spec.steps as u64, "moe");
-    let report = elk_reports::moe::run(model, spec, &|p| match p {
+    let report = elk_app::moe::run(model, spec, &|p| match p {
         MoeProgress::Built { done, of } => {
             bar.set_length(of as u64);
             bar.set_position(done as u64);
@@ -210,7 +210,7 @@ pub fn spec(
     String,
 )> {
     let model = super::source::load_model(&a.model)?;
-    let moe = elk_reports::moe::experts_of(&model, &a.model)?;
+    let moe = elk_app::moe::experts_of(&model, &a.model)?;
     let chip = chip_choice::load(&a.chip, a.hbm_tbps)?;
     let mut params = ZooParams::new(Mode::Decode, a.batch, a.kv);
     params.layers = a.num_layers;
@@ -232,7 +232,7 @@ pub fn spec(
         methods: a.methods.clone(),
     };
     let spec = MoeSpec::new(&moe, inputs)?;
-    let title = elk_reports::moe::title(
+    let title = elk_app::moe::title(
         &model.name,
         a.batch,
         a.kv,
@@ -250,7 +250,7 @@ pub fn run(a: MoeArgs) -> anyhow::Result<()> {
     let report = run_with_progress(&model, &spec)?;
     if let Some(dir) = &a.emit_instances {
         std::fs::create_dir_all(dir).map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
-        for (p, inst) in elk_reports::moe::step_instances(&model, &spec, 0)? {
+        for (p, inst) in elk_app::moe::step_instances(&model, &spec, 0)? {
             let path = dir.join(format!("step0-{}.json", p.name()));
             super::output::write_atomic(&path, &inst.to_json()?)?;
         }

@@ -23,8 +23,8 @@ pub fn get() -> Option<PlanCache> {
 }
 
 /// The bound cache beside the plan cache chosen, if any.
-pub fn bounds() -> Option<elk_reports::bound::BoundCache> {
-    get().map(|c| elk_reports::bound::BoundCache::beside(&c))
+pub fn bounds() -> Option<elk_app::bound::BoundCache> {
+    get().map(|c| elk_app::bound::BoundCache::beside(&c))
 }
 
 /// Warns on stderr when the cache could not be written (the results are unaffected).

@@ -2,7 +2,7 @@
 //! is not a terminal, so piped output and CI logs stay clean, and stdout is never touched.
 //! Long runs say where they are, not only that they run: the exact solve reports its phases
 //! and the segment relaxation's price search ([`elk_solver::ExactEvent`]), a study its steps
-//! ([`elk_reports::studies::Step`]).
+//! ([`elk_app::studies::Step`]).
 
 use elk_solver::ExactEvent;
 use elk_stage::instance::Instance;

@@ -6,10 +6,10 @@ use super::chip_choice::ChipLabels;
 use super::compare_table;
 use super::flags::Timings;
 use super::instance_source::InstanceSource;
-use elk_app::request::{BoundChoice, CompareRequest, SolveRequest};
 use super::method_rows::{ideal_row, method_named, method_parser, run_method};
 use clap::Args;
-use elk_reports::compare::RowStatus;
+use elk_app::compare::RowStatus;
+use elk_app::request::{BoundChoice, CompareRequest, SolveRequest};
 use elk_sim::evaluate_with;
 use elk_sim::trace::ChromeTrace;
 use elk_stage::instance::Instance;
@@ -103,7 +103,7 @@ pub fn solve(a: SolveArgs) -> anyhow::Result<()> {
     if method == "ideal" {
         let (inst, row) = match both {
             Some((sets, plain)) => {
-                let row = elk_reports::compare::ideal_union(
+                let row = elk_app::compare::ideal_union(
                     &sets.instance,
                     &plain.instance,
                     a.timings.no_timings,
@@ -140,7 +140,7 @@ pub fn solve(a: SolveArgs) -> anyhow::Result<()> {
                 sets.instance.name
             ));
             let (row, result) =
-                elk_reports::compare::solve_union(&sets.instance, &plain.instance, m.as_ref())?;
+                elk_app::compare::solve_union(&sets.instance, &plain.instance, m.as_ref())?;
             spinner.finish_and_clear();
             let kept = a
                 .source
@@ -265,13 +265,13 @@ pub struct CompareArgs {
 struct CompareReport {
     /// Every method's row and the bound (the Python package's `compare()` is this part).
     #[serde(flatten)]
-    base: elk_reports::compare::CompareReport,
+    base: elk_app::compare::CompareReport,
     /// `--layer-exact`: one layer solved exactly.
     #[serde(skip_serializing_if = "Option::is_none")]
-    layer: Option<elk_reports::gap::LayerSection>,
+    layer: Option<elk_app::gap::LayerSection>,
     /// `--routing`: the MoE load policies over sampled steps.
     #[serde(skip_serializing_if = "Option::is_none")]
-    moe: Option<elk_reports::moe::MoeSection>,
+    moe: Option<elk_app::moe::MoeSection>,
 }
 
 pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
@@ -294,7 +294,7 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
         if other.bound_cycles < report.bound_cycles {
             segment = other_segment;
         }
-        report = elk_reports::compare::union(report, other);
+        report = elk_app::compare::union(report, other);
         plain = Some(without);
     }
     let layer = match a.layer_exact {
@@ -382,18 +382,19 @@ fn methods_and_bound(
     chip: Option<&Chip>,
     a: &CompareArgs,
 ) -> anyhow::Result<(
-    elk_reports::compare::CompareReport,
-    Option<elk_reports::bound::Coupled>,
+    elk_app::compare::CompareReport,
+    Option<elk_app::bound::Coupled>,
 )> {
     let segment = match a.bound {
-        BoundChoice::Roofline => super::plan_cache::bounds()
-            .and_then(|cache| elk_reports::bound::cached_bound(inst, &cache)),
+        BoundChoice::Roofline => {
+            super::plan_cache::bounds().and_then(|cache| elk_app::bound::cached_bound(inst, &cache))
+        }
         BoundChoice::Segment => Some(coupled_bound(inst)?),
     };
-    let n = elk_reports::compare::heuristic_names_on(inst).count()
-        + elk_reports::compare::COMPARE_RETIMED.len();
+    let n = elk_app::compare::heuristic_names_on(inst).count()
+        + elk_app::compare::COMPARE_RETIMED.len();
     let bar = super::progress::bar(n as u64, "methods");
-    let report = elk_reports::compare::compare(
+    let report = elk_app::compare::compare(
         inst,
         chip.map(Chip::as_label),
         a.timings.no_timings,
@@ -411,15 +412,15 @@ fn methods_and_bound(
 }
 
 /// The coupled segment LP's bound of `inst` (what `gap`, the sweeps and the main job use;
-/// [`elk_reports::bound`]), from the bound cache or solved within 60 s on a spinner.
-fn coupled_bound(inst: &Instance) -> anyhow::Result<elk_reports::bound::Coupled> {
-    use elk_reports::bound::COUPLED_LIMIT;
+/// [`elk_app::bound`]), from the bound cache or solved within 60 s on a spinner.
+fn coupled_bound(inst: &Instance) -> anyhow::Result<elk_app::bound::Coupled> {
+    use elk_app::bound::COUPLED_LIMIT;
     let progress = super::progress::ExactProgress::start(&format!(
         "segment relaxation: the coupled LP (limit {} s)",
         COUPLED_LIMIT.as_secs()
     ));
     let roof = elk_solver::bounds::roofline(inst).best();
-    let found = elk_reports::bound::coupled_bound(
+    let found = elk_app::bound::coupled_bound(
         inst,
         COUPLED_LIMIT,
         super::plan_cache::bounds().as_ref(),

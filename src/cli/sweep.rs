@@ -3,10 +3,10 @@
 
 use super::flags::OldOut;
 use clap::{Args, Subcommand};
-use elk_reports::grid::Grid;
+use elk_app::grid::Grid;
+use elk_app::sweep::{merge, read_results, run_sweep, Shard};
 use elk_reports::plot::{Format, Style};
 use elk_reports::report::{report, today, Files, Header};
-use elk_reports::sweep::{merge, read_results, run_sweep, Shard};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -149,7 +149,7 @@ impl FigureFlags {
     /// usage error, found before any work runs.
     fn style(&self) -> anyhow::Result<Style> {
         let format = Format::parse(&self.format, self.dpi).map_err(|e| match e {
-            elk_reports::ReportError::Plot { name, detail } => {
+            elk_app::AppError::Plot { name, detail } => {
                 super::flags::Usage(format!("{name} {}: {detail}", self.format))
             }
             other => super::flags::Usage(other.to_string()),
@@ -185,7 +185,7 @@ impl FigureFlags {
 
 /// The grid of a preset name or a TOML file.
 pub fn load_grid(name: &str) -> anyhow::Result<Grid> {
-    Ok(elk_reports::grid::load(name)?)
+    Ok(elk_app::grid::load(name)?)
 }
 
 fn grid_stem(name: &str) -> String {
@@ -389,7 +389,7 @@ pub fn run(a: ReportArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     if let Some(ReportCmd::Summary { dir, json }) = &a.cmd {
-        let md = elk_reports::finding::summary(dir, SUMMARY_PREAMBLE)?;
+        let md = elk_reports::summary::summary(dir, SUMMARY_PREAMBLE)?;
         let config = serde_json::json!({ "dir": dir });
         return written(
             ("report-summary", "summary"),
@@ -443,7 +443,7 @@ pub fn study(a: StudyArgs) -> anyhow::Result<()> {
         plan_cache: super::plan_cache::get(),
     };
     let bar = super::progress::study_bar(&a.name);
-    let shown = |step: elk_reports::studies::Step<'_>| {
+    let shown = |step: elk_app::studies::Step<'_>| {
         bar.set_length(step.total as u64);
         // Parallel steps may report out of order: the count only grows.
         if step.done as u64 > bar.position() {

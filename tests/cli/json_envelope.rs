@@ -270,7 +270,7 @@ fn every_json_output_is_an_envelope_with_a_unit_on_every_number() {
         ],
     );
     // The summary reads the finding.json of every report it lists.
-    for name in elk_reports::finding::summary_order() {
+    for name in elk_reports::summary::summary_order() {
         let to = d.join("summary").join(name);
         std::fs::create_dir_all(&to).unwrap();
         let finding = r#"{"question": "q?", "finding": "f.", "number": "1 %"}"#;

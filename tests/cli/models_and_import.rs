@@ -18,7 +18,7 @@ fn default_job_compares_every_method_on_llama2_13b() {
         );
     }
     // With core groups (issue 45) Elk-Full-Greedy is the best heuristic of both sections, so
-    // the footer that explains a difference stays out (reports/src/layer_ranking.rs tests it
+    // the footer that explains a difference stays out (app/src/layer_ranking.rs tests it
     // where the two differ); % Ideal says what it is a share of (Ideal lies below the
     // certified bound here).
     assert!(!text.contains("why the best heuristic differs"), "{text}");

@@ -132,12 +132,12 @@ fn chip_toml_never_panics() {
 
 #[test]
 fn grid_toml_never_panics() {
-    let seeds: Vec<&str> = elk_reports::grid::PRESETS
+    let seeds: Vec<&str> = elk_app::grid::PRESETS
         .iter()
-        .filter_map(|p| elk_reports::grid::preset(p))
+        .filter_map(|p| elk_app::grid::preset(p))
         .collect();
     proptest!(config(), |(k in 0usize..8, e in edits())| {
-        match elk_reports::grid::Grid::from_toml("fuzz.toml", &apply(seeds[k], &e)) {
+        match elk_app::grid::Grid::from_toml("fuzz.toml", &apply(seeds[k], &e)) {
             Ok(g) => { let _ = g.cells().len(); }
             Err(err) => one_line(err)?,
         }

@@ -179,7 +179,7 @@ impl<'a> Blocks<'a> {
             return format!(
                 "<img alt=\"{}\" src=\"data:image/png;base64,{}\">",
                 escape(alt),
-                super::base64(bytes)
+                base64(bytes)
             );
         }
         let text = String::from_utf8_lossy(bytes);
@@ -370,6 +370,28 @@ fn csv_table(csv: &str, name: &str) -> String {
     out
 }
 
+/// RFC 4648 base64 (with padding), for PNG figures as `data:` URIs.
+pub(super) fn base64(bytes: &[u8]) -> String {
+    const ABC: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
+        let n = u32::from(b[0]) << 16 | u32::from(b[1]) << 8 | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(char::from(ABC[(n >> (18 - 6 * i) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -379,5 +401,20 @@ mod tests {
         assert_eq!(slug("Latency (ms)"), "latency-ms");
         assert_eq!(slug("pct_of_ideal"), "pct-of-ideal");
         assert_eq!(heading_text("## Worst cases\n"), "Worst cases");
+    }
+
+    #[test]
+    fn base64_matches_rfc_4648_vectors() {
+        for (raw, enc) in [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ] {
+            assert_eq!(base64(raw.as_bytes()), enc, "{raw}");
+        }
     }
 }

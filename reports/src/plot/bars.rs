@@ -1,12 +1,12 @@
 //! Grouped bar charts: one group of bars per category, one bar per series.
 
 use super::axis::Scale;
-use super::figure::{data_csv, LABEL_FONT};
-use super::{
-    draw_axes, draw_hatch, draw_ticks, figure, font, paints, text_width, Absent, Chart, Drawn,
-    Figure, Frame, Marks, Plot, Series, Style, INK,
-};
-use crate::error::Result;
+use super::draw::{draw_axes, draw_hatch, draw_ticks, font, text_width, Chart, INK};
+use super::figure::{data_csv, Figure, Style, LABEL_FONT};
+use super::frame::{figure, Drawn, Frame, Plot};
+use super::paint::paints;
+use super::series::{Absent, Marks, Series};
+use elk_app::Result;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -266,7 +266,7 @@ fn group_of(groups: &[(String, usize)], i: usize) -> Option<&str> {
 /// centred under its category labels.
 fn draw_groups<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
-    chart: &super::Chart<'_, DB>,
+    chart: &super::draw::Chart<'_, DB>,
     b: &Bars<'_>,
     axis_y: i32,
 ) -> std::result::Result<(), String> {

@@ -2,13 +2,13 @@
 //! panel one value of a dimension (an MoE routing), so series that would share one crowded
 //! chart are told apart by panel rather than by near-identical colours.
 
-use super::figure::data_csv;
+use super::draw::{absent_notes, draw_notes, font, NOTE_ROW};
+use super::figure::{data_csv, Figure, Style};
+use super::frame::{frame, Drawing, Drawn, Frame, MAX_NOTES};
+use super::legend::draw_legend;
 use super::lines::{absent_at, Axes, LineBody};
-use super::{
-    absent_notes, draw_legend, draw_notes, font, frame, Drawing, Drawn, Figure, Frame, Marks,
-    Series, Style, MAX_NOTES, NOTE_ROW,
-};
-use crate::error::{ReportError, Result};
+use super::series::{Marks, Series};
+use elk_app::{AppError, Result};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -42,7 +42,7 @@ pub fn facets(
     style: &Style,
 ) -> Result<Figure> {
     font();
-    let refuse = |detail: &str| ReportError::Plot {
+    let refuse = |detail: &str| AppError::Plot {
         name: title.into(),
         detail: detail.into(),
     };
@@ -121,7 +121,7 @@ pub fn facets(
         panels,
         bodies,
     };
-    super::drawn(&facets, size, csv)
+    super::frame::drawn(&facets, size, csv)
 }
 
 impl Drawing for Facets<'_> {

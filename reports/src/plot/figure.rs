@@ -1,8 +1,8 @@
 //! What a figure is drawn as ([`Style`], [`Format`]) and what it leaves in a report
 //! ([`Figure`]: the image and a CSV of exactly its numbers).
 
-use super::{Marks, Series};
-use crate::error::{ReportError, Result};
+use super::series::{Marks, Series};
+use elk_app::{AppError, Result};
 
 /// The image format of figures. SVG is the default; PNG is drawn by plotters' bitmap backend
 /// with the same font and layout. PDF is left out: the pure-Rust path (svg2pdf 0.13) pulls
@@ -23,7 +23,7 @@ pub enum Format {
 impl Format {
     /// The format named `name` (`svg`, `png`), PNG at `dpi` (None: 96).
     pub fn parse(name: &str, dpi: Option<u32>) -> Result<Format> {
-        let bad = |detail: String| ReportError::Plot {
+        let bad = |detail: String| AppError::Plot {
             name: "--format".into(),
             detail,
         };

@@ -4,12 +4,13 @@
 //! rendered as SVG or PNG ([`drawn`]). Apart from `plot.rs` because it is the layout that
 //! every chart type shares, while `plot.rs` holds the marks drawn inside it.
 
-use super::legend::{draw_legend, legend_rows, legend_size, Row};
-use super::{
-    absent_notes, draw_notes, err, text_width, Absent, Chart, Figure, Format, Marks, Series, Style,
-    NOTE_FONT, NOTE_ROW, TITLE_FONT,
+use super::draw::{
+    absent_notes, draw_notes, err, text_width, Chart, NOTE_FONT, NOTE_ROW, TITLE_FONT,
 };
-use crate::error::Result;
+use super::figure::{Figure, Format, Style};
+use super::legend::{draw_legend, legend_rows, legend_size, Row};
+use super::series::{Absent, Marks, Series};
+use elk_app::Result;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 

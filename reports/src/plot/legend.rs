@@ -2,11 +2,10 @@
 //! its dashes and marker, the bound's grey line and band, a whisker, the "×" of absent
 //! values), in a box of its own beside the plot.
 
-use super::paint::{self, Hatch, Paint};
-use super::{
-    dashes, draw_bar, draw_marker, draw_path, paints, text_width, Marks, Series, Style, INK,
-    REFERENCE_DASH,
-};
+use super::draw::{dashes, draw_bar, draw_marker, draw_path, text_width, INK, REFERENCE_DASH};
+use super::figure::Style;
+use super::paint::{self, paints, Hatch, Paint};
+use super::series::{Marks, Series};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};

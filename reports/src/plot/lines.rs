@@ -1,13 +1,14 @@
 //! Line charts: y against x for each series.
 
 use super::axis::{x_ticks, Scale};
-use super::figure::data_csv;
-use super::paint::BAND;
-use super::{
-    dashes, draw_axes, draw_marker, draw_path, draw_ticks, figure, font, palette, Absent, Chart,
-    Drawn, Figure, Frame, Marks, Plot, Series, Style, REFERENCE_DASH,
+use super::draw::{
+    dashes, draw_axes, draw_marker, draw_path, draw_ticks, font, Chart, REFERENCE_DASH,
 };
-use crate::error::Result;
+use super::figure::{data_csv, Figure, Style};
+use super::frame::{figure, Drawn, Frame, Plot};
+use super::paint::{palette, BAND};
+use super::series::{Absent, Marks, Series};
+use elk_app::Result;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 

@@ -3,7 +3,7 @@
 //! capped), a lighter or darker shade of that colour and, on bars, a hatch, so variants are
 //! told apart in colour, in grey print and in the legend while still reading as one method.
 
-use super::{Marks, Series};
+use super::series::{Marks, Series};
 use plotters::prelude::*;
 
 /// Colours a reader can tell apart, printed or colour-blind (Okabe and Ito's palette, with

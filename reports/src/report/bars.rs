@@ -2,14 +2,15 @@
 //! Elk's ideal and the certified bound; the same cells as % of Ideal.
 
 use super::dims::{Dim, Dims};
+use super::header::Files;
 use super::series::{bound_name, cell_context, method_series, unreachable_ideal, MethodSeries};
-use super::{
-    headline_method, labels, methods_of, ms, result_of, shared, value_or_why, why_absent, Files,
+use super::values::{
+    headline_method, labels, methods_of, ms, result_of, shared, value_or_why, why_absent,
 };
-use crate::cell::CellResult;
-use crate::error::Result;
 use crate::finding::Finding;
 use crate::plot::{bars_marked, Absent, Marks, Series, Style};
+use elk_app::cell::CellResult;
+use elk_app::Result;
 
 /// Results in groups of one model each (in order of first appearance) when models vary:
 /// the rows, and the groups as (model, count). One model: the rows as they are, no groups.

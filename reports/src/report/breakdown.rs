@@ -2,12 +2,13 @@
 //! configuration and method.
 
 use super::dims::{Dim, Dims};
+use super::header::Files;
 use super::series::{method_series, MethodSeries};
-use super::{fmt, headline_method, label, labels, methods_of, shared, value_or_why, Files};
-use crate::cell::{BreakdownCycles, CellResult, MethodResult};
-use crate::error::Result;
+use super::values::{fmt, headline_method, label, labels, methods_of, shared, value_or_why};
 use crate::finding::Finding;
 use crate::plot::{bars_marked, Style};
+use elk_app::cell::{BreakdownCycles, CellResult, MethodResult};
+use elk_app::Result;
 
 pub(super) fn breakdown(
     results: &[&CellResult],

@@ -3,9 +3,9 @@
 //! or (when it is constant) in the title. A report that would draw two cells under one label
 //! or join them into one line is refused instead ([`Dims::refuse_duplicates`]).
 
-use crate::cell::CellResult;
-use crate::error::{ReportError, Result};
-use crate::grid::Cell;
+use elk_app::cell::CellResult;
+use elk_app::grid::Cell;
+use elk_app::{AppError, Result};
 
 /// One dimension of a sweep grid.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -258,7 +258,7 @@ impl Dims {
     pub(crate) fn refuse_duplicates(what: &str, labels: &[String]) -> Result<()> {
         for (i, l) in labels.iter().enumerate() {
             if labels[..i].contains(l) {
-                return Err(ReportError::Refused {
+                return Err(AppError::Refused {
                     figure: what.into(),
                     detail: format!(
                         "two results are both '{l}': the results hold the same cell twice \

@@ -1,9 +1,9 @@
 //! A grid's `expert_parallel` axis (docs/core-groups.md): what parallel sets save, per
 //! configuration, as a section of the report and as its finding.
 
-use crate::cell::CellResult;
 use crate::finding::Finding;
-use crate::grid::Cell;
+use elk_app::cell::CellResult;
+use elk_app::grid::Cell;
 
 /// The best makespan of a cell's methods, ms.
 fn best(r: &CellResult) -> Option<f64> {

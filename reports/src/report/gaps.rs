@@ -1,7 +1,9 @@
 //! Grids with `bound = true`: the "Certified gaps" table and `gaps.csv`.
 
-use super::{dims, labels, methods_of, value_or_why, Files};
-use crate::cell::CellResult;
+use super::dims;
+use super::header::Files;
+use super::values::{labels, methods_of, value_or_why};
+use elk_app::cell::CellResult;
 
 /// Grids with `bound = true`: each cell's certified bound and every method's gap to it, as a
 /// table and as `gaps.csv` (one row per cell and method, every grid dimension a column).

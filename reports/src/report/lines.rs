@@ -3,13 +3,14 @@
 //! Elk's ideal and the certified bound; MoE cells one panel per routing.
 
 use super::dims::{coupled, Dim, Dims};
+use super::header::Files;
 use super::series::{method_series, unreachable_ideal, MethodSeries};
-use super::{fmt, headline_method, label, methods_of, result_of, value_or_why, Files};
-use crate::cell::{CellResult, MethodResult};
-use crate::error::{ReportError, Result};
+use super::values::{fmt, headline_method, label, methods_of, result_of, value_or_why};
 use crate::finding::Finding;
-use crate::grid::{Cell, FigureKind};
 use crate::plot::{facets, lines_marked, Panel, Style};
+use elk_app::cell::{CellResult, MethodResult};
+use elk_app::grid::{Cell, FigureKind};
+use elk_app::{AppError, Result};
 
 /// The swept quantity of a line figure in cell `c` (NaN when the cell does not set it) and
 /// its axis description.
@@ -46,7 +47,7 @@ fn figures<'a>(
     let figure = kind.name();
     let x = x_dim(kind);
     if let Some(r) = results.iter().find(|r| x_of(kind, &r.cell).0.is_nan()) {
-        return Err(ReportError::Refused {
+        return Err(AppError::Refused {
             figure: figure.into(),
             detail: format!(
                 "'{figure}' plots against {}, which cell {} ({}) does not set; \

@@ -2,9 +2,10 @@
 //! needs to judge them: Elk's Ideal (a figure, not a bound), the cell's certified lower bound
 //! (no schedule is faster), and for MoE cells the spread of the steps behind each mean.
 
-use super::{dims, result_of, why_absent};
-use crate::cell::{CellResult, MethodResult};
+use super::dims;
+use super::values::{result_of, why_absent};
 use crate::plot::{Absent, Marks, Series, SpreadEnds};
+use elk_app::cell::{CellResult, MethodResult};
 
 /// Elk's Ideal in a figure's legend and CSV: it sits below the methods like a bound, and is
 /// none (the certified bound is drawn beside it when the cells have one).

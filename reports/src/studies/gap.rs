@@ -1,130 +1,14 @@
-//! Study `gap`: how far Basic, Static, Elk-Dyn and Elk-Full are from the exact optimum, on
-//! real sub-instances and random instances (optimum proven by the MILP). Whole models are
-//! [`super::gap_whole`], a report of its own.
+//! Study `gap`'s report: how far Basic, Static, Elk-Dyn and Elk-Full are from the exact
+//! optimum, on real sub-instances and random instances (optimum proven by the MILP), from the
+//! rows `elk_app::studies::gap` computes. Whole models are [`super::gap_whole`], a report of
+//! its own.
 
-use super::{corpus, summary, OnStep, Steps};
-use crate::error::Result;
 use crate::finding::Finding;
 use crate::plot::cdf;
 use crate::report::{Files, Header};
-use elk_solver::{retime, Exact, ExactOptions, RETIME_SUFFIX};
-use elk_stage::instance::Instance;
-use elk_stage::method::{Budget, Verdict};
-use elk_stage::schedule::Schedule;
-use elk_stage::units::Cycles;
-use rayon::prelude::*;
-
-/// The heuristics compared.
-pub const METHODS: [&str; 6] = [
-    "basic",
-    "static",
-    "elk-dyn",
-    "elk-full",
-    "elk-dyn-greedy",
-    "elk-full-greedy",
-];
-
-/// Elk-Full's index in [`METHODS`] (the faithful one: the headline).
-const FULL: usize = 3;
-
-/// The heuristics (indexes in [`METHODS`]) whose schedules are also re-timed by the LP of
-/// [`elk_solver::retime`] for the warm start: Elk-Dyn and Elk-Full, as `gap` does.
-const RETIMED: [usize; 2] = [2, FULL];
-
-/// One instance's outcome.
-pub struct Row {
-    /// Instance name.
-    pub name: String,
-    /// Operators.
-    pub ops: usize,
-    /// Makespan of each heuristic (cycles), in [`METHODS`] order.
-    pub heuristic: Vec<Option<f64>>,
-    /// Their schedules (for explanations).
-    pub schedules: Vec<Option<elk_stage::schedule::Schedule>>,
-    /// The optimum (or best known) and whether it is proven.
-    pub exact: Option<f64>,
-    /// Proven optimal.
-    pub optimal: bool,
-    /// The certified lower bound.
-    pub bound: f64,
-    /// The exact schedule.
-    pub exact_schedule: Option<elk_stage::schedule::Schedule>,
-    /// Elk's Ideal figure, cycles.
-    pub ideal: f64,
-    /// LP relaxation, cycles.
-    pub lp: Option<f64>,
-}
-
-/// Heuristics and the exact solve (time limit `limit_s`) on one instance.
-pub fn evaluate(inst: &Instance, limit_s: f64) -> Result<Row> {
-    let mut heuristic = Vec::new();
-    let mut schedules = Vec::new();
-    for m in METHODS {
-        let judged = match elk_heuristics::by_name(m) {
-            Some(m) => elk_heuristics::judged(inst, m.as_ref())?,
-            None => None,
-        };
-        heuristic.push(judged.as_ref().map(|j| j.1.get()));
-        schedules.push(judged.map(|j| j.0));
-    }
-    // The warm start as `gap` picks it: the best heuristic schedule or LP re-timing of one.
-    let mut candidates: Vec<(f64, Schedule)> = heuristic
-        .iter()
-        .zip(&schedules)
-        .filter_map(|(t, s)| t.zip(s.clone()))
-        .collect();
-    for k in RETIMED {
-        if let Some(s) = &schedules[k] {
-            let r = retime(inst, s, &format!("{}{RETIME_SUFFIX}", METHODS[k]), None)?;
-            candidates.push((r.makespan_cycles.get(), r.schedule));
-        }
-    }
-    let warm = candidates
-        .into_iter()
-        .min_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, s)| s);
-    let r = Exact::in_process(ExactOptions {
-        warm_start: warm,
-        lp_bound: true,
-        ..ExactOptions::default()
-    })
-    .report(inst, &Budget::seconds(limit_s))?;
-    Ok(Row {
-        name: inst.name.clone(),
-        ops: inst.ops.len(),
-        heuristic,
-        schedules,
-        exact: r.makespan_cycles.map(Cycles::get),
-        optimal: r.status == Verdict::Optimal,
-        bound: r.lower_bound_cycles.get(),
-        exact_schedule: r.schedule.clone(),
-        ideal: elk_heuristics::ideal(inst)
-            .cycles
-            .map_or(f64::NAN, Cycles::get),
-        lp: r.bounds.lp_cycles.map(Cycles::get),
-    })
-}
-
-/// The corpus evaluated (real windows and random instances), in corpus order; `progress`
-/// hears of each instance as it finishes.
-pub fn corpus_rows(
-    limit_s: f64,
-    plans: Option<&elk_model::plan::PlanCache>,
-    progress: &OnStep<'_>,
-) -> Result<Vec<Row>> {
-    Steps::new(0, progress).starting("building the corpus (plan tables)");
-    let mut all = corpus::real(plans)?;
-    all.extend(corpus::random(20));
-    let steps = Steps::new(all.len(), progress);
-    steps.starting("heuristics and exact solves");
-    all.par_iter()
-        .map(|inst| {
-            let row = evaluate(inst, limit_s);
-            steps.finished(&format!("done: {}", inst.name));
-            row
-        })
-        .collect()
-}
+use elk_app::studies::gap::{is_random, Row, FULL, METHODS};
+use elk_app::studies::{summary, OnStep};
+use elk_app::Result;
 
 fn gap(t: f64, reference: f64) -> f64 {
     100.0 * (t - reference) / reference
@@ -164,9 +48,9 @@ fn explain(row: &Row, m: usize) -> String {
     )
 }
 
-/// Runs the study.
+/// Runs the study and writes its report.
 pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
-    let rows = corpus_rows(20.0, header.plan_cache.as_ref(), progress)?;
+    let rows = elk_app::studies::gap::run(header.plan_cache.as_ref(), progress)?;
     let mut md = header.markdown("Study: optimality gap of the heuristics");
     md.push_str("Gap = 100·(T − T*)/T* with T* the exact optimum (MILP, proven; 20 s limit per instance, warm-started from the best heuristic schedule or its LP re-timing, elk-dyn+retime or elk-full+retime, as `elk-opt gap` does). Corpus: 16-operator windows of the first layer of llama2-7b, llama2-13b, opt-1.3b, gemma2-27b and bert-base at (B8, KV512, 4 TB/s) and (B32, KV2048, 16 TB/s) on ipu-pod4, free load order; and 20 random instances (6–10 operators, 1–4 options, tight SRAM).\n\n");
     let proven: Vec<&Row> = rows.iter().filter(|r| r.optimal).collect();
@@ -336,9 +220,4 @@ pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
     files.extend(figures);
     files.push(finding.file());
     Ok(files)
-}
-
-/// Whether an instance is one of the corpus' random ones (named `random seed N`).
-pub(crate) fn is_random(name: &str) -> bool {
-    name.starts_with("random seed ")
 }

@@ -1,17 +1,18 @@
 //! Study `ideal`: how loose is Elk's Ideal baseline? Ideal vs the exact optimum and vs the LP
 //! relaxation bound on the gap study's corpus. Ideal is not a proven bound: where it is
-//! above the optimum it over-states the best achievable latency.
+//! above the optimum it over-states the best achievable latency. Its run is the gap study's
+//! (`elk_app::studies::gap`, whose rows carry Ideal and the LP bound); this is its report.
 
-use super::gap::corpus_rows;
-use super::{summary, OnStep};
-use crate::error::Result;
 use crate::finding::Finding;
 use crate::plot::cdf;
 use crate::report::{Files, Header};
+use elk_app::studies::gap::{is_random, Row};
+use elk_app::studies::{summary, OnStep};
+use elk_app::Result;
 
-/// Runs the study.
+/// Runs the study (the gap study's rows) and writes its report.
 pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
-    let rows = corpus_rows(20.0, header.plan_cache.as_ref(), progress)?;
+    let rows = elk_app::studies::gap::run(header.plan_cache.as_ref(), progress)?;
     let proven: Vec<_> = rows.iter().filter(|r| r.optimal).collect();
     let mut md = header.markdown("Study: Elk's Ideal vs the exact optimum and the LP bound");
     md.push_str("Ideal (Elk's definition: fastest option per operator with the whole SRAM, loads never contend) compared with the proven optimum T* and the LP relaxation bound, on the gap study's corpus (instances proven optimal only). Δ = 100·(Ideal − X)/X.\n\n");
@@ -51,10 +52,10 @@ pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
         }
     }
     // The distributions, real layer windows apart from random instances.
-    let delta = |real: bool, f: &dyn Fn(&super::gap::Row) -> Option<f64>| -> Vec<f64> {
+    let delta = |real: bool, f: &dyn Fn(&Row) -> Option<f64>| -> Vec<f64> {
         proven
             .iter()
-            .filter(|r| super::gap::is_random(&r.name) != real)
+            .filter(|r| is_random(&r.name) != real)
             .filter_map(|r| f(r).map(|x| 100.0 * (r.ideal - x) / x))
             .collect()
     };
@@ -66,8 +67,7 @@ pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
     ]
     .iter()
     .map(|(name, real, lp)| {
-        let f: &dyn Fn(&super::gap::Row) -> Option<f64> =
-            if *lp { &|r| r.lp } else { &|r| r.exact };
+        let f: &dyn Fn(&Row) -> Option<f64> = if *lp { &|r| r.lp } else { &|r| r.exact };
         (name.to_string(), delta(*real, f))
     })
     .collect();

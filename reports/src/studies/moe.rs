@@ -1,118 +1,30 @@
-//! Study `moe`: how does static (inductive, ahead-of-time) preloading cope with run-time
-//! expert choice, and would a hybrid of precomputed plans and a run-time choice close the gap?
-//! (docs/moe.md.)
-//!
-//! Mixtral-8x7B (8 experts, top-2) and Qwen3-30B-A3B (128 fine-grained experts, top-8),
-//! decode at batches 1, 8 and 64, under uniform and Zipf-skewed routing, on ipu-pod4 and
-//! ipu-mk2. Every policy is scheduled per sampled step (the best judged heuristic) and set
-//! against the oracle, which knows the step's routing, and the step's certified bound. One
-//! figure per model and chip, one panel per routing: each policy's mean makespan with the
-//! steps' p50 to p99, the bound as a band.
+//! Study `moe`'s report: how does static (inductive, ahead-of-time) preloading cope with
+//! run-time expert choice, and would a hybrid of precomputed plans and a run-time choice close
+//! the gap? (docs/moe.md.) From the runs `elk_app::studies::moe` makes (Mixtral-8x7B and
+//! Qwen3-30B-A3B, decode at batches 1, 8 and 64, uniform and Zipf-skewed routing, ipu-pod4
+//! and ipu-mk2), a table per routing and one figure per model and chip, one panel per
+//! routing: each policy's mean makespan with the steps' p50 to p99, the bound as a band.
 
-use super::{OnStep, Steps};
-use crate::cell::{routed_rows, CellResult};
-use crate::error::Result;
 use crate::finding::Finding;
-use crate::moe::{run_with_bound, MoeReport, MoeSpec, StepBound};
 use crate::plot::facets;
 use crate::report::{routing_panels, Files, Header};
-use elk_model::build::InstanceOptions;
-use elk_model::chip::ChipSpec;
-use elk_model::graph::Mode;
-use elk_model::load_policy::Policy;
-use elk_model::routing::Routing;
-use elk_model::zoo::{self, ZooParams};
+use elk_app::cell::{routed_rows, steps_bound, CellResult};
+use elk_app::moe::MoeReport;
+use elk_app::studies::moe::{steps_for, Run, CHIPS, KV, MODELS, ROUTINGS};
+use elk_app::studies::OnStep;
+use elk_app::Result;
 
-const MODELS: [&str; 2] = ["mixtral-8x7b", "qwen3-30b-a3b"];
-const CHIPS: [&str; 2] = ["ipu-pod4", "ipu-mk2"];
-const BATCHES: [u64; 3] = [1, 8, 64];
-const ROUTINGS: [&str; 2] = ["uniform", "zipf:1.2"];
-/// Steps per configuration (seed 1): enough for the mean within about 1 % here (the
-/// per-step spread is in the JSON of `elk-opt moe`), few enough for `make reports`. At
-/// batch 64 nearly every expert has tokens in every step, so 4 steps say as much.
-fn steps_for(batch: u64) -> usize {
-    if batch >= 64 {
-        4
-    } else {
-        10
-    }
-}
-const KV: u64 = 2048;
-
-/// One configuration's run.
-struct Cell {
-    model: &'static str,
-    chip: &'static str,
-    routing: &'static str,
-    batch: u64,
-    report: MoeReport,
-}
-
-/// The policies of a model with top-k routing: load-all, on-demand, the hybrid with k and 2k
-/// predicted experts per layer, and the oracle.
-fn policies(top_k: u64) -> Vec<Policy> {
-    vec![
-        Policy::LoadAll,
-        Policy::OnDemand,
-        Policy::Predicted(top_k as usize),
-        Policy::Predicted(2 * top_k as usize),
-        Policy::Oracle,
-    ]
-}
-
-/// Runs the study, each configuration a step of `progress`.
+/// Runs the study, each configuration a step of `progress`, and writes its report.
 pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
-    let total = MODELS.len() * CHIPS.len() * ROUTINGS.len() * BATCHES.len();
-    let steps = Steps::new(total, progress);
-    let mut cells = Vec::with_capacity(total);
-    for model_name in MODELS {
-        let model = zoo::find(model_name)?;
-        let top_k = model.moe().map_or(1, |m| m.top_k);
-        for chip_name in CHIPS {
-            let chip = ChipSpec::preset(chip_name)?;
-            for routing in ROUTINGS {
-                for batch in BATCHES {
-                    let what = format!("{model_name} on {chip_name}, {routing}, B{batch}");
-                    steps.starting(&what);
-                    let spec = MoeSpec {
-                        params: ZooParams::new(Mode::Decode, batch, KV),
-                        chip: chip.clone(),
-                        opts: InstanceOptions {
-                            plan_cache: header.plan_cache.clone(),
-                            load_order: elk_stage::instance::LoadOrder::Named(
-                                elk_stage::instance::NamedOrder::Free,
-                            ),
-                            // Every step with and without parallel sets.
-                            parallel: true,
-                            ..InstanceOptions::default()
-                        },
-                        routing: Routing::parse(routing)?,
-                        steps: steps_for(batch),
-                        seed: 1,
-                        policies: policies(top_k),
-                        methods: crate::moe::DEFAULT_METHODS.map(String::from).to_vec(),
-                    };
-                    let report = run_with_bound(model, &spec, StepBound::Strongest, &|_| {})?;
-                    steps.finished(&what);
-                    cells.push(Cell {
-                        model: model_name,
-                        chip: chip_name,
-                        routing,
-                        batch,
-                        report,
-                    });
-                }
-            }
-        }
-    }
-    write(header, &cells)
+    let runs = elk_app::studies::moe::run(header.plan_cache.as_ref(), progress)?;
+    write(header, &runs)
 }
 
 /// A run's report (`report`: without or with parallel sets) as a sweep's MoE cell: its
 /// policies' rows and its certified bound, so the study's figures are drawn as a sweep's MoE
 /// figures are.
-fn as_cell(c: &Cell, report: &MoeReport) -> CellResult {
-    let mut cell = crate::grid::Cell::decode(c.model, c.batch, KV);
+fn as_cell(c: &Run, report: &MoeReport) -> CellResult {
+    let mut cell = elk_app::grid::Cell::decode(c.model, c.batch, KV);
     cell.chip = c.chip.into();
     cell.routing = Some(c.routing.into());
     let (methods, bound) = routed_rows(report, true);
@@ -130,7 +42,7 @@ fn as_cell(c: &Cell, report: &MoeReport) -> CellResult {
 }
 
 /// The report, the figures and the finding of the runs.
-fn write(header: &Header, cells: &[Cell]) -> Result<Files> {
+fn write(header: &Header, cells: &[Run]) -> Result<Files> {
     let mut md = header.markdown("Study: MoE — static preloading against run-time expert choice");
     md.push_str(&format!(
         "Each configuration samples {} decode steps ({} at batch 64, where nearly every expert \
@@ -188,7 +100,7 @@ fn write(header: &Header, cells: &[Cell]) -> Result<Files> {
 }
 
 /// The report of `c` without parallel sets, or with them (`sets`).
-fn report_of(c: &Cell, sets: bool) -> &MoeReport {
+fn report_of(c: &Run, sets: bool) -> &MoeReport {
     match (&c.report.expert_parallel, sets) {
         (Some(with), true) => with,
         _ => &c.report,
@@ -200,7 +112,7 @@ fn section(
     model: &str,
     chip: &str,
     sets: bool,
-    cells: &[Cell],
+    cells: &[Run],
     (header, stem): (&Header, &str),
     md: &mut String,
     files: &mut Files,
@@ -213,7 +125,7 @@ fn section(
     md.push_str(&format!("## {model} on {chip}{with}\n\n"));
     let mut shown: Vec<CellResult> = Vec::new();
     for routing in ROUTINGS {
-        let rows: Vec<&Cell> = cells
+        let rows: Vec<&Run> = cells
             .iter()
             .filter(|c| c.model == model && c.chip == chip && c.routing == routing)
             .collect();
@@ -253,10 +165,10 @@ fn section(
 /// One routing's table, without or with parallel sets (`sets`): a row per batch, a column
 /// per policy, the certified bound last; with sets, each policy's speed-up over its run
 /// without them.
-fn table(routing: &str, rows: &[&Cell], sets: bool, md: &mut String) {
+fn table(routing: &str, rows: &[&Run], sets: bool, md: &mut String) {
     let first = report_of(rows[0], sets);
     let names: Vec<&str> = first.summary.iter().map(|s| s.policy.as_str()).collect();
-    let source = crate::cell::steps_bound(first).source;
+    let source = steps_bound(first).source;
     let columns = if sets {
         "ms (vs oracle, × faster than without)"
     } else {
@@ -273,7 +185,7 @@ fn table(routing: &str, rows: &[&Cell], sets: bool, md: &mut String) {
     ));
     for c in rows {
         let report = report_of(c, sets);
-        let bound = crate::cell::steps_bound(report);
+        let bound = steps_bound(report);
         let cols: Vec<String> = report
             .summary
             .iter()
@@ -311,7 +223,7 @@ fn table(routing: &str, rows: &[&Cell], sets: bool, md: &mut String) {
 }
 
 /// The worst configuration for static preloading, and how much the hybrid recovers there.
-fn worst(cells: &[Cell]) -> Option<(&Cell, f64, f64, f64)> {
+fn worst(cells: &[Run]) -> Option<(&Run, f64, f64, f64)> {
     cells
         .iter()
         .map(|c| {
@@ -328,7 +240,7 @@ fn worst(cells: &[Cell]) -> Option<(&Cell, f64, f64, f64)> {
         .max_by(|a, b| a.1.total_cmp(&b.1))
 }
 
-fn what_it_shows(cells: &[Cell]) -> String {
+fn what_it_shows(cells: &[Run]) -> String {
     let mut s = String::from("## What it shows\n\n");
     if let Some((c, load_all, on_demand, hybrid)) = worst(cells) {
         s.push_str(&format!(
@@ -356,7 +268,7 @@ fn what_it_shows(cells: &[Cell]) -> String {
 }
 
 /// The oracle's mean step without and with parallel sets in `c`.
-fn oracle_without_with(c: &Cell) -> Option<(f64, f64)> {
+fn oracle_without_with(c: &Run) -> Option<(f64, f64)> {
     let oracle = |r: &MoeReport| r.summary.last().map(|x| x.mean_ms);
     Some((
         oracle(&c.report)?,
@@ -366,7 +278,7 @@ fn oracle_without_with(c: &Cell) -> Option<(f64, f64)> {
 
 /// The largest mean excess over the oracle among `policy`'s rows (a name, or `predicted-`
 /// for every hybrid), without and with parallel sets (`sets`), and the configuration.
-fn excess_over_oracle<'a>(cells: &'a [Cell], policy: &str, sets: bool) -> Option<(f64, &'a Cell)> {
+fn excess_over_oracle<'a>(cells: &'a [Run], policy: &str, sets: bool) -> Option<(f64, &'a Run)> {
     cells
         .iter()
         .flat_map(|c| {
@@ -380,7 +292,7 @@ fn excess_over_oracle<'a>(cells: &'a [Cell], policy: &str, sets: bool) -> Option
 }
 
 /// `+12.34 % (model on chip, routing, Bn)` of [`excess_over_oracle`].
-fn excess_text(found: Option<(f64, &Cell)>) -> String {
+fn excess_text(found: Option<(f64, &Run)>) -> String {
     found.map_or("-".into(), |(pct, c)| {
         format!(
             "{pct:+.2} % ({} on {}, {}, B{})",
@@ -391,7 +303,7 @@ fn excess_text(found: Option<(f64, &Cell)>) -> String {
 
 /// What running the experts side by side changes: the speed-up of each model's oracle, and
 /// how far the policies are from it with sets against without.
-fn expert_parallel_shows(cells: &[Cell]) -> String {
+fn expert_parallel_shows(cells: &[Run]) -> String {
     let mut s = String::new();
     for model in MODELS {
         let best = cells
@@ -443,7 +355,7 @@ fn expert_parallel_shows(cells: &[Cell]) -> String {
 
 /// What the numbers leave out, and where one class of operators takes most of a step (the
 /// runs' own warnings), so the differences above are read as what they measure.
-fn what_it_does_not_model(cells: &[Cell]) -> String {
+fn what_it_does_not_model(cells: &[Run]) -> String {
     let mut s = String::from(
         "\n## What it does not model\n\n\
          - Without sets, operators run one after another, each on the whole chip or on a \
@@ -480,7 +392,7 @@ fn what_it_does_not_model(cells: &[Cell]) -> String {
 
 /// At batch 64: the largest excess over the oracle of the preloading policies (load-all and
 /// the hybrids), and of on-demand.
-fn at_batch_64(cells: &[Cell]) -> (f64, f64) {
+fn at_batch_64(cells: &[Run]) -> (f64, f64) {
     let big = cells.iter().filter(|c| c.batch == 64);
     let mut preload: f64 = 0.0;
     let mut demand: f64 = 0.0;
@@ -496,7 +408,7 @@ fn at_batch_64(cells: &[Cell]) -> (f64, f64) {
     (preload, demand)
 }
 
-fn finding(cells: &[Cell]) -> Finding {
+fn finding(cells: &[Run]) -> Finding {
     let Some((c, load_all, on_demand, hybrid)) = worst(cells) else {
         return Finding {
             question: "How does static preloading cope with run-time expert choice (MoE)?".into(),

@@ -1,97 +1,28 @@
-//! Study `order-pruning`: Elk-Full tries only block permutations with displacement ≤ 4 (at
-//! most 128 orders). How much does that leave on the table? Against the exact free-order
-//! optimum, and against every block permutation where their number is small enough.
+//! Study `order-pruning`'s report: Elk-Full tries only block permutations with displacement
+//! ≤ 4 (at most 128 orders). How much does that leave on the table? Against the exact
+//! free-order optimum, and against every block permutation where their number is small
+//! enough, from the rows `elk_app::studies::order_pruning` computes.
 
-use super::{corpus, summary, OnStep, Steps};
-use crate::error::Result;
 use crate::finding::Finding;
 use crate::plot::{bars, Series};
 use crate::report::{Files, Header};
-use elk_heuristics::orders::OrderSearch;
-use elk_heuristics::{ElkDyn, ElkFull};
-use elk_stage::instance::Instance;
-use elk_stage::method::Method;
-use rayon::prelude::*;
+use elk_app::studies::order_pruning::Row;
+use elk_app::studies::{summary, OnStep};
+use elk_app::Result;
 
-/// Seconds per exact solve.
-const LIMIT_S: f64 = 40.0;
-
-/// Block orders enumerated exhaustively up to this many.
-const EXHAUSTIVE: usize = 40_321;
-
-fn makespan(inst: &Instance, m: &dyn Method) -> Result<Option<f64>> {
-    Ok(elk_heuristics::judged(inst, m)?.map(|j| j.1.get()))
-}
-
-struct Row {
-    name: String,
-    dyn_t: Option<f64>,
-    full: Option<f64>,
-    exhaustive: Option<f64>,
-    orders: usize,
-    optimum: Option<f64>,
-    bound: f64,
-}
-
-/// A layer's row: its heuristics, beside `exact`, its exact solve.
-fn evaluate(inst: &Instance, steps: &Steps<'_>, exact: super::gap::Row) -> Result<Row> {
-    steps.starting(&format!("{}: every block order", inst.name));
-    let full = ElkFull::default();
-    let all = ElkFull {
-        search: OrderSearch {
-            max_displacement: inst.ops.len(),
-            max_orders: EXHAUSTIVE,
-        },
-        ..full
-    };
-    let (orders, _) = all.orders(inst);
-    let exhaustive = if orders.len() < EXHAUSTIVE {
-        makespan(inst, &all)?
-    } else {
-        None
-    };
-    Ok(Row {
-        name: inst.name.clone(),
-        dyn_t: makespan(inst, &ElkDyn::default())?,
-        full: makespan(inst, &full)?,
-        exhaustive,
-        orders: orders.len(),
-        optimum: exact.exact.filter(|_| exact.optimal),
-        bound: exact.bound,
-    })
-}
-
-/// Runs the study, each layer a step of `progress`.
+/// Runs the study, each layer a step of `progress`, and writes its report.
 pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
-    Steps::new(0, progress).starting("building the layers (plan tables)");
-    let insts = corpus::layers(header.plan_cache.as_ref())?;
-    let steps = Steps::new(insts.len(), progress);
-    // The exact solves first, side by side as in the gap study: one HiGHS thread each, so on
-    // 2 cores two at a time, each with a core and nothing else running (the limits are per
-    // solve); each is warm-started as in the gap study (the best heuristic or re-timed
-    // schedule). Then the heuristics one layer at a time (rayon parallelises the block
-    // orders).
-    let exact: Vec<super::gap::Row> = insts
-        .par_iter()
-        .map(|inst| {
-            steps.starting(&format!("{}: exact ({LIMIT_S} s)", inst.name));
-            super::gap::evaluate(inst, LIMIT_S)
-        })
-        .collect::<Result<_>>()?;
-    let rows: Vec<Row> = insts
-        .iter()
-        .zip(exact)
-        .map(|(inst, exact)| {
-            let row = evaluate(inst, &steps, exact);
-            steps.finished(&format!("{} done", inst.name));
-            row
-        })
-        .collect::<Result<_>>()?;
+    let rows = elk_app::studies::order_pruning::run(header.plan_cache.as_ref(), progress)?;
+    write(header, &rows)
+}
+
+/// The report of the study's rows.
+fn write(header: &Header, rows: &[Row]) -> Result<Files> {
     let mut md =
         header.markdown("Study: Elk-Full's pruned preload orders vs all orders and the optimum");
     md.push_str("On whole first layers of llama2-7b and llama2-13b at (B8, KV512, 4 TB/s) and (B32, KV2048, 16 TB/s) on ipu-pod4 (free load order): Elk-Dyn (execution order only), Elk-Full as the artifact runs it (block permutations, displacement ≤ 4, ≤ 256 orders, each under delay-comp and delay-load), every distinct block permutation (when at most 40,320), and the exact free-order optimum (MILP, 40 s, warm-started from the best heuristic schedule or its LP re-timing, as in the gap study; '-' where optimality was not proven in time, with the certified bound in the last column). Gaps in % of the optimum.\n\n| instance | block orders | Elk-Dyn | Elk-Full | all block orders | optimum | Elk-Full gap % | all-orders gap % | certified bound | Elk-Full gap ≤ % (vs bound) |\n|---|---|---|---|---|---|---|---|---|---|\n");
     let (mut g_full, mut g_all, mut g_dyn) = (Vec::new(), Vec::new(), Vec::new());
-    for r in &rows {
+    for r in rows {
         let cell = |v: Option<f64>| v.map_or("-".into(), |t| format!("{t:.1}"));
         let gap = |v: Option<f64>| v.zip(r.optimum).map(|(t, x)| 100.0 * (t - x) / x);
         if let Some(g) = gap(r.full) {

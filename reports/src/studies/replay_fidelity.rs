@@ -1,113 +1,50 @@
-//! Study `replay-fidelity`: is the stage model's makespan achievable on the chip? Every
-//! Fig-17 method's schedule, on every Fig-17 cell (all-to-all ipu-pod4), is replayed by the
-//! detailed simulator with paced and with greedy loads and set beside the stage model with
-//! SPEC §4's NoC row and with the phased one (`elk_sim::phased`), the judge of built
-//! instances. The methods schedule against the judge (the cells' instances are phased).
+//! Study `replay-fidelity`'s report: is the stage model's makespan achievable on the chip?
+//! From the replays `elk_app::studies::replay_fidelity` runs (every Fig-17 method's schedule
+//! on every Fig-17 cell, paced and greedy, beside the stage model with SPEC §4's NoC row and
+//! with the phased one), a summary table, every schedule's row, a figure and the finding.
 
-use super::{summary, OnStep, Steps};
-use crate::cell::{cell_chip, cell_instance};
-use crate::error::Result;
 use crate::finding::Finding;
-use crate::grid::Grid;
 use crate::plot::{bars, Series};
 use crate::report::{Files, Header};
-use elk_sim::detailed::{simulate_detailed, DetailedConfig, LoadPolicy};
+use elk_app::studies::replay_fidelity::{Fidelity, Row, METHODS};
+use elk_app::studies::{summary, OnStep};
+use elk_app::Result;
 
-/// The methods replayed: the paper's four (Fig 17's), from the registry.
-pub const METHODS: [&str; 4] = elk_heuristics::NAMES;
-
-/// One schedule's four makespans, ms.
-struct Row {
-    config: String,
-    method: &'static str,
-    spec_ms: f64,
-    phased_ms: f64,
-    paced_ms: f64,
-    greedy_ms: f64,
+/// 100·(a/b − 1): how far `a` is above `b`, in % of `b`.
+fn pct(a: f64, b: f64) -> f64 {
+    100.0 * (a / b - 1.0)
 }
 
-impl Row {
-    fn pct(a: f64, b: f64) -> f64 {
-        100.0 * (a / b - 1.0)
-    }
-}
-
-/// Runs the study over the Fig-17 grid, each (cell, method) a step of `progress`.
+/// Runs the study over the Fig-17 grid, each (cell, method) a step of `progress`, and writes
+/// its report.
 pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
-    let grid = Grid::from_toml("fig17", crate::grid::preset("fig17").unwrap_or_default())?;
-    let cells = grid.cells();
-    let steps = Steps::new(cells.len() * METHODS.len(), progress);
-    let mut rows = Vec::new();
-    let mut skipped = Vec::new();
-    for cell in &cells {
-        let config = format!("{} B{} KV{}", cell.model, cell.batch, cell.kv);
-        steps.starting(&format!("{config}: plan tables"));
-        let (inst, chip) = match cell_instance(cell, header.plan_cache.as_ref())
-            .and_then(|i| Ok((i, cell_chip(cell)?)))
-        {
-            Ok(x) => x,
-            Err(e) => {
-                skipped.push(format!(
-                    "{config}: {}",
-                    elk_stage::error::one_line(&e.to_string())
-                ));
-                steps.skipped(METHODS.len(), &config);
-                continue;
-            }
-        };
-        for method in METHODS {
-            steps.starting(&format!("{config}: {method}"));
-            let judged = match elk_heuristics::by_name(method) {
-                Some(m) => elk_heuristics::judged(&inst, m.as_ref())?,
-                None => None,
-            };
-            let Some((s, judged_cycles)) = judged else {
-                skipped.push(format!("{config}, {method}: no schedule"));
-                steps.finished(&config);
-                continue;
-            };
-            let replay = |loads: LoadPolicy| {
-                let cfg = DetailedConfig {
-                    loads,
-                    ..DetailedConfig::from_chip(&chip)
-                };
-                simulate_detailed(&inst, &s, &chip, &cfg).map(|r| r.makespan_ms)
-            };
-            let (spec, phased) = elk_sim::phased::both_rows(&inst, &s, judged_cycles);
-            rows.push(Row {
-                config: config.clone(),
-                method,
-                spec_ms: inst.ms(spec),
-                phased_ms: inst.ms(phased),
-                paced_ms: replay(LoadPolicy::Paced)?,
-                greedy_ms: replay(LoadPolicy::Greedy)?,
-            });
-            steps.finished(&config);
-        }
-    }
+    let fidelity = elk_app::studies::replay_fidelity::run(header.plan_cache.as_ref(), progress)?;
+    write(header, &fidelity)
+}
+
+/// The report of the study's replays.
+fn write(header: &Header, fidelity: &Fidelity) -> Result<Files> {
+    let rows = &fidelity.rows;
     let mut files = Vec::new();
     let mut md = header.markdown("Study: is the stage model's makespan achievable?");
-    md.push_str(&intro(cells.len()));
-    md.push_str(&summary_table(&rows));
-    md.push_str(&full_table(&rows));
-    if !skipped.is_empty() {
-        md.push_str(&format!("\nNot replayed: {}.\n", skipped.join("; ")));
+    md.push_str(&intro(fidelity.cells));
+    md.push_str(&summary_table(rows));
+    md.push_str(&full_table(rows));
+    if !fidelity.skipped.is_empty() {
+        md.push_str(&format!(
+            "\nNot replayed: {}.\n",
+            fidelity.skipped.join("; ")
+        ));
     }
     // Every Fig-17 cell is on the chip's own HBM: the title names it.
-    let hbm = cells
-        .first()
-        .and_then(|c| cell_chip(c).ok())
-        .map_or(String::new(), |c| {
-            format!(
-                "HBM {} TB/s, the chip's",
-                c.hbm.bandwidth_bytes_per_s / 1e12
-            )
-        });
-    let figure = figure(&rows, &hbm, header)?;
+    let hbm = fidelity
+        .hbm_tbps
+        .map_or(String::new(), |tbps| format!("HBM {tbps} TB/s, the chip's"));
+    let figure = figure(rows, &hbm, header)?;
     files.extend(figure.files("fidelity"));
     md.push_str("\n![paced replay against the two analytic models](fidelity.svg)\n");
     files.insert(0, ("README.md".into(), md.into_bytes()));
-    files.push(finding(&rows).file());
+    files.push(finding(rows).file());
     Ok(files)
 }
 
@@ -144,9 +81,9 @@ fn summary_table(rows: &[Row]) -> String {
         md.push_str(&format!(
             "| {name} | {} | {} | {} | {} |\n",
             group.len(),
-            stat(&|r| Row::pct(r.paced_ms, r.spec_ms)),
-            stat(&|r| Row::pct(r.paced_ms, r.phased_ms).abs()),
-            stat(&|r| Row::pct(r.greedy_ms, r.spec_ms)),
+            stat(&|r| pct(r.paced_ms, r.spec_ms)),
+            stat(&|r| pct(r.paced_ms, r.phased_ms).abs()),
+            stat(&|r| pct(r.greedy_ms, r.spec_ms)),
         ));
     }
     md.push('\n');
@@ -166,9 +103,9 @@ fn full_table(rows: &[Row]) -> String {
             r.phased_ms,
             r.paced_ms,
             r.greedy_ms,
-            Row::pct(r.paced_ms, r.spec_ms),
-            Row::pct(r.paced_ms, r.phased_ms),
-            Row::pct(r.greedy_ms, r.spec_ms),
+            pct(r.paced_ms, r.spec_ms),
+            pct(r.paced_ms, r.phased_ms),
+            pct(r.greedy_ms, r.spec_ms),
         ));
     }
     md
@@ -194,13 +131,13 @@ fn figure(rows: &[Row], hbm: &str, header: &Header) -> Result<crate::plot::Figur
         &categories,
         &[
             series("greedy replay vs SPEC §4 model", &|r| {
-                Row::pct(r.greedy_ms, r.spec_ms)
+                pct(r.greedy_ms, r.spec_ms)
             }),
             series("paced replay vs SPEC §4 model", &|r| {
-                Row::pct(r.paced_ms, r.spec_ms)
+                pct(r.paced_ms, r.spec_ms)
             }),
             series("paced replay vs phased model", &|r| {
-                Row::pct(r.paced_ms, r.phased_ms)
+                pct(r.paced_ms, r.phased_ms)
             }),
         ],
         "replay − model (% of the model)",
@@ -210,9 +147,9 @@ fn figure(rows: &[Row], hbm: &str, header: &Header) -> Result<crate::plot::Figur
 
 fn finding(rows: &[Row]) -> Finding {
     let worst = |f: &dyn Fn(&Row) -> f64| rows.iter().map(f).fold(0.0f64, f64::max);
-    let stage = worst(&|r| Row::pct(r.paced_ms, r.spec_ms).abs());
-    let phased = worst(&|r| Row::pct(r.paced_ms, r.phased_ms).abs());
-    let greedy = worst(&|r| Row::pct(r.greedy_ms, r.spec_ms).abs());
+    let stage = worst(&|r| pct(r.paced_ms, r.spec_ms).abs());
+    let phased = worst(&|r| pct(r.paced_ms, r.phased_ms).abs());
+    let greedy = worst(&|r| pct(r.greedy_ms, r.spec_ms).abs());
     Finding {
         question: "Is the stage model's makespan achievable on the chip?".into(),
         finding: format!(

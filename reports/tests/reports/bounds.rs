@@ -6,8 +6,8 @@ use super::figures::{
     data_bars, fig17_like, legend, method, polylines, rects, text_boxes, two_chips, Bbox,
 };
 use super::{header, texts};
-use elk_reports::cell::{CellBound, CellResult};
-use elk_reports::grid::Cell;
+use elk_app::cell::{CellBound, CellResult};
+use elk_app::grid::Cell;
 use elk_reports::report::{report, IDEAL};
 
 /// The bound's grey (plot/paint.rs) and its band's.

@@ -9,8 +9,8 @@
 //! anchor as `dy` places it; a `rotate(270, x, y)` transform turns the box about (x, y).
 
 use super::{header, texts};
-use elk_reports::cell::{CellResult, MethodResult, MethodStatus};
-use elk_reports::grid::Cell;
+use elk_app::cell::{CellResult, MethodResult, MethodStatus};
+use elk_app::grid::Cell;
 use elk_reports::report::report;
 
 /// An axis-aligned box: (x0, y0, x1, y1).

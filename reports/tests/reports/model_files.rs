@@ -3,9 +3,9 @@
 //! certified bound below every policy.
 
 use super::{dir, header, texts};
-use elk_reports::grid::Grid;
+use elk_app::grid::Grid;
+use elk_app::sweep::{read_results, run_sweep};
 use elk_reports::report::report;
-use elk_reports::sweep::{read_results, run_sweep};
 
 /// Mixtral-8x7B's model file cut to `layers` layers and renamed (no published counts: a
 /// user's file that states none is compared with nothing).
@@ -83,8 +83,8 @@ fn model_files_and_configs_resolve_against_the_grid_file() {
         r.error.is_none() && r.methods[0].makespan_ms.is_some(),
         "{r:?}"
     );
-    let zoo = elk_reports::cell::cell_instance(
-        &elk_reports::grid::Cell {
+    let zoo = elk_app::cell::cell_instance(
+        &elk_app::grid::Cell {
             model: "mixtral-8x7b".into(),
             ..r.cell.clone()
         },

@@ -1,0 +1,550 @@
+//! MoE load policies over sampled routing steps (docs/moe.md): for each step, each policy's
+//! instance is scheduled by the heuristics, judged by the simulator, and set against the
+//! oracle's schedule and the oracle's certified lower bound.
+//!
+//! A policy's makespan is a distribution over steps (mean, p50, p99), as is the expert weight
+//! it loads. The oracle's instance is a relaxation of every policy's
+//! ([`elk_model::load_policy`]), so:
+//! - the oracle's makespan is the best of its own schedules and of every policy's schedule
+//!   without its idle loads (each re-judged on the oracle's instance): never above a policy's
+//!   on any step, by construction, and checked;
+//! - a certified lower bound of the oracle's instance ([`StepBound`]) bounds every policy's
+//!   makespan of that step.
+//!
+//! What a run reports (the per-step rows and each policy's summary) is in `moe/results.rs`.
+
+mod results;
+
+use results::summarise;
+pub use results::{
+    p50_p99, title, MoeReport, MoeResults, MoeSection, PolicyStep, PolicySummary, StepBound,
+    StepResult,
+};
+
+use crate::portfolio::Portfolio;
+use crate::{AppError, Result};
+use elk_model::build::{InstanceMemo, InstanceOptions};
+use elk_model::chip::ChipSpec;
+use elk_model::load_policy::{Policy, StepInstances};
+use elk_model::routing::Routing;
+use elk_model::zoo::{ZooModel, ZooParams};
+use elk_sim::{evaluate, validate};
+use elk_solver::bounds::BoundSource;
+use elk_stage::instance::Instance;
+use elk_stage::method::MethodError;
+use elk_stage::schedule::Schedule;
+use elk_stage::units::Cycles;
+use rayon::prelude::*;
+
+/// The heuristics that schedule every policy's instance by default: the fastest two that
+/// honour a load's own window (Elk's timeline and its greedy allocator); the best judged
+/// schedule of the two is the policy's.
+pub const DEFAULT_METHODS: [&str; 1] = ["elk-dyn"];
+
+/// One run: a model, its run shape and chip, a routing and the policies to compare.
+#[derive(Clone, Debug)]
+pub struct MoeSpec {
+    /// Batch, KV length, mode, layers, dtypes.
+    pub params: ZooParams,
+    /// The chip.
+    pub chip: ChipSpec,
+    /// Instance options (plan cache, NoC row, load order).
+    pub opts: InstanceOptions,
+    /// How tokens choose experts.
+    pub routing: Routing,
+    /// Steps sampled.
+    pub steps: usize,
+    /// The seed of the samples.
+    pub seed: u64,
+    /// The policies, in table order (the oracle is added last when missing).
+    pub policies: Vec<Policy>,
+    /// The heuristics scheduling each instance (registry names).
+    pub methods: Vec<String>,
+}
+
+/// The experts of `model`, given as `given` (`--model`): an error naming the zoo's MoE
+/// models when it has none (bad input: the CLI exits 2).
+pub fn experts_of(model: &ZooModel, given: &str) -> elk_model::Result<elk_model::zoo::Moe> {
+    model.moe().copied().ok_or_else(|| {
+        elk_model::ModelError::Invalid(format!(
+            "--model {given}: not an MoE model (the zoo's: mixtral-8x7b, qwen3-30b-a3b, \
+             olmoe-1b-7b; or a model file with a [moe] table)"
+        ))
+    })
+}
+
+/// The run's inputs as `elk-opt moe` takes them (and Python's `moe()`).
+#[derive(Clone, Debug)]
+pub struct MoeInputs {
+    /// Batch, KV length, layers, dtypes (decode).
+    pub params: ZooParams,
+    /// The chip, named by its label (`ipu-pod4 @ 8 TB/s HBM`).
+    pub chip: ChipSpec,
+    /// Instance options (plan cache, NoC row, load order).
+    pub opts: InstanceOptions,
+    /// `--routing` as given (`uniform`, `zipf:1.2`, …).
+    pub routing: String,
+    /// `--steps`.
+    pub steps: usize,
+    /// `--seed`.
+    pub seed: u64,
+    /// `--policies` (empty: load-all, on-demand, predicted-k, oracle).
+    pub policies: Vec<String>,
+    /// `--methods`: registry names.
+    pub methods: Vec<String>,
+}
+
+impl MoeSpec {
+    /// The spec of `inputs` for a model with `moe`'s experts: the routing and the policies
+    /// parsed, the heuristics checked against the registry (bad input: the CLI exits 2).
+    pub fn new(moe: &elk_model::zoo::Moe, inputs: MoeInputs) -> elk_model::Result<MoeSpec> {
+        let routing = Routing::parse(&inputs.routing)?;
+        let names = if inputs.policies.is_empty() {
+            // predicted-k only where k < E: with top_k = E it would be load-all again.
+            let predicted = (moe.top_k < moe.experts).then(|| format!("predicted-{}", moe.top_k));
+            ["load-all".to_string(), "on-demand".into()]
+                .into_iter()
+                .chain(predicted)
+                .chain(["oracle".to_string()])
+                .collect()
+        } else {
+            inputs.policies.clone()
+        };
+        let policies = names
+            .iter()
+            .map(|p| Policy::parse_for(p, moe.experts))
+            .collect::<elk_model::Result<Vec<_>>>()?;
+        for m in &inputs.methods {
+            if elk_heuristics::by_name(m).is_none() {
+                return Err(elk_model::ModelError::Invalid(format!(
+                    "--methods {m}: unknown heuristic; known: {}",
+                    elk_heuristics::all_names().collect::<Vec<_>>().join(", ")
+                )));
+            }
+        }
+        Ok(MoeSpec {
+            params: inputs.params,
+            chip: inputs.chip,
+            opts: inputs.opts,
+            routing,
+            steps: inputs.steps,
+            seed: inputs.seed,
+            policies,
+            methods: inputs.methods,
+        })
+    }
+}
+
+/// What every step of a run shares: the model's experts, the layers and tokens routed, each
+/// layer's experts most likely first, and the policies with the oracle last.
+struct Setup {
+    moe: elk_model::zoo::Moe,
+    layers: usize,
+    tokens: u64,
+    ranking: Vec<Vec<usize>>,
+    policies: Vec<Policy>,
+}
+
+impl Setup {
+    fn new(model: &ZooModel, spec: &MoeSpec) -> Result<Setup> {
+        let Some(moe) = model.moe().copied() else {
+            return Err(AppError::Model(elk_model::ModelError::Invalid(format!(
+                "{} has no experts: --routing and load policies apply to MoE models (models \
+                 list shows the experts column)",
+                model.name
+            ))));
+        };
+        let layers = spec.params.layers.unwrap_or(model.layers());
+        let tokens = spec.params.batch
+            * if spec.params.mode == elk_model::graph::Mode::Decode {
+                1
+            } else {
+                spec.params.seq
+            };
+        let mut policies = spec.policies.clone();
+        policies.retain(|p| *p != Policy::Oracle);
+        policies.push(Policy::Oracle);
+        Ok(Setup {
+            moe,
+            layers,
+            tokens,
+            ranking: (0..layers).map(|l| spec.routing.ranking(&moe, l)).collect(),
+            policies,
+        })
+    }
+
+    /// The operators of step `step`, its routing sampled from the spec's seed.
+    fn step(
+        &self,
+        model: &ZooModel,
+        spec: &MoeSpec,
+        step: u64,
+        memo: &mut InstanceMemo,
+    ) -> Result<StepInstances> {
+        let routing = spec
+            .routing
+            .sample(&self.moe, self.layers, self.tokens, spec.seed, step)?;
+        Ok(StepInstances::build(
+            model,
+            &spec.params,
+            &routing.counts(self.moe.experts),
+            memo,
+        )?)
+    }
+}
+
+/// What [`run`] reports as it goes (for a progress display; nothing depends on it).
+#[derive(Clone, Copy, Debug)]
+pub enum MoeProgress<'a> {
+    /// `done` of `of` steps have their instances built (one at a time, in order).
+    Built {
+        /// Steps built.
+        done: usize,
+        /// Steps in all.
+        of: usize,
+    },
+    /// `done` of `of` (step, policy) instances are scheduled by every method (steps run in
+    /// parallel); `last` is the one just finished, e.g. "step 3, on-demand".
+    Scheduled {
+        /// Instances scheduled.
+        done: usize,
+        /// Instances in all.
+        of: usize,
+        /// The instance just scheduled.
+        last: &'a str,
+    },
+}
+
+/// Runs every policy on `spec.steps` sampled steps of `model`, each step bounded by the
+/// roofline, telling `progress` as each step is built and each policy's instance is
+/// scheduled.
+pub fn run(
+    model: &ZooModel,
+    spec: &MoeSpec,
+    progress: &(dyn Fn(MoeProgress) + Sync),
+) -> Result<MoeReport> {
+    run_with_bound(model, spec, StepBound::Roofline, progress)
+}
+
+/// [`run`], each step bounded by `bound`. With parallel sets (`spec.opts.parallel`), the
+/// steps run without them, then with them ([`MoeReport::expert_parallel`]).
+pub fn run_with_bound(
+    model: &ZooModel,
+    spec: &MoeSpec,
+    bound: StepBound,
+    progress: &(dyn Fn(MoeProgress) + Sync),
+) -> Result<MoeReport> {
+    let mut memo = InstanceMemo::new(&spec.chip, &spec.opts);
+    memo.set_parallel(false);
+    let mut report = run_on(model, spec, bound, progress, &mut memo, None)?;
+    if spec.opts.parallel {
+        memo.set_parallel(true);
+        let with = run_on(model, spec, bound, progress, &mut memo, Some(&report))?;
+        report.expert_parallel = Some(Box::new(with));
+    }
+    Ok(report)
+}
+
+/// [`run_with_bound`] with or without parallel sets, as `memo` builds the steps; with them,
+/// `without` is the run without, whose steps each policy may keep ([`run_step`]).
+fn run_on(
+    model: &ZooModel,
+    spec: &MoeSpec,
+    bound: StepBound,
+    progress: &(dyn Fn(MoeProgress) + Sync),
+    memo: &mut InstanceMemo,
+    without: Option<&MoeReport>,
+) -> Result<MoeReport> {
+    let setup = Setup::new(model, spec)?;
+    let methods: Vec<Box<dyn elk_stage::method::Method>> = spec
+        .methods
+        .iter()
+        .map(|m| {
+            elk_heuristics::by_name(m).ok_or_else(|| {
+                AppError::Model(elk_model::ModelError::Invalid(format!(
+                    "unknown method '{m}'"
+                )))
+            })
+        })
+        .collect::<Result<_>>()?;
+    let mut built = Vec::with_capacity(spec.steps);
+    let mut touched_total = 0usize;
+    for step in 0..spec.steps {
+        let si = setup.step(model, spec, step as u64, memo)?;
+        touched_total += si.touched();
+        built.push(si);
+        progress(MoeProgress::Built {
+            done: step + 1,
+            of: spec.steps,
+        });
+    }
+    let bounds = step_bounds(&built, &setup.ranking, bound, spec.opts.plan_cache.as_ref())?;
+    let scheduled = std::sync::atomic::AtomicUsize::new(0);
+    let of = spec.steps * setup.policies.len();
+    let tag = if memo.parallel() {
+        ", expert-parallel"
+    } else {
+        ""
+    };
+    let on_scheduled = |step: usize, p: &Policy| {
+        let done = scheduled.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        let last = format!("step {step}, {}{tag}", p.name());
+        progress(MoeProgress::Scheduled {
+            done,
+            of,
+            last: &last,
+        });
+    };
+    let steps: Vec<StepResult> = built
+        .par_iter()
+        .zip(&bounds)
+        .enumerate()
+        .map(|(step, (si, b))| {
+            run_step(
+                step,
+                si,
+                *b,
+                &setup.policies,
+                &setup.ranking,
+                &methods,
+                &on_scheduled,
+                without.map(|w| &w.steps[step]),
+            )
+        })
+        .collect::<Result<_>>()?;
+    let summary = summarise(&setup.policies, &steps, setup.layers);
+    let e = setup.moe.experts as f64;
+    let k = setup.moe.top_k.min(setup.moe.experts) as f64;
+    Ok(MoeReport {
+        summary,
+        mean_touched_experts_per_layer: touched_total as f64
+            / (spec.steps.max(1) * setup.layers.max(1)) as f64,
+        uniform_expected_experts_per_layer: e * (1.0 - (1.0 - k / e).powf(setup.tokens as f64)),
+        planned_shapes: memo.shapes(),
+        warnings: steps
+            .iter()
+            .find_map(|s| s.dominant.clone())
+            .into_iter()
+            .collect(),
+        steps,
+        expert_parallel: None,
+    })
+}
+
+/// The instance each policy of `spec` (and the oracle, last) faces in step `step`: what
+/// `elk-opt moe --emit-instances` writes, e.g. for `solve --exact` on a policy's instance.
+pub fn step_instances(
+    model: &ZooModel,
+    spec: &MoeSpec,
+    step: u64,
+) -> Result<Vec<(Policy, Instance)>> {
+    let setup = Setup::new(model, spec)?;
+    let mut memo = InstanceMemo::new(&spec.chip, &spec.opts);
+    let si = setup.step(model, spec, step, &mut memo)?;
+    Ok(setup
+        .policies
+        .iter()
+        .map(|p| (*p, si.instance(p, &setup.ranking)))
+        .collect())
+}
+
+/// The best judged schedule of `inst` among `methods` ([`crate::portfolio`]).
+fn best_schedule(
+    inst: &Instance,
+    methods: &[Box<dyn elk_stage::method::Method>],
+) -> Result<(Schedule, Cycles, String)> {
+    let p = Portfolio::run(inst, methods.iter().map(|m| m.as_ref()), &mut |_, _| {})
+        .map_err(MethodError::from)?;
+    match p.best() {
+        Some((k, s, t)) => Ok((s.clone(), t, p.runs[k].method.clone())),
+        None => Err(AppError::Model(elk_model::ModelError::Invalid(format!(
+            "{}: no method found a schedule ({})",
+            inst.name,
+            p.failures().join("; ")
+        )))),
+    }
+}
+
+/// Each step's certified bound and its source: of the oracle's instance, each distinct
+/// instance bounded once (steps of the balanced routing are all alike), in parallel.
+fn step_bounds(
+    built: &[StepInstances],
+    ranking: &[Vec<usize>],
+    bound: StepBound,
+    plans: Option<&elk_model::plan::PlanCache>,
+) -> Result<Vec<(Cycles, BoundSource)>> {
+    let oracles: Vec<Instance> = built
+        .iter()
+        .map(|si| si.instance(&Policy::Oracle, ranking))
+        .collect();
+    if bound == StepBound::Roofline {
+        let roofline = |i: &Instance| {
+            (
+                elk_solver::bounds::roofline(i).best(),
+                BoundSource::Roofline,
+            )
+        };
+        return Ok(oracles.iter().map(roofline).collect());
+    }
+    let hashes: Vec<String> = oracles.iter().map(Instance::content_hash).collect();
+    // The first step of each distinct instance.
+    let distinct: Vec<usize> = (0..oracles.len())
+        .filter(|&i| !hashes[..i].contains(&hashes[i]))
+        .collect();
+    let solved: Vec<(Cycles, BoundSource)> = distinct
+        .par_iter()
+        .map(|&i| crate::bound::certified_bound(&oracles[i], plans))
+        .collect::<elk_solver::Result<_>>()?;
+    Ok(hashes
+        .iter()
+        .map(|h| {
+            let at = distinct.iter().position(|&i| hashes[i] == *h).unwrap_or(0);
+            solved[at]
+        })
+        .collect())
+}
+
+/// One step's policies on `si`. `without` (the run with parallel sets only) is the same step
+/// without sets: each policy keeps the faster of its two schedules, as CG-5's union does
+/// (docs/core-groups.md), and a policy with no schedule with sets keeps the one without; the
+/// oracle is the faster of the two oracles and the bound the lower of the two bounds, so the
+/// oracle stays at or below every policy and the bound at or below the oracle.
+#[allow(clippy::too_many_arguments)]
+fn run_step(
+    step: usize,
+    si: &StepInstances,
+    (bound, bound_source): (Cycles, BoundSource),
+    policies: &[Policy],
+    ranking: &[Vec<usize>],
+    methods: &[Box<dyn elk_stage::method::Method>],
+    on_scheduled: &(dyn Fn(usize, &Policy) + Sync),
+    without: Option<&StepResult>,
+) -> Result<StepResult> {
+    let oracle_inst = si.instance(&Policy::Oracle, ranking);
+    let mut rows = Vec::with_capacity(policies.len());
+    let mut oracle_best: Option<(Cycles, String)> = None;
+    // Policy i's row of the step without sets, its method marked so.
+    let kept = |i: usize| {
+        without.map(|w| {
+            let mut r = w.policies[i].clone();
+            r.method = format!("{} without sets", r.method);
+            r
+        })
+    };
+    for (i, p) in policies.iter().enumerate() {
+        let inst = si.instance(p, ranking);
+        let found = best_schedule(&inst, methods);
+        on_scheduled(step, p);
+        let (s, t, method) = match (found, kept(i)) {
+            (Ok(found), _) => found,
+            (Err(_), Some(r)) => {
+                if *p != Policy::Oracle {
+                    rows.push(r);
+                }
+                continue;
+            }
+            (Err(e), None) => return Err(e),
+        };
+        if *p == Policy::Oracle {
+            oracle_best = match oracle_best {
+                Some((o, via)) if o <= t => Some((o, via)),
+                _ => Some((t, method)),
+            };
+            continue;
+        }
+        // This policy's schedule without its idle loads is one of the oracle's.
+        let projected = si.project(&s, &oracle_inst);
+        if let Some(v) = validate(&oracle_inst, &projected).into_iter().next() {
+            return Err(AppError::Model(elk_model::ModelError::Invalid(format!(
+                "step {step}: {}'s schedule without its idle loads is not the oracle's: {v} \
+                 (a bug in the policies' instances)",
+                p.name()
+            ))));
+        }
+        let tp = evaluate(&oracle_inst, &projected).makespan_cycles;
+        if oracle_best.as_ref().is_none_or(|(o, _)| tp < *o) {
+            oracle_best = Some((tp, format!("{method} via {}", p.name())));
+        }
+        let mine = row(p, inst.ms(t), method, si, ranking);
+        rows.push(match kept(i) {
+            Some(r) if r.makespan_ms < mine.makespan_ms => r,
+            _ => mine,
+        });
+    }
+    let mut oracle_row = oracle_best.as_ref().map(|(o, via)| {
+        row(
+            &Policy::Oracle,
+            oracle_inst.ms(*o),
+            via.clone(),
+            si,
+            ranking,
+        )
+    });
+    if let Some(r) = kept(policies.len() - 1) {
+        if oracle_row
+            .as_ref()
+            .is_none_or(|o| r.makespan_ms < o.makespan_ms)
+        {
+            oracle_row = Some(r);
+        }
+    }
+    let o = oracle_best.map_or(Cycles::ZERO, |(o, _)| o);
+    rows.push(oracle_row.unwrap_or_else(|| row(&Policy::Oracle, 0.0, String::new(), si, ranking)));
+    let dominant = crate::dominant::dominant_class(&oracle_inst, o).map(|d| {
+        format!(
+            "step {step}, oracle: {}",
+            d.warning(oracle_inst.clock_hz, o)
+        )
+    });
+    let (mut bound_ms, mut bound_source) = (oracle_inst.ms(bound), bound_source);
+    if let Some(w) = without.filter(|w| w.bound_ms < bound_ms) {
+        (bound_ms, bound_source) = (w.bound_ms, w.bound_source);
+    }
+    Ok(StepResult {
+        index: step,
+        touched_experts: si.touched(),
+        bound_ms,
+        bound_source,
+        policies: rows,
+        dominant,
+    })
+}
+
+fn row(
+    p: &Policy,
+    ms: f64,
+    method: String,
+    si: &StepInstances,
+    ranking: &[Vec<usize>],
+) -> PolicyStep {
+    PolicyStep {
+        policy: p.name(),
+        makespan_ms: ms,
+        method,
+        loaded_experts: si.experts_loaded(p, ranking),
+        expert_bytes: si.expert_bytes(p, ranking),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::best_schedule;
+
+    #[test]
+    fn a_method_without_a_schedule_says_why() {
+        let inst = elk_stage::corpus::no_schedule_fits();
+        let methods: Vec<_> = ["basic", "elk-dyn-greedy"]
+            .iter()
+            .map(|m| elk_heuristics::by_name(m).unwrap())
+            .collect();
+        let err = best_schedule(&inst, &methods).unwrap_err().to_string();
+        assert!(
+            err.contains("tight: no method found a schedule (basic: no schedule: "),
+            "{err}"
+        );
+        assert!(
+            err.contains("; elk-dyn-greedy: no schedule: operator a (stage 1) fits in no option"),
+            "{err}"
+        );
+    }
+}
