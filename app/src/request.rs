@@ -20,6 +20,7 @@ mod input;
 mod instance;
 pub mod keys;
 mod model;
+mod moe;
 
 pub use chip::{ChipRequest, ChosenChip, DEFAULT_CHIP};
 pub use compare::{
@@ -29,6 +30,7 @@ pub use error::RequestError;
 pub use input::{InstanceInput, SourceConfig};
 pub use instance::{build_on, BuiltInstance, Cut, InstanceConfig, InstanceRequest, StageChoices};
 pub use model::{zoo_model, GraphConfig, ModelRequest, ModelSource, RunShape, DEFAULT_MODEL};
+pub use moe::{MoeConfig, MoeRequest, PreparedMoe, DEFAULT_MOE_MODEL};
 
 /// What resolving a request tells its user besides its result: warnings (a chip value out of
 /// the plausible range, a model file whose counts miss the published ones, …) and the long

@@ -8,12 +8,11 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Union
 
 from . import _native
 from ._common import DEFAULTS, _Result, _progress, _rows_frame, _warn
-from ._instance import _instances
-from ._moe import _routing_choice
+from ._instance import Instance, _instance_keys, _instances
 
 if TYPE_CHECKING:
     from ._common import Progress
-    from ._instance import Instance, Schedule
+    from ._instance import Schedule
     from ._models import ChipLike, ModelLike
 
 
@@ -108,15 +107,19 @@ def compare(
     method's faster schedule (its row's ``parallel_sets`` says which), the lower of the two
     bounds (docs/core-groups.md, CG-5); an :class:`Instance` built with
     ``expert_parallel=True`` compares that instance alone."""
-    moe_choice = None
+    moe_keys = None
     if routing is not None:
-        moe_choice = _routing_choice(model, chip, batch, kv, build, routing, steps, seed, policies)
+        # Checked before any work, as the CLI checks --routing.
+        instance_keys = None if isinstance(model, Instance) else _instance_keys(model, chip, batch, kv, **build)
+        moe_keys = json.dumps(dict(instance=instance_keys, routing=routing, steps=steps, seed=seed,
+                                   policies=policies))
+        _native.check_compare_moe(moe_keys)
     inst, without = _instances(model, chip, batch, kv, build)
     r = inst.compare(no_timings=no_timings, progress=progress, bound=bound, layer_exact=layer_exact, _without=without)
-    if moe_choice is not None:
+    if moe_keys is not None:
         cb, close = _progress(progress, "routing steps")
         try:
-            section, warns = _native.moe_json(moe_choice, cb, True)
+            section, warns = _native.moe_section_json(moe_keys, cb, build.get("cache", True))
         finally:
             close()
         _warn(warns)

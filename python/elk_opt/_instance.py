@@ -207,11 +207,39 @@ def instance(
     ``load_order`` is ``free``, ``fixed`` or a maximum displacement. ``expert_parallel``
     (``--expert-parallel``) builds parallel sets: independent chains of operators on
     disjoint groups of cores (docs/core-groups.md)."""
+    keys = _instance_keys(
+        model, chip, batch, kv, mode=mode, num_layers=num_layers, hbm_tbps=hbm_tbps,
+        load_order=load_order, layers=layers, ops=ops, window=window, noc_row=noc_row,
+        expert_parallel=expert_parallel,
+    )
+    native, warns = _native.build_instance(json.dumps(keys), bool(cache))
+    _warn(warns)
+    return Instance(native)
+
+
+def _instance_keys(
+    model: ModelLike,
+    chip: ChipLike,
+    batch: int,
+    kv: int,
+    *,
+    mode: str = DEFAULTS["mode"],
+    num_layers: Optional[int] = None,
+    hbm_tbps: Optional[float] = None,
+    load_order: Union[str, int] = DEFAULTS["load_order"],
+    layers: Optional[str] = None,
+    ops: Optional[str] = None,
+    window: Optional[int] = None,
+    noc_row: str = DEFAULTS["noc_row"],
+    expert_parallel: bool = False,
+    cache: bool = True,
+) -> Dict[str, Any]:
+    """:func:`instance`'s keywords as the extension's instance request takes them (the
+    ones given; ``cache`` is not part of the request)."""
     m = _model(model)
-    c = _chip(chip, hbm_tbps)
     keys = dict(
         model=m._keys(),
-        chip=c._keys(),
+        chip=_chip(chip, hbm_tbps)._keys(),
         mode=mode,
         batch=int(batch),
         kv=int(kv),
@@ -223,11 +251,7 @@ def instance(
         noc_row=noc_row,
         expert_parallel=bool(expert_parallel),
     )
-    native, warns = _native.build_instance(
-        json.dumps({k: v for k, v in keys.items() if v is not None}), bool(cache)
-    )
-    _warn(warns)
-    return Instance(native)
+    return {k: v for k, v in keys.items() if v is not None}
 
 
 def _instances(

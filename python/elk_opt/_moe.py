@@ -8,98 +8,11 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Union
 
 from . import _native
 from ._common import DEFAULTS, _pandas, _progress, _warn
-from ._instance import Instance
-from ._models import _chip, _model, methods
+from ._models import _chip
 
 if TYPE_CHECKING:
     from ._common import Progress
-    from ._models import Chip, ChipLike, ModelLike
-
-
-def _routing_choice(
-    model: Union[ModelLike, Instance],
-    chip: ChipLike,
-    batch: int,
-    kv: int,
-    build: Dict[str, Any],
-    routing: str,
-    steps: int,
-    seed: int,
-    policies: Optional[List[str]],
-) -> Dict[str, Any]:
-    """``compare --routing``'s run of the MoE load policies (as ``moe``'s), checked as the
-    CLI checks it, before any work."""
-
-    def refuse(what: str) -> ValueError:
-        return ValueError(
-            f"--routing runs the MoE load policies of a whole model (--model) in decode: not with {what}"
-        )
-
-    if isinstance(model, Instance):
-        raise refuse("--instance, --import or --onnx")
-    m = _model(model)
-    if m.kind != "model":
-        raise refuse("--instance, --import or --onnx")
-    if any(build.get(k) is not None for k in ("layers", "ops", "window")):
-        raise refuse("--layers, --ops or --window")
-    mode = build.get("mode", DEFAULTS["mode"])
-    if mode != "decode":
-        raise refuse(f"--mode {mode}")
-    return _moe_choice(
-        m.source,
-        _chip(chip, build.get("hbm_tbps")),
-        batch,
-        kv,
-        num_layers=build.get("num_layers", m.num_layers),
-        dtype=m.dtype,
-        routing=routing,
-        steps=steps,
-        seed=seed,
-        policies=policies,
-        methods=None,
-        load_order=build.get("load_order", DEFAULTS["load_order"]),
-        noc_row=build.get("noc_row", DEFAULTS["noc_row"]),
-        cache=build.get("cache", True),
-        expert_parallel=bool(build.get("expert_parallel", False)),
-    )
-
-
-def _moe_choice(
-    model: str,
-    c: Chip,
-    batch: int,
-    kv: int,
-    *,
-    num_layers: Optional[int],
-    dtype: Optional[str],
-    routing: str,
-    steps: int,
-    seed: int,
-    policies: Optional[List[str]],
-    methods: Optional[List[str]],
-    load_order: Union[str, int],
-    noc_row: str,
-    cache: bool,
-    expert_parallel: bool = False,
-) -> Dict[str, Any]:
-    """``moe``'s flags as the extension takes them (``methods`` defaults to Elk-Dyn)."""
-    return dict(
-        expert_parallel=bool(expert_parallel),
-        model=model,
-        batch=int(batch),
-        kv=int(kv),
-        num_layers=num_layers,
-        dtype=dtype,
-        chip=json.dumps(c._keys()),
-        routing=routing,
-        steps=int(steps),
-        seed=int(seed),
-        policies=list(policies or []),
-        methods=list(methods or ["elk-dyn"]),
-        load_order=str(load_order),
-        noc_row=noc_row,
-        cache=bool(cache),
-    )
+    from ._models import ChipLike
 
 
 class MoeResult:
@@ -137,14 +50,14 @@ class MoeResult:
 
 
 def moe(
-    model: str = "mixtral-8x7b",
+    model: str = DEFAULTS["moe_model"],
     chip: ChipLike = DEFAULTS["chip"],
     batch: int = DEFAULTS["batch"],
     kv: int = DEFAULTS["kv"],
     *,
-    routing: str = "uniform",
-    steps: int = 100,
-    seed: int = 1,
+    routing: str = DEFAULTS["routing"],
+    steps: int = DEFAULTS["steps"],
+    seed: int = DEFAULTS["seed"],
     policies: Optional[List[str]] = None,
     methods: Optional[List[str]] = None,
     num_layers: Optional[int] = None,
@@ -163,46 +76,29 @@ def moe(
     ``--methods`` (default: ``["elk-dyn"]``). ``expert_parallel=True`` (``--expert-parallel``)
     runs every step again with the experts with tokens side by side on groups of cores: the
     results' ``expert_parallel`` is that run's report (docs/core-groups.md)."""
-    c = _chip(chip, hbm_tbps)
-    choice = _moe_choice(
-        os.fspath(model),
-        c,
-        batch,
-        kv,
+    keys = dict(
+        model=os.fspath(model),
+        chip=_chip(chip, hbm_tbps)._keys(),
+        batch=int(batch),
+        kv=int(kv),
         num_layers=num_layers,
         dtype=dtype,
         routing=routing,
-        steps=steps,
-        seed=seed,
+        steps=int(steps),
+        seed=int(seed),
         policies=policies,
         methods=methods,
         load_order=load_order,
         noc_row=noc_row,
-        cache=cache,
-        expert_parallel=expert_parallel,
+        expert_parallel=bool(expert_parallel),
     )
     cb, close = _progress(progress, "routing steps")
     try:
-        out, warns = _native.moe_json(choice, cb)
+        out, config, warns = _native.moe_json(
+            json.dumps({k: v for k, v in keys.items() if v is not None}), cb, bool(cache)
+        )
     finally:
         close()
     _warn(warns)
-    results = json.loads(out)
-    config = {
-        "model": choice["model"],
-        "mode": "decode",
-        "batch": choice["batch"],
-        "kv_tokens": choice["kv"],
-        "num_layers": num_layers,
-        "chip": c.given,
-        "hbm_tbps": c.hbm_tbps,
-        "routing": routing,
-        "steps": choice["steps"],
-        "seed": choice["seed"],
-        "policies": [p["policy"] for p in results["summary"]],
-        "methods": choice["methods"],
-        "load_order": choice["load_order"],
-        "noc_row": noc_row,
-        "expert_parallel": choice["expert_parallel"],
-    }
-    return MoeResult(results, config)
+    return MoeResult(json.loads(out), json.loads(config))
+

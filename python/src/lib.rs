@@ -32,6 +32,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(inputs::method_names, m)?)?;
     m.add_function(wrap_pyfunction!(objects::build_instance, m)?)?;
     m.add_function(wrap_pyfunction!(moe::moe_json, m)?)?;
+    m.add_function(wrap_pyfunction!(moe::check_compare_moe, m)?)?;
+    m.add_function(wrap_pyfunction!(moe::moe_section_json, m)?)?;
     m.add_function(wrap_pyfunction!(exact::exact_worker, m)?)?;
     m.add_function(wrap_pyfunction!(exact::backends, m)?)?;
     m.add_function(wrap_pyfunction!(study::study_json, m)?)?;

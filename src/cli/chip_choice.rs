@@ -2,7 +2,6 @@
 //! label names and headers print (`ipu-pod4 @ 8 TB/s HBM`), and the record instance files
 //! keep of it; for `simulate --detailed`, the chip the instance records.
 
-use elk_app::compare::ChipLabel;
 use elk_app::request::{ChipRequest, ChosenChip};
 use elk_model::chip::ChipSpec;
 use elk_model::provenance::is_preset;
@@ -12,32 +11,6 @@ pub use elk_app::request::DEFAULT_CHIP;
 
 /// A chip as chosen on the command line (`--chip` with `--hbm-tbps`), resolved.
 pub type Chip = ChosenChip;
-
-/// How the CLI's headers name a chosen chip.
-pub trait ChipLabels {
-    /// The chip as [`elk_app::compare`] labels it.
-    fn as_label(&self) -> ChipLabel<'_>;
-
-    /// Its name with its HBM bandwidth, overridden or not: `ipu-pod4 @ 16 TB/s HBM`.
-    fn label_with_hbm(&self) -> String {
-        self.as_label().label_with_hbm()
-    }
-
-    /// How the user named the chip: the TOML file they gave, else the preset's name (what
-    /// `elk-opt chips show` takes).
-    fn given(&self) -> &str {
-        self.as_label().given()
-    }
-}
-
-impl ChipLabels for ChosenChip {
-    fn as_label(&self) -> ChipLabel<'_> {
-        ChipLabel {
-            spec: &self.spec,
-            record: &self.record,
-        }
-    }
-}
 
 /// `--chip given` with `--hbm-tbps` (a non-positive bandwidth is a usage error), its
 /// warnings on stderr.

@@ -3,7 +3,6 @@
 //! compile time), the legends, and what the bound is and how to tighten it.
 
 use super::chip_choice::Chip;
-use super::chip_choice::ChipLabels;
 use super::method_rows::RETIME_LEGEND;
 use super::solve::header;
 use elk_app::bound::{Coupled, COUPLED_LIMIT};

@@ -3,7 +3,6 @@
 //! process (`elk-opt exact-worker`) so that `--time-limit` is hard, warm-started from the best
 //! heuristic, and every heuristic's distance from the optimum (or from the certified bound).
 
-use super::chip_choice::ChipLabels;
 use super::flags::Timings;
 use super::instance_source::{InstanceSource, Loaded};
 use super::progress::ExactProgress;

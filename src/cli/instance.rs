@@ -1,6 +1,6 @@
 //! `elk-opt instance`: build a stage-model instance (SPEC §4.1) from a graph and a chip.
 
-use super::chip_choice::{ChipLabels, DEFAULT_CHIP};
+use super::chip_choice::DEFAULT_CHIP;
 use super::notice::{cli_error, Stderr};
 use super::source::GraphSource;
 use clap::Args;

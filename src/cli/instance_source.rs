@@ -6,7 +6,7 @@ use super::notice::{cli_error, Stderr};
 use super::source::GraphSource;
 use clap::Args;
 use elk_app::request::{
-    ChipRequest, Cut, InstanceInput, InstanceRequest, SourceConfig, StageChoices,
+    ChipRequest, Cut, InstanceInput, InstanceRequest, MoeRequest, SourceConfig, StageChoices,
 };
 use elk_model::graph::Graph;
 use elk_stage::instance::{Instance, InstanceFile, LoadOrder, NocRow};
@@ -249,43 +249,16 @@ impl InstanceSource {
 }
 
 impl InstanceSource {
-    /// The `elk-opt moe` run of the model this builds, for `compare --routing`: a zoo model
-    /// or model file in decode, the whole model, with the same chip and instance options.
-    pub fn moe_args(&self, m: &super::moe::CompareMoe) -> anyhow::Result<super::moe::MoeArgs> {
-        let refuse = |what: &str| {
-            super::flags::Usage::err(format!(
-                "--routing runs the MoE load policies of a whole model (--model) in decode: \
-                 not with {what}"
-            ))
-        };
-        let Some(model) = self.graph.model.clone() else {
-            return refuse("--instance, --import or --onnx");
-        };
-        if self.layers.is_some() || self.ops.is_some() || self.window.is_some() {
-            return refuse("--layers, --ops or --window");
-        }
-        if self.graph.shape.mode != elk_model::graph::Mode::Decode {
-            return refuse(&format!("--mode {}", self.graph.shape.mode.as_str()));
-        }
-        Ok(super::moe::MoeArgs {
-            model,
-            batch: self.graph.shape.batch,
-            kv: self.graph.shape.kv,
-            num_layers: self.graph.shape.num_layers,
-            dtype: self.graph.dtype,
-            chip: self.chip.clone(),
-            hbm_tbps: self.hbm_tbps,
-            routing: m.routing.clone().unwrap_or_default(),
-            steps: m.steps,
-            seed: m.seed,
-            policies: m.policies.clone(),
-            methods: elk_app::moe::DEFAULT_METHODS.map(String::from).to_vec(),
-            load_order: self.load_order,
-            noc_row: self.noc_row,
-            expert_parallel: self.expert_parallel,
-            all_steps: false,
-            emit_instances: None,
-            json: false,
-        })
+    /// The `elk-opt moe` run of the model this builds, for `compare --routing`
+    /// ([`MoeRequest::of_compare`]: refused for anything but a zoo model in decode, whole).
+    pub fn moe_request(&self, m: &super::moe::CompareMoe) -> anyhow::Result<MoeRequest> {
+        MoeRequest::of_compare(
+            &self.input(),
+            &m.routing.clone().unwrap_or_default(),
+            m.steps,
+            m.seed,
+            &m.policies,
+        )
+        .map_err(cli_error)
     }
 }

@@ -1,19 +1,12 @@
 //! `elk-opt moe`: MoE load policies over sampled routing steps (docs/moe.md).
 
 use super::chip_choice;
-use super::chip_choice::ChipLabels;
 use clap::Args;
-use elk_app::moe::{
-    MoeInputs, MoeProgress, MoeReport, MoeResults, MoeSection, MoeSpec, DEFAULT_METHODS,
-};
-use elk_model::build::InstanceOptions;
-use elk_model::graph::Mode;
-use elk_model::load_policy::Policy;
+use elk_app::moe::{MoeProgress, MoeReport, MoeSection, MoeSpec, DEFAULT_METHODS};
+use elk_app::request::{ChipRequest, MoeRequest, PreparedMoe};
 use elk_model::zoo::ZooModel;
-use elk_model::zoo::ZooParams;
 use elk_stage::instance::{LoadOrder, NocRow};
 use elk_stage::units::si;
-use serde::Serialize;
 
 /// A count ≥ 1 (`--batch`, `--kv`, `--steps`); a negative number gets this message too.
 fn positive_count(s: &str) -> Result<u64, String> {
@@ -116,20 +109,11 @@ pub struct CompareMoe {
     pub policies: Vec<String>,
 }
 
-/// `compare --routing`'s section: the policies of `a`.
-pub fn run_section(a: &MoeArgs) -> anyhow::Result<MoeSection> {
-    let (model, spec, title) = spec(a)?;
-    let moe = model.moe().copied().unwrap_or(NO_EXPERTS);
-    let report = run_with_progress(&model, &spec)?;
-    Ok(MoeSection {
-        title,
-        routing: spec.routing.label(),
-        steps: a.steps,
-        seed: a.seed,
-        experts: moe.experts,
-        top_k: moe.top_k,
-        report,
-    })
+/// `compare --routing`'s section: the policies of `request`.
+pub fn run_section(request: &MoeRequest) -> anyhow::Result<MoeSection> {
+    let prepared = prepare(request)?;
+    let report = run_with_progress(&prepared.model, &prepared.spec)?;
+    Ok(prepared.section(report))
 }
 
 /// [`elk_app::moe::run`] with a bar on stderr (on a terminal, as every long command):
@@ -181,110 +165,61 @@ const NO_EXPERTS: elk_model::zoo::Moe = elk_model::zoo::Moe {
     shared_gate: false,
 };
 
-/// `moe --json`: the inputs.
-#[derive(Serialize)]
-struct MoeConfig {
-    model: String,
-    mode: Mode,
-    batch: u64,
-    kv_tokens: u64,
-    num_layers: Option<usize>,
-    chip: String,
-    hbm_tbps: Option<f64>,
-    routing: String,
-    steps: u64,
-    seed: u64,
-    policies: Vec<String>,
-    methods: Vec<String>,
-    load_order: LoadOrder,
-    noc_row: NocRow,
-    expert_parallel: bool,
+impl MoeArgs {
+    /// The run the flags ask for.
+    pub fn request(&self) -> MoeRequest {
+        MoeRequest {
+            model: self.model.clone(),
+            batch: self.batch,
+            kv: self.kv,
+            num_layers: self.num_layers,
+            dtype: self.dtype,
+            chip: ChipRequest {
+                hbm_tbps: self.hbm_tbps,
+                ..ChipRequest::named(&self.chip)
+            },
+            routing: self.routing.clone(),
+            steps: self.steps,
+            seed: self.seed,
+            policies: self.policies.clone(),
+            methods: self.methods.clone(),
+            load_order: self.load_order,
+            noc_row: self.noc_row,
+            expert_parallel: self.expert_parallel,
+        }
+    }
 }
 
-/// The model, the spec and the run's title of `a`.
-pub fn spec(
-    a: &MoeArgs,
-) -> anyhow::Result<(
-    std::borrow::Cow<'static, elk_model::zoo::ZooModel>,
-    MoeSpec,
-    String,
-)> {
-    let model = super::source::load_model(&a.model)?;
-    let moe = elk_app::moe::experts_of(&model, &a.model)?;
-    let chip = chip_choice::load(&a.chip, a.hbm_tbps)?;
-    let mut params = ZooParams::new(Mode::Decode, a.batch, a.kv);
-    params.layers = a.num_layers;
-    params.dtypes = a.dtype.unwrap_or_default();
-    let inputs = MoeInputs {
-        params,
-        chip: chip.named(),
-        opts: InstanceOptions {
-            load_order: a.load_order,
-            plan_cache: super::plan_cache::get(),
-            noc_row: a.noc_row,
-            parallel: a.expert_parallel,
-            ..InstanceOptions::default()
-        },
-        routing: a.routing.clone(),
-        steps: a.steps as usize,
-        seed: a.seed,
-        policies: a.policies.clone(),
-        methods: a.methods.clone(),
-    };
-    let spec = MoeSpec::new(&moe, inputs)?;
-    let title = elk_app::moe::title(
-        &model.name,
-        a.batch,
-        a.kv,
-        &chip.label_with_hbm(),
-        &a.routing,
-        a.steps,
-        a.seed,
-    );
-    Ok((model, spec, title))
+/// The model, the spec and the run's title of `request`, its warnings on stderr.
+fn prepare(request: &MoeRequest) -> anyhow::Result<PreparedMoe> {
+    request
+        .prepare(
+            super::plan_cache::get(),
+            &mut super::notice::Stderr::default(),
+        )
+        .map_err(super::notice::cli_error)
 }
 
 pub fn run(a: MoeArgs) -> anyhow::Result<()> {
-    let (model, spec, title) = spec(&a)?;
-    let moe = model.moe().copied().unwrap_or(NO_EXPERTS);
-    let report = run_with_progress(&model, &spec)?;
+    let request = a.request();
+    let prepared = prepare(&request)?;
+    let (model, spec) = (&prepared.model, &prepared.spec);
+    let report = run_with_progress(model, spec)?;
     if let Some(dir) = &a.emit_instances {
         std::fs::create_dir_all(dir).map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
-        for (p, inst) in elk_app::moe::step_instances(&model, &spec, 0)? {
+        for (p, inst) in elk_app::moe::step_instances(model, spec, 0)? {
             let path = dir.join(format!("step0-{}.json", p.name()));
             super::output::write_atomic(&path, &inst.to_json()?)?;
         }
     }
     if a.json {
-        let config = MoeConfig {
-            model: a.model.clone(),
-            mode: Mode::Decode,
-            batch: a.batch,
-            kv_tokens: a.kv,
-            num_layers: a.num_layers,
-            chip: a.chip.clone(),
-            hbm_tbps: a.hbm_tbps,
-            routing: spec.routing.label(),
-            steps: a.steps,
-            seed: a.seed,
-            policies: spec.policies.iter().map(Policy::name).collect(),
-            methods: a.methods.clone(),
-            load_order: a.load_order,
-            noc_row: a.noc_row,
-            expert_parallel: a.expert_parallel,
-        };
-        let results = MoeResults {
-            instance: title,
-            experts: moe.experts,
-            top_k: moe.top_k,
-            tokens_per_layer: a.batch,
-            report: &report,
-        };
+        let config = request.config(&prepared);
+        let results = prepared.results(&report);
         return super::json::print_json("moe", &config, &results);
     }
     print(
-        &title,
-        &moe,
+        &prepared.title,
+        &prepared.moe,
         (&spec.routing.label(), a.batch),
         &report,
         a.all_steps,

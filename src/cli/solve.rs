@@ -2,7 +2,6 @@
 //! and a chip (or read from a file), judged by the simulator.
 
 use super::chip_choice::Chip;
-use super::chip_choice::ChipLabels;
 use super::compare_table;
 use super::flags::Timings;
 use super::instance_source::InstanceSource;
@@ -278,7 +277,7 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
     refuse_csv_with_sections(&a)?;
     // Flags of the MoE section are checked before any work.
     let moe_args = match a.moe.routing {
-        Some(_) => Some(a.source.moe_args(&a.moe)?),
+        Some(_) => Some(a.source.moe_request(&a.moe)?),
         None => None,
     };
     let loaded = a.source.load_full()?;

@@ -2,6 +2,7 @@
 
 use super::error::{RequestError, Result};
 use super::Notice;
+use crate::compare::ChipLabel;
 use elk_model::chip::{describe_keys, ChipOverrides, ChipSpec, LoadedChip};
 use elk_model::provenance::chip_ref;
 use elk_stage::instance::ChipRef;
@@ -90,6 +91,25 @@ impl ChosenChip {
     /// Its name with the HBM override: `ipu-pod4 @ 8 TB/s HBM`.
     pub fn label(&self) -> String {
         self.record.label()
+    }
+
+    /// The chip as headers and `--json` label it ([`crate::compare::ChipLabel`]).
+    pub fn as_label(&self) -> ChipLabel<'_> {
+        ChipLabel {
+            spec: &self.spec,
+            record: &self.record,
+        }
+    }
+
+    /// Its name with its HBM bandwidth, overridden or not: `ipu-pod4 @ 16 TB/s HBM`.
+    pub fn label_with_hbm(&self) -> String {
+        self.as_label().label_with_hbm()
+    }
+
+    /// How the user named the chip: the TOML file given, else the preset's name (what
+    /// `elk-opt chips show` takes).
+    pub fn given(&self) -> &str {
+        self.as_label().given()
     }
 
     /// The spec named by its label, so instance names and headers show the override.

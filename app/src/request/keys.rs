@@ -5,8 +5,10 @@
 
 use super::chip::ChipRequest;
 use super::error::{RequestError, Result};
+use super::input::InstanceInput;
 use super::instance::{Cut, InstanceRequest, StageChoices};
 use super::model::{ModelRequest, ModelSource, RunShape, DEFAULT_MODEL};
+use super::moe::MoeRequest;
 use elk_model::dtype::Dtypes;
 use elk_model::graph::Mode;
 use elk_model::import::Compat;
@@ -183,22 +185,9 @@ impl InstanceKeys {
                 ops: self.ops.clone(),
             },
             choices: StageChoices {
-                load_order: match &self.load_order {
-                    None => choices.load_order,
-                    Some(Value::String(s)) => LoadOrder::parse(s)?,
-                    Some(v) => LoadOrder::parse(&v.to_string())?,
-                },
+                load_order: load_order(&self.load_order)?.unwrap_or(choices.load_order),
                 window: self.window,
-                noc_row: match self.noc_row.as_deref() {
-                    None => choices.noc_row,
-                    Some("phased") => NocRow::Phased,
-                    Some("spec") => NocRow::Spec,
-                    Some(other) => {
-                        return Err(RequestError::refused(format!(
-                            "noc_row '{other}': one of phased, spec"
-                        )))
-                    }
-                },
+                noc_row: noc_row(self.noc_row.as_deref())?.unwrap_or(choices.noc_row),
                 expert_parallel: self.expert_parallel.unwrap_or(choices.expert_parallel),
             },
         };
@@ -207,12 +196,159 @@ impl InstanceKeys {
     }
 }
 
+/// `load_order`: `free`, `fixed` or a displacement (a number or its digits).
+fn load_order(v: &Option<Value>) -> Result<Option<LoadOrder>> {
+    Ok(match v {
+        None => None,
+        Some(Value::String(s)) => Some(LoadOrder::parse(s)?),
+        Some(v) => Some(LoadOrder::parse(&v.to_string())?),
+    })
+}
+
+/// `noc_row`: `phased` or `spec`.
+fn noc_row(v: Option<&str>) -> Result<Option<NocRow>> {
+    match v {
+        None => Ok(None),
+        Some("phased") => Ok(Some(NocRow::Phased)),
+        Some("spec") => Ok(Some(NocRow::Spec)),
+        Some(other) => Err(RequestError::refused(format!(
+            "noc_row '{other}': one of phased, spec"
+        ))),
+    }
+}
+
+/// A run of the MoE load policies as Python's `moe()` takes it.
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct MoeKeys {
+    /// `--model`.
+    #[serde(default)]
+    pub model: Option<String>,
+    /// The chip.
+    #[serde(default)]
+    pub chip: ChipKeys,
+    /// `--batch`.
+    #[serde(default)]
+    pub batch: Option<u64>,
+    /// `--kv`.
+    #[serde(default)]
+    pub kv: Option<u64>,
+    /// `--num-layers`.
+    #[serde(default)]
+    pub num_layers: Option<usize>,
+    /// `--dtype`.
+    #[serde(default)]
+    pub dtype: Option<String>,
+    /// `--routing`.
+    #[serde(default)]
+    pub routing: Option<String>,
+    /// `--steps`.
+    #[serde(default)]
+    pub steps: Option<u64>,
+    /// `--seed`.
+    #[serde(default)]
+    pub seed: Option<u64>,
+    /// `--policies`.
+    #[serde(default)]
+    pub policies: Option<Vec<String>>,
+    /// `--methods`.
+    #[serde(default)]
+    pub methods: Option<Vec<String>>,
+    /// `--load-order`.
+    #[serde(default)]
+    pub load_order: Option<Value>,
+    /// `--noc-row`.
+    #[serde(default)]
+    pub noc_row: Option<String>,
+    /// `--expert-parallel`.
+    #[serde(default)]
+    pub expert_parallel: Option<bool>,
+}
+
+impl MoeKeys {
+    /// The MoE request, every keyword left out at `moe`'s default.
+    pub fn request(&self) -> Result<MoeRequest> {
+        let d = MoeRequest::default();
+        let request = MoeRequest {
+            model: self.model.clone().unwrap_or(d.model),
+            batch: self.batch.unwrap_or(d.batch),
+            kv: self.kv.unwrap_or(d.kv),
+            num_layers: self.num_layers,
+            dtype: self
+                .dtype
+                .as_deref()
+                .map(Dtypes::parse)
+                .transpose()
+                .map_err(RequestError::refused)?,
+            chip: self.chip.request()?,
+            routing: self.routing.clone().unwrap_or(d.routing),
+            steps: self.steps.unwrap_or(d.steps),
+            seed: self.seed.unwrap_or(d.seed),
+            policies: self.policies.clone().unwrap_or(d.policies),
+            methods: self.methods.clone().unwrap_or(d.methods),
+            load_order: load_order(&self.load_order)?.unwrap_or(d.load_order),
+            noc_row: noc_row(self.noc_row.as_deref())?.unwrap_or(d.noc_row),
+            expert_parallel: self.expert_parallel.unwrap_or(d.expert_parallel),
+        };
+        request.validate()?;
+        Ok(request)
+    }
+}
+
+/// `compare(routing=…)`'s MoE part: the instance's keywords (`None`: an `Instance` given,
+/// which `--routing` refuses as it refuses `--instance`) and the routing's.
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct CompareMoeKeys {
+    /// The instance's keywords.
+    #[serde(default)]
+    pub instance: Option<InstanceKeys>,
+    /// `--routing`.
+    pub routing: String,
+    /// `--steps`.
+    #[serde(default)]
+    pub steps: Option<u64>,
+    /// `--seed`.
+    #[serde(default)]
+    pub seed: Option<u64>,
+    /// `--policies`.
+    #[serde(default)]
+    pub policies: Option<Vec<String>>,
+}
+
+impl CompareMoeKeys {
+    /// The MoE request `compare --routing` runs ([`MoeRequest::of_compare`]).
+    pub fn request(&self) -> Result<MoeRequest> {
+        let input = match &self.instance {
+            Some(keys) => InstanceInput::Build(keys.request()?),
+            None => InstanceInput::File("(an Instance)".into()),
+        };
+        let d = MoeRequest::default();
+        let request = MoeRequest::of_compare(
+            &input,
+            &self.routing,
+            self.steps.unwrap_or(d.steps),
+            self.seed.unwrap_or(d.seed),
+            self.policies.as_deref().unwrap_or(&d.policies),
+        )?;
+        request.validate()?;
+        Ok(request)
+    }
+}
+
 /// Every default a keyword takes when left out, by its Python name, as JSON: `model`,
-/// `chip`, `mode`, `batch`, `kv`, `load_order`, `noc_row`.
+/// `chip`, `mode`, `batch`, `kv`, `load_order`, `noc_row`, and `moe`'s (`moe_model`,
+/// `routing`, `steps`, `seed`, `methods`).
 pub fn defaults() -> Value {
     let shape = RunShape::default();
     let choices = StageChoices::default();
+    let moe = MoeRequest::default();
     serde_json::json!({
+        "moe_model": moe.model,
+        "routing": moe.routing,
+        "steps": moe.steps,
+        "seed": moe.seed,
+        "methods": moe.methods,
         "model": DEFAULT_MODEL,
         "chip": ChipRequest::default().given,
         "mode": shape.mode,
