@@ -16,6 +16,7 @@
 mod chip;
 mod compare;
 mod error;
+mod exact;
 mod input;
 mod instance;
 pub mod keys;
@@ -27,6 +28,7 @@ pub use compare::{
     positive_seconds, BoundChoice, CompareConfig, CompareRequest, SolveConfig, SolveRequest,
 };
 pub use error::RequestError;
+pub use exact::{ExactConfig, ExactKeys, ExactRequest, DEFAULT_TIME_LIMIT_S};
 pub use input::{InstanceInput, SourceConfig};
 pub use instance::{build_on, BuiltInstance, Cut, InstanceConfig, InstanceRequest, StageChoices};
 pub use model::{zoo_model, GraphConfig, ModelRequest, ModelSource, RunShape, DEFAULT_MODEL};

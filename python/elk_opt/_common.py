@@ -4,7 +4,6 @@ DataFrames of rows and the results base class."""
 from __future__ import annotations
 
 import json
-import sys
 import warnings
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional, Union
 
@@ -18,7 +17,9 @@ __version__: str = _native.TOOL_VERSION
 
 
 #: The CLI's defaults, the same in every function: the request layer's own (``model``,
-#: ``chip``, ``mode``, ``batch``, ``kv``, ``load_order``, ``noc_row``), read from it.
+#: ``chip``, ``mode``, ``batch``, ``kv``, ``load_order``, ``noc_row``, the exact solver's
+#: ``backend``, ``time_limit``, …, ``moe``'s ``moe_model``, ``routing``, ``steps``, ``seed``,
+#: ``methods``), read from it.
 DEFAULTS: Dict[str, Any] = json.loads(_native.request_defaults())
 
 
@@ -68,45 +69,15 @@ def _progress(progress: Progress, what: str) -> "tuple[Optional[Callable[[int, i
     return cb, close
 
 
-def _exact_choice(
-    *,
-    backend: str = "milp",
-    time_limit: float = 60.0,
-    linearisation: str = "big-m",
-    warm_start: bool = True,
-    lp_bound: bool = True,
-    whole_model_bound: str = "lp",
-    window_search: bool = True,
-) -> Dict[str, Any]:
-    """The exact flags as the extension takes them, with the interpreter that runs the
-    worker process (the CLI runs its own executable's ``exact-worker``)."""
-    return {
-        "backend": backend,
-        "time_limit": float(time_limit),
-        "linearisation": linearisation,
-        "warm_start": bool(warm_start),
-        "lp_bound": bool(lp_bound),
-        "whole_model_bound": whole_model_bound,
-        "window_search": bool(window_search),
-        "python": sys.executable,
-    }
+#: The exact solver's keywords (``gap``, ``solve(exact=True)``), defaults in ``DEFAULTS``.
+EXACT_KEYS = ("backend", "time_limit", "linearisation", "warm_start", "lp_bound", "whole_model_bound",
+              "window_search")
 
 
-def _exact_config(choice: Dict[str, Any], union: bool = False) -> Dict[str, Any]:
-    """The exact flags as ``--json`` prints them in ``config``; ``union``
-    (``--expert-parallel``): with ``time_limit_total_s``, what the two exact solves may take
-    together (each gets ``time_limit``)."""
-    extra = {"time_limit_total_s": 2 * choice["time_limit"]} if union else {}
-    return {
-        **extra,
-        "backend": choice["backend"],
-        "time_limit_s": choice["time_limit"],
-        "linearisation": choice["linearisation"],
-        "warm_start": choice["warm_start"],
-        "lp_bound": choice["lp_bound"],
-        "whole_model_bound": choice["whole_model_bound"],
-        "window_search": choice["window_search"],
-    }
+def _exact_keys(flags: Dict[str, Any]) -> str:
+    """The exact keywords given, as the extension's request takes them (JSON): a keyword it
+    does not know is refused there, naming it."""
+    return json.dumps(flags)
 
 
 def _rows_frame(head: Dict[str, Any], rows: List[Dict[str, Any]]) -> Any:

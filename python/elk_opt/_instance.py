@@ -9,7 +9,7 @@ import sys
 from typing import TYPE_CHECKING, Any, Dict, Optional, Union
 
 from . import _native
-from ._common import DEFAULTS, _exact_choice, _exact_config, _progress, _warn
+from ._common import DEFAULTS, EXACT_KEYS, _exact_keys, _progress, _warn
 from ._models import _chip, _model
 
 if TYPE_CHECKING:
@@ -90,17 +90,16 @@ class Instance:
         (``exact_flags``: its ``backend``, ``time_limit``, …). ``_without``: as in
         :meth:`compare`, the union's other instance."""
         from ._compare import GapResult  # here, not at the top: _compare imports this module
-        choice = _exact_choice(**exact_flags)
         cb, close = _progress(progress, "gap")
         try:
-            results_json, native = self._native.gap(
-                choice, no_timings, cb, None if _without is None else _without._native
+            results_json, native, config = self._native.gap(
+                _exact_keys(exact_flags), sys.executable, no_timings, cb,
+                None if _without is None else _without._native,
             )
         finally:
             close()
         results = json.loads(results_json)
-        config = dict(self.config, **_exact_config(choice, union=_without is not None), no_timings=no_timings)
-        r = GapResult(results, config, self)
+        r = GapResult(results, json.loads(config), self)
         if native is not None:
             r.schedule = Schedule(native, self._kept(results.get("union"), _without), r.to_dict()["rows"][-1])
         return r
@@ -163,11 +162,11 @@ class Instance:
         _without: Optional["Instance"] = None,
         **exact_flags: Any,
     ) -> "Schedule":
-        choice = _exact_choice(**exact_flags)
         cb, close = _progress(progress, "exact")
         try:
-            summary_json, native = self._native.solve_exact(
-                choice, no_timings, cb, None if _without is None else _without._native
+            summary_json, native, config = self._native.solve_exact(
+                _exact_keys(exact_flags), sys.executable, no_timings, cb,
+                None if _without is None else _without._native,
             )
         finally:
             close()
@@ -177,7 +176,7 @@ class Instance:
                 f"exact {summary['backend']} found no schedule for {self.name}: {summary['ran']}"
             )
         s = Schedule(native, self._kept(summary.get("union"), _without), summary)
-        s.config = dict(self.config, **_exact_config(choice, union=_without is not None), no_timings=no_timings)
+        s.config = json.loads(config)
         return s
 
     def __repr__(self) -> str:
@@ -276,13 +275,13 @@ def solve(
     *,
     method: Optional[str] = None,
     exact: bool = False,
-    backend: str = "milp",
-    time_limit: float = 60.0,
-    linearisation: str = "big-m",
-    warm_start: bool = True,
-    lp_bound: bool = True,
-    whole_model_bound: str = "lp",
-    window_search: bool = True,
+    backend: str = DEFAULTS["backend"],
+    time_limit: float = DEFAULTS["time_limit"],
+    linearisation: str = DEFAULTS["linearisation"],
+    warm_start: bool = DEFAULTS["warm_start"],
+    lp_bound: bool = DEFAULTS["lp_bound"],
+    whole_model_bound: str = DEFAULTS["whole_model_bound"],
+    window_search: bool = DEFAULTS["window_search"],
     no_timings: bool = False,
     progress: Progress = None,
     **build: Any,
@@ -301,19 +300,8 @@ def solve(
     CG-5)."""
     inst, without = _instances(model, chip, batch, kv, build)
     if not exact:
-        given = {
-            k: v
-            for k, v, default in [
-                ("backend", backend, "milp"),
-                ("time_limit", time_limit, 60.0),
-                ("linearisation", linearisation, "big-m"),
-                ("warm_start", warm_start, True),
-                ("lp_bound", lp_bound, True),
-                ("whole_model_bound", whole_model_bound, "lp"),
-                ("window_search", window_search, True),
-            ]
-            if v != default
-        }
+        values = (backend, time_limit, linearisation, warm_start, lp_bound, whole_model_bound, window_search)
+        given = {k: v for k, v in zip(EXACT_KEYS, values) if v != DEFAULTS[k]}
         return inst.solve(method, no_timings=no_timings, progress=progress, _without=without, **given)
     return inst.solve(
         method,

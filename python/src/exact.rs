@@ -4,90 +4,30 @@
 //! interpreter running [`exact_worker`].
 
 use crate::errors::Failure;
-use elk_app::gap::{ExactSettings, GapStep, WORKER_GRACE};
-use elk_solver::milp::Linearisation;
-use elk_solver::{Backend, WholeModelBound, WorkerCommand};
+use elk_app::gap::{GapStep, WORKER_GRACE};
+use elk_app::request::{keys, ExactKeys, ExactRequest, InstanceInput};
+use elk_solver::{Backend, WorkerCommand};
 use elk_stage::instance::Instance;
 use pyo3::prelude::*;
 use std::cell::Cell;
 use std::path::PathBuf;
 
-/// The exact flags of `gap` and `solve --exact`, as the Python layer passes them.
-#[derive(Debug, Clone, FromPyObject)]
-#[pyo3(from_item_all)]
-pub struct ExactChoice {
-    /// `--backend`: `milp` or `smt`.
-    pub backend: String,
-    /// `--time-limit`, seconds.
-    pub time_limit: f64,
-    /// `--linearisation`: `big-m` or `per-option`.
-    pub linearisation: String,
-    /// Not `--no-warm-start`.
-    pub warm_start: bool,
-    /// Not `--no-lp-bound`.
-    pub lp_bound: bool,
-    /// `--whole-model-bound`: `lp`, `milp` or `off`.
-    pub whole_model_bound: String,
-    /// Not `--no-window-search`.
-    pub window_search: bool,
-    /// The interpreter that runs the worker (`sys.executable`).
-    pub python: PathBuf,
-}
-
-/// One of `values` by name, or the CLI's kind of message.
-fn pick<T: Copy>(flag: &str, given: &str, values: &[(&str, T)]) -> Result<T, Failure> {
-    values
-        .iter()
-        .find(|(name, _)| *name == given)
-        .map(|(_, v)| *v)
-        .ok_or_else(|| {
-            let names: Vec<&str> = values.iter().map(|(n, _)| *n).collect();
-            Failure::input(format!("{flag} '{given}': one of {}", names.join(", ")))
-        })
-}
-
-impl ExactChoice {
-    /// The settings, checked as the CLI checks its flags.
-    pub fn settings(&self) -> Result<ExactSettings, Failure> {
-        let settings = ExactSettings {
-            backend: pick(
-                "backend",
-                &self.backend,
-                &Backend::ALL.map(|b| (b.name(), b)),
-            )?,
-            time_limit_s: self.time_limit,
-            linearisation: pick(
-                "linearisation",
-                &self.linearisation,
-                &[
-                    ("big-m", Linearisation::BigM),
-                    ("per-option", Linearisation::PerOption),
-                ],
-            )?,
-            warm_start: self.warm_start,
-            lp_bound: self.lp_bound,
-            whole_model_bound: pick(
-                "whole_model_bound",
-                &self.whole_model_bound,
-                &[
-                    ("lp", WholeModelBound::Lp),
-                    ("milp", WholeModelBound::Milp),
-                    ("off", WholeModelBound::Off),
-                ],
-            )?,
-            window_search: self.window_search,
-            // Solved every time: the Python package keeps no bound cache (the bits are the
-            // same as the CLI's cached ones).
-            bound_cache: None,
-        };
-        settings.check().map_err(Failure::input)?;
-        Ok(settings)
-    }
-
-    /// The worker: this interpreter serving one exact solve ([`exact_worker`]).
-    pub fn worker(&self) -> WorkerCommand {
-        python_worker(self.python.clone())
-    }
+/// The request of `gap` or `solve --exact` on `input`: the exact keywords given
+/// (`ExactKeys` as JSON), checked as the CLI checks its flags.
+pub fn exact_request(
+    input: &InstanceInput,
+    keys_json: &str,
+    no_timings: bool,
+) -> Result<ExactRequest, Failure> {
+    let exact = keys::parse::<ExactKeys>("exact", keys_json).and_then(|k| k.settings())?;
+    Ok(ExactRequest {
+        input: input.clone(),
+        // Solved every time: the Python package keeps no bound cache (the bits are the
+        // same as the CLI's cached ones).
+        exact,
+        output: None,
+        no_timings,
+    })
 }
 
 /// Every exact backend: its name, the library it runs, and why this build lacks it (`None`:

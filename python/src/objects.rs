@@ -3,7 +3,7 @@
 //! `allow_threads`); a progress callback re-attaches only to be called.
 
 use crate::errors::Failure;
-use crate::exact::{python_worker, ExactChoice, StepsTold};
+use crate::exact::{exact_request, python_worker, StepsTold};
 use elk_app::compare::{self, ChipLabel};
 use elk_app::gap::{layer_section, layer_section_union, LAYER};
 use elk_app::request::{
@@ -249,25 +249,28 @@ impl NativeInstance {
     /// solve's events, then `(n + 1, n, "")`. `without`: `--expert-parallel`, the union of
     /// this instance (with parallel sets) and `without` ([`elk_app::gap::gap_union`];
     /// `union.parallel_sets` says which instance the schedule is of).
-    #[pyo3(signature = (choice, no_timings=false, progress=None, without=None))]
+    #[pyo3(signature = (exact_keys, python, no_timings=false, progress=None, without=None))]
     fn gap(
         &self,
         py: Python<'_>,
-        choice: ExactChoice,
+        exact_keys: &str,
+        python: PathBuf,
         no_timings: bool,
         progress: Option<Py<PyAny>>,
         without: Option<PyRef<'_, NativeInstance>>,
-    ) -> PyResult<(String, Option<NativeSchedule>)> {
+    ) -> PyResult<(String, Option<NativeSchedule>, String)> {
         let without = without.as_deref();
+        let request = exact_request(&self.input, exact_keys, no_timings)?;
+        let config = serde_json::to_string(&request.config()).map_err(Failure::from)?;
+        let settings = request.exact;
         let result = py.detach(|| -> Result<(String, Option<NativeSchedule>), Failure> {
-            let settings = choice.settings()?;
             let told = self.steps_told(progress.as_ref(), without);
             let report = match without {
                 None => elk_app::gap::gap_report(
                     &self.instance,
                     &settings,
                     no_timings,
-                    Some(choice.worker()),
+                    Some(python_worker(python.clone())),
                     &|step| told.tell(step),
                 )?,
                 Some(other) => elk_app::gap::gap_union(
@@ -275,7 +278,7 @@ impl NativeInstance {
                     &other.instance,
                     &settings,
                     no_timings,
-                    Some(choice.worker()),
+                    Some(python_worker(python.clone())),
                     &|sets, step| told.tell_on(usize::from(!sets), step),
                 )?,
             };
@@ -286,25 +289,28 @@ impl NativeInstance {
                 report.schedule.map(|schedule| NativeSchedule { schedule }),
             ))
         })?;
-        Ok(result)
+        Ok((result.0, result.1, config))
     }
 
     /// `solve --exact --json`'s results as JSON, and the schedule found (`None`: none).
     /// `without`: `--expert-parallel`, the faster result of this instance (with parallel
     /// sets) and `without` ([`elk_app::gap::solve_exact_union`]; `union.parallel_sets`
     /// says which instance the schedule is of).
-    #[pyo3(signature = (choice, no_timings=false, progress=None, without=None))]
+    #[pyo3(signature = (exact_keys, python, no_timings=false, progress=None, without=None))]
     fn solve_exact(
         &self,
         py: Python<'_>,
-        choice: ExactChoice,
+        exact_keys: &str,
+        python: PathBuf,
         no_timings: bool,
         progress: Option<Py<PyAny>>,
         without: Option<PyRef<'_, NativeInstance>>,
-    ) -> PyResult<(String, Option<NativeSchedule>)> {
+    ) -> PyResult<(String, Option<NativeSchedule>, String)> {
         let without = without.as_deref();
+        let request = exact_request(&self.input, exact_keys, no_timings)?;
+        let config = serde_json::to_string(&request.config()).map_err(Failure::from)?;
+        let settings = request.exact;
         let result = py.detach(|| -> Result<(String, Option<NativeSchedule>), Failure> {
-            let settings = choice.settings()?;
             let told = self.steps_told(progress.as_ref(), without);
             let (json, schedule) = match without {
                 None => {
@@ -312,7 +318,7 @@ impl NativeInstance {
                         &self.instance,
                         &settings,
                         no_timings,
-                        Some(choice.worker()),
+                        Some(python_worker(python.clone())),
                         &|step| told.tell(step),
                     )?;
                     (serde_json::to_string(&summary)?, schedule)
@@ -323,7 +329,7 @@ impl NativeInstance {
                         &other.instance,
                         &settings,
                         no_timings,
-                        Some(choice.worker()),
+                        Some(python_worker(python.clone())),
                         &|sets, step| told.tell_on(usize::from(!sets), step),
                     )?;
                     (serde_json::to_string(&out)?, out.schedule)
@@ -333,7 +339,7 @@ impl NativeInstance {
             let schedule = schedule.map(|schedule| NativeSchedule { schedule });
             Ok((json, schedule))
         })?;
-        Ok(result)
+        Ok((result.0, result.1, config))
     }
 
     /// `solve --method M --json`'s results (the method's row) as JSON, its schedule

@@ -8,13 +8,12 @@ use super::instance_source::{InstanceSource, Loaded};
 use super::progress::ExactProgress;
 use clap::Args;
 use elk_app::gap::{CoupledStatus, ExactSettings, GapReport, GapStep, WORKER_GRACE};
-use elk_app::request::SourceConfig;
+use elk_app::request::ExactRequest;
 use elk_solver::milp::Linearisation;
 use elk_solver::RETIME_SUFFIX;
 use elk_solver::{gap_pct, Backend, WholeModelBound, WorkerCommand};
 use elk_stage::instance::Instance;
 use elk_stage::method::StopReason;
-use serde::Serialize;
 use std::path::PathBuf;
 
 /// Flags of the exact methods.
@@ -49,36 +48,19 @@ pub struct ExactFlags {
 }
 
 /// `solve --exact --json` and `gap --json`: the inputs.
-#[derive(Serialize)]
-struct Config<'a> {
-    #[serde(flatten)]
-    source: SourceConfig,
-    #[serde(flatten)]
+fn config(
+    source: &InstanceSource,
     exact: ExactSettings,
-    /// `--expert-parallel`: the two exact solves' limits together (each instance's gets
-    /// `time_limit_s`: docs/core-groups.md, CG-5); absent otherwise.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    time_limit_total_s: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    output: Option<&'a std::path::Path>,
+    output: Option<&std::path::Path>,
     no_timings: bool,
-}
-
-impl<'a> Config<'a> {
-    fn new(
-        source: &InstanceSource,
-        exact: ExactSettings,
-        output: Option<&'a std::path::Path>,
-        no_timings: bool,
-    ) -> Config<'a> {
-        Config {
-            source: source.config(),
-            time_limit_total_s: source.expert_parallel().then_some(2.0 * exact.time_limit_s),
-            exact,
-            output,
-            no_timings,
-        }
+) -> elk_app::request::ExactConfig {
+    ExactRequest {
+        input: source.input(),
+        exact,
+        output: output.map(PathBuf::from),
+        no_timings,
     }
+    .config()
 }
 
 impl ExactFlags {
@@ -205,7 +187,7 @@ pub fn solve(
         super::output::write_schedule(path, inst, s)?;
     }
     if json {
-        let config = Config::new(source, settings, output.map(PathBuf::as_path), no_timings);
+        let config = config(source, settings, output.map(PathBuf::as_path), no_timings);
         return match union {
             Some(union) => {
                 let out = elk_app::gap::ExactUnion {
@@ -354,7 +336,7 @@ pub fn gap(a: GapArgs) -> anyhow::Result<()> {
         super::output::write_schedule(path, inst, s)?;
     }
     if a.json {
-        let config = Config::new(
+        let config = config(
             &a.source,
             settings,
             a.output.as_deref(),

@@ -6,7 +6,7 @@ use super::notice::{cli_error, Stderr};
 use super::source::GraphSource;
 use clap::Args;
 use elk_app::request::{
-    ChipRequest, Cut, InstanceInput, InstanceRequest, MoeRequest, SourceConfig, StageChoices,
+    ChipRequest, Cut, InstanceInput, InstanceRequest, MoeRequest, StageChoices,
 };
 use elk_model::graph::Graph;
 use elk_stage::instance::{Instance, InstanceFile, LoadOrder, NocRow};
@@ -96,11 +96,6 @@ impl Loaded {
 }
 
 impl InstanceSource {
-    /// The inputs as `--json` prints them.
-    pub fn config(&self) -> SourceConfig {
-        self.input().config()
-    }
-
     /// The instance asked for: the file, or the instance the flags build.
     pub fn input(&self) -> InstanceInput {
         match &self.instance {

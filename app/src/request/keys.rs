@@ -337,13 +337,22 @@ impl CompareMoeKeys {
 }
 
 /// Every default a keyword takes when left out, by its Python name, as JSON: `model`,
-/// `chip`, `mode`, `batch`, `kv`, `load_order`, `noc_row`, and `moe`'s (`moe_model`,
-/// `routing`, `steps`, `seed`, `methods`).
+/// `chip`, `mode`, `batch`, `kv`, `load_order`, `noc_row`, the exact solver's (`backend`,
+/// `time_limit`, `linearisation`, `warm_start`, `lp_bound`, `whole_model_bound`,
+/// `window_search`) and `moe`'s (`moe_model`, `routing`, `steps`, `seed`, `methods`).
 pub fn defaults() -> Value {
     let shape = RunShape::default();
     let choices = StageChoices::default();
     let moe = MoeRequest::default();
+    let exact = crate::gap::ExactSettings::milp_within(super::exact::DEFAULT_TIME_LIMIT_S);
     serde_json::json!({
+        "backend": exact.backend,
+        "time_limit": exact.time_limit_s,
+        "linearisation": exact.linearisation,
+        "warm_start": exact.warm_start,
+        "lp_bound": exact.lp_bound,
+        "whole_model_bound": exact.whole_model_bound,
+        "window_search": exact.window_search,
         "moe_model": moe.model,
         "routing": moe.routing,
         "steps": moe.steps,
