@@ -22,6 +22,7 @@ mod instance;
 pub mod keys;
 mod model;
 mod moe;
+mod sweep;
 
 pub use chip::{ChipRequest, ChosenChip, DEFAULT_CHIP};
 pub use compare::{
@@ -33,6 +34,7 @@ pub use input::{InstanceInput, SourceConfig};
 pub use instance::{build_on, BuiltInstance, Cut, InstanceConfig, InstanceRequest, StageChoices};
 pub use model::{zoo_model, GraphConfig, ModelRequest, ModelSource, RunShape, DEFAULT_MODEL};
 pub use moe::{MoeConfig, MoeRequest, PreparedMoe, DEFAULT_MOE_MODEL};
+pub use sweep::{SweepConfig, SweepRequest, SweepResults};
 
 /// What resolving a request tells its user besides its result: warnings (a chip value out of
 /// the plausible range, a model file whose counts miss the published ones, …) and the long

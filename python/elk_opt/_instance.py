@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Dict, Optional, Union
 
 from . import _native
 from ._common import DEFAULTS, EXACT_KEYS, _exact_keys, _progress, _warn
+from ._native import SolverError
 from ._models import _chip, _model
 
 if TYPE_CHECKING:

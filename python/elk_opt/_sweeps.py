@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Union
 
 from . import _native
 from ._common import _pandas, _progress, _warn
+from ._native import SolverError
 
 if TYPE_CHECKING:
     from ._common import Progress
@@ -21,9 +22,11 @@ class SweepResult:
     ``hbm_tbps``, …, ``ops``, ``ideal_ms``, ``error``) then the method's (``method``,
     ``status``, ``makespan_ms``, ``hbm_util``, ``noc_util`` as fractions, ``tflops``)."""
 
-    def __init__(self, summary: Dict[str, Any], cells: List[Dict[str, Any]]) -> None:
+    def __init__(self, summary: Dict[str, Any], cells: List[Dict[str, Any]], config: Dict[str, Any]) -> None:
         self.summary = summary
         self.cells = cells
+        #: ``sweep --json``'s ``config`` (``grid``, ``output``, ``shard``, ``report``).
+        self.config = config
 
     @property
     def df(self) -> Any:
@@ -59,24 +62,17 @@ def sweep(
     ``<grid>.jsonl`` (``grid.jsonl`` for TOML text) in the current directory, as the CLI's;
     ``shard="K/N"`` runs one shard. Raises :class:`SolverError` when cells failed (their
     errors are their lines, as the CLI exits 1)."""
-    is_toml = "\n" in grid
-    if output is None:
-        stem = "grid" if is_toml else os.path.splitext(os.path.basename(grid))[0]
-        output = f"{stem}.jsonl"
-    out = os.fspath(output)
     cb, close = _progress(progress, "cells")
     try:
-        summary, lines, warns = _native.sweep_json(grid, out, is_toml, shard, cb)
+        summary, config, lines, warns, failure = _native.sweep_json(
+            grid, None if output is None else os.fspath(output), shard, cb
+        )
     finally:
         close()
     _warn(warns)
-    result = SweepResult(json.loads(summary), json.loads(lines))
-    failed = result.summary["failed_cells"]
-    if failed:
-        raise SolverError(
-            f"{failed} cell{'' if failed == 1 else 's'} failed (of {result.summary['cells']}): "
-            f"each failed cell's error is its line in {out}; rerunning the same command retries them"
-        )
+    result = SweepResult(json.loads(summary), json.loads(lines), json.loads(config))
+    if failure is not None:
+        raise SolverError(failure)
     return result
 
 

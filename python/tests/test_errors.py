@@ -52,3 +52,12 @@ def test_unknown_method_and_ideal_are_value_errors():
 
 def test_solver_error_is_a_runtime_error():
     assert issubclass(elk_opt.SolverError, RuntimeError)
+
+
+def test_a_method_that_finds_no_schedule_raises_solver_error():
+    # On a chip with 150 kB of SRAM per core, Static finds no room for an attention operator:
+    # the CLI exits 1, Python raises SolverError (a NameError here once, when the module that
+    # raises it did not import it).
+    small = elk_opt.Chip("ipu-pod4", sram_bytes_per_core=150_000)
+    with pytest.raises(elk_opt.SolverError, match="static found no schedule for llama2-7b"):
+        elk_opt.solve("llama2-7b", chip=small, method="static", num_layers=1)

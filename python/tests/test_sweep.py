@@ -19,10 +19,8 @@ def test_a_four_cell_sweep_writes_the_cli_lines(tmp_path):
     r = elk_opt.sweep(str(grid), tmp_path / "py.jsonl")
     out = cli("sweep", grid, "-o", tmp_path / "cli.jsonl", "--json")
     assert (tmp_path / "py.jsonl").read_text() == (tmp_path / "cli.jsonl").read_text()
-    expect = dict(out["results"])
-    assert expect.pop("report") is None
-    expect["output"] = str(tmp_path / "py.jsonl")
-    assert r.summary == expect
+    assert out["results"]["report"] is None
+    assert r.summary == dict(out["results"], output=str(tmp_path / "py.jsonl"))
     df = r.df
     assert sorted(df["hbm_tbps"].unique()) == [4.0, 8.0, 12.0, 16.0]
     assert len(df) == 4 * df["method"].nunique()

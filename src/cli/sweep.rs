@@ -3,8 +3,8 @@
 
 use super::flags::OldOut;
 use clap::{Args, Subcommand};
-use elk_app::grid::Grid;
-use elk_app::sweep::{merge, read_results, run_sweep, Shard};
+use elk_app::request::SweepRequest;
+use elk_app::sweep::{merge, read_results, run_sweep};
 use elk_reports::plot::{Format, Style};
 use elk_reports::report::{report, today, Files, Header};
 use serde::Serialize;
@@ -183,17 +183,6 @@ impl FigureFlags {
     }
 }
 
-/// The grid of a preset name or a TOML file.
-pub fn load_grid(name: &str) -> anyhow::Result<Grid> {
-    Ok(elk_app::grid::load(name)?)
-}
-
-fn grid_stem(name: &str) -> String {
-    Path::new(name)
-        .file_stem()
-        .map_or_else(|| name.to_string(), |s| s.to_string_lossy().into_owned())
-}
-
 /// Writes a report's files into `dir` (each atomically).
 pub fn write_report(dir: &Path, files: &[(String, Vec<u8>)]) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir)?;
@@ -206,28 +195,6 @@ pub fn write_report(dir: &Path, files: &[(String, Vec<u8>)]) -> anyhow::Result<(
 fn command_line() -> String {
     let args: Vec<String> = std::env::args().skip(1).collect();
     format!("elk-opt {}", args.join(" "))
-}
-
-/// `sweep --json`: the inputs.
-#[derive(Serialize)]
-struct SweepConfig<'a> {
-    grid: &'a str,
-    output: &'a Path,
-    shard: Option<&'a str>,
-    report: Option<&'a Path>,
-}
-
-/// `sweep --json`: what ran, counted in cells.
-#[derive(Serialize)]
-struct SweepResults<'a> {
-    cells: usize,
-    skipped_cells: usize,
-    ran_cells: usize,
-    retried_cells: usize,
-    failed_cells: usize,
-    does_not_fit_cells: usize,
-    output: &'a Path,
-    report: Option<PathBuf>,
 }
 
 /// `report`, `report merge`, `report summary` and `study` with `--json`: the files written.
@@ -269,12 +236,15 @@ fn written<C: Serialize>(
 pub fn sweep(a: SweepArgs) -> anyhow::Result<()> {
     a.old_out.refuse()?;
     let style = a.figures.style()?;
-    let grid = load_grid(&a.grid)?;
-    let shard = a.shard.as_deref().map(Shard::parse).transpose()?;
-    let out = a
-        .output
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(format!("{}.jsonl", grid_stem(&a.grid))));
+    let request = SweepRequest {
+        grid: a.grid.clone(),
+        output: a.output.clone(),
+        shard: a.shard.clone(),
+        report: a.report.clone(),
+    };
+    let grid = request.load_grid()?;
+    let shard = request.shard()?;
+    let out = request.output();
     // Bad chips and models fail here, before any cell runs (run_sweep checks again).
     for w in grid.load_inputs()?.warnings() {
         eprintln!("warning: {w}");
@@ -310,12 +280,7 @@ pub fn sweep(a: SweepArgs) -> anyhow::Result<()> {
             if summary.does_not_fit == 1 { "es" } else { "" },
         );
     }
-    let config = SweepConfig {
-        grid: &a.grid,
-        output: &out,
-        shard: a.shard.as_deref(),
-        report: a.report.as_deref(),
-    };
+    let config = request.config();
     if let Some(dir) = &a.report {
         let results: Vec<_> = read_results(&out)?.into_values().collect();
         let header = Header {
@@ -336,27 +301,10 @@ pub fn sweep(a: SweepArgs) -> anyhow::Result<()> {
         }
     }
     if a.json {
-        let results = SweepResults {
-            cells: summary.cells,
-            skipped_cells: summary.skipped,
-            ran_cells: summary.ran,
-            retried_cells: summary.retried,
-            failed_cells: summary.failed,
-            does_not_fit_cells: summary.does_not_fit,
-            output: &out,
-            report: a.report.as_ref().map(|d| d.join("README.md")),
-        };
-        super::json::print_json("sweep", &config, &results)?;
+        super::json::print_json("sweep", &config, &request.results(&summary))?;
     }
-    if summary.failed > 0 {
-        anyhow::bail!(
-            "{} cell{} failed (of {}): each failed cell's error is its line in {}; rerunning \
-             the same command retries them",
-            summary.failed,
-            if summary.failed == 1 { "" } else { "s" },
-            summary.cells,
-            out.display()
-        );
+    if let Some(why) = request.failure(&summary) {
+        anyhow::bail!(why);
     }
     Ok(())
 }
