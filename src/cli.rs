@@ -3,6 +3,7 @@
 mod chip_choice;
 mod chips;
 mod compare_table;
+mod compare_watch;
 mod detailed;
 mod exact;
 mod flags;

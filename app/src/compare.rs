@@ -24,6 +24,7 @@ use elk_stage::schedule::Schedule;
 use elk_stage::units::Cycles;
 
 mod rows;
+pub mod run;
 mod union;
 use rows::fill_ratios;
 pub use rows::{ideal_row, row_of, run_method, CompareReport, Row, RowStatus};

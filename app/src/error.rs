@@ -42,6 +42,9 @@ pub enum AppError {
         /// The OS error.
         detail: String,
     },
+    /// A request refused (a flag or keyword, or a combination of them).
+    #[error(transparent)]
+    Request(#[from] crate::request::RequestError),
     /// A model, plan or instance error.
     #[error(transparent)]
     Model(#[from] elk_model::ModelError),

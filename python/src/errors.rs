@@ -77,13 +77,16 @@ impl From<elk_stage::method::MethodError> for Failure {
 impl From<elk_app::AppError> for Failure {
     fn from(e: elk_app::AppError) -> Failure {
         use elk_app::AppError as R;
-        // As the CLI's exit codes: a wrapped ModelError is not bad input there either.
+        // As the CLI's exit codes: a wrapped error is classified as it is on its own.
         match e {
+            R::Method(m) => Failure::from(m),
             R::Grid { .. }
             | R::NoGrid { .. }
             | R::Results { .. }
             | R::Refused { .. }
-            | R::Model(_) => Failure::Input(chain(&e)),
+            | R::Request(_)
+            | R::Model(_)
+            | R::Stage(_) => Failure::Input(chain(&e)),
             _ => Failure::Runtime(chain(&e)),
         }
     }

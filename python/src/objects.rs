@@ -4,13 +4,12 @@
 
 use crate::errors::Failure;
 use crate::exact::{exact_request, python_worker, StepsTold};
+use elk_app::compare::run::{run, CompareOn, CompareWatch};
 use elk_app::compare::{self, ChipLabel};
-use elk_app::gap::{layer_section, layer_section_union, LAYER};
 use elk_app::request::{
     keys, BoundChoice, ChipRequest, Collected, CompareRequest, Cut, InstanceInput, Notice,
     SolveRequest,
 };
-use elk_model::build::{cut_instance, OpRange};
 use elk_model::chip::ChipSpec;
 use elk_model::graph::Graph;
 use elk_model::plan::PlanCache;
@@ -19,7 +18,6 @@ use elk_sim::evaluate_with;
 use elk_sim::trace::{ChromeTrace, NoTrace};
 use elk_stage::instance::{ChipRef, Instance, InstanceFile};
 use elk_stage::schedule::Schedule;
-use elk_stage::units::Cycles;
 use pyo3::prelude::*;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -79,6 +77,33 @@ pub fn build_instance(
         ))
     })?;
     Ok(result)
+}
+
+/// Python's [`CompareWatch`]: `progress(k, n, name)` before each method row; in a union
+/// both instances' rows as one run of 2n steps, each named for its instance.
+struct Told<'a> {
+    progress: Option<&'a Py<PyAny>>,
+}
+
+impl CompareWatch for Told<'_> {
+    fn method(&self, sets: Option<bool>, k: usize, n: usize, name: &str) {
+        match sets {
+            None => report_progress(self.progress, k, n, name),
+            Some(true) if k <= n => {
+                let name = format!("with parallel sets: {name}");
+                report_progress(self.progress, k, 2 * n, &name);
+            }
+            Some(true) => {}
+            Some(false) => {
+                let name = if k <= n {
+                    format!("without parallel sets: {name}")
+                } else {
+                    String::new()
+                };
+                report_progress(self.progress, n + k, 2 * n, &name);
+            }
+        }
+    }
 }
 
 /// A stage-model instance (elk-instance/1) with the chip it was built for.
@@ -172,72 +197,23 @@ impl NativeInstance {
             no_timings,
         };
         request.validate().map_err(Failure::from)?;
-        let segment = request.bound == BoundChoice::Segment;
         let config = serde_json::to_string(&request.config()).map_err(Failure::from)?;
         let json = py.detach(|| -> Result<String, Failure> {
-            let layer_graph = match layer_exact {
-                Some(_) => Some(self.graph.as_ref().ok_or_else(|| {
-                    Failure::input(
-                        "--layer-exact cuts a layer from the model's graph: give --model, \
-                         --import or --onnx, not --instance (or run `gap` on a cut instance)",
-                    )
-                })?),
-                None => None,
+            let on = CompareOn {
+                inst: &self.instance,
+                graph: self.graph.as_ref(),
+                chip: self.label(),
+                without: without.map(|w| (&w.instance, w.graph.as_ref())),
             };
-            let compared = |inst: &Instance, told: &mut dyn FnMut(usize, usize, &str)| {
-                let bound = if segment { segment_bound(inst)? } else { None };
-                Ok::<_, Failure>(compare::compare(
-                    inst,
-                    self.label(),
-                    no_timings,
-                    bound,
-                    told,
-                )?)
+            let watch = Told {
+                progress: progress.as_ref(),
             };
-            let report = match without {
-                None => compared(&self.instance, &mut |k, n, name| {
-                    report_progress(progress.as_ref(), k, n, name)
-                })?,
-                // Both instances' rows as one run of 2n steps, each named for its instance.
-                Some(other) => {
-                    let with_sets = compared(&self.instance, &mut |k, n, name| {
-                        if k <= n {
-                            let name = format!("with parallel sets: {name}");
-                            report_progress(progress.as_ref(), k, 2 * n, &name);
-                        }
-                    })?;
-                    let plain = compared(&other.instance, &mut |k, n, name| {
-                        let name = if k <= n {
-                            format!("without parallel sets: {name}")
-                        } else {
-                            String::new()
-                        };
-                        report_progress(progress.as_ref(), n + k, 2 * n, &name);
-                    })?;
-                    compare::union(with_sets, plain)
-                }
-            };
-            let mut json = serde_json::to_value(&report)?;
-            if let (Some(graph), Some(seconds)) = (layer_graph, layer_exact) {
-                let range = OpRange::Layers(LAYER..LAYER + 1);
-                let layer = cut_instance(&self.instance, graph, &range)?;
-                let worker = python.map(python_worker);
-                // --expert-parallel: the union of the layer with and without sets.
-                let other = without.and_then(|w| Some((&w.instance, w.graph.as_ref()?)));
-                let section = match other {
-                    None => layer_section(&layer, seconds, no_timings, worker, &|_| {})?,
-                    Some((inst, graph)) => layer_section_union(
-                        &layer,
-                        &cut_instance(inst, graph, &range)?,
-                        seconds,
-                        no_timings,
-                        worker,
-                        &|_, _| {},
-                    )?,
-                };
-                if let Some(o) = json.as_object_mut() {
-                    o.insert("layer".into(), serde_json::to_value(&section)?);
-                }
+            // Solved every time: the Python package keeps no bound cache (the bits are the
+            // same as the CLI's cached ones).
+            let outcome = run(&request, on, None, python.map(python_worker), &watch)?;
+            let mut json = serde_json::to_value(&outcome.report)?;
+            if let (Some((_, section)), Some(o)) = (&outcome.layer, json.as_object_mut()) {
+                o.insert("layer".into(), serde_json::to_value(section)?);
             }
             Ok(serde_json::to_string(&json)?)
         })?;
@@ -511,14 +487,4 @@ impl NativeSchedule {
         evaluate_with(&inst.instance, &self.schedule, &mut trace);
         Ok(write_atomic(&path, &trace.to_json())?)
     }
-}
-
-/// The coupled segment LP's bound of `inst`, as `compare --bound segment` computes it
-/// ([`elk_app::bound::coupled_bound`], without the CLI's bound cache: the same bits);
-/// `None` when it does not apply or did not finish within 60 s.
-fn segment_bound(inst: &Instance) -> Result<Option<Cycles>, Failure> {
-    use elk_app::bound::{coupled_bound, COUPLED_LIMIT};
-    let found = coupled_bound(inst, COUPLED_LIMIT, None, &|_| {})
-        .map_err(|e| Failure::runtime(e.to_string()))?;
-    Ok(found.bound.map(|s| Cycles(s.bound_cycles)))
 }

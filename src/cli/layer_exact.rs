@@ -3,62 +3,15 @@
 //! exactly by the MILP within SECONDS, and every heuristic's gap there to the proven
 //! optimum, or to the best proven bound when the time limit stops the solve. It is
 //! `gap --layers 0..1 --time-limit SECONDS` on the instance the whole model's run already
-//! has, without planning the layer again; the section is [`elk_app::gap::layer_section`]
-//! (Python's `compare(layer_exact=…)` computes the same). With `--expert-parallel` it is the
-//! union of the layer with and without parallel sets, as `gap --expert-parallel` takes it.
+//! has, without planning the layer again. [`elk_app::compare::run`] computes the section, for
+//! the CLI and Python's `compare(layer_exact=…)` alike; this file prints it. With
+//! `--expert-parallel` it is the union of the layer with and without parallel sets, as
+//! `gap --expert-parallel` takes it.
 
-use super::exact::{print_gap, show, worker};
-use super::instance_source::Loaded;
-use super::progress::ExactProgress;
+use super::exact::print_gap;
 use elk_app::gap::{LayerSection, LAYER};
-use elk_model::build::{cut_instance, OpRange};
 use elk_solver::WholeModelBound;
 use elk_stage::instance::Instance;
-
-/// Cuts the layer out of `loaded` (a whole model built from its graph), solves it and
-/// returns the layer's instance with the section. `without` (`--expert-parallel`): the same
-/// model without parallel sets, whose layer is solved too, the section their union.
-pub(super) fn solve(
-    loaded: &Loaded,
-    without: Option<&Loaded>,
-    seconds: f64,
-    no_timings: bool,
-) -> anyhow::Result<(Instance, LayerSection)> {
-    let layer = cut_layer(loaded)?;
-    let progress = ExactProgress::start("heuristics");
-    let section = match without.map(cut_layer).transpose()? {
-        None => {
-            elk_app::gap::layer_section(&layer, seconds, no_timings, Some(worker()?), &|step| {
-                show(&progress, &layer, step)
-            })?
-        }
-        Some(other) => elk_app::gap::layer_section_union(
-            &layer,
-            &other,
-            seconds,
-            no_timings,
-            Some(worker()?),
-            &|sets, step| show(&progress, if sets { &layer } else { &other }, step),
-        )?,
-    };
-    progress.finish();
-    Ok((layer, section))
-}
-
-/// The layer of `loaded`, cut from its whole model.
-fn cut_layer(loaded: &Loaded) -> anyhow::Result<Instance> {
-    let Some(graph) = &loaded.graph else {
-        return super::flags::Usage::err(
-            "--layer-exact cuts a layer from the model's graph: give --model, --import or \
-             --onnx, not --instance (or run `gap` on a cut instance)",
-        );
-    };
-    Ok(cut_instance(
-        &loaded.instance,
-        graph,
-        &OpRange::Layers(LAYER..LAYER + 1),
-    )?)
-}
 
 /// Prints the section after the whole-model table (whose rows are `whole`), and why the two
 /// name different best heuristics when they do.

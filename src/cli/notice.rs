@@ -36,3 +36,18 @@ pub fn cli_error(e: elk_app::request::RequestError) -> anyhow::Error {
         R::Stage(e) => e.into(),
     }
 }
+
+/// A run's error as the CLI reports it: the error it wraps, so that the exit code and the
+/// message are the ones that error has on its own (a refused request a usage error).
+pub fn app_error(e: elk_app::AppError) -> anyhow::Error {
+    use elk_app::AppError as A;
+    match e {
+        A::Request(e) => cli_error(e),
+        A::Model(e) => e.into(),
+        A::Solver(e) => e.into(),
+        A::Method(e) => e.into(),
+        A::Detailed(e) => e.into(),
+        A::Stage(e) => e.into(),
+        other => other.into(),
+    }
+}

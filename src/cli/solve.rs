@@ -7,12 +7,12 @@ use super::flags::Timings;
 use super::instance_source::InstanceSource;
 use super::method_rows::{ideal_row, method_named, method_parser, run_method};
 use clap::Args;
+use elk_app::compare::run::{CompareOn, CompareOutcome};
 use elk_app::compare::RowStatus;
 use elk_app::request::{BoundChoice, CompareRequest, SolveRequest};
 use elk_sim::evaluate_with;
 use elk_sim::trace::ChromeTrace;
 use elk_stage::instance::Instance;
-use elk_stage::units::Cycles;
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -280,40 +280,48 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
         Some(_) => Some(a.source.moe_request(&a.moe)?),
         None => None,
     };
+    let request = CompareRequest {
+        input: a.source.input(),
+        bound: a.bound,
+        layer_exact_s: a.layer_exact,
+        no_timings: a.timings.no_timings,
+    };
     let loaded = a.source.load_full()?;
     let (inst, build_s) = (&loaded.instance, loaded.build_s);
     let chip = loaded.chip.as_ref();
-    let (mut report, mut segment) = methods_and_bound(inst, chip, &a)?;
     // --expert-parallel: the instance without parallel sets too; each method keeps its
     // faster schedule, the lower bound bounds both (docs/core-groups.md, CG-5).
-    let mut plain = None;
-    if a.source.expert_parallel() {
-        let without = a.source.load_without_sets()?;
-        let (other, other_segment) = methods_and_bound(&without.instance, chip, &a)?;
-        if other.bound_cycles < report.bound_cycles {
-            segment = other_segment;
-        }
-        report = elk_app::compare::union(report, other);
-        plain = Some(without);
-    }
-    let layer = match a.layer_exact {
-        Some(seconds) => Some(super::layer_exact::solve(
-            &loaded,
-            plain.as_ref(),
-            seconds,
-            a.timings.no_timings,
-        )?),
+    let plain = if a.source.expert_parallel() {
+        Some(a.source.load_without_sets()?)
+    } else {
+        None
+    };
+    let on = CompareOn {
+        inst,
+        graph: loaded.graph.as_ref(),
+        chip: chip.map(Chip::as_label),
+        without: plain.as_ref().map(|p| (&p.instance, p.graph.as_ref())),
+    };
+    let worker = match a.layer_exact {
+        Some(_) => Some(super::exact::worker()?),
         None => None,
     };
+    let watch = super::compare_watch::Bars::default();
+    let CompareOutcome {
+        report,
+        segment,
+        layer,
+    } = elk_app::compare::run::run(
+        &request,
+        on,
+        super::plan_cache::bounds().as_ref(),
+        worker,
+        &watch,
+    )
+    .map_err(super::notice::app_error)?;
     let moe = moe_args.as_ref().map(super::moe::run_section).transpose()?;
     if a.json {
-        let config = CompareRequest {
-            input: a.source.input(),
-            bound: a.bound,
-            layer_exact_s: a.layer_exact,
-            no_timings: a.timings.no_timings,
-        }
-        .config();
+        let config = request.config();
         return super::json::print_json(
             "compare",
             &config,
@@ -370,76 +378,6 @@ fn refuse_csv_with_sections(a: &CompareArgs) -> anyhow::Result<()> {
         );
     }
     Ok(())
-}
-
-/// Every method's row on `inst` and the bound of `compare`'s rule: the roofline, unless the
-/// bound cache already holds the coupled LP's bound of this very instance (an earlier
-/// `--bound segment`, `gap` or sweep solved it), then that one, said in the footer
-/// (`--no-cache`: the roofline alone); with `--bound segment` the coupled LP's.
-fn methods_and_bound(
-    inst: &Instance,
-    chip: Option<&Chip>,
-    a: &CompareArgs,
-) -> anyhow::Result<(
-    elk_app::compare::CompareReport,
-    Option<elk_app::bound::Coupled>,
-)> {
-    let segment = match a.bound {
-        BoundChoice::Roofline => {
-            super::plan_cache::bounds().and_then(|cache| elk_app::bound::cached_bound(inst, &cache))
-        }
-        BoundChoice::Segment => Some(coupled_bound(inst)?),
-    };
-    let n = elk_app::compare::heuristic_names_on(inst).count()
-        + elk_app::compare::COMPARE_RETIMED.len();
-    let bar = super::progress::bar(n as u64, "methods");
-    let report = elk_app::compare::compare(
-        inst,
-        chip.map(Chip::as_label),
-        a.timings.no_timings,
-        segment
-            .as_ref()
-            .and_then(|c| c.bound.as_ref())
-            .map(|s| Cycles(s.bound_cycles)),
-        &mut |k, _, name| {
-            bar.set_position(k as u64 - 1);
-            bar.set_message(name.to_string());
-        },
-    )?;
-    bar.finish_and_clear();
-    Ok((report, segment))
-}
-
-/// The coupled segment LP's bound of `inst` (what `gap`, the sweeps and the main job use;
-/// [`elk_app::bound`]), from the bound cache or solved within 60 s on a spinner.
-fn coupled_bound(inst: &Instance) -> anyhow::Result<elk_app::bound::Coupled> {
-    use elk_app::bound::COUPLED_LIMIT;
-    let progress = super::progress::ExactProgress::start(&format!(
-        "segment relaxation: the coupled LP (limit {} s)",
-        COUPLED_LIMIT.as_secs()
-    ));
-    let roof = elk_solver::bounds::roofline(inst).best();
-    let found = elk_app::bound::coupled_bound(
-        inst,
-        COUPLED_LIMIT,
-        super::plan_cache::bounds().as_ref(),
-        &|step| {
-            progress.exact(
-                "segment relaxation (the coupled LP)",
-                inst,
-                &elk_solver::ExactEvent::Segment {
-                    step: *step,
-                    incumbent: None,
-                    bound: step.best_bound.map_or(roof, |b| b.max(roof)),
-                },
-            )
-        },
-    )?;
-    progress.finish();
-    if let Some(e) = &found.write_error {
-        eprintln!("warning: bound cache not updated: {e} (pass --no-cache to skip it)");
-    }
-    Ok(found)
 }
 
 /// The instance's name with the chip's HBM bandwidth: `… on ipu-pod4 @ 16 TB/s HBM`.

@@ -1,0 +1,183 @@
+//! A [`CompareRequest`] answered on its instance(s): every method's row with the bound the
+//! request chose, the union with the instance without parallel sets (`--expert-parallel`),
+//! and the optional layer section (`--layer-exact`). The CLI's `compare` and Python's
+//! `compare()` both call [`run`]; what each shows while it runs is its [`CompareWatch`].
+
+use crate::bound::{cached_bound, coupled_bound, BoundCache, Coupled, COUPLED_LIMIT};
+use crate::compare::{compare, union, ChipLabel, CompareReport};
+use crate::error::{AppError, Result};
+use crate::gap::{layer_section, layer_section_union, GapStep, LayerSection, LAYER};
+use crate::request::{BoundChoice, CompareRequest, RequestError};
+use elk_model::build::{cut_instance, OpRange};
+use elk_model::graph::Graph;
+use elk_solver::segments::SegmentStep;
+use elk_solver::WorkerCommand;
+use elk_stage::instance::Instance;
+use elk_stage::units::Cycles;
+
+/// What a front end shows while a compare runs. Every method has a default that shows
+/// nothing.
+pub trait CompareWatch {
+    /// Method row `k` of `n` starts (`k = n + 1`: the rows are done). `sets`: in a union,
+    /// which instance (`true`: the one with parallel sets); `None` outside one.
+    fn method(&self, _sets: Option<bool>, _k: usize, _n: usize, _name: &str) {}
+    /// The coupled segment LP of an instance starts (`--bound segment`).
+    fn coupled_started(&self) {}
+    /// A step of it.
+    fn coupled_step(&self, _inst: &Instance, _step: &SegmentStep) {}
+    /// It finished (read from the cache, solved, or unfinished).
+    fn coupled_finished(&self, _found: &Coupled) {}
+    /// The layer section starts (`--layer-exact`).
+    fn layer_started(&self) {}
+    /// A step of the layer's gap, on `layer` (in a union, the instance it is on).
+    fn layer_step(&self, _layer: &Instance, _step: GapStep<'_>) {}
+    /// The layer section is done.
+    fn layer_finished(&self) {}
+}
+
+/// A [`CompareWatch`] that shows nothing.
+pub struct Unwatched;
+
+impl CompareWatch for Unwatched {}
+
+/// What a compare runs on: the instance, the graph it was built from (`None`: read from a
+/// file), the chip it was built for and, with `--expert-parallel`, the same without parallel
+/// sets (and its graph).
+#[derive(Clone, Copy)]
+pub struct CompareOn<'a> {
+    /// The instance (with parallel sets in a union).
+    pub inst: &'a Instance,
+    /// Its whole model's graph, which `--layer-exact` cuts its layer from.
+    pub graph: Option<&'a Graph>,
+    /// The chip, for the header and the Ideal note.
+    pub chip: Option<ChipLabel<'a>>,
+    /// `--expert-parallel`: the instance without parallel sets, and its graph.
+    pub without: Option<(&'a Instance, Option<&'a Graph>)>,
+}
+
+/// A compare's answer.
+pub struct CompareOutcome {
+    /// Every method's row and the bound (the union's with `--expert-parallel`).
+    pub report: CompareReport,
+    /// The coupled segment LP behind the bound, when one was read or solved.
+    pub segment: Option<Coupled>,
+    /// `--layer-exact`: the layer's instance and its section.
+    pub layer: Option<(Instance, LayerSection)>,
+}
+
+/// Answers `request` on `on`. The bound: the roofline, unless `bound_cache` holds the
+/// coupled LP's bound of this very instance (then that one); with [`BoundChoice::Segment`]
+/// the coupled LP's, solved (and kept in `bound_cache`) when the cache lacks it. The layer's
+/// exact part runs in `worker`. A `--layer-exact` without a graph is refused before any work.
+pub fn run(
+    request: &CompareRequest,
+    on: CompareOn<'_>,
+    bound_cache: Option<&BoundCache>,
+    worker: Option<WorkerCommand>,
+    watch: &dyn CompareWatch,
+) -> Result<CompareOutcome> {
+    request.validate().map_err(refused)?;
+    if request.layer_exact_s.is_some() && on.graph.is_none() {
+        return Err(refused(RequestError::refused(
+            "--layer-exact cuts a layer from the model's graph: give --model, --import or \
+             --onnx, not --instance (or run `gap` on a cut instance)",
+        )));
+    }
+    let sets = on.without.map(|_| true);
+    let (mut report, mut segment) =
+        methods_and_bound(request, on.inst, on, sets, bound_cache, watch)?;
+    if let Some((plain, _)) = on.without {
+        let (other, other_segment) =
+            methods_and_bound(request, plain, on, Some(false), bound_cache, watch)?;
+        if other.bound_cycles < report.bound_cycles {
+            segment = other_segment;
+        }
+        report = union(report, other);
+    }
+    let layer = match (request.layer_exact_s, on.graph) {
+        (Some(seconds), Some(graph)) => Some(layer(
+            on,
+            graph,
+            seconds,
+            request.no_timings,
+            worker,
+            watch,
+        )?),
+        _ => None,
+    };
+    Ok(CompareOutcome {
+        report,
+        segment,
+        layer,
+    })
+}
+
+/// A refusal of the request.
+fn refused(e: impl Into<RequestError>) -> AppError {
+    AppError::Request(e.into())
+}
+
+/// Every method's row on `inst` and the bound of the request's rule.
+fn methods_and_bound(
+    request: &CompareRequest,
+    inst: &Instance,
+    on: CompareOn<'_>,
+    sets: Option<bool>,
+    bound_cache: Option<&BoundCache>,
+    watch: &dyn CompareWatch,
+) -> Result<(CompareReport, Option<Coupled>)> {
+    let segment = match request.bound {
+        BoundChoice::Roofline => bound_cache.and_then(|cache| cached_bound(inst, cache)),
+        BoundChoice::Segment => {
+            watch.coupled_started();
+            let found = coupled_bound(inst, COUPLED_LIMIT, bound_cache, &|s| {
+                watch.coupled_step(inst, s)
+            })?;
+            watch.coupled_finished(&found);
+            Some(found)
+        }
+    };
+    let bound = segment
+        .as_ref()
+        .and_then(|c| c.bound.as_ref())
+        .map(|s| Cycles(s.bound_cycles));
+    let report = compare(
+        inst,
+        on.chip,
+        request.no_timings,
+        bound,
+        &mut |k, n, name| watch.method(sets, k, n, name),
+    )?;
+    Ok((report, segment))
+}
+
+/// The layer section: layer [`LAYER`] cut from the whole model (and, in a union, from the
+/// model without parallel sets), solved within `seconds`.
+fn layer(
+    on: CompareOn<'_>,
+    graph: &Graph,
+    seconds: f64,
+    no_timings: bool,
+    worker: Option<WorkerCommand>,
+    watch: &dyn CompareWatch,
+) -> Result<(Instance, LayerSection)> {
+    let range = OpRange::Layers(LAYER..LAYER + 1);
+    let layer = cut_instance(on.inst, graph, &range)?;
+    watch.layer_started();
+    let other = match on.without {
+        Some((plain, Some(plain_graph))) => Some(cut_instance(plain, plain_graph, &range)?),
+        _ => None,
+    };
+    let section = match &other {
+        None => layer_section(&layer, seconds, no_timings, worker, &|step| {
+            watch.layer_step(&layer, step)
+        })?,
+        Some(other) => {
+            layer_section_union(&layer, other, seconds, no_timings, worker, &|sets, step| {
+                watch.layer_step(if sets { &layer } else { other }, step)
+            })?
+        }
+    };
+    watch.layer_finished();
+    Ok((layer, section))
+}
