@@ -44,7 +44,7 @@ pub enum AppError {
     },
     /// A request refused (a flag or keyword, or a combination of them).
     #[error(transparent)]
-    Request(#[from] crate::request::RequestError),
+    Request(#[from] crate::request::error::RequestError),
     /// A model, plan or instance error.
     #[error(transparent)]
     Model(#[from] elk_model::ModelError),

@@ -110,7 +110,7 @@ def compare(
     moe_keys = None
     if routing is not None:
         # Checked before any work, as the CLI checks --routing.
-        instance_keys = None if isinstance(model, Instance) else _instance_keys(model, chip, batch, kv, **build)
+        instance_keys = None if isinstance(model, Instance) else _instance_keys(model, chip, batch, kv, build)
         moe_keys = json.dumps(dict(instance=instance_keys, routing=routing, steps=steps, seed=seed,
                                    policies=policies))
         _native.check_compare_moe(moe_keys)

@@ -207,50 +207,24 @@ def instance(
     ``load_order`` is ``free``, ``fixed`` or a maximum displacement. ``expert_parallel``
     (``--expert-parallel``) builds parallel sets: independent chains of operators on
     disjoint groups of cores (docs/core-groups.md)."""
-    keys = _instance_keys(
-        model, chip, batch, kv, mode=mode, num_layers=num_layers, hbm_tbps=hbm_tbps,
-        load_order=load_order, layers=layers, ops=ops, window=window, noc_row=noc_row,
-        expert_parallel=expert_parallel,
-    )
+    build = {k: v for k, v in locals().items() if k not in ("model", "chip", "batch", "kv")}
+    keys = _instance_keys(model, chip, batch, kv, build)
     native, warns = _native.build_instance(json.dumps(keys), bool(cache))
     _warn(warns)
     return Instance(native)
 
 
-def _instance_keys(
-    model: ModelLike,
-    chip: ChipLike,
-    batch: int,
-    kv: int,
-    *,
-    mode: str = DEFAULTS["mode"],
-    num_layers: Optional[int] = None,
-    hbm_tbps: Optional[float] = None,
-    load_order: Union[str, int] = DEFAULTS["load_order"],
-    layers: Optional[str] = None,
-    ops: Optional[str] = None,
-    window: Optional[int] = None,
-    noc_row: str = DEFAULTS["noc_row"],
-    expert_parallel: bool = False,
-    cache: bool = True,
-) -> Dict[str, Any]:
-    """:func:`instance`'s keywords as the extension's instance request takes them (the
-    ones given; ``cache`` is not part of the request)."""
+def _instance_keys(model: ModelLike, chip: ChipLike, batch: int, kv: int, build: Dict[str, Any]) -> Dict[str, Any]:
+    """:func:`instance`'s arguments as the extension's instance request takes them: the
+    keywords given in ``build`` (``cache`` is not part of the request; a keyword the request
+    does not know is refused there, naming it)."""
     m = _model(model)
-    keys = dict(
-        model=m._keys(),
-        chip=_chip(chip, hbm_tbps)._keys(),
-        mode=mode,
-        batch=int(batch),
-        kv=int(kv),
-        num_layers=num_layers if num_layers is not None else m.num_layers,
-        load_order=load_order,
-        layers=layers,
-        ops=ops,
-        window=window,
-        noc_row=noc_row,
-        expert_parallel=bool(expert_parallel),
-    )
+    keys = {k: v for k, v in build.items() if k not in ("cache", "hbm_tbps")}
+    if keys.get("num_layers") is None:
+        keys["num_layers"] = m.num_layers
+    if "expert_parallel" in keys:
+        keys["expert_parallel"] = bool(keys["expert_parallel"])
+    keys.update(model=m._keys(), chip=_chip(chip, build.get("hbm_tbps"))._keys(), batch=int(batch), kv=int(kv))
     return {k: v for k, v in keys.items() if v is not None}
 
 

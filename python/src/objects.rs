@@ -391,10 +391,7 @@ impl NativeInstance {
                     Some(f) if Path::new(f).exists() => f.clone(),
                     _ => r.name.clone(),
                 };
-                let request = ChipRequest {
-                    hbm_tbps: r.hbm_tbps,
-                    ..ChipRequest::named(&source)
-                };
+                let request = ChipRequest::with_hbm(&source, r.hbm_tbps);
                 request
                     .resolve(&mut Collected::default())
                     .ok()

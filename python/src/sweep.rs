@@ -9,6 +9,9 @@ use elk_model::plan::PlanCache;
 use pyo3::prelude::*;
 use std::path::PathBuf;
 
+/// `sweep_json`'s answer: results, config and lines as JSON, the warnings, the failure.
+type SweepOut = (String, String, String, Vec<String>, Option<String>);
+
 /// Runs `grid` (a preset, a TOML file, or the TOML text itself) into `output` (`None`: the
 /// CLI's default name), GIL released; `progress(done, total, "cells")` after each cell.
 /// Returns `sweep --json`'s results and config, every cell's line of the output, as JSON, the
@@ -21,15 +24,14 @@ pub fn sweep_json(
     output: Option<PathBuf>,
     shard: Option<String>,
     progress: Option<Py<PyAny>>,
-) -> PyResult<(String, String, String, Vec<String>, Option<String>)> {
+) -> PyResult<SweepOut> {
     let request = SweepRequest {
         grid: grid.to_string(),
         output,
         shard,
         report: None,
     };
-    type Out = (String, String, String, Vec<String>, Option<String>);
-    let out = py.detach(|| -> Result<Out, Failure> {
+    let out = py.detach(|| -> Result<SweepOut, Failure> {
         // The plan cache at its default location, as the CLI's without --no-cache.
         let plans = PlanCache::default_location();
         let grid = request.load_grid()?;

@@ -15,12 +15,9 @@ pub type Chip = ChosenChip;
 /// `--chip given` with `--hbm-tbps` (a non-positive bandwidth is a usage error), its
 /// warnings on stderr.
 pub fn load(given: &str, hbm_tbps: Option<f64>) -> anyhow::Result<Chip> {
-    ChipRequest {
-        hbm_tbps,
-        ..ChipRequest::named(given)
-    }
-    .resolve(&mut super::notice::Stderr::default())
-    .map_err(super::notice::cli_error)
+    ChipRequest::with_hbm(given, hbm_tbps)
+        .resolve(&mut super::notice::Stderr::default())
+        .map_err(super::notice::cli_error)
 }
 
 /// The chip of a detailed replay: `--chip` when given (with a warning when it is not the

@@ -78,10 +78,7 @@ impl InstanceArgs {
         Ok(InstanceRequest {
             model: self.graph.required()?,
             shape: self.graph.shape.shape(),
-            chip: ChipRequest {
-                hbm_tbps: self.hbm_tbps,
-                ..ChipRequest::named(&self.chip)
-            },
+            chip: ChipRequest::with_hbm(&self.chip, self.hbm_tbps),
             cut: Cut {
                 layers: self.layers.clone(),
                 ops: self.ops.clone(),

@@ -110,10 +110,7 @@ impl InstanceSource {
         InstanceRequest {
             model: self.graph.request_or_default(),
             shape: self.graph.shape.shape(),
-            chip: ChipRequest {
-                hbm_tbps: self.hbm_tbps,
-                ..ChipRequest::named(&self.chip)
-            },
+            chip: ChipRequest::with_hbm(&self.chip, self.hbm_tbps),
             cut: Cut {
                 layers: self.layers.clone(),
                 ops: self.ops.clone(),

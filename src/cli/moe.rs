@@ -174,10 +174,7 @@ impl MoeArgs {
             kv: self.kv,
             num_layers: self.num_layers,
             dtype: self.dtype,
-            chip: ChipRequest {
-                hbm_tbps: self.hbm_tbps,
-                ..ChipRequest::named(&self.chip)
-            },
+            chip: ChipRequest::with_hbm(&self.chip, self.hbm_tbps),
             routing: self.routing.clone(),
             steps: self.steps,
             seed: self.seed,

@@ -1,7 +1,7 @@
 //! The chip of a request: a preset or a chip TOML file, with its overrides.
 
 use super::error::{RequestError, Result};
-use super::Notice;
+use super::notice::Notice;
 use crate::compare::ChipLabel;
 use elk_model::chip::{describe_keys, ChipOverrides, ChipSpec, LoadedChip};
 use elk_model::provenance::chip_ref;
@@ -46,6 +46,14 @@ impl ChipRequest {
             given: given.to_string(),
             hbm_tbps: None,
             keys: Vec::new(),
+        }
+    }
+
+    /// A preset or file with `--hbm-tbps`.
+    pub fn with_hbm(given: &str, hbm_tbps: Option<f64>) -> ChipRequest {
+        ChipRequest {
+            hbm_tbps,
+            ..ChipRequest::named(given)
         }
     }
 

@@ -4,7 +4,7 @@
 use super::chip::{ChipRequest, ChosenChip};
 use super::error::{RequestError, Result};
 use super::model::{GraphConfig, ModelRequest, RunShape};
-use super::Notice;
+use super::notice::Notice;
 use elk_model::build::{build_instance_with_stats, InstanceOptions, OpRange};
 use elk_model::graph::Graph;
 use elk_model::plan::{CacheStats, PlanCache};

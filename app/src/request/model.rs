@@ -1,7 +1,7 @@
 //! The model of a request and the run it is built for.
 
 use super::error::{RequestError, Result};
-use super::Notice;
+use super::notice::Notice;
 use elk_model::dtype::Dtypes;
 use elk_model::graph::{Graph, Mode};
 use elk_model::import::{import_file, import_onnx_file, Compat, ImportOptions};

@@ -4,7 +4,7 @@ use super::chip::{ChipRequest, ChosenChip};
 use super::error::{RequestError, Result};
 use super::input::InstanceInput;
 use super::model::{zoo_model, ModelSource};
-use super::Notice;
+use super::notice::Notice;
 use crate::moe::{experts_of, title, MoeInputs, MoeReport, MoeResults, MoeSection, MoeSpec};
 use elk_model::build::InstanceOptions;
 use elk_model::dtype::Dtypes;
