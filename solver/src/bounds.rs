@@ -123,6 +123,17 @@ impl BoundSource {
     }
 }
 
+impl BoundSource {
+    /// The name in a sentence: `the roofline`, `the MILP dual bound`, `the best bound the
+    /// worker told before the kill`.
+    pub fn in_sentence(self) -> String {
+        match self {
+            BoundSource::ToldBeforeKill => self.name().to_string(),
+            _ => format!("the {}", self.name()),
+        }
+    }
+}
+
 impl std::fmt::Display for BoundSource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())

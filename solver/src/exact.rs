@@ -23,6 +23,7 @@ mod backend;
 mod event;
 mod finish;
 mod method;
+mod note;
 mod options;
 mod report;
 mod solve;
@@ -31,5 +32,6 @@ pub mod worker;
 
 pub use event::ExactEvent;
 pub use method::{Exact, WorkerCommand};
+pub use note::{texts, Note, NoteAbout};
 pub use options::{too_large, Backend, ExactOptions, WholeModelBound, WholeModelSearch};
 pub use report::{gap_pct, Bounds, ExactReport, GapReference, ModelStats, Phase};

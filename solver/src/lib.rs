@@ -47,8 +47,9 @@ pub use bounds::BoundSource;
 pub use error::{Result, SolverError};
 pub use exact::worker;
 pub use exact::{
-    gap_pct, too_large, Backend, Bounds, Exact, ExactEvent, ExactOptions, ExactReport,
-    GapReference, ModelStats, Phase, WholeModelBound, WholeModelSearch, WorkerCommand,
+    gap_pct, texts, too_large, Backend, Bounds, Exact, ExactEvent, ExactOptions, ExactReport,
+    GapReference, ModelStats, Note, NoteAbout, Phase, WholeModelBound, WholeModelSearch,
+    WorkerCommand,
 };
 pub use extract::{OrderHint, RawSolution};
 pub use queue::{queue_for_options, requeue, QueueReport};

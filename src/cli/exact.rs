@@ -11,7 +11,7 @@ use elk_app::gap::{CoupledStatus, ExactSettings, GapReport, GapStep, WORKER_GRAC
 use elk_app::request::ExactRequest;
 use elk_solver::milp::Linearisation;
 use elk_solver::RETIME_SUFFIX;
-use elk_solver::{gap_pct, Backend, WholeModelBound, WorkerCommand};
+use elk_solver::{gap_pct, Backend, Note, NoteAbout, WholeModelBound, WorkerCommand};
 use elk_stage::instance::Instance;
 use elk_stage::method::StopReason;
 use std::path::PathBuf;
@@ -530,16 +530,14 @@ pub(super) fn print_gap(
         println!("{}", super::method_rows::RETIME_LEGEND);
     }
     // How the whole-model bound was reached, and when it improved.
-    let segment_notes: Vec<&String> = out
-        .exact
-        .notes
-        .iter()
-        .filter(|n| n.starts_with("segment relaxation"))
-        .collect();
+    let segment_notes: Vec<&Note> = out.exact.notes.iter().filter(|n| n.is_segment()).collect();
     for n in &segment_notes {
         println!("{n}");
     }
-    if segment_notes.iter().any(|n| n.contains("μ = ")) {
+    if segment_notes
+        .iter()
+        .any(|n| n.about == NoteAbout::SegmentPrices)
+    {
         println!("μ: the price the segment relaxation puts on one cycle of load work moved across a layer boundary; every price gives a valid bound and the best is kept (docs/exact.md, \"Whole models\")");
     }
     if out.exact.coupled == CoupledStatus::Held {
@@ -586,12 +584,7 @@ fn stronger_bound(
         _ => {}
     }
     // "the roofline", "the MILP dual bound", "the best bound the worker told before the kill".
-    let source = out.bound_source().to_string();
-    let source = if source.starts_with("the ") {
-        source
-    } else {
-        format!("the {source}")
-    };
+    let source = out.bound_source().in_sentence();
     (!ways.is_empty()).then(|| {
         format!(
             "a stronger bound may exist: the best proven within this run is {source}; try {}",

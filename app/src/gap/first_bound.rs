@@ -6,7 +6,7 @@
 use super::settings::{ExactSettings, GapStep};
 use crate::bound::coupled_bound;
 use elk_solver::segments::CoupledLp;
-use elk_solver::{ExactEvent, Phase, WholeModelBound};
+use elk_solver::{ExactEvent, Note, NoteAbout, Phase, WholeModelBound};
 use elk_stage::instance::Instance;
 use elk_stage::method::MethodError;
 use elk_stage::schedule::Schedule;
@@ -69,7 +69,7 @@ pub(super) struct CoupledFirst {
     pub(super) given: CoupledLp,
     pub(super) how: CoupledStatus,
     pub(super) phase: Option<Phase>,
-    pub(super) note: Option<String>,
+    pub(super) note: Option<Note>,
 }
 
 /// Reads the coupled LP's bound of `inst` from the settings' bound cache or solves it within
@@ -149,7 +149,7 @@ pub(super) fn coupled_first(
             given: CoupledLp::Skip,
             how: CoupledStatus::Unfinished { limit_s },
             phase: Some(phase("segment relaxation, the coupled LP (unfinished)")),
-            note: Some(format!(
+            note: Some(Note::about(NoteAbout::SegmentRelaxation, format!(
                 "segment relaxation: the coupled LP did not finish within {} s ({:.0} % of the time limit): the bound is weaker than `compare --bound segment`'s; raise --time-limit{}",
                 seconds_text(limit_s),
                 100.0 * share,
@@ -158,7 +158,7 @@ pub(super) fn coupled_first(
                 } else {
                     ""
                 }
-            )),
+            ))),
         },
         None => not_used,
     })

@@ -5,7 +5,7 @@
 
 use super::first_bound::CoupledStatus;
 use elk_solver::lns::{LnsStop, LnsSummary};
-use elk_solver::{Backend, BoundSource, Bounds, ExactReport, ModelStats};
+use elk_solver::{Backend, BoundSource, Bounds, ExactReport, ModelStats, Note};
 use elk_stage::instance::Instance;
 use elk_stage::method::{StopReason, Verdict};
 use elk_stage::units::Cycles;
@@ -45,8 +45,9 @@ pub struct ExactSummary {
     pub from_warm_start: bool,
     /// Every lower bound computed.
     pub bounds: Bounds,
-    /// Notes of the solve.
-    pub notes: Vec<String>,
+    /// Notes of the solve, each with what it is about (`--json` prints their lines).
+    #[serde(serialize_with = "note_lines")]
+    pub notes: Vec<Note>,
     /// The timed phases (left out with `--no-timings`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub phases: Option<Vec<PhaseJson>>,
@@ -361,6 +362,11 @@ pub struct UnionPart {
     pub gap_pct: Option<f64>,
     /// The other instance's exact solve, as `solve --exact --json` prints it.
     pub other: ExactSummary,
+}
+
+/// Notes as `--json` prints them: their lines.
+fn note_lines<S: serde::Serializer>(notes: &[Note], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(notes.iter().map(|n| n.text.as_str()))
 }
 
 #[cfg(test)]

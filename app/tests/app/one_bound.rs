@@ -113,7 +113,7 @@ fn gap_reads_the_coupled_bound_from_the_cache_instead_of_solving_it() {
         inst.ms(Cycles(planted))
     );
     assert!(
-        gap.exact.notes.iter().any(|n| n.ends_with(&note)),
+        gap.exact.notes.iter().any(|n| n.text.ends_with(&note)),
         "{:?}",
         gap.exact.notes
     );

@@ -8,6 +8,7 @@ use crate::error::{Result, SolverError};
 use crate::exact::backend::{judge, BackendResult};
 use crate::exact::solve::Solve;
 use crate::exact::{gap_pct, Backend, Bounds, ExactReport};
+use crate::exact::{Note, NoteAbout};
 use crate::tolerance::{meets_bound, OBJECTIVE_TOLERANCE};
 use elk_stage::method::{StopReason, Verdict};
 use elk_stage::schedule::Schedule;
@@ -77,7 +78,7 @@ impl Solve<'_> {
     /// The backend's schedule judged by the simulator. An objective the simulator disagrees
     /// with beyond solver tolerances is a bug, noted, and the backend's proof no longer makes
     /// the schedule optimal (its dual bound still stands).
-    fn judge_backend(&self, result: BackendResult, notes: &mut Vec<String>) -> Result<Settled> {
+    fn judge_backend(&self, result: BackendResult, notes: &mut Vec<Note>) -> Result<Settled> {
         let mut settled = Settled {
             status: result.status,
             schedule: None,
@@ -97,7 +98,7 @@ impl Solve<'_> {
                 "backend objective {obj:.4} cycles vs simulator {t:.4} (relative {rel:.2e})"
             );
             if rel > OBJECTIVE_TOLERANCE {
-                notes.push(format!("BUG: {line}"));
+                notes.push(Note::about(NoteAbout::Bug, format!("BUG: {line}")));
                 if settled.status == Verdict::Optimal {
                     settled.status = Verdict::Feasible;
                 }
@@ -112,7 +113,7 @@ impl Solve<'_> {
 
     /// Returns the warm start instead of the backend's schedule when it is faster. A backend
     /// that proved infeasibility despite a valid warm start is an error.
-    fn keep_better_warm_start(&self, settled: &mut Settled, notes: &mut Vec<String>) -> Result<()> {
+    fn keep_better_warm_start(&self, settled: &mut Settled, notes: &mut Vec<Note>) -> Result<()> {
         let Some((ws, wt)) = &self.warm else {
             return Ok(());
         };
@@ -138,11 +139,11 @@ impl Solve<'_> {
             ));
         } else if makespan.is_none_or(|t| wt < t) {
             if settled.status == Verdict::Optimal {
-                notes.push(format!(
+                notes.push(Note::general(format!(
                     "warm start ({}) beats the 'optimal' schedule by {:.3e} cycles",
                     ws.method,
                     makespan.unwrap_or(0.0) - wt
-                ));
+                )));
                 settled.status = Verdict::Feasible;
             }
             if settled.status == Verdict::Unknown {
@@ -166,7 +167,7 @@ fn best_bound(
     bounds: &Bounds,
     backend: Backend,
     settled: &mut Settled,
-    notes: &mut Vec<String>,
+    notes: &mut Vec<Note>,
 ) -> (f64, BoundSource) {
     let (lower, mut source) = bounds.best(backend);
     let mut lower = lower.get();
@@ -175,7 +176,9 @@ fn best_bound(
             .makespan
             .is_some_and(|t| meets_bound(Cycles(t), Cycles(lower)))
     {
-        notes.push(format!("the makespan meets the {source} bound: optimal"));
+        notes.push(Note::general(format!(
+            "the makespan meets the {source} bound: optimal"
+        )));
         settled.status = Verdict::Optimal;
     }
     if settled.status == Verdict::Optimal {
@@ -193,7 +196,7 @@ mod tests {
     use crate::exact::event::quiet;
     use crate::exact::solve::tests::{optimum, two_ops};
     use crate::exact::solve::Solve;
-    use crate::exact::{ExactOptions, ModelStats};
+    use crate::exact::{ExactOptions, ModelStats, NoteAbout};
     use elk_stage::method::Verdict;
     use std::time::Instant;
 
@@ -213,7 +216,7 @@ mod tests {
             let run = Solve::new(&inst, &opts, &quiet, Instant::now(), None);
             let r = run.finish(result).unwrap();
             assert_eq!(
-                r.notes.iter().any(|n| n.starts_with("BUG")),
+                r.notes.iter().any(|n| n.about == NoteAbout::Bug),
                 bug,
                 "relative {rel}: {:?}",
                 r.notes
@@ -243,7 +246,7 @@ mod tests {
         let r = run.finish(result).unwrap();
         assert_eq!(r.status, Verdict::Optimal, "{:?}", r.notes);
         assert!(
-            r.notes.iter().all(|n| !n.contains("beats")),
+            r.notes.iter().all(|n| !n.text.contains("beats")),
             "{:?}",
             r.notes
         );

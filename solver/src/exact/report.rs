@@ -4,6 +4,7 @@
 
 use crate::bounds::{roofline, BoundSource, Roofline};
 use crate::exact::Backend;
+use crate::exact::Note;
 use crate::lns::LnsSummary;
 use elk_stage::instance::Instance;
 use elk_stage::method::{Outcome, Solved, StopReason, Verdict};
@@ -109,7 +110,7 @@ pub struct ExactReport {
     /// The schedule returned is the warm start (the backend found nothing better).
     pub from_warm_start: bool,
     /// Facts worth reporting (no wall-clock times: those are in `phases`).
-    pub notes: Vec<String>,
+    pub notes: Vec<Note>,
     /// Wall-clock seconds of each phase.
     pub phases: Vec<Phase>,
     /// What the window search did (models too large for the backend).
@@ -156,7 +157,7 @@ impl ExactReport {
                 },
             },
         };
-        let mut notes = self.notes.clone();
+        let mut notes = super::note::texts(&self.notes);
         notes.push(format!(
             "lower bound {} ({})",
             self.lower_bound_cycles, self.bound_source

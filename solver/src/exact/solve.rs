@@ -9,6 +9,7 @@ use crate::error::{Result, SolverError};
 use crate::exact::backend::{self, judge, BackendResult};
 use crate::exact::options::max_size;
 use crate::exact::{too_large, Backend, Bounds, ExactEvent, ExactOptions, ExactReport, Phase};
+use crate::exact::{Note, NoteAbout};
 use crate::milp::lp_bound;
 use crate::tolerance::meets_bound;
 use elk_stage::instance::{Instance, LoadOrder, NamedOrder};
@@ -49,10 +50,13 @@ pub(crate) fn solve(
 
 /// The note that names the coupled segment relaxation's bound (given or solved): the same
 /// words either way, so a bound read from a cache prints what solving it would.
-pub(crate) fn coupled_note(inst: &Instance, coupled: Cycles) -> String {
-    format!(
-        "segment relaxation coupled by ν (one LP, the prices' constraints kept): {:.4} ms",
-        inst.ms(coupled)
+pub(crate) fn coupled_note(inst: &Instance, coupled: Cycles) -> Note {
+    Note::about(
+        NoteAbout::SegmentRelaxation,
+        format!(
+            "segment relaxation coupled by ν (one LP, the prices' constraints kept): {:.4} ms",
+            inst.ms(coupled)
+        ),
     )
 }
 
@@ -66,7 +70,7 @@ pub(crate) struct Solve<'a> {
     pub(super) bounds: Bounds,
     /// The best valid schedule known before the backend's own (and its makespan).
     pub(super) warm: Option<(Schedule, f64)>,
-    pub(super) notes: Vec<String>,
+    pub(super) notes: Vec<Note>,
     pub(super) phases: Vec<Phase>,
     /// The makespan of the last [`ExactEvent::Incumbent`] told (the warm start's at first).
     told: Cell<f64>,
@@ -173,9 +177,9 @@ impl<'a> Solve<'a> {
         let lp_limit = self.opts.time_limit.map(|l| l / 4);
         match lp_bound(self.inst, self.opts.linearisation, lp_limit)? {
             Some((v, _)) => self.bounds.lp_cycles = Some(Cycles(v)),
-            None => self
-                .notes
-                .push("LP relaxation not solved within its time share".into()),
+            None => self.notes.push(Note::general(
+                "LP relaxation not solved within its time share",
+            )),
         }
         Ok(())
     }
@@ -212,30 +216,29 @@ impl<'a> Solve<'a> {
         )?;
         let Some(mut s) = restricted.schedule else {
             self.notes
-                .push("fixed-order restriction: no schedule".into());
+                .push(Note::general("fixed-order restriction: no schedule"));
             return Ok(None);
         };
         let t = judge(self.inst, &s).map_err(|detail| SolverError::Rejected {
             backend: "milp",
             detail,
         })?;
-        self.notes.push(format!(
+        self.notes.push(Note::general(format!(
             "fixed-order restriction: {t:.1} cycles ({})",
             if restricted.status == Verdict::Optimal {
                 "optimal for fixed order"
             } else {
                 "time limit"
             }
-        ));
+        )));
         if self.warm.as_ref().is_none_or(|(_, wt)| t < *wt) {
             s.method = Backend::Milp.method_name().into();
             self.warm = Some((s.clone(), t));
         }
         if t <= known_bound * (1.0 + crate::milp::REL_GAP) {
-            self.notes.push(
-                "the fixed-order optimum meets the lower bound: optimal for the free order too"
-                    .into(),
-            );
+            self.notes.push(Note::general(
+                "the fixed-order optimum meets the lower bound: optimal for the free order too",
+            ));
             return Ok(Some(BackendResult {
                 status: Verdict::Optimal,
                 schedule: Some(s),
@@ -268,9 +271,9 @@ impl<'a> Solve<'a> {
             crate::milp::estimated_size(self.inst),
             max_size(self.opts.backend),
         );
-        self.notes.push(format!(
+        self.notes.push(Note::general(format!(
             "model too large to attempt (≈ {size} rows and columns, limit {max}): cut the instance with --layers/--ops or set a preload window (--window); reporting the best schedule given and the best bound that needs no model (roofline, segment relaxation)"
-        ));
+        )));
     }
 }
 

@@ -7,6 +7,7 @@ use crate::error::Result;
 use crate::exact::backend::BackendResult;
 use crate::exact::solve::{coupled_note, Solve};
 use crate::exact::{ExactEvent, ExactReport, Phase, WholeModelBound, WholeModelSearch};
+use crate::exact::{Note, NoteAbout};
 use crate::lns::{improve_from_starts, LnsOptions, LnsStep, LnsStop, LnsSummary};
 use crate::segments::{segment_bound_with, CoupledLp, PricedBound, SegmentOptions, SegmentStep};
 use elk_stage::instance::Instance;
@@ -77,7 +78,12 @@ impl Solve<'_> {
         let found = segment_bound_with(inst, &seg_opts, &on_step)?;
         match &found {
             Some(b) => {
-                self.notes.push(format!(
+                let about = if b.price.is_some() {
+                    NoteAbout::SegmentPrices
+                } else {
+                    NoteAbout::SegmentRelaxation
+                };
+                self.notes.push(Note::about(about, format!(
                     "segment relaxation: {} segments of {} layer(s), {} distinct, {} each{}",
                     b.segments,
                     b.layers_per_segment,
@@ -86,7 +92,7 @@ impl Solve<'_> {
                     b.price
                         .map(|p| format!(", best price μ = {p:.3}"))
                         .unwrap_or_default()
-                ));
+                )));
                 self.phases.push(Phase {
                     what: "segment relaxation".into(),
                     seconds: b.seconds,
@@ -102,10 +108,11 @@ impl Solve<'_> {
                 }
                 self.bounds.segment_cycles = Some(Cycles(b.bound_cycles));
             }
-            None if inst.layers().layers < 2 => self.notes.push(
-                "segment relaxation: not applicable (no repeated layers to cut the chain at)".into(),
-            ),
-            None => self.notes.push(format!(
+            None if inst.layers().layers < 2 => self.notes.push(Note::about(
+                NoteAbout::SegmentRelaxation,
+                "segment relaxation: not applicable (no repeated layers to cut the chain at)",
+            )),
+            None => self.notes.push(Note::about(NoteAbout::SegmentRelaxation, format!(
                 "segment relaxation: {} within its share of the time limit ({}); raise --time-limit",
                 if opts.coupled == CoupledLp::Skip {
                     "no price solved"
@@ -113,7 +120,7 @@ impl Solve<'_> {
                     "neither the coupled LP nor a price solved"
                 },
                 if searching { "half of it" } else { "nine tenths" }
-            )),
+            ))),
         }
         Ok(found.and_then(|b| b.price))
     }
@@ -159,7 +166,7 @@ impl Solve<'_> {
             seconds: s.seconds,
         });
         // No wall-clock times in notes (the report's `search` has them).
-        self.notes.push(format!(
+        self.notes.push(Note::general(format!(
             "window search ({}): {:.4} → {:.4} ms in {} window MILPs ({} proven within their node limit), {} sweep(s), {} improvement(s)",
             match s.stop {
                 LnsStop::Converged => "converged",
@@ -172,13 +179,17 @@ impl Solve<'_> {
             s.windows_optimal,
             s.sweeps,
             s.improvements.len()
-        ));
+        )));
         for r in &s.disagreements {
-            self.notes.push(format!("BUG: window search: {r}"));
+            self.notes.push(Note::about(
+                NoteAbout::Bug,
+                format!("BUG: window search: {r}"),
+            ));
         }
         for r in &s.rejected {
-            self.notes.push(format!(
-                "BUG: the simulator rejected a window search result: {r}"
+            self.notes.push(Note::about(
+                NoteAbout::Bug,
+                format!("BUG: the simulator rejected a window search result: {r}"),
             ));
         }
         if s.makespan_cycles.get() < self.warm.as_ref().map_or(f64::INFINITY, |w| w.1) {
@@ -191,7 +202,7 @@ impl Solve<'_> {
 /// Each price whose bound beat every earlier one: a note without times ("segment relaxation
 /// bound by price: μ = 0 7.1340 ms, μ = 0.345 7.2410 ms") and, for `--timings`, a phase per
 /// step whose seconds are those since the search started (notes stay byte-stable).
-fn improvements(inst: &Instance, prices: &[PricedBound]) -> (String, Vec<Phase>) {
+fn improvements(inst: &Instance, prices: &[PricedBound]) -> (Note, Vec<Phase>) {
     let mut best = f64::NEG_INFINITY;
     let better: Vec<&PricedBound> = prices
         .iter()
@@ -217,8 +228,6 @@ fn improvements(inst: &Instance, prices: &[PricedBound]) -> (String, Vec<Phase>)
             seconds: p.at_s,
         })
         .collect();
-    (
-        format!("segment relaxation bound by price: {}", steps.join(", ")),
-        phases,
-    )
+    let note = format!("segment relaxation bound by price: {}", steps.join(", "));
+    (Note::about(NoteAbout::SegmentPrices, note), phases)
 }

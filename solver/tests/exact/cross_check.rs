@@ -5,7 +5,7 @@ use super::brute;
 use crate::solve_exact;
 use elk_heuristics::{Basic, ElkDyn, ElkFull, StaticSplit};
 use elk_solver::milp::{lp_bound, Linearisation};
-use elk_solver::{Backend, Exact, ExactOptions, ExactReport};
+use elk_solver::{Backend, Exact, ExactOptions, ExactReport, NoteAbout};
 use elk_stage::corpus::{random_instance, RandomSpec};
 use elk_stage::instance::{Instance, LoadOrder, NamedOrder};
 use elk_stage::method::{Budget, Method, Outcome, StopReason, Verdict};
@@ -51,7 +51,7 @@ pub(crate) fn check(inst: &Instance, with_brute: bool) -> Option<Cycles> {
     );
     for r in [&milp, &per_option, &smt] {
         assert!(
-            r.notes.iter().all(|n| !n.starts_with("BUG")),
+            r.notes.iter().all(|n| n.about != NoteAbout::Bug),
             "{name}: {:?}",
             r.notes
         );

@@ -5,7 +5,7 @@
 
 use super::segments::layered;
 use crate::solve_exact;
-use elk_solver::ExactOptions;
+use elk_solver::{ExactOptions, NoteAbout};
 use elk_stage::method::Budget;
 use elk_stage::method::Verdict;
 
@@ -37,7 +37,7 @@ fn a_warm_started_milp_reports_the_same_optimum_as_a_cold_one() {
             "{name}: warm-started optimum {w} vs cold {c}"
         );
         assert!(
-            warm.notes.iter().all(|n| !n.starts_with("BUG")),
+            warm.notes.iter().all(|n| n.about != NoteAbout::Bug),
             "{name}: {:?}",
             warm.notes
         );

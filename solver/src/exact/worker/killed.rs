@@ -4,6 +4,7 @@
 use super::Told;
 use crate::bounds::BoundSource;
 use crate::exact::solve::coupled_note;
+use crate::exact::Note;
 use crate::exact::{gap_pct, too_large, Bounds, ExactOptions, ExactReport, ModelStats, Phase};
 use crate::tolerance::meets_bound;
 use elk_stage::instance::Instance;
@@ -64,7 +65,7 @@ fn killed_with(
         gap_pct: makespan.and_then(|t| gap_pct(t, lower)),
         solve_s: seconds,
         model: ModelStats::default(),
-        notes: std::iter::once(what)
+        notes: std::iter::once(Note::general(what))
             .chain(options.coupled.known().map(|c| coupled_note(inst, c)))
             .collect(),
         phases: vec![Phase {
@@ -96,9 +97,9 @@ pub(crate) fn after_kill(
     let mut report = killed_with(inst, options, start, seconds);
     if from_progress {
         report.from_warm_start = false;
-        report
-            .notes
-            .push("the schedule is the last incumbent the worker told before the kill".into());
+        report.notes.push(Note::general(
+            "the schedule is the last incumbent the worker told before the kill",
+        ));
     }
     if let Some(b) = told.bound.filter(|b| *b > report.lower_bound_cycles) {
         report.lower_bound_cycles = b;
