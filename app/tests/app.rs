@@ -16,6 +16,8 @@ mod inputs;
 mod moe;
 #[path = "app/one_bound.rs"]
 mod one_bound;
+#[path = "app/request.rs"]
+mod request;
 
 #[test]
 fn interrupted_resumed_and_sharded_sweeps_equal_a_straight_run() {

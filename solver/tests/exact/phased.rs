@@ -44,7 +44,9 @@ fn exact_backends_encode_the_phased_row_and_agree_with_the_simulator() {
         for r in &runs {
             assert_eq!(r.status, runs[0].status, "{name}: {:?}", r.backend);
             assert!(
-                r.notes.iter().all(|n| n.about != elk_solver::NoteAbout::Bug),
+                r.notes
+                    .iter()
+                    .all(|n| n.about != elk_solver::NoteAbout::Bug),
                 "{name}: {:?}",
                 r.notes
             );
