@@ -13,11 +13,13 @@ use std::cell::Cell;
 use std::path::PathBuf;
 
 /// The request of `gap` or `solve --exact` on `input`: the exact keywords given
-/// (`ExactKeys` as JSON), checked as the CLI checks its flags.
+/// (`ExactKeys` as JSON), checked as the CLI checks its flags; `union`: the instance without
+/// parallel sets is solved too.
 pub fn exact_request(
     input: &InstanceInput,
     keys_json: &str,
     no_timings: bool,
+    union: bool,
 ) -> Result<ExactRequest, Failure> {
     let exact = keys::parse::<ExactKeys>("exact", keys_json).and_then(|k| k.settings())?;
     Ok(ExactRequest {
@@ -27,6 +29,7 @@ pub fn exact_request(
         exact,
         output: None,
         no_timings,
+        union,
     })
 }
 

@@ -38,8 +38,8 @@ pub fn method_names() -> Vec<String> {
     names
 }
 
-/// Every keyword default (`model`, `chip`, `mode`, `batch`, `kv`, `load_order`, `noc_row`) as
-/// JSON: Python's signatures show these, and a keyword left out takes them.
+/// Every keyword default as JSON ([`keys::defaults`]: the instance's, the exact solver's and
+/// `moe`'s): Python's signatures show these, and a keyword left out takes them.
 #[pyfunction]
 pub fn request_defaults() -> String {
     keys::defaults().to_string()

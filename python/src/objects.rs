@@ -236,7 +236,7 @@ impl NativeInstance {
         without: Option<PyRef<'_, NativeInstance>>,
     ) -> PyResult<(String, Option<NativeSchedule>, String)> {
         let without = without.as_deref();
-        let request = exact_request(&self.input, exact_keys, no_timings)?;
+        let request = exact_request(&self.input, exact_keys, no_timings, without.is_some())?;
         let config = serde_json::to_string(&request.config()).map_err(Failure::from)?;
         let settings = request.exact;
         let result = py.detach(|| -> Result<(String, Option<NativeSchedule>), Failure> {
@@ -283,7 +283,7 @@ impl NativeInstance {
         without: Option<PyRef<'_, NativeInstance>>,
     ) -> PyResult<(String, Option<NativeSchedule>, String)> {
         let without = without.as_deref();
-        let request = exact_request(&self.input, exact_keys, no_timings)?;
+        let request = exact_request(&self.input, exact_keys, no_timings, without.is_some())?;
         let config = serde_json::to_string(&request.config()).map_err(Failure::from)?;
         let settings = request.exact;
         let result = py.detach(|| -> Result<(String, Option<NativeSchedule>), Failure> {

@@ -8,14 +8,17 @@ use elk_app::compare::run::CompareWatch;
 use elk_app::gap::GapStep;
 use elk_solver::segments::SegmentStep;
 use elk_stage::instance::Instance;
+use elk_stage::units::Cycles;
 use indicatif::ProgressBar;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 /// The CLI's [`CompareWatch`].
 #[derive(Default)]
 pub struct Bars {
     methods: RefCell<Option<ProgressBar>>,
     spinner: RefCell<Option<ExactProgress>>,
+    /// The roofline of the instance whose coupled LP runs: the bound its steps show at least.
+    roofline: Cell<Cycles>,
 }
 
 impl Bars {
@@ -46,7 +49,8 @@ impl CompareWatch for Bars {
         b.set_message(name.to_string());
     }
 
-    fn coupled_started(&self) {
+    fn coupled_started(&self, inst: &Instance) {
+        self.roofline.set(elk_solver::bounds::roofline(inst).best());
         self.spin(&format!(
             "segment relaxation: the coupled LP (limit {} s)",
             COUPLED_LIMIT.as_secs()
@@ -54,7 +58,7 @@ impl CompareWatch for Bars {
     }
 
     fn coupled_step(&self, inst: &Instance, step: &SegmentStep) {
-        let roof = elk_solver::bounds::roofline(inst).best();
+        let roof = self.roofline.get();
         if let Some(p) = self.spinner.borrow().as_ref() {
             p.exact(
                 "segment relaxation (the coupled LP)",

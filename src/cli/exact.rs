@@ -59,6 +59,7 @@ fn config(
         exact,
         output: output.map(PathBuf::from),
         no_timings,
+        union: source.expert_parallel(),
     }
     .config()
 }

@@ -31,9 +31,9 @@ impl Notice for Stderr {
 pub fn cli_error(e: elk_app::request::RequestError) -> anyhow::Error {
     use elk_app::request::RequestError as R;
     match e {
-        R::Refused(msg) => super::flags::Usage(msg).into(),
         R::Model(e) => e.into(),
         R::Stage(e) => e.into(),
+        refused => super::flags::Usage(refused.to_string()).into(),
     }
 }
 

@@ -21,8 +21,8 @@ pub trait CompareWatch {
     /// Method row `k` of `n` starts (`k = n + 1`: the rows are done). `sets`: in a union,
     /// which instance (`true`: the one with parallel sets); `None` outside one.
     fn method(&self, _sets: Option<bool>, _k: usize, _n: usize, _name: &str) {}
-    /// The coupled segment LP of an instance starts (`--bound segment`).
-    fn coupled_started(&self) {}
+    /// The coupled segment LP of `inst` starts (`--bound segment`).
+    fn coupled_started(&self, _inst: &Instance) {}
     /// A step of it.
     fn coupled_step(&self, _inst: &Instance, _step: &SegmentStep) {}
     /// It finished (read from the cache, solved, or unfinished).
@@ -129,7 +129,7 @@ fn methods_and_bound(
     let segment = match request.bound {
         BoundChoice::Roofline => bound_cache.and_then(|cache| cached_bound(inst, cache)),
         BoundChoice::Segment => {
-            watch.coupled_started();
+            watch.coupled_started(inst);
             let found = coupled_bound(inst, COUPLED_LIMIT, bound_cache, &|s| {
                 watch.coupled_step(inst, s)
             })?;

@@ -6,6 +6,7 @@ use crate::compare::ChipLabel;
 use elk_model::chip::{describe_keys, ChipOverrides, ChipSpec, LoadedChip};
 use elk_model::provenance::chip_ref;
 use elk_stage::instance::ChipRef;
+use serde::Serialize;
 
 /// The chip of the built-in default, and of replays of instances that record none.
 pub const DEFAULT_CHIP: &str = "ipu-pod4";
@@ -125,5 +126,26 @@ impl ChosenChip {
         let mut c = self.spec.clone();
         c.name = self.label();
         c
+    }
+}
+
+/// Chip keys as one JSON object, in the order given.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct KeysInOrder(pub(crate) Vec<(String, toml::Value)>);
+
+impl KeysInOrder {
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl Serialize for KeysInOrder {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
     }
 }

@@ -3,6 +3,7 @@
 /// A request that cannot be resolved: every variant is bad input (the CLI exits 2, Python
 /// raises `ValueError`), and its message is one line naming what and where.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum RequestError {
     /// A value or a combination of values the request refuses, with why
     /// (`--dtype applies to a zoo model (--model); …`).

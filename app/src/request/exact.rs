@@ -23,23 +23,18 @@ pub struct ExactRequest {
     pub output: Option<PathBuf>,
     /// `--no-timings`.
     pub no_timings: bool,
+    /// The instance with parallel sets and the one without are both solved (the CLI's
+    /// `--expert-parallel`; in Python, an `expert_parallel=True` call that builds both), each
+    /// within the time limit.
+    pub union: bool,
 }
 
 impl ExactRequest {
-    /// Refuses a time limit that is not a positive number of seconds, and a backend this
-    /// build lacks.
-    pub fn validate(&self) -> Result<()> {
-        self.exact.check().map_err(RequestError::refused)
-    }
-
     /// The inputs as `--json` prints them in `config`.
     pub fn config(&self) -> ExactConfig {
         ExactConfig {
             source: self.input.config(),
-            time_limit_total_s: self
-                .input
-                .expert_parallel()
-                .then_some(2.0 * self.exact.time_limit_s),
+            time_limit_total_s: self.union.then_some(2.0 * self.exact.time_limit_s),
             exact: self.exact.clone(),
             output: self.output.clone(),
             no_timings: self.no_timings,

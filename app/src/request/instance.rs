@@ -1,7 +1,7 @@
 //! The instance of a request: a model on a chip, cut to a range and built with the stage
 //! model's choices.
 
-use super::chip::{ChipRequest, ChosenChip};
+use super::chip::{ChipRequest, ChosenChip, KeysInOrder};
 use super::error::{RequestError, Result};
 use super::model::{GraphConfig, ModelRequest, RunShape};
 use super::notice::Notice;
@@ -141,7 +141,7 @@ impl InstanceRequest {
         InstanceConfig {
             graph: self.model.config(&self.shape),
             chip: self.chip.given.clone(),
-            chip_keys: ChipKeys(self.chip.keys.clone()),
+            chip_keys: KeysInOrder(self.chip.keys.clone()),
             hbm_tbps: self.chip.hbm_tbps,
             load_order: self.choices.load_order,
             layers: self.cut.layers.clone(),
@@ -182,8 +182,8 @@ pub struct InstanceConfig {
     chip: String,
     /// The chip keys set besides the file's (Python's `Chip(**keys)`), in the order given;
     /// left out when none is.
-    #[serde(skip_serializing_if = "ChipKeys::is_empty")]
-    chip_keys: ChipKeys,
+    #[serde(skip_serializing_if = "KeysInOrder::is_empty")]
+    chip_keys: KeysInOrder,
     /// `--hbm-tbps` (`null`: the chip's own bandwidth).
     hbm_tbps: Option<f64>,
     load_order: LoadOrder,
@@ -197,25 +197,4 @@ pub struct InstanceConfig {
     noc_row: NocRow,
     /// `--expert-parallel`.
     expert_parallel: bool,
-}
-
-/// Chip keys as one JSON object, in the order given.
-#[derive(Debug, Clone, PartialEq)]
-struct ChipKeys(Vec<(String, toml::Value)>);
-
-impl ChipKeys {
-    fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-}
-
-impl Serialize for ChipKeys {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let mut map = s.serialize_map(Some(self.0.len()))?;
-        for (k, v) in &self.0 {
-            map.serialize_entry(k, v)?;
-        }
-        map.end()
-    }
 }

@@ -1,6 +1,6 @@
 //! `moe` (and `compare --routing`): an MoE model's load policies over sampled routing steps.
 
-use super::chip::{ChipRequest, ChosenChip};
+use super::chip::{ChipRequest, ChosenChip, KeysInOrder};
 use super::error::{RequestError, Result};
 use super::input::InstanceInput;
 use super::model::{zoo_model, ModelSource};
@@ -118,6 +118,9 @@ impl MoeRequest {
         if build.shape.mode != Mode::Decode {
             return refuse(&format!("--mode {}", build.shape.mode.as_str()));
         }
+        // A model without experts is refused now, before the methods run (its warnings are
+        // told when the run prepares it).
+        experts_of(&*ZooModel::load(model)?, model)?;
         Ok(MoeRequest {
             model: model.clone(),
             batch: build.shape.batch,
@@ -136,10 +139,18 @@ impl MoeRequest {
         })
     }
 
-    /// Refuses a run of no steps.
+    /// Refuses a run of no steps, no tokens or no KV cache.
     pub fn validate(&self) -> Result<()> {
-        if self.steps == 0 {
-            return Err(RequestError::refused("--steps 0: must be at least 1"));
+        for (flag, value) in [
+            ("--steps", self.steps),
+            ("--batch", self.batch),
+            ("--kv", self.kv),
+        ] {
+            if value == 0 {
+                return Err(RequestError::refused(format!(
+                    "{flag} 0: must be at least 1"
+                )));
+            }
         }
         Ok(())
     }
@@ -203,6 +214,7 @@ impl MoeRequest {
             kv_tokens: self.kv,
             num_layers: self.num_layers,
             chip: self.chip.given.clone(),
+            chip_keys: KeysInOrder(self.chip.keys.clone()),
             hbm_tbps: self.chip.hbm_tbps,
             routing: prepared.spec.routing.label(),
             steps: self.steps,
@@ -251,6 +263,9 @@ pub struct MoeConfig {
     kv_tokens: u64,
     num_layers: Option<usize>,
     chip: String,
+    /// The chip keys set besides the file's (Python's `Chip(**keys)`); left out when none is.
+    #[serde(skip_serializing_if = "KeysInOrder::is_empty")]
+    chip_keys: KeysInOrder,
     hbm_tbps: Option<f64>,
     routing: String,
     steps: u64,
