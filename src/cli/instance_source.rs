@@ -254,3 +254,32 @@ impl InstanceSource {
         .map_err(cli_error)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The flags' defaults are the requests' (clap states them as literals): a command line
+    //! with no flags asks for exactly the request layer's default, as Python's no keyword does.
+
+    use clap::Parser;
+    use elk_app::request::{InstanceRequest, MoeRequest};
+
+    #[derive(Parser)]
+    struct Flags {
+        #[command(flatten)]
+        source: super::InstanceSource,
+    }
+
+    #[derive(Parser)]
+    struct Moe {
+        #[command(flatten)]
+        moe: super::super::moe::MoeArgs,
+    }
+
+    #[test]
+    fn no_flag_is_the_default_request() {
+        let flags = Flags::parse_from(["elk-opt"]);
+        assert_eq!(flags.source.request(), InstanceRequest::default());
+        let moe = Moe::parse_from(["elk-opt"]);
+        assert_eq!(moe.moe.request(), MoeRequest::default());
+    }
+}
