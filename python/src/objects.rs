@@ -211,11 +211,7 @@ impl NativeInstance {
             // Solved every time: the Python package keeps no bound cache (the bits are the
             // same as the CLI's cached ones).
             let outcome = run(&request, on, None, python.map(python_worker), &watch)?;
-            let mut json = serde_json::to_value(&outcome.report)?;
-            if let (Some((_, section)), Some(o)) = (&outcome.layer, json.as_object_mut()) {
-                o.insert("layer".into(), serde_json::to_value(section)?);
-            }
-            Ok(serde_json::to_string(&json)?)
+            Ok(serde_json::to_string(&outcome.results(None))?)
         })?;
         Ok((json, config))
     }

@@ -37,6 +37,8 @@ def test_compare():
     out = cli("compare", *MODEL, "--json", "--no-timings")
     same(r.to_dict(), out["results"])
     same(r.config, out["config"])
+    # Key for key in the same order: both serialize the one results type.
+    assert list(r.to_dict()) == list(out["results"])
 
 
 def test_compare_on_another_chip_with_a_dtype():

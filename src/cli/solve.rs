@@ -7,13 +7,12 @@ use super::flags::Timings;
 use super::instance_source::InstanceSource;
 use super::method_rows::{ideal_row, method_named, method_parser, run_method};
 use clap::Args;
-use elk_app::compare::run::{CompareOn, CompareOutcome};
+use elk_app::compare::run::CompareOn;
 use elk_app::compare::RowStatus;
 use elk_app::request::{BoundChoice, CompareRequest, SolveRequest};
 use elk_sim::evaluate_with;
 use elk_sim::trace::ChromeTrace;
 use elk_stage::instance::Instance;
-use serde::Serialize;
 use std::path::PathBuf;
 
 /// `solve` arguments.
@@ -259,20 +258,6 @@ pub struct CompareArgs {
     csv: bool,
 }
 
-/// `compare --json`: the results.
-#[derive(Serialize)]
-struct CompareReport {
-    /// Every method's row and the bound (the Python package's `compare()` is this part).
-    #[serde(flatten)]
-    base: elk_app::compare::CompareReport,
-    /// `--layer-exact`: one layer solved exactly.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    layer: Option<elk_app::gap::LayerSection>,
-    /// `--routing`: the MoE load policies over sampled steps.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    moe: Option<elk_app::moe::MoeSection>,
-}
-
 pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
     refuse_csv_with_sections(&a)?;
     // Flags of the MoE section are checked before any work.
@@ -307,11 +292,7 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
         None => None,
     };
     let watch = super::compare_watch::Bars::default();
-    let CompareOutcome {
-        report,
-        segment,
-        layer,
-    } = elk_app::compare::run::run(
+    let outcome = elk_app::compare::run::run(
         &request,
         on,
         super::plan_cache::bounds().as_ref(),
@@ -322,18 +303,11 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
     let moe = moe_args.as_ref().map(super::moe::run_section).transpose()?;
     if a.json {
         let config = request.config();
-        return super::json::print_json(
-            "compare",
-            &config,
-            &CompareReport {
-                base: report,
-                layer: layer.map(|(_, s)| s),
-                moe,
-            },
-        );
+        return super::json::print_json("compare", &config, &outcome.results(moe.as_ref()));
     }
+    let (report, segment) = (&outcome.report, &outcome.segment);
     if a.csv {
-        compare_table::print_csv(inst, chip, &report);
+        compare_table::print_csv(inst, chip, &outcome.report);
         return Ok(());
     }
     // A built MoE graph has the balanced routing (docs/moe.md): the header says so.
@@ -346,12 +320,12 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
         inst,
         chip,
         (routing, &loaded.rules_suffix()),
-        &report,
+        report,
         build_s,
         a.timings.no_timings,
     );
-    compare_table::print_bound(inst, &report, segment.as_ref(), a.bound);
-    if let Some((layer, section)) = &layer {
+    compare_table::print_bound(inst, report, segment.as_ref(), a.bound);
+    if let Some((layer, section)) = &outcome.layer {
         super::layer_exact::print(layer, section, &report.methods);
     }
     if let (Some(section), Some(args)) = (&moe, &moe_args) {

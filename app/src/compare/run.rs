@@ -65,6 +65,33 @@ pub struct CompareOutcome {
     pub layer: Option<(Instance, LayerSection)>,
 }
 
+/// `compare --json`'s results: every method's row and the bound, then the optional sections.
+/// The CLI prints it; Python returns it (its `moe` section is added after, as the CLI's is
+/// last).
+#[derive(serde::Serialize)]
+pub struct CompareResults<'a> {
+    /// Every method's row and the bound.
+    #[serde(flatten)]
+    pub base: &'a CompareReport,
+    /// `--layer-exact`: one layer solved exactly.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub layer: Option<&'a LayerSection>,
+    /// `--routing`: the MoE load policies over sampled steps.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub moe: Option<&'a crate::moe::MoeSection>,
+}
+
+impl CompareOutcome {
+    /// The results as `--json` prints them, with `moe` (`compare --routing`'s section).
+    pub fn results<'a>(&'a self, moe: Option<&'a crate::moe::MoeSection>) -> CompareResults<'a> {
+        CompareResults {
+            base: &self.report,
+            layer: self.layer.as_ref().map(|(_, s)| s),
+            moe,
+        }
+    }
+}
+
 /// Answers `request` on `on`. The bound: the roofline, unless `bound_cache` holds the
 /// coupled LP's bound of this very instance (then that one); with [`BoundChoice::Segment`]
 /// the coupled LP's, solved (and kept in `bound_cache`) when the cache lacks it. The layer's
