@@ -95,9 +95,16 @@ pub struct InstanceKeys {
     pub expert_parallel: Option<bool>,
 }
 
-/// Parses a request's keywords (a JSON object); an unknown keyword is refused, naming it.
+/// Parses a request's keywords (a JSON object); an unknown keyword or a value of the wrong
+/// type is refused, naming it (without serde's position in a JSON text the user never
+/// wrote).
 pub fn parse<T: serde::de::DeserializeOwned>(what: &str, json: &str) -> Result<T> {
-    serde_json::from_str(json).map_err(|e| RequestError::refused(format!("{what}: {e}")))
+    serde_json::from_str(json).map_err(|e| {
+        let at = format!(" at line {} column {}", e.line(), e.column());
+        let why = e.to_string();
+        let why = why.strip_suffix(&at).unwrap_or(&why);
+        RequestError::refused(format!("{what}: {why}"))
+    })
 }
 
 impl ModelKeys {

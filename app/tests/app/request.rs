@@ -63,7 +63,12 @@ fn keywords_become_the_fields_the_flags_set() {
 #[test]
 fn refusals_name_what_they_refuse() {
     let refused = |json: &str| instance_keys(json).unwrap_err();
-    assert!(refused(r#"{"bogus": 1}"#).contains("unknown field `bogus`"));
+    let unknown = refused(r#"{"bogus": 1}"#);
+    assert!(
+        unknown.starts_with("instance: unknown field `bogus`, expected one of"),
+        "{unknown}"
+    );
+    assert!(!unknown.contains("column"), "{unknown}");
     assert!(refused(r#"{"noc_row": "x"}"#).starts_with("noc_row 'x': one of phased, spec"));
     assert!(refused(r#"{"layers": "0..1", "ops": "0..2"}"#).contains("--layers and --ops"));
     assert!(
