@@ -24,7 +24,8 @@ use elk_stage::instance::Instance;
 use elk_stage::method::{Method, Outcome};
 use result::set_gaps;
 
-fn failed(figure: &str, cell: &Cell, error: String) -> CellResult {
+/// The line of `cell` before anything ran: no operators, no methods, no error.
+fn blank(figure: &str, cell: &Cell) -> CellResult {
     CellResult {
         figure: figure.into(),
         cell: cell.clone(),
@@ -33,8 +34,15 @@ fn failed(figure: &str, cell: &Cell, error: String) -> CellResult {
         methods: Vec::new(),
         bound: None,
         ideal_unreachable: None,
-        error: Some(error),
+        error: None,
         does_not_fit: false,
+    }
+}
+
+fn failed(figure: &str, cell: &Cell, error: String) -> CellResult {
+    CellResult {
+        error: Some(error),
+        ..blank(figure, cell)
     }
 }
 
@@ -79,17 +87,7 @@ pub fn run_cell_with(
     how: &CellRun,
 ) -> CellResult {
     let cache = how.plan_cache.as_ref();
-    let mut result = CellResult {
-        figure: figure.into(),
-        cell: cell.clone(),
-        ops: 0,
-        ideal_ms: None,
-        methods: Vec::new(),
-        bound: None,
-        ideal_unreachable: None,
-        error: None,
-        does_not_fit: false,
-    };
+    let mut result = blank(figure, cell);
     result.ideal_unreachable = cell_chip_from(chip.clone(), cell)
         .ok()
         .and_then(|c| ideal_unreachable(&c));

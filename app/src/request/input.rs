@@ -32,12 +32,6 @@ impl InstanceInput {
             InstanceInput::Build(r) => SourceConfig::Built(Box::new(r.config())),
         }
     }
-
-    /// `--expert-parallel`: an instance built with parallel sets (an instance file has its
-    /// sets already, and no union is made of it).
-    pub fn expert_parallel(&self) -> bool {
-        matches!(self, InstanceInput::Build(r) if r.choices.expert_parallel)
-    }
 }
 
 /// The inputs of an instance as `--json` prints them in `config`.
