@@ -13,8 +13,10 @@
 //!
 //! What a run reports (the per-step rows and each policy's summary) is in `moe/results.rs`.
 
+mod resident;
 mod results;
 
+pub use resident::{Calibration, Candidate, ResidentReport, Residents};
 use results::summarise;
 pub use results::{
     p50_p99, title, MoeReport, MoeResults, MoeSection, PolicyStep, PolicySummary, StepBound,
@@ -25,7 +27,7 @@ use crate::portfolio::Portfolio;
 use crate::{AppError, Result};
 use elk_model::build::{InstanceMemo, InstanceOptions};
 use elk_model::chip::ChipSpec;
-use elk_model::load_policy::{Policy, StepInstances};
+use elk_model::load_policy::{Policy, ResidentSet, StepInstances};
 use elk_model::routing::Routing;
 use elk_model::zoo::{ZooModel, ZooParams};
 use elk_sim::{evaluate, validate};
@@ -114,6 +116,16 @@ impl MoeSpec {
             .iter()
             .map(|p| Policy::parse_for(p, moe.experts))
             .collect::<elk_model::Result<Vec<_>>>()?;
+        if let Some(p) = policies.iter().find(|p| p.is_resident()) {
+            if inputs.opts.parallel {
+                return Err(elk_model::ModelError::Invalid(format!(
+                    "policy '{}': resident experts with --expert-parallel are not modelled (a \
+                     parallel set loads its experts as one load); run it without \
+                     --expert-parallel",
+                    p.name()
+                )));
+            }
+        }
         for m in &inputs.methods {
             if elk_heuristics::by_name(m).is_none() {
                 return Err(elk_model::ModelError::Invalid(format!(
@@ -181,9 +193,21 @@ impl Setup {
         step: u64,
         memo: &mut InstanceMemo,
     ) -> Result<StepInstances> {
+        self.step_seeded(model, spec, spec.seed, step, memo)
+    }
+
+    /// The operators of step `step` of the routing stream of `seed`.
+    fn step_seeded(
+        &self,
+        model: &ZooModel,
+        spec: &MoeSpec,
+        seed: u64,
+        step: u64,
+        memo: &mut InstanceMemo,
+    ) -> Result<StepInstances> {
         let routing = spec
             .routing
-            .sample(&self.moe, self.layers, self.tokens, spec.seed, step)?;
+            .sample(&self.moe, self.layers, self.tokens, seed, step)?;
         Ok(StepInstances::build(
             model,
             &spec.params,
@@ -256,17 +280,8 @@ fn run_on(
     without: Option<&MoeReport>,
 ) -> Result<MoeReport> {
     let setup = Setup::new(model, spec)?;
-    let methods: Vec<Box<dyn elk_stage::method::Method>> = spec
-        .methods
-        .iter()
-        .map(|m| {
-            elk_heuristics::by_name(m).ok_or_else(|| {
-                AppError::Model(elk_model::ModelError::Invalid(format!(
-                    "unknown method '{m}'"
-                )))
-            })
-        })
-        .collect::<Result<_>>()?;
+    let methods = methods_of(spec)?;
+    let residents = resident::choose(model, spec, &setup, memo, &methods)?;
     let mut built = Vec::with_capacity(spec.steps);
     let mut touched_total = 0usize;
     for step in 0..spec.steps {
@@ -278,7 +293,13 @@ fn run_on(
             of: spec.steps,
         });
     }
-    let bounds = step_bounds(&built, &setup.ranking, bound, spec.opts.plan_cache.as_ref())?;
+    let bounds = step_bounds(
+        &built,
+        &setup.ranking,
+        &residents,
+        bound,
+        spec.opts.plan_cache.as_ref(),
+    )?;
     let scheduled = std::sync::atomic::AtomicUsize::new(0);
     let of = spec.steps * setup.policies.len();
     let tag = if memo.parallel() {
@@ -306,6 +327,7 @@ fn run_on(
                 *b,
                 &setup.policies,
                 &setup.ranking,
+                &residents.sets,
                 &methods,
                 &on_scheduled,
                 without.map(|w| &w.steps[step]),
@@ -327,6 +349,7 @@ fn run_on(
             .into_iter()
             .collect(),
         steps,
+        resident: residents.reports,
         expert_parallel: None,
     })
 }
@@ -340,12 +363,29 @@ pub fn step_instances(
 ) -> Result<Vec<(Policy, Instance)>> {
     let setup = Setup::new(model, spec)?;
     let mut memo = InstanceMemo::new(&spec.chip, &spec.opts);
+    let methods = methods_of(spec)?;
+    let residents = resident::choose(model, spec, &setup, &mut memo, &methods)?;
     let si = setup.step(model, spec, step, &mut memo)?;
     Ok(setup
         .policies
         .iter()
-        .map(|p| (*p, si.instance(p, &setup.ranking)))
+        .zip(&residents.sets)
+        .map(|(p, set)| (*p, si.instance_with(p, &setup.ranking, set.as_ref())))
         .collect())
+}
+
+/// The heuristics of `spec.methods`.
+fn methods_of(spec: &MoeSpec) -> Result<Vec<Box<dyn elk_stage::method::Method>>> {
+    spec.methods
+        .iter()
+        .map(|m| {
+            elk_heuristics::by_name(m).ok_or_else(|| {
+                AppError::Model(elk_model::ModelError::Invalid(format!(
+                    "unknown method '{m}'"
+                )))
+            })
+        })
+        .collect()
 }
 
 /// The best judged schedule of `inst` among `methods` ([`crate::portfolio`]).
@@ -365,18 +405,50 @@ fn best_schedule(
     }
 }
 
-/// Each step's certified bound and its source: of the oracle's instance, each distinct
-/// instance bounded once (steps of the balanced routing are all alike), in parallel.
+/// Each step's certified bound and its source: the lowest of the oracle's instances (the
+/// oracle's own, and one per resident set of the run: each bounds the policies that project
+/// onto it), each distinct instance bounded once (steps of the balanced routing are all
+/// alike), in parallel.
 fn step_bounds(
     built: &[StepInstances],
     ranking: &[Vec<usize>],
+    residents: &Residents,
     bound: StepBound,
     plans: Option<&elk_model::plan::PlanCache>,
 ) -> Result<Vec<(Cycles, BoundSource)>> {
-    let oracles: Vec<Instance> = built
+    let mut sets: Vec<Option<&ResidentSet>> = vec![None];
+    for set in residents.sets.iter().flatten() {
+        if !sets.contains(&Some(set)) {
+            sets.push(Some(set));
+        }
+    }
+    let per_set: Vec<Vec<(Cycles, BoundSource)>> = sets
         .iter()
-        .map(|si| si.instance(&Policy::Oracle, ranking))
-        .collect();
+        .map(|set| {
+            let oracles: Vec<Instance> = built
+                .iter()
+                .map(|si| si.instance_with(&Policy::Oracle, ranking, *set))
+                .collect();
+            bounds_of(&oracles, bound, plans)
+        })
+        .collect::<Result<_>>()?;
+    Ok((0..built.len())
+        .map(|i| {
+            per_set
+                .iter()
+                .map(|b| b[i])
+                .min_by(|a, b| a.0.total_cmp(&b.0))
+                .unwrap_or((Cycles::ZERO, BoundSource::Roofline))
+        })
+        .collect())
+}
+
+/// The certified bound of each of `oracles`, each distinct instance bounded once.
+fn bounds_of(
+    oracles: &[Instance],
+    bound: StepBound,
+    plans: Option<&elk_model::plan::PlanCache>,
+) -> Result<Vec<(Cycles, BoundSource)>> {
     if bound == StepBound::Roofline {
         let roofline = |i: &Instance| {
             (
@@ -416,11 +488,13 @@ fn run_step(
     (bound, bound_source): (Cycles, BoundSource),
     policies: &[Policy],
     ranking: &[Vec<usize>],
+    residents: &[Option<ResidentSet>],
     methods: &[Box<dyn elk_stage::method::Method>],
     on_scheduled: &(dyn Fn(usize, &Policy) + Sync),
     without: Option<&StepResult>,
 ) -> Result<StepResult> {
     let oracle_inst = si.instance(&Policy::Oracle, ranking);
+    let set_of = |i: usize| residents.get(i).and_then(Option::as_ref);
     let mut rows = Vec::with_capacity(policies.len());
     let mut oracle_best: Option<(Cycles, String)> = None;
     // Policy i's row of the step without sets, its method marked so.
@@ -432,7 +506,7 @@ fn run_step(
         })
     };
     for (i, p) in policies.iter().enumerate() {
-        let inst = si.instance(p, ranking);
+        let inst = si.instance_with(p, ranking, set_of(i));
         let found = best_schedule(&inst, methods);
         on_scheduled(step, p);
         let (s, t, method) = match (found, kept(i)) {
@@ -452,20 +526,29 @@ fn run_step(
             };
             continue;
         }
-        // This policy's schedule without its idle loads is one of the oracle's.
-        let projected = si.project(&s, &oracle_inst);
-        if let Some(v) = validate(&oracle_inst, &projected).into_iter().next() {
+        // This policy's schedule without its idle loads is one of the oracle's (with the
+        // policy's resident experts kept as it keeps them).
+        let resident_oracle;
+        let oracle_of_p = match set_of(i) {
+            None => &oracle_inst,
+            Some(set) => {
+                resident_oracle = si.instance_with(&Policy::Oracle, ranking, Some(set));
+                &resident_oracle
+            }
+        };
+        let projected = si.project(&s, oracle_of_p);
+        if let Some(v) = validate(oracle_of_p, &projected).into_iter().next() {
             return Err(AppError::Model(elk_model::ModelError::Invalid(format!(
                 "step {step}: {}'s schedule without its idle loads is not the oracle's: {v} \
                  (a bug in the policies' instances)",
                 p.name()
             ))));
         }
-        let tp = evaluate(&oracle_inst, &projected).makespan_cycles;
+        let tp = evaluate(oracle_of_p, &projected).makespan_cycles;
         if oracle_best.as_ref().is_none_or(|(o, _)| tp < *o) {
             oracle_best = Some((tp, format!("{method} via {}", p.name())));
         }
-        let mine = row(p, inst.ms(t), method, si, ranking);
+        let mine = row(p, inst.ms(t), method, si, ranking, set_of(i));
         rows.push(match kept(i) {
             Some(r) if r.makespan_ms < mine.makespan_ms => r,
             _ => mine,
@@ -478,6 +561,7 @@ fn run_step(
             via.clone(),
             si,
             ranking,
+            None,
         )
     });
     if let Some(r) = kept(policies.len() - 1) {
@@ -489,7 +573,9 @@ fn run_step(
         }
     }
     let o = oracle_best.map_or(Cycles::ZERO, |(o, _)| o);
-    rows.push(oracle_row.unwrap_or_else(|| row(&Policy::Oracle, 0.0, String::new(), si, ranking)));
+    rows.push(
+        oracle_row.unwrap_or_else(|| row(&Policy::Oracle, 0.0, String::new(), si, ranking, None)),
+    );
     let dominant = crate::dominant::dominant_class(&oracle_inst, o).map(|d| {
         format!(
             "step {step}, oracle: {}",
@@ -516,13 +602,14 @@ fn row(
     method: String,
     si: &StepInstances,
     ranking: &[Vec<usize>],
+    resident: Option<&ResidentSet>,
 ) -> PolicyStep {
     PolicyStep {
         policy: p.name(),
         makespan_ms: ms,
         method,
-        loaded_experts: si.experts_loaded(p, ranking),
-        expert_bytes: si.expert_bytes(p, ranking),
+        loaded_experts: si.experts_loaded(p, ranking, resident),
+        expert_bytes: si.expert_bytes(p, ranking, resident),
     }
 }
 

@@ -1,6 +1,6 @@
 //! Integration tests of elk-app: resumable and shardable sweeps give the bytes of a straight
 //! run; grids are validated, their chips read before any cell; failed cells are retried; MoE
-//! policies keep the oracle below them; one certified bound whatever the command; a decode
+//! policies keep the oracle below them, resident experts included; one certified bound whatever the command; a decode
 //! step is never faster at a larger batch.
 #![allow(clippy::unwrap_used)] // a test that fails should panic with the value it got
 
@@ -18,6 +18,8 @@ mod moe;
 mod one_bound;
 #[path = "app/request.rs"]
 mod request;
+#[path = "app/resident.rs"]
+mod resident;
 
 #[test]
 fn interrupted_resumed_and_sharded_sweeps_equal_a_straight_run() {

@@ -409,6 +409,11 @@ impl InstanceMemo {
         }
     }
 
+    /// The chip's cores (what a resident tensor spreads over).
+    pub fn cores(&self) -> u64 {
+        self.chip.cores
+    }
+
     /// Operator shapes planned so far.
     pub fn shapes(&self) -> usize {
         self.ops.len()

@@ -26,6 +26,10 @@
 //! ([`StepInstances::project`]) is a schedule of the oracle's, no longer than it, and a lower
 //! bound of the oracle's instance bounds every policy of that step.
 
+mod resident;
+
+pub use resident::{share_per_core, top_by_value, ResidentSet};
+
 use crate::build::{InstanceMemo, ParallelStep};
 use crate::error::{ModelError, Result};
 use crate::graph::{Operator, Role};
@@ -48,23 +52,44 @@ pub enum Policy {
     Predicted(usize),
     /// Knows this step's routing: loads exactly the experts with tokens, whenever it likes.
     Oracle,
+    /// Keeps the n experts (over all layers) whose residency saves the most HBM traffic in
+    /// expectation resident in SRAM; the others on demand (a hand-sized hot set, as
+    /// Tenstorrent's hot/cold MoE kernel keeps one).
+    ResidentTop(usize),
+    /// Keeps the resident set `moe` chooses under the chip's SRAM ([`ResidentSet`]), the
+    /// others loaded as the better of load-all and on-demand.
+    ResidentAuto,
 }
 
 impl Policy {
-    /// Parses `load-all`, `on-demand`, `predicted-M` or `oracle`.
+    /// Parses `load-all`, `on-demand`, `predicted-M`, `resident-N`, `resident-auto` or
+    /// `oracle`.
     pub fn parse(s: &str) -> Result<Policy> {
+        let count = |prefix: &str| {
+            s.strip_prefix(prefix)
+                .and_then(|n| n.parse::<usize>().ok())
+                .filter(|&n| n >= 1)
+        };
         match s {
             "load-all" => Ok(Policy::LoadAll),
             "on-demand" => Ok(Policy::OnDemand),
             "oracle" => Ok(Policy::Oracle),
-            _ => match s.strip_prefix("predicted-").map(str::parse::<usize>) {
-                Some(Ok(m)) if m >= 1 => Ok(Policy::Predicted(m)),
+            "resident-auto" => Ok(Policy::ResidentAuto),
+            _ => match (count("predicted-"), count("resident-")) {
+                (Some(m), _) => Ok(Policy::Predicted(m)),
+                (_, Some(n)) => Ok(Policy::ResidentTop(n)),
                 _ => Err(ModelError::Invalid(format!(
                     "policy '{s}': expected load-all, on-demand, predicted-M (M ≥ 1 experts per \
-                     layer, e.g. predicted-2) or oracle"
+                     layer, e.g. predicted-2), resident-N (N ≥ 1 experts kept in SRAM over all \
+                     layers), resident-auto or oracle"
                 ))),
             },
         }
+    }
+
+    /// Whether it keeps experts resident (its instances need a [`ResidentSet`]).
+    pub fn is_resident(&self) -> bool {
+        matches!(self, Policy::ResidentTop(_) | Policy::ResidentAuto)
     }
 
     /// Parses `s` (as [`Policy::parse`]) for a model with `experts` experts per layer:
@@ -89,6 +114,8 @@ impl Policy {
             Policy::OnDemand => "on-demand".into(),
             Policy::Predicted(m) => format!("predicted-{m}"),
             Policy::Oracle => "oracle".into(),
+            Policy::ResidentTop(n) => format!("resident-{n}"),
+            Policy::ResidentAuto => "resident-auto".into(),
         }
     }
 }
@@ -138,6 +165,9 @@ pub struct StepInstances {
     touched: Vec<Vec<bool>>,
     /// Weight bytes of one expert (every expert has the same).
     expert_weight_bytes: u64,
+    /// Per operator, the SRAM per core its expert weights reserve when resident
+    /// ([`share_per_core`]); 0 for an operator without expert weights.
+    shares: Vec<u64>,
 }
 
 impl StepInstances {
@@ -167,14 +197,24 @@ impl StepInstances {
                 .collect(),
         );
         let graph = model.build_slots(params, &slots_counts)?;
+        // One expert's weights: the first expert's (a model's first layers may be dense).
+        let first = graph.ops.iter().find_map(|o| o.expert());
         let expert_weight_bytes = graph
             .ops
             .iter()
-            .filter(|o| o.expert() == Some((0, 0)))
+            .filter(|o| first.is_some() && o.expert() == first)
             .flat_map(|o| o.inputs())
             .filter(|t| t.role == Role::Weight)
             .map(|t| t.bytes().0)
             .sum();
+        let cores = memo.cores();
+        let share = |op: &Operator| -> u64 {
+            op.inputs()
+                .iter()
+                .filter(|t| t.role == Role::Weight)
+                .map(|t| share_per_core(t.bytes().0, cores))
+                .sum()
+        };
         let mut inst = memo.instance(&graph)?;
         let mut sets = if memo.parallel() {
             StepSets::of(memo, &model.build_slots(params, counts)?)?
@@ -183,6 +223,7 @@ impl StepInstances {
         };
         let mut ops = Vec::with_capacity(inst.ops.len() + layers);
         let mut slots = Vec::with_capacity(ops.capacity());
+        let mut shares = Vec::with_capacity(ops.capacity());
         let mut waits = vec![usize::MAX; layers];
         let built_ops = std::mem::take(&mut inst.ops);
         let mut wait_after = |layer: usize, ops: &mut Vec<InstanceOp>, slots: &mut Vec<Slot>| {
@@ -211,10 +252,12 @@ impl StepInstances {
                     }
                     ops.push(idle(built));
                     slots.push(Slot::Idle { layer, expert });
+                    shares.push(share(op));
                 }
                 Some((layer, expert)) => {
                     ops.push(built);
                     slots.push(Slot::Expert { layer, expert });
+                    shares.push(share(op));
                 }
                 None => {
                     let wait = op.top_k();
@@ -226,6 +269,18 @@ impl StepInstances {
                 }
             }
         }
+        // Every operator but the experts' reserves nothing when resident.
+        let mut at = 0;
+        let shares = slots
+            .iter()
+            .map(|s| match s {
+                Slot::Expert { .. } | Slot::Idle { .. } => {
+                    at += 1;
+                    shares[at - 1]
+                }
+                _ => 0,
+            })
+            .collect();
         let mut base = Instance { ops, ..inst };
         if memo.parallel() {
             base.name.push_str(", expert-parallel");
@@ -240,6 +295,7 @@ impl StepInstances {
             set_experts: sets.experts,
             touched,
             expert_weight_bytes,
+            shares,
         })
     }
 
@@ -264,37 +320,107 @@ impl StepInstances {
         match p {
             Policy::LoadAll => true,
             Policy::Predicted(m) => predicted(ranking, l, *m, e),
-            Policy::OnDemand | Policy::Oracle => false,
+            // A resident policy's other experts, without its set: on demand.
+            Policy::OnDemand | Policy::Oracle | Policy::ResidentTop(_) | Policy::ResidentAuto => {
+                false
+            }
         }
     }
 
     /// Experts whose weights policy `p` loads in this step: those with tokens, and the idle
-    /// ones it preloads.
-    pub fn experts_loaded(&self, p: &Policy, ranking: &[Vec<usize>]) -> usize {
-        let idle = self
-            .touched
+    /// ones it preloads; with `resident`, none of its experts.
+    pub fn experts_loaded(
+        &self,
+        p: &Policy,
+        ranking: &[Vec<usize>],
+        resident: Option<&ResidentSet>,
+    ) -> usize {
+        let p = rest_of(p, resident);
+        self.touched
             .iter()
             .enumerate()
             .map(|(l, t)| {
                 t.iter()
                     .enumerate()
-                    .filter(|&(e, &x)| !x && Self::loads_idle(p, ranking, l, e))
+                    .filter(|&(e, &x)| x || Self::loads_idle(&p, ranking, l, e))
+                    .filter(|&(e, _)| !resident.is_some_and(|r| r.holds(l, e)))
                     .count()
             })
-            .sum::<usize>();
-        self.touched() + idle
+            .sum()
     }
 
-    /// Expert weight bytes policy `p` loads in this step.
-    pub fn expert_bytes(&self, p: &Policy, ranking: &[Vec<usize>]) -> u64 {
-        self.experts_loaded(p, ranking) as u64 * self.expert_weight_bytes
+    /// Expert weight bytes policy `p` loads in this step (with `resident`, none of its
+    /// experts').
+    pub fn expert_bytes(
+        &self,
+        p: &Policy,
+        ranking: &[Vec<usize>],
+        resident: Option<&ResidentSet>,
+    ) -> u64 {
+        self.experts_loaded(p, ranking, resident) as u64 * self.expert_weight_bytes
     }
 
     /// The instance policy `p` faces; `ranking[l]` is layer l's experts, most likely first
     /// (used by `predicted-m`).
     pub fn instance(&self, p: &Policy, ranking: &[Vec<usize>]) -> Instance {
-        let mut inst = self.base.clone();
+        self.instance_with(p, ranking, None)
+    }
+
+    /// The instance policy `p` faces with the experts of `resident` kept in SRAM (the others
+    /// following its `rest`, or `p` itself for the oracle): [`resident`]'s rules. Returns it
+    /// named by `p`.
+    pub fn instance_with(
+        &self,
+        p: &Policy,
+        ranking: &[Vec<usize>],
+        resident: Option<&ResidentSet>,
+    ) -> Instance {
+        let rest = rest_of(p, resident);
+        let mut inst = self.rest_instance(&rest, ranking);
         inst.name = format!("{}, policy {}", self.base.name, p.name());
+        if let Some(set) = resident {
+            resident::apply(&mut inst, set, &self.slots, &self.shares);
+            inst.name
+                .push_str(&format!(", {} experts resident", set.count()));
+        }
+        inst
+    }
+
+    /// SRAM per core that `set` reserves in this step's instances.
+    pub fn reserved_bytes(&self, set: &ResidentSet) -> u64 {
+        self.slots
+            .iter()
+            .zip(&self.shares)
+            .filter(|(s, _)| match **s {
+                Slot::Expert { layer, expert } | Slot::Idle { layer, expert } => {
+                    set.holds(layer, expert)
+                }
+                _ => false,
+            })
+            .map(|(_, &b)| b)
+            .sum()
+    }
+
+    /// SRAM per core one expert reserves when resident.
+    pub fn expert_share(&self) -> u64 {
+        let first = self
+            .slots
+            .iter()
+            .zip(&self.shares)
+            .find_map(|(s, _)| match *s {
+                Slot::Expert { layer, expert } | Slot::Idle { layer, expert } => {
+                    Some((layer, expert))
+                }
+                _ => None,
+            });
+        first.map_or(0, |(l, e)| {
+            self.reserved_bytes(&ResidentSet::new(l + 1, e + 1, &[(l, e)], Policy::OnDemand))
+        })
+    }
+
+    /// The instance of a policy that keeps nothing resident.
+    fn rest_instance(&self, p: &Policy, ranking: &[Vec<usize>]) -> Instance {
+        let mut inst = self.base.clone();
         for (j, slot) in self.slots.iter().enumerate() {
             match *slot {
                 Slot::Idle { layer, expert } if !Self::loads_idle(p, ranking, layer, expert) => {
@@ -354,11 +480,21 @@ impl StepInstances {
     }
 }
 
+/// The policy the experts outside `resident` follow under `p`: its set's rest for a resident
+/// policy (on demand without a set), `p` itself otherwise.
+fn rest_of(p: &Policy, resident: Option<&ResidentSet>) -> Policy {
+    match (p.is_resident(), resident) {
+        (true, Some(set)) => set.rest,
+        (true, None) => Policy::OnDemand,
+        (false, _) => *p,
+    }
+}
+
 /// Whether policy `p` loads expert `e` of layer `l` (which has tokens) only after its router:
 /// on demand, or not predicted.
 fn released(p: &Policy, ranking: &[Vec<usize>], l: usize, e: usize) -> bool {
     match p {
-        Policy::OnDemand => true,
+        Policy::OnDemand | Policy::ResidentTop(_) | Policy::ResidentAuto => true,
         Policy::Predicted(m) => !predicted(ranking, l, *m, e),
         Policy::LoadAll | Policy::Oracle => false,
     }

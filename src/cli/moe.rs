@@ -52,8 +52,10 @@ pub struct MoeArgs {
     /// Seed of the samples (the same seed gives byte-identical output).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// The policies, comma-separated: load-all, on-demand, predicted-M, oracle (always
-    /// added). Default: load-all, on-demand, predicted-K (K = the model's top-k) and oracle.
+    /// The policies, comma-separated: load-all, on-demand, predicted-M, resident-N (the N
+    /// most used experts kept in SRAM, the others on demand), resident-auto (the resident set
+    /// chosen under the chip's SRAM), oracle (always added). Default: load-all, on-demand,
+    /// predicted-K (K = the model's top-k) and oracle.
     #[arg(long, value_delimiter = ',')]
     pub policies: Vec<String>,
     /// The heuristics that schedule each policy's instance (the best judged one counts).
@@ -256,6 +258,7 @@ pub fn print(
         r.mean_touched_experts_per_layer,
     );
     print_policies(r, all_steps);
+    print_resident(r);
     if let Some(with) = &r.expert_parallel {
         println!(
             "\nWith expert parallelism (the experts with tokens side by side on groups of \
@@ -287,6 +290,49 @@ pub fn print(
          {} operator shapes planned",
         r.planned_shapes
     );
+}
+
+/// What each resident policy keeps in SRAM, and how resident-auto chose it.
+fn print_resident(r: &MoeReport) {
+    for x in &r.resident {
+        let (lo, hi) = x
+            .experts_per_layer
+            .iter()
+            .fold((usize::MAX, 0), |(lo, hi), &n| (lo.min(n), hi.max(n)));
+        println!(
+            "{}: {} of {} experts resident ({}–{} per layer), {} per core ({:.1} % of its \
+             SRAM), the others {}; they save {} of expert loads per step in expectation (the \
+             set is the knapsack's optimum for that: certified gap {} %)",
+            x.policy,
+            x.experts,
+            x.of_experts,
+            lo.min(hi),
+            hi,
+            si(x.sram_bytes_per_core as f64, "B"),
+            x.sram_pct,
+            x.rest,
+            si(x.expected_bytes_saved_per_step, "B"),
+            x.knapsack_gap_pct,
+        );
+        if let Some(c) = &x.calibration {
+            let tried: Vec<String> = c
+                .candidates
+                .iter()
+                .map(|k| match k.mean_ms {
+                    Some(ms) => format!("{} {}: {ms:.4}", k.rest, k.experts),
+                    None => format!("{} {}: no schedule", k.rest, k.experts),
+                })
+                .collect();
+            println!(
+                "  chosen by mean ms on {} calibration {} (apart from the run's; at most {} \
+                 experts fit): {}",
+                c.steps,
+                if c.steps == 1 { "step" } else { "steps" },
+                c.max_experts,
+                tried.join(", ")
+            );
+        }
+    }
 }
 
 /// The table of `r`'s policies, and with `all_steps` every step's makespans.

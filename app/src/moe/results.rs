@@ -98,6 +98,9 @@ pub struct MoeReport {
     /// What a reader should know before using the numbers: one class of operators taking
     /// most of a step (the first step where it does; docs/plans.md).
     pub warnings: Vec<String>,
+    /// The resident policies' sets (empty without one; docs/moe.md, "Resident experts").
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub resident: Vec<super::ResidentReport>,
     /// With parallel sets (`--expert-parallel`): the same steps and policies with the
     /// experts with tokens side by side on groups of cores, each policy keeping the faster of
     /// its schedules with and without sets (docs/core-groups.md, CG-6); the report above is
