@@ -276,9 +276,14 @@ pub fn print(
             );
         }
     }
+    let keeps = if r.resident.is_empty() {
+        ""
+    } else {
+        "; with a resident policy's experts kept as it keeps them where that is faster"
+    };
     println!(
         "vs oracle: mean over steps of makespan / the oracle's − 1 (the oracle knows the step's \
-         routing: loads exactly the experts with tokens, whenever it likes)"
+         routing: loads exactly the experts with tokens, whenever it likes{keeps})"
     );
     println!(
         "gap ≤ %: mean over steps of makespan / the step's certified roofline bound − 1 (the \
@@ -314,7 +319,30 @@ fn print_resident(r: &MoeReport) {
             si(x.expected_bytes_saved_per_step, "B"),
             x.knapsack_gap_pct,
         );
+        const SHOWN: usize = 16;
+        let named: Vec<String> = x
+            .resident
+            .iter()
+            .take(SHOWN)
+            .map(|(l, e)| format!("l{l}.e{e}"))
+            .collect();
+        if !named.is_empty() {
+            let more = x.resident.len().saturating_sub(SHOWN);
+            let rest = if more > 0 {
+                format!(" and {more} more (all in --json's resident)")
+            } else {
+                String::new()
+            };
+            println!("  resident: {}{rest}", named.join(", "));
+        }
         if let Some(c) = &x.calibration {
+            println!(
+                "  on its calibration steps: {:.4} ms against {:.4} ms for the better of \
+                 load-all and on-demand ({:+.2} %)",
+                c.chosen_mean_ms,
+                c.without_resident_ms,
+                100.0 * (c.chosen_mean_ms / c.without_resident_ms - 1.0)
+            );
             let tried: Vec<String> = c
                 .candidates
                 .iter()

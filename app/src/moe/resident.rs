@@ -77,6 +77,11 @@ pub struct Calibration {
     pub max_experts: usize,
     /// Every candidate, in search order.
     pub candidates: Vec<Candidate>,
+    /// The chosen candidate's mean, ms.
+    pub chosen_mean_ms: f64,
+    /// The better of load-all and on-demand (the candidates with no expert resident) on the
+    /// same steps, ms: what the chosen set saves is the difference.
+    pub without_resident_ms: f64,
 }
 
 /// One candidate of resident-auto's search.
@@ -302,9 +307,16 @@ impl Calibrating<'_> {
             )));
         };
         let (rest, n) = grid[at];
+        let without_resident_ms = candidates
+            .iter()
+            .filter(|c| c.experts == 0)
+            .filter_map(|c| c.mean_ms)
+            .fold(f64::INFINITY, f64::min);
         let calibration = Calibration {
             steps: self.steps.len(),
             max_experts: max,
+            chosen_mean_ms: candidates[at].mean_ms.unwrap_or(f64::NAN),
+            without_resident_ms,
             candidates,
         };
         self.top(Policy::ResidentAuto, n, rest, Some(calibration))
