@@ -223,3 +223,37 @@ fn the_greedy_heuristics_schedule_released_loads() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("on-demand"), "{text}");
 }
+
+#[test]
+fn resident_policies_print_their_set_and_give_it_in_the_json() {
+    let extra = [
+        "--model",
+        "olmoe-1b-7b",
+        "--routing",
+        "zipf:1.2",
+        "--policies",
+        "on-demand,resident-8,resident-auto",
+    ];
+    let out = elk_ok(&args(&extra));
+    let text = String::from_utf8_lossy(&out.stdout);
+    for want in [
+        "resident-8: 8 of 128 experts resident",
+        "the others on-demand",
+        "certified gap 0 %",
+        "resident-auto: ",
+        "chosen by mean ms on 4 calibration steps",
+        "with a resident policy's experts kept as it keeps them",
+    ] {
+        assert!(text.contains(want), "{want}: {text}");
+    }
+    let r = elk_json(&args(&[&extra[..], &["--json"]].concat()));
+    let resident = r["resident"].as_array().unwrap();
+    assert_eq!(resident.len(), 2);
+    assert_eq!(resident[0]["resident"].as_array().unwrap().len(), 8);
+    assert!(resident[1]["calibration"]["candidates"].as_array().unwrap().len() >= 2);
+    // Without a resident policy the key is absent (the JSON of earlier runs is unchanged).
+    let plain = elk_json(&args(&["--model", "olmoe-1b-7b", "--json"]));
+    assert!(plain.get("resident").is_none());
+    let bad = elk(&args(&["--policies", "resident-0"]));
+    assert_eq!(bad.status.code(), Some(2));
+}
