@@ -19,7 +19,9 @@ class MoeResult:
     """What ``elk-opt moe --json`` prints: :meth:`to_dict` is its ``results``, :attr:`df` the
     policies over the steps (``summary``: ``mean_ms``, ``p50_ms``, ``p99_ms``,
     ``mean_vs_oracle_pct``, ``mean_gap_pct``, …), :attr:`steps_df` one row per step and
-    policy (``step``, ``experts_touched``, ``bound_ms``, ``policy``, ``makespan_ms``, …)."""
+    policy (``step``, ``experts_touched``, ``bound_ms``, ``policy``, ``makespan_ms``, …),
+    :attr:`resident_df` one row per resident policy (``resident-N``, ``resident-auto``: the
+    experts it keeps in SRAM, their SRAM per core, the bytes they save; docs/moe.md)."""
 
     def __init__(self, results: Dict[str, Any], config: Dict[str, Any]) -> None:
         self._results = results
@@ -40,6 +42,27 @@ class MoeResult:
             head = {k: v for k, v in st.items() if k != "policies"}
             for p in st["policies"]:
                 rows.append(dict(head, **p))
+        return _pandas().DataFrame(rows)
+
+    @property
+    def resident_df(self) -> Any:
+        """One row per resident policy: ``policy``, ``rest``, ``experts``, ``of_experts``,
+        ``sram_bytes_per_core``, ``sram_pct``, ``expected_bytes_saved_per_step``,
+        ``knapsack_gap_pct`` and, for resident-auto, ``chosen_mean_ms`` and
+        ``without_resident_ms`` (its calibration); empty without a resident policy. The
+        experts themselves are in :meth:`to_dict`'s ``resident``."""
+        rows = []
+        for r in self._results.get("resident", []):
+            row = {
+                k: v
+                for k, v in r.items()
+                if k not in ("resident", "experts_per_layer", "calibration")
+            }
+            c = r.get("calibration")
+            if c is not None:
+                row["chosen_mean_ms"] = c["chosen_mean_ms"]
+                row["without_resident_ms"] = c["without_resident_ms"]
+            rows.append(row)
         return _pandas().DataFrame(rows)
 
     def __repr__(self) -> str:

@@ -30,3 +30,16 @@ def test_moe_with_expert_parallel_equals_the_cli_json_and_reports_both():
     assert r.config == out["config"] and r.config["expert_parallel"] is True
     with_sets = r.to_dict()["expert_parallel"]
     assert [p["policy"] for p in with_sets["summary"]] == list(r.df["policy"])
+
+
+def test_resident_policies_equal_the_cli_json_and_have_their_own_frame():
+    policies = "on-demand,resident-8,resident-auto"
+    r = elk_opt.moe("olmoe-1b-7b", steps=2, num_layers=2, batch=4, policies=policies.split(","))
+    out = cli("moe", "--model", "olmoe-1b-7b", "--steps", 2, "--num-layers", 2, "--batch", 4,
+              "--policies", policies, "--json")
+    assert r.to_dict() == out["results"]
+    df = r.resident_df
+    assert list(df["policy"]) == ["resident-8", "resident-auto"]
+    assert list(df["experts"])[0] == 8
+    assert df["chosen_mean_ms"].notna().tolist() == [False, True]
+    assert elk_opt.moe("olmoe-1b-7b", steps=1, num_layers=1).resident_df.empty
