@@ -1,7 +1,8 @@
 //! The reviewers' questions (SPEC §7), one command each (`elk-opt study NAME`), each writing a
 //! Markdown report (with its command, inputs and date), SVG plots and its finding:
 //! [`gap`] (its whole-model part alone: [`gap_whole`]), [`ideal`], [`hbm_emulation`],
-//! [`order_pruning`], [`cost_noise`], [`ablation`], [`replay_fidelity`], [`moe`]. Each one
+//! [`order_pruning`], [`cost_noise`], [`ablation`], [`replay_fidelity`], [`moe`], [`resident`].
+//! Each one
 //! runs its study through `elk_app::studies` (which computes the results) and writes them.
 
 pub mod ablation;
@@ -13,13 +14,14 @@ pub mod ideal;
 pub mod moe;
 pub mod order_pruning;
 pub mod replay_fidelity;
+pub mod resident;
 
 use crate::report::{Files, Header};
 use elk_app::studies::OnStep;
 use elk_app::Result;
 
 /// Names of the studies.
-pub const STUDIES: [&str; 9] = [
+pub const STUDIES: [&str; 10] = [
     "gap",
     "gap-whole",
     "ideal",
@@ -29,6 +31,7 @@ pub const STUDIES: [&str; 9] = [
     "ablation",
     "replay-fidelity",
     "moe",
+    "resident",
 ];
 
 /// Runs a study by name (None: no such study).
@@ -48,6 +51,7 @@ pub fn run_with(name: &str, header: &Header, progress: &OnStep<'_>) -> Option<Re
         "ablation" => ablation::run(header, progress),
         "replay-fidelity" => replay_fidelity::run(header, progress),
         "moe" => moe::run(header, progress),
+        "resident" => resident::run(header, progress),
         _ => return None,
     };
     // The studies link their figures as SVG; PNG figures are linked as such.

@@ -250,7 +250,13 @@ fn resident_policies_print_their_set_and_give_it_in_the_json() {
     let resident = r["resident"].as_array().unwrap();
     assert_eq!(resident.len(), 2);
     assert_eq!(resident[0]["resident"].as_array().unwrap().len(), 8);
-    assert!(resident[1]["calibration"]["candidates"].as_array().unwrap().len() >= 2);
+    assert!(
+        resident[1]["calibration"]["candidates"]
+            .as_array()
+            .unwrap()
+            .len()
+            >= 2
+    );
     // Without a resident policy the key is absent (the JSON of earlier runs is unchanged).
     let plain = elk_json(&args(&["--model", "olmoe-1b-7b", "--json"]));
     assert!(plain.get("resident").is_none());
