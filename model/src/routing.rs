@@ -220,13 +220,7 @@ mod tests {
     use super::*;
 
     fn moe(experts: u64, top_k: u64) -> Moe {
-        Moe {
-            experts,
-            top_k,
-            expert_dim: 8,
-            shared_dim: 0,
-            shared_gate: false,
-        }
+        Moe::every_layer(experts, top_k, 8)
     }
 
     #[test]

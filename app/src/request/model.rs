@@ -193,10 +193,11 @@ impl ModelRequest {
         self.validate()?;
         match &self.source {
             ModelSource::Zoo(name) => {
+                let model = zoo_model(name, notice)?;
                 let mut params = shape.zoo_params();
-                params.dtypes = self.dtype.unwrap_or_default();
+                params.dtypes = self.dtype.unwrap_or_else(|| model.default_dtypes());
                 params.adam = self.optimizer_dtype.unwrap_or_default();
-                Ok(zoo_model(name, notice)?.build(&params)?)
+                Ok(model.build(&params)?)
             }
             ModelSource::Import(file) => self.import(file, shape, false, notice),
             ModelSource::Onnx(file) => self.import(file, shape, true, notice),

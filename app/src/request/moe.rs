@@ -168,7 +168,7 @@ impl MoeRequest {
         let chip = self.chip.resolve(notice)?;
         let mut params = ZooParams::new(Mode::Decode, self.batch, self.kv);
         params.layers = self.num_layers;
-        params.dtypes = self.dtype.unwrap_or_default();
+        params.dtypes = self.dtype.unwrap_or_else(|| model.default_dtypes());
         let inputs = MoeInputs {
             params,
             chip: chip.named(),
