@@ -95,6 +95,23 @@ impl ZooModel {
         d
     }
 
+    /// [`ZooModel::default_dtypes`] where `chip`'s cost model prices them; else fp16, and the
+    /// line saying why (the IPU-Mk2 model prices fp16 and fp32 only, so DeepSeek-V3's fp8
+    /// weights run at fp16 on ipu-pod4 unless `--dtype` says otherwise).
+    pub fn default_dtypes_on(&self, chip: &crate::chip::ChipSpec) -> (Dtypes, Option<String>) {
+        let published = self.default_dtypes();
+        match crate::cost::for_chip_with(chip, &published) {
+            Ok(_) => (published, None),
+            Err(e) => (
+                Dtypes::default(),
+                Some(format!(
+                    "{}'s published weights are {}, but {e}: running at fp16 (--dtype chooses)",
+                    self.name, published.weights
+                )),
+            ),
+        }
+    }
+
     /// Whether decode (a KV cache) applies to this model.
     pub fn supports_decode(&self) -> bool {
         self.fixed_tokens.is_none()
@@ -164,6 +181,16 @@ pub fn published_tolerance(published: f64) -> f64 {
 }
 
 impl ZooModel {
+    /// The graph's active count `active` in the published count's convention: without the
+    /// input embedding table where the file says the published figure leaves it out.
+    pub fn active_as_published(&self, active: u64) -> u64 {
+        if self.active_without_embedding {
+            active - self.config.vocab * self.config.hidden
+        } else {
+            active
+        }
+    }
+
     /// Why the generated graph's parameters disagree with the file's published counts
     /// (beyond [`published_tolerance`]), if they do: one line per count.
     pub fn count_mismatches(&self) -> Result<Vec<String>> {
@@ -186,12 +213,12 @@ impl ZooModel {
             check("total", "published_params", total, p);
         }
         if let Some(a) = self.published_active_params {
-            let embedding = if self.active_without_embedding {
-                self.config.vocab * self.config.hidden
-            } else {
-                0
-            };
-            check("active", "published_active_params", active - embedding, a);
+            check(
+                "active",
+                "published_active_params",
+                self.active_as_published(active),
+                a,
+            );
         }
         Ok(out)
     }

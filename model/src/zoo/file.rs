@@ -955,10 +955,13 @@ mod tests {
     fn a_negative_number_names_the_key_s_least_value_as_zero_does() {
         // Every key whose least value is 1, at 0 and at -3: both refused naming 1.
         let moe = include_str!("../../zoo/mixtral-8x7b.toml");
+        let deepseek = include_str!("../../zoo/deepseek-v3.toml");
         let window = format!("{LLAMA}\n[attention]\nwindow = 4096\npattern = [\"local\"]\n");
         let vit = include_str!("../../zoo/vit-h-14.toml");
         for &(table, key) in &super::AT_LEAST_ONE {
             let base = match table {
+                "mla" => deepseek,
+                "moe" if key == "layer_freq" => deepseek,
                 "moe" => moe,
                 "attention" => window.as_str(),
                 "frame" => vit,
