@@ -166,7 +166,8 @@ impl Setup {
                 model.name
             ))));
         };
-        let layers = spec.params.layers.unwrap_or(model.layers());
+        // Routing is per MoE layer: a model's dense layers (DeepSeek's first ones) have none.
+        let layers = model.moe_layers(&spec.params)?;
         let tokens = spec.params.batch
             * if spec.params.mode == elk_model::graph::Mode::Decode {
                 1

@@ -63,6 +63,11 @@ impl Dtype {
         Dtype::ALL.into_iter().find(|d| d.as_str() == s)
     }
 
+    /// The dtype called `s` (`fp8`), as [`Dtype::as_str`] names it.
+    pub fn parse_name(s: &str) -> Option<Dtype> {
+        Dtype::named(s)
+    }
+
     /// The dtype of a bit count in the mixed forms: 32 fp32, 16 fp16, 8 int8 (`w8a16` is
     /// the usual name of int8 weight-only quantisation; name fp8 as `fp8`).
     fn of_bits(bits: &str) -> Option<Dtype> {

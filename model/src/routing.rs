@@ -2,6 +2,7 @@
 //! layer — balanced, uniform, Zipf-skewed — or a recorded trace, sampled step by step with a
 //! seeded generator, so the same seed gives the same steps on every machine.
 
+mod grouped;
 mod trace;
 
 pub use trace::RoutingTrace;
@@ -25,9 +26,21 @@ pub enum Routing {
         /// The exponent s > 0 (0 would be uniform).
         s: f64,
     },
+    /// Group-limited routing (DeepSeek): Zipf-like popularities as `zipf:S`, each token's
+    /// experts chosen inside the best groups by the model's scores (`routing/grouped.rs`).
+    Grouped {
+        /// The popularities' exponent s > 0.
+        s: f64,
+    },
     /// The recorded routing of a trace file, step i being the trace's step i mod its steps.
     Trace(Arc<RoutingTrace>),
 }
+
+/// The exponent of `--routing grouped` without one (as the study's `zipf:1.2`).
+pub const GROUPED_DEFAULT_S: f64 = 1.2;
+
+/// Draws of the Monte Carlo estimate of [`Routing::inclusion`] for `zipf:S` and `grouped:S`.
+pub const INCLUSION_DRAWS: usize = 4096;
 
 /// The experts each token of one step is routed to: `[layer][token]` → k distinct experts.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -70,8 +83,15 @@ impl Routing {
         match s.split_once(':') {
             None if s == "balanced" => Ok(Routing::Balanced),
             None if s == "uniform" => Ok(Routing::Uniform),
-            Some(("zipf", v)) => match v.parse::<f64>() {
-                Ok(s) if s.is_finite() && s > 0.0 && s <= 10.0 => Ok(Routing::Zipf { s }),
+            None if s == "grouped" => Ok(Routing::Grouped {
+                s: GROUPED_DEFAULT_S,
+            }),
+            Some((kind @ ("zipf" | "grouped"), v)) => match v.parse::<f64>() {
+                Ok(s) if s.is_finite() && s > 0.0 && s <= 10.0 => Ok(if kind == "zipf" {
+                    Routing::Zipf { s }
+                } else {
+                    Routing::Grouped { s }
+                }),
                 _ => Err(bad(format!(
                     "the Zipf exponent '{v}' must be a number in (0, 10]"
                 ))),
@@ -80,7 +100,8 @@ impl Routing {
                 std::path::Path::new(path),
             )?))),
             _ => Err(bad(
-                "expected balanced, uniform, zipf:S (e.g. zipf:1.2) or trace:FILE".into(),
+                "expected balanced, uniform, zipf:S (e.g. zipf:1.2), grouped[:S] or trace:FILE"
+                    .into(),
             )),
         }
     }
@@ -91,6 +112,7 @@ impl Routing {
             Routing::Balanced => "balanced".into(),
             Routing::Uniform => "uniform".into(),
             Routing::Zipf { s } => format!("zipf:{s}"),
+            Routing::Grouped { s } => format!("grouped:{s}"),
             Routing::Trace(t) => format!("trace:{}", t.file),
         }
     }
@@ -104,6 +126,13 @@ impl Routing {
     pub fn check(&self, moe: &Moe, layers: usize, tokens: u64) -> Result<()> {
         match self {
             Routing::Trace(t) => t.check(moe, layers, tokens),
+            Routing::Grouped { .. } if moe.groups.is_none() => Err(ModelError::Invalid(format!(
+                "--routing {}: the model routes its {} experts without groups (no n_group / \
+                 topk_group): group-limited routing applies to DeepSeek-style routers; zipf:S \
+                 is the same popularities without groups",
+                self.label(),
+                moe.experts
+            ))),
             _ => Ok(()),
         }
     }
@@ -145,6 +174,14 @@ impl Routing {
                         .collect()
                 })
                 .collect(),
+            Routing::Grouped { s } => (0..layers)
+                .map(|l| {
+                    let weights = zipf_weights(e, *s, l);
+                    (0..tokens)
+                        .map(|_| grouped::pick(&mut rng, moe, &groups_of(moe), &weights))
+                        .collect()
+                })
+                .collect(),
             Routing::Trace(t) => t.step(step as usize),
         };
         Ok(StepRouting::new(choices))
@@ -156,13 +193,67 @@ impl Routing {
         let e = moe.experts as usize;
         let weights = match self {
             Routing::Balanced | Routing::Uniform => vec![1.0; e],
-            Routing::Zipf { s } => zipf_weights(e, *s, l),
+            Routing::Zipf { s } | Routing::Grouped { s } => zipf_weights(e, *s, l),
             Routing::Trace(t) => t.frequencies(l, e),
         };
         let mut order: Vec<usize> = (0..e).collect();
         order.sort_by(|&a, &b| weights[b].total_cmp(&weights[a]).then(a.cmp(&b)));
         order
     }
+
+    /// Per expert of MoE layer `l`, the probability that one token of that layer picks it
+    /// (the values sum to k).
+    ///
+    /// Exact for `balanced` and `uniform` (k/E each: balanced spreads every step's
+    /// assignments evenly, so a token taken at random has each expert with probability k/E)
+    /// and for a trace (each expert's share of the layer's recorded choices, times k). For
+    /// `zipf:S` and `grouped:S`, a Monte Carlo estimate from [`INCLUSION_DRAWS`] (4,096)
+    /// tokens drawn with a fixed seed per layer, so the same on every call and machine: each
+    /// value's standard error is √(p(1 − p)/4096), at most 0.0078 (p = ½) and 0.0027 for
+    /// DeepSeek-V3's mean p = 8/256. The values still sum to k exactly (every draw picks k).
+    pub fn inclusion(&self, moe: &Moe, l: usize) -> Vec<f64> {
+        let e = moe.experts as usize;
+        let k = moe.top_k.min(moe.experts) as usize;
+        match self {
+            Routing::Balanced | Routing::Uniform => vec![k as f64 / e as f64; e],
+            Routing::Trace(t) => {
+                let f = t.frequencies(l, e);
+                let total: f64 = f.iter().sum();
+                if total == 0.0 {
+                    return vec![0.0; e];
+                }
+                f.iter().map(|x| x * k as f64 / total).collect()
+            }
+            Routing::Zipf { s } | Routing::Grouped { s } => {
+                let weights = zipf_weights(e, *s, l);
+                let mut rng = Rng::new(0x1C1_0510_4E57 ^ l as u64);
+                let groups = groups_of(moe);
+                let mut hits = vec![0u64; e];
+                for _ in 0..INCLUSION_DRAWS {
+                    let picked = match self {
+                        Routing::Grouped { .. } => grouped::pick(&mut rng, moe, &groups, &weights),
+                        _ => weighted_pick(&mut rng, &weights, k),
+                    };
+                    for x in picked {
+                        hits[x as usize] += 1;
+                    }
+                }
+                hits.iter()
+                    .map(|&h| h as f64 / INCLUSION_DRAWS as f64)
+                    .collect()
+            }
+        }
+    }
+}
+
+/// The model's groups, or one group of every expert (what `check` lets through only for a
+/// model with groups; one group is the ungrouped top-k).
+fn groups_of(moe: &Moe) -> crate::zoo::Groups {
+    moe.groups.unwrap_or(crate::zoo::Groups {
+        count: 1,
+        top: 1,
+        score: crate::zoo::GroupScore::Max,
+    })
 }
 
 /// k distinct experts of `e`, uniformly (a partial Fisher–Yates shuffle).
@@ -220,13 +311,7 @@ mod tests {
     use super::*;
 
     fn moe(experts: u64, top_k: u64) -> Moe {
-        Moe {
-            experts,
-            top_k,
-            expert_dim: 8,
-            shared_dim: 0,
-            shared_gate: false,
-        }
+        Moe::every_layer(experts, top_k, 8)
     }
 
     #[test]
@@ -290,5 +375,125 @@ mod tests {
         assert!(e.contains("must be a number in (0, 10]"), "{e}");
         let e = Routing::parse("skewed").unwrap_err().to_string();
         assert!(e.contains("expected balanced, uniform, zipf:S"), "{e}");
+    }
+
+    fn grouped_moe(experts: u64, top_k: u64, count: u64, top: u64) -> Moe {
+        Moe {
+            scoring: crate::zoo::Scoring::Sigmoid,
+            groups: Some(crate::zoo::Groups {
+                count,
+                top,
+                score: crate::zoo::GroupScore::TopTwoSum,
+            }),
+            ..Moe::every_layer(experts, top_k, 8)
+        }
+    }
+
+    #[test]
+    fn grouped_with_one_group_is_zipf_in_distribution() {
+        // One group: the Gumbel-top-k draw, k experts without replacement ∝ w, as zipf:S.
+        // Each inclusion probability is an average of 4,096 draws (standard error
+        // √(p(1 − p)/4096) each); the two estimates are independent, so their difference
+        // has √2 times that. 5 standard errors: a wrong draw (w in place of log w, the
+        // scores' order reversed) is off by far more on the top-ranked experts.
+        for scoring in [crate::zoo::Scoring::Sigmoid, crate::zoo::Scoring::Softmax] {
+            let m = Moe {
+                scoring,
+                ..grouped_moe(16, 3, 1, 1)
+            };
+            for l in 0..2 {
+                let g = Routing::Grouped { s: 1.2 }.inclusion(&m, l);
+                let z = Routing::Zipf { s: 1.2 }.inclusion(&m, l);
+                for e in 0..16 {
+                    let p = (g[e] + z[e]) / 2.0;
+                    let se = (2.0 * p * (1.0 - p) / INCLUSION_DRAWS as f64).sqrt();
+                    assert!(
+                        (g[e] - z[e]).abs() <= 5.0 * se + 1e-9,
+                        "layer {l} expert {e}: grouped {} vs zipf {}",
+                        g[e],
+                        z[e]
+                    );
+                }
+            }
+        }
+        // And the sampled steps agree with the estimate: the most popular expert is the same.
+        let m = grouped_moe(16, 3, 1, 1);
+        let r = Routing::Grouped { s: 1.5 };
+        let c = r.sample(&m, 1, 2000, 5, 0).unwrap().counts(16);
+        let most = (0..16).max_by_key(|&e| c.tokens(0, e)).unwrap();
+        assert_eq!(most, r.ranking(&m, 0)[0]);
+    }
+
+    #[test]
+    fn grouped_picks_inside_the_best_groups_only() {
+        // 32 experts in 8 groups of 4, each token keeps 2 groups and picks 4 experts.
+        let m = grouped_moe(32, 4, 8, 2);
+        let step = Routing::Grouped { s: 0.5 }
+            .sample(&m, 2, 300, 7, 0)
+            .unwrap();
+        let mut spans = std::collections::BTreeSet::new();
+        for l in 0..2 {
+            for t in step.layer(l) {
+                let mut d = t.clone();
+                d.sort();
+                d.dedup();
+                assert_eq!(d.len(), 4, "{t:?}");
+                let groups: std::collections::BTreeSet<u32> = d.iter().map(|e| e / 4).collect();
+                assert!(groups.len() <= 2, "{t:?} spans groups {groups:?}");
+                spans.insert(groups.len());
+            }
+        }
+        assert!(spans.contains(&2), "the second group is used");
+        // Keeping one group: every token's four experts are that group's four.
+        let one = grouped_moe(32, 4, 8, 1);
+        let step = Routing::Grouped { s: 0.5 }
+            .sample(&one, 1, 300, 7, 0)
+            .unwrap();
+        for t in step.layer(0) {
+            let groups: std::collections::BTreeSet<u32> = t.iter().map(|e| e / 4).collect();
+            assert_eq!(groups.len(), 1, "{t:?}");
+        }
+        let inc = Routing::Grouped { s: 0.5 }.inclusion(&m, 0);
+        assert!((inc.iter().sum::<f64>() - 4.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn grouped_is_refused_for_a_router_without_groups() {
+        let e = Routing::parse("grouped")
+            .unwrap()
+            .sample(&moe(8, 2), 1, 4, 1, 0)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("--routing grouped:1.2: the model routes its 8 experts without groups"),
+            "{e}"
+        );
+        assert_eq!(
+            Routing::parse("grouped:0.8").unwrap(),
+            Routing::Grouped { s: 0.8 }
+        );
+    }
+
+    #[test]
+    fn inclusion_is_exact_where_it_can_be_and_sums_to_k() {
+        let m = moe(8, 2);
+        assert_eq!(Routing::Uniform.inclusion(&m, 3), vec![0.25; 8]);
+        assert_eq!(Routing::Balanced.inclusion(&m, 0), vec![0.25; 8]);
+        // A trace of one step, two tokens: experts 0 and 3, then 0 and 5.
+        let text = r#"{"format": "elk-routing-trace/1", "experts": 8, "top_k": 2,
+            "steps": [[[[0, 3], [0, 5]]]]}"#;
+        let t = Routing::Trace(Arc::new(RoutingTrace::from_json("t.json", text).unwrap()));
+        assert_eq!(
+            t.inclusion(&m, 0),
+            vec![1.0, 0.0, 0.0, 0.5, 0.0, 0.5, 0.0, 0.0]
+        );
+        // Zipf's estimate: the top-ranked expert most often, each step's values summing to k,
+        // the same on every call.
+        let z = Routing::Zipf { s: 1.5 };
+        let inc = z.inclusion(&m, 1);
+        assert!((inc.iter().sum::<f64>() - 2.0).abs() < 1e-9);
+        let top = z.ranking(&m, 1)[0];
+        assert!(inc.iter().all(|&p| p <= inc[top]), "{inc:?}");
+        assert_eq!(inc, z.inclusion(&m, 1));
     }
 }

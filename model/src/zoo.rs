@@ -9,11 +9,13 @@
 pub(crate) mod builder;
 mod file;
 pub mod hf;
+mod mla;
 mod moe;
 mod training;
 mod transformer;
 
-pub use moe::{has_experts, ExpertTokens, Moe};
+pub use mla::Mla;
+pub use moe::{has_experts, ExpertTokens, GroupScore, Groups, Moe, Scoring};
 pub use training::{training_step, AdamState, UPDATE_CHUNK};
 
 use crate::dtype::Dtypes;
@@ -64,6 +66,12 @@ pub struct ZooModel {
     pub published_params: Option<f64>,
     /// Published active parameters per token (MoE models that state it).
     pub published_active_params: Option<f64>,
+    /// The published active count leaves out the input embedding table (DeepSeek's
+    /// convention); the graph's active count has it, so the comparison takes it off.
+    pub active_without_embedding: bool,
+    /// The element type of the published weights (an FP8 checkpoint: `fp8`); the default
+    /// weight dtype when the user gives no `--dtype` ([`ZooModel::default_dtypes`]).
+    pub weight_dtype: Option<crate::dtype::Dtype>,
     /// Where that count and the hyper-parameters come from.
     pub source: String,
     config: Transformer,
@@ -75,6 +83,33 @@ impl ZooModel {
     /// Number of layers.
     pub fn layers(&self) -> usize {
         self.config.layers
+    }
+
+    /// The element types a run uses without `--dtype`: the published weights' dtype (fp16 if
+    /// the file states none), fp16 KV cache and activations.
+    pub fn default_dtypes(&self) -> Dtypes {
+        let mut d = Dtypes::default();
+        if let Some(w) = self.weight_dtype {
+            d.weights = w;
+        }
+        d
+    }
+
+    /// [`ZooModel::default_dtypes`] where `chip`'s cost model prices them; else fp16, and the
+    /// line saying why (the IPU-Mk2 model prices fp16 and fp32 only, so DeepSeek-V3's fp8
+    /// weights run at fp16 on ipu-pod4 unless `--dtype` says otherwise).
+    pub fn default_dtypes_on(&self, chip: &crate::chip::ChipSpec) -> (Dtypes, Option<String>) {
+        let published = self.default_dtypes();
+        match crate::cost::for_chip_with(chip, &published) {
+            Ok(_) => (published, None),
+            Err(e) => (
+                Dtypes::default(),
+                Some(format!(
+                    "{}'s published weights are {}, but {e}: running at fp16 (--dtype chooses)",
+                    self.name, published.weights
+                )),
+            ),
+        }
     }
 
     /// Whether decode (a KV cache) applies to this model.
@@ -146,6 +181,16 @@ pub fn published_tolerance(published: f64) -> f64 {
 }
 
 impl ZooModel {
+    /// The graph's active count `active` in the published count's convention: without the
+    /// input embedding table where the file says the published figure leaves it out.
+    pub fn active_as_published(&self, active: u64) -> u64 {
+        if self.active_without_embedding {
+            active - self.config.vocab * self.config.hidden
+        } else {
+            active
+        }
+    }
+
     /// Why the generated graph's parameters disagree with the file's published counts
     /// (beyond [`published_tolerance`]), if they do: one line per count.
     pub fn count_mismatches(&self) -> Result<Vec<String>> {
@@ -168,14 +213,19 @@ impl ZooModel {
             check("total", "published_params", total, p);
         }
         if let Some(a) = self.published_active_params {
-            check("active", "published_active_params", active, a);
+            check(
+                "active",
+                "published_active_params",
+                self.active_as_published(active),
+                a,
+            );
         }
         Ok(out)
     }
 }
 
 /// The zoo's model files, in `models list` order: (file name, text).
-pub const FILES: [(&str, &str); 19] = [
+pub const FILES: [(&str, &str); 21] = [
     ("llama2-7b.toml", include_str!("../zoo/llama2-7b.toml")),
     ("llama2-13b.toml", include_str!("../zoo/llama2-13b.toml")),
     ("llama2-70b.toml", include_str!("../zoo/llama2-70b.toml")),
@@ -192,6 +242,11 @@ pub const FILES: [(&str, &str); 19] = [
         include_str!("../zoo/qwen3-30b-a3b.toml"),
     ),
     ("olmoe-1b-7b.toml", include_str!("../zoo/olmoe-1b-7b.toml")),
+    ("deepseek-v3.toml", include_str!("../zoo/deepseek-v3.toml")),
+    (
+        "deepseek-v2-lite.toml",
+        include_str!("../zoo/deepseek-v2-lite.toml"),
+    ),
     ("opt-1.3b.toml", include_str!("../zoo/opt-1.3b.toml")),
     ("opt-6.7b.toml", include_str!("../zoo/opt-6.7b.toml")),
     ("opt-13b.toml", include_str!("../zoo/opt-13b.toml")),
@@ -259,6 +314,24 @@ impl ZooModel {
         self.config.moe.as_ref()
     }
 
+    /// The MoE layers of a run of this model (`--num-layers` counts every layer, dense ones
+    /// included): how many layers a routing has. Routing is per MoE layer. A run whose layers
+    /// are all dense is refused.
+    pub fn moe_layers(&self, params: &ZooParams) -> Result<usize> {
+        let layers = params.layers.unwrap_or(self.layers());
+        let Some(moe) = self.moe() else {
+            return Ok(0);
+        };
+        match moe.moe_layers(layers) {
+            0 => Err(ModelError::Invalid(format!(
+                "{} with {layers} layers has no MoE layer: its first {} layers are dense \
+                 (first_k_dense_replace); ask for more layers",
+                self.name, moe.dense_layers
+            ))),
+            n => Ok(n),
+        }
+    }
+
     /// Parameters in all and active per token (equal for a dense model): the weights of the
     /// graph in which every expert receives a token, and of the graph of one token.
     pub fn parameter_counts(&self) -> Result<(u64, u64)> {
@@ -271,7 +344,8 @@ impl ZooModel {
         let active = self.build(&one)?.totals().parameters;
         let total = match self.moe() {
             Some(moe) => {
-                let every = ExpertTokens::new(vec![vec![1; moe.experts as usize]; self.layers()]);
+                let layers = moe.moe_layers(self.layers());
+                let every = ExpertTokens::new(vec![vec![1; moe.experts as usize]; layers]);
                 let mut params = one;
                 // Every expert receives one token: E tokens, each routed to k experts.
                 params.batch = moe.experts;
@@ -299,7 +373,7 @@ impl ZooModel {
     /// layer's counts summing to its tokens × k (`None`, the balanced routing, always fits).
     pub fn check_routing(&self, params: &ZooParams, experts: Option<&ExpertTokens>) -> Result<()> {
         if let (Some(t), Some(moe)) = (experts, self.moe()) {
-            let layers = params.layers.unwrap_or(self.layers());
+            let layers = self.moe_layers(params)?;
             let tokens = params.batch
                 * if params.mode == Mode::Decode {
                     1
@@ -309,7 +383,7 @@ impl ZooModel {
             let want = tokens * moe.top_k.min(moe.experts);
             if t.layers() != layers {
                 return Err(ModelError::Invalid(format!(
-                    "the routing has {} layers, {} has {layers}",
+                    "the routing has {} layers, {} has {layers} MoE layers",
                     t.layers(),
                     self.name
                 )));
@@ -387,6 +461,9 @@ impl ZooModel {
         // widest weight dimension; keep byte counts well inside u64.
         let width = [
             config.heads * config.head_dim,
+            config
+                .mla
+                .map_or(0, |m| config.heads * (m.nope_dim + m.v_dim)),
             config.ffn_dim,
             config
                 .moe
@@ -421,10 +498,7 @@ impl ZooModel {
         link_producers(&mut ops);
         // Layers that differ in operator count (a routing giving them different numbers of
         // experts with tokens) are one irregular block.
-        let (per_layer, layer_count) = match per_layer {
-            Some(n) => (n, config.layers),
-            None => (layer_ops, 1),
-        };
+        let (per_layer, layer_count) = per_layer.unwrap_or((layer_ops, 1));
         let layers = LayerStructure {
             prologue,
             ops_per_layer: per_layer,
@@ -444,9 +518,14 @@ impl ZooModel {
         if !params.adam.is_default() {
             dtype.push_str(&format!(" adam {}", params.adam));
         }
+        // A model with latent attention says which form of it the graph has.
+        let form = match config.mla {
+            Some(_) => format!(" {}", mla::Mla::form(decode)),
+            None => String::new(),
+        };
         Ok(Graph {
             name: format!(
-                "{name} {} b{} {label}{seq}{dtype}",
+                "{name} {} b{} {label}{seq}{dtype}{form}",
                 params.mode.as_str(),
                 params.batch
             ),

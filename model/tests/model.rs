@@ -4,6 +4,8 @@
 
 #[path = "model/core_groups.rs"]
 mod core_groups;
+#[path = "model/deepseek.rs"]
+mod deepseek;
 #[path = "model/dtypes.rs"]
 mod dtypes;
 #[path = "model/example_models.rs"]

@@ -103,7 +103,7 @@ pub fn run(a: InstanceArgs) -> anyhow::Result<()> {
     let range = request.cut.range().map_err(cli_error)?;
     let graph = request
         .model
-        .load(&request.shape, &mut notice)
+        .load_on(&request.shape, Some(&chip.spec), &mut notice)
         .map_err(cli_error)?;
     let (instance, cache) = build_on(
         &graph,

@@ -143,10 +143,10 @@ pub fn run(cmd: ModelsCmd) -> anyhow::Result<()> {
                      and gap)"
                 ));
             }
-            let mut params = a.shape.shape().zoo_params();
-            params.dtypes = a.dtype.unwrap_or_default();
-            params.adam = a.optimizer_dtype.unwrap_or_default();
             let model = super::source::load_model(&a.name)?;
+            let mut params = a.shape.shape().zoo_params();
+            params.dtypes = a.dtype.unwrap_or_else(|| model.default_dtypes());
+            params.adam = a.optimizer_dtype.unwrap_or_default();
             let g = model.build(&params)?;
             let model_params = ModelParams::of(&model)?;
             if a.json {

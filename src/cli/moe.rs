@@ -159,13 +159,7 @@ pub fn print_section(section: &MoeSection, tokens: u64) {
 }
 
 /// A model without experts (never printed: `spec` refuses one).
-const NO_EXPERTS: elk_model::zoo::Moe = elk_model::zoo::Moe {
-    experts: 0,
-    top_k: 0,
-    expert_dim: 0,
-    shared_dim: 0,
-    shared_gate: false,
-};
+const NO_EXPERTS: elk_model::zoo::Moe = elk_model::zoo::Moe::every_layer(0, 0, 0);
 
 impl MoeArgs {
     /// The run the flags ask for.

@@ -120,7 +120,7 @@ impl InstanceRequest {
     ) -> Result<BuiltInstance> {
         let chip = self.chip.resolve(notice)?;
         let range = self.cut.range()?;
-        let graph = self.model.load(&self.shape, notice)?;
+        let graph = self.model.load_on(&self.shape, Some(&chip.spec), notice)?;
         notice.planning(&format!(
             "plan tables for {} on {}",
             graph.name,

@@ -190,13 +190,34 @@ impl ModelRequest {
 
     /// Builds (zoo model) or imports the graph for `shape`; the warnings go to `notice`.
     pub fn load(&self, shape: &RunShape, notice: &mut dyn Notice) -> Result<Graph> {
+        self.load_on(shape, None, notice)
+    }
+
+    /// [`ModelRequest::load`] for a run on `chip`: without `--dtype`, a zoo model's published
+    /// weight dtype if the chip's cost model prices it, else fp16 with a warning
+    /// ([`ZooModel::default_dtypes_on`]).
+    pub fn load_on(
+        &self,
+        shape: &RunShape,
+        chip: Option<&elk_model::chip::ChipSpec>,
+        notice: &mut dyn Notice,
+    ) -> Result<Graph> {
         self.validate()?;
         match &self.source {
             ModelSource::Zoo(name) => {
+                let model = zoo_model(name, notice)?;
                 let mut params = shape.zoo_params();
-                params.dtypes = self.dtype.unwrap_or_default();
+                params.dtypes = match (self.dtype, chip) {
+                    (Some(d), _) => d,
+                    (None, None) => model.default_dtypes(),
+                    (None, Some(chip)) => {
+                        let (d, why) = model.default_dtypes_on(chip);
+                        why.into_iter().for_each(|w| notice.warn(w));
+                        d
+                    }
+                };
                 params.adam = self.optimizer_dtype.unwrap_or_default();
-                Ok(zoo_model(name, notice)?.build(&params)?)
+                Ok(model.build(&params)?)
             }
             ModelSource::Import(file) => self.import(file, shape, false, notice),
             ModelSource::Onnx(file) => self.import(file, shape, true, notice),

@@ -168,7 +168,14 @@ impl MoeRequest {
         let chip = self.chip.resolve(notice)?;
         let mut params = ZooParams::new(Mode::Decode, self.batch, self.kv);
         params.layers = self.num_layers;
-        params.dtypes = self.dtype.unwrap_or_default();
+        params.dtypes = match self.dtype {
+            Some(d) => d,
+            None => {
+                let (d, why) = model.default_dtypes_on(&chip.spec);
+                why.into_iter().for_each(|w| notice.warn(w));
+                d
+            }
+        };
         let inputs = MoeInputs {
             params,
             chip: chip.named(),

@@ -172,13 +172,7 @@ mod tests {
         let text = r#"{"format": "elk-routing-trace/1", "experts": 4, "top_k": 2,
             "steps": [[[[0, 1], [2, 3]]]]}"#;
         let t = RoutingTrace::from_json("t.json", text).unwrap();
-        let moe = Moe {
-            experts: 8,
-            top_k: 2,
-            expert_dim: 1,
-            shared_dim: 0,
-            shared_gate: false,
-        };
+        let moe = Moe::every_layer(8, 2, 1);
         let e = t.check(&moe, 1, 2).unwrap_err().to_string();
         assert!(
             e.contains("recorded 4 experts with top-2, the model has 8"),

@@ -7,7 +7,8 @@
 //! naming the line and key; so are values the generator cannot build (heads that do not
 //! divide the width, KV heads that do not divide the heads).
 
-use super::moe::Moe;
+use super::mla::Mla;
+use super::moe::{GroupScore, Groups, Moe, Scoring};
 use super::transformer::{Bias, Ffn, Frame, Norm, QkNorm, Transformer};
 use super::ZooModel;
 use crate::error::{ModelError, Result};
@@ -23,6 +24,9 @@ struct RawModel {
     published_params: Option<f64>,
     #[serde(default)]
     published_active_params: Option<f64>,
+    #[serde(default)]
+    published_active_without_embedding: bool,
+    weight_dtype: Option<String>,
     layers: usize,
     hidden: u64,
     heads: u64,
@@ -39,6 +43,7 @@ struct RawModel {
     #[serde(default)]
     qk_norm: RawQkNorm,
     moe: Option<RawMoe>,
+    mla: Option<RawMla>,
     attention: Option<RawAttention>,
     frame: Option<RawFrame>,
 }
@@ -65,6 +70,12 @@ enum RawBias {
     None,
     Qkv,
     All,
+}
+
+impl RawBias {
+    fn qkv(self) -> bool {
+        !matches!(self, RawBias::None)
+    }
 }
 
 #[derive(Deserialize)]
@@ -110,6 +121,47 @@ struct RawMoe {
     shared_dim: u64,
     #[serde(default)]
     shared_gate: bool,
+    #[serde(default)]
+    dense_layers: usize,
+    #[serde(default = "one")]
+    layer_freq: usize,
+    #[serde(default)]
+    scoring: RawScoring,
+    #[serde(default)]
+    score_bias: bool,
+    groups: Option<u64>,
+    topk_groups: Option<u64>,
+    group_score: Option<RawGroupScore>,
+}
+
+fn one() -> usize {
+    1
+}
+
+#[derive(Deserialize, Clone, Copy, Default)]
+#[serde(rename_all = "kebab-case")]
+enum RawScoring {
+    #[default]
+    Softmax,
+    Sigmoid,
+}
+
+#[derive(Deserialize, Clone, Copy)]
+#[serde(rename_all = "kebab-case")]
+enum RawGroupScore {
+    Top2Sum,
+    Max,
+}
+
+/// `[mla]`: multi-head latent attention in place of grouped-query attention.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMla {
+    q_rank: u64,
+    kv_rank: u64,
+    rope_dim: u64,
+    nope_dim: u64,
+    v_dim: u64,
 }
 
 #[derive(Deserialize)]
@@ -215,6 +267,11 @@ pub fn parse(file: &str, text: &str) -> Result<ZooModel> {
         name: raw.name,
         published_params: raw.published_params,
         published_active_params: raw.published_active_params,
+        active_without_embedding: raw.published_active_without_embedding,
+        weight_dtype: raw
+            .weight_dtype
+            .as_deref()
+            .and_then(crate::dtype::Dtype::parse_name),
         source: raw.source,
         fixed_tokens,
         config: Transformer {
@@ -256,6 +313,28 @@ pub fn parse(file: &str, text: &str) -> Result<ZooModel> {
                 expert_dim: m.expert_dim,
                 shared_dim: m.shared_dim,
                 shared_gate: m.shared_gate,
+                dense_layers: m.dense_layers,
+                layer_freq: m.layer_freq,
+                scoring: match m.scoring {
+                    RawScoring::Softmax => Scoring::Softmax,
+                    RawScoring::Sigmoid => Scoring::Sigmoid,
+                },
+                score_bias: m.score_bias,
+                groups: m.groups.map(|count| Groups {
+                    count,
+                    top: m.topk_groups.unwrap_or(count),
+                    score: match m.group_score {
+                        Some(RawGroupScore::Max) => GroupScore::Max,
+                        _ => GroupScore::TopTwoSum,
+                    },
+                }),
+            }),
+            mla: raw.mla.as_ref().map(|m| Mla {
+                q_rank: (m.q_rank > 0).then_some(m.q_rank),
+                kv_rank: m.kv_rank,
+                rope_dim: m.rope_dim,
+                nope_dim: m.nope_dim,
+                v_dim: m.v_dim,
             }),
         },
     })
@@ -281,7 +360,7 @@ fn parse_error(text: &str, e: &toml::de::Error) -> String {
 
 /// The keys whose least value is 1 (the generator needs at least one layer, head, width,
 /// expert, token …); every other whole-number key may be 0. [`check`] refuses a 0 in each.
-const AT_LEAST_ONE: [(&str, &str); 11] = [
+const AT_LEAST_ONE: [(&str, &str); 16] = [
     ("", "layers"),
     ("", "hidden"),
     ("", "heads"),
@@ -291,6 +370,11 @@ const AT_LEAST_ONE: [(&str, &str); 11] = [
     ("moe", "experts"),
     ("moe", "top_k"),
     ("moe", "expert_dim"),
+    ("moe", "layer_freq"),
+    ("mla", "kv_rank"),
+    ("mla", "rope_dim"),
+    ("mla", "nope_dim"),
+    ("mla", "v_dim"),
     ("attention", "window"),
     ("frame", "tokens"),
 ];
@@ -427,6 +511,28 @@ fn check(raw: &RawModel, at: &dyn Fn(&str, &str, String) -> ModelError) -> Resul
     }
     if let Some(m) = &raw.moe {
         check_moe(raw, m, at)?;
+    }
+    if let Some(m) = &raw.mla {
+        check_mla(raw, m, at)?;
+    }
+    if let Some(d) = &raw.weight_dtype {
+        if crate::dtype::Dtype::parse_name(d).is_none() {
+            return Err(at(
+                "",
+                "weight_dtype",
+                format!(
+                    "\"{d}\": expected one of {}",
+                    crate::dtype::Dtype::ALL.map(|d| d.as_str()).join(", ")
+                ),
+            ));
+        }
+    }
+    if raw.published_active_without_embedding && raw.published_active_params.is_none() {
+        return Err(at(
+            "",
+            "published_active_without_embedding",
+            "qualifies published_active_params, which the file does not state".into(),
+        ));
     }
     match raw.published_active_params {
         Some(_) if raw.moe.is_none() => {
@@ -572,6 +678,149 @@ fn check_moe(
             "experts apply to a decoder-lm frame".into(),
         ));
     }
+    if m.layer_freq == 0 {
+        return Err(at("moe", "layer_freq", "must be ≥ 1".into()));
+    }
+    if m.dense_layers >= raw.layers {
+        return Err(at(
+            "moe",
+            "dense_layers",
+            format!(
+                "{} dense layers leave none of the {} layers for the experts",
+                m.dense_layers, raw.layers
+            ),
+        ));
+    }
+    check_groups(m, at)
+}
+
+/// `[moe] groups`, `topk_groups` and `group_score`: all three or none.
+fn check_groups(m: &RawMoe, at: &dyn Fn(&str, &str, String) -> ModelError) -> Result<()> {
+    let Some(groups) = m.groups else {
+        for (key, set) in [
+            ("topk_groups", m.topk_groups.is_some()),
+            ("group_score", m.group_score.is_some()),
+        ] {
+            if set {
+                return Err(at(
+                    "moe",
+                    key,
+                    "applies with groups, which is not set".into(),
+                ));
+            }
+        }
+        return Ok(());
+    };
+    if groups == 0 || m.experts % groups != 0 {
+        return Err(at(
+            "moe",
+            "groups",
+            format!("{groups} groups do not divide the {} experts", m.experts),
+        ));
+    }
+    let Some(top) = m.topk_groups else {
+        return Err(at(
+            "moe",
+            "groups",
+            "needs topk_groups, the groups each token keeps".into(),
+        ));
+    };
+    if top == 0 || top > groups {
+        return Err(at(
+            "moe",
+            "topk_groups",
+            format!("{top}: expected 1 to the {groups} groups"),
+        ));
+    }
+    let per_group = m.experts / groups;
+    if m.top_k > top * per_group {
+        return Err(at(
+            "moe",
+            "top_k",
+            format!(
+                "{} experts cannot be picked from {top} groups of {per_group}",
+                m.top_k
+            ),
+        ));
+    }
+    match m.group_score {
+        None => Err(at(
+            "moe",
+            "groups",
+            "needs group_score (\"top2-sum\" or \"max\")".into(),
+        )),
+        Some(RawGroupScore::Top2Sum) if per_group < 2 => Err(at(
+            "moe",
+            "group_score",
+            format!("\"top2-sum\" needs two experts per group, a group has {per_group}"),
+        )),
+        Some(_) => Ok(()),
+    }
+}
+
+/// The `[mla]` table's own rules: the top-level head keys must agree with it.
+fn check_mla(
+    raw: &RawModel,
+    m: &RawMla,
+    at: &dyn Fn(&str, &str, String) -> ModelError,
+) -> Result<()> {
+    for (key, v) in [
+        ("q_rank", m.q_rank),
+        ("kv_rank", m.kv_rank),
+        ("rope_dim", m.rope_dim),
+        ("nope_dim", m.nope_dim),
+        ("v_dim", m.v_dim),
+    ] {
+        if v == 0 && key != "q_rank" {
+            return Err(at("mla", key, "must be ≥ 1".into()));
+        }
+        if v > MAX_DIM {
+            return Err(at("mla", key, format!("{v} is above the cap {MAX_DIM}")));
+        }
+    }
+    if !raw.rotary {
+        return Err(at(
+            "",
+            "rotary",
+            "[mla] has a RoPE part (rope_dim): rotary must be true".into(),
+        ));
+    }
+    if m.rope_dim % 2 != 0 {
+        return Err(at(
+            "mla",
+            "rope_dim",
+            format!("{} is odd: rotary rotates pairs", m.rope_dim),
+        ));
+    }
+    if raw.head_dim != m.nope_dim + m.rope_dim {
+        return Err(at(
+            "",
+            "head_dim",
+            format!(
+                "{} is not [mla] nope_dim + rope_dim = {} (a query head's width)",
+                raw.head_dim,
+                m.nope_dim + m.rope_dim
+            ),
+        ));
+    }
+    if raw.kv_heads != raw.heads {
+        return Err(at(
+            "",
+            "kv_heads",
+            format!(
+                "{} is not heads = {}: with [mla] every query head has its key and value \
+                 (expanded from one latent)",
+                raw.kv_heads, raw.heads
+            ),
+        ));
+    }
+    if raw.qk_norm != RawQkNorm::None || raw.attention.is_some() || raw.bias.qkv() {
+        return Err(at(
+            "mla",
+            "kv_rank",
+            "latent attention is modelled without qk_norm, a sliding window or biases".into(),
+        ));
+    }
     Ok(())
 }
 
@@ -706,10 +955,13 @@ mod tests {
     fn a_negative_number_names_the_key_s_least_value_as_zero_does() {
         // Every key whose least value is 1, at 0 and at -3: both refused naming 1.
         let moe = include_str!("../../zoo/mixtral-8x7b.toml");
+        let deepseek = include_str!("../../zoo/deepseek-v3.toml");
         let window = format!("{LLAMA}\n[attention]\nwindow = 4096\npattern = [\"local\"]\n");
         let vit = include_str!("../../zoo/vit-h-14.toml");
         for &(table, key) in &super::AT_LEAST_ONE {
             let base = match table {
+                "mla" => deepseek,
+                "moe" if key == "layer_freq" => deepseek,
                 "moe" => moe,
                 "attention" => window.as_str(),
                 "frame" => vit,

@@ -9,6 +9,7 @@
 //! all come back as one warning line, neither refused (real files carry many: tokenizer ids,
 //! training flags, a newer transformers' additions) nor dropped silently.
 
+mod deepseek;
 mod family;
 mod refused;
 
@@ -83,7 +84,7 @@ pub fn read(file: &str, text: &str) -> Result<HfModel> {
         .map(String::as_str)
         .filter(|k| !family.reads(k) && !IGNORED.contains(k))
         .collect();
-    let warnings = if unknown.is_empty() {
+    let mut warnings = if unknown.is_empty() {
         Vec::new()
     } else {
         vec![format!(
@@ -92,6 +93,9 @@ pub fn read(file: &str, text: &str) -> Result<HfModel> {
             unknown.join(", ")
         )]
     };
+    if family.deepseek() {
+        warnings.extend(deepseek::mtp_note(file, &cfg).map_err(&bad)?);
+    }
     Ok(HfModel {
         model,
         model_file,
@@ -187,6 +191,12 @@ impl Line {
             json: None,
             comment: comment.into(),
         }
+    }
+
+    /// The comment after the config.json key's name (`: …`).
+    fn with_comment(mut self, comment: &str) -> Line {
+        self.comment = comment.into();
+        self
     }
 
     /// The value comes from config.json key `json`.

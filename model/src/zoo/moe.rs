@@ -11,7 +11,8 @@ use super::builder::{Act, Builder, In};
 use super::transformer::Ffn;
 use crate::graph::{MoeRole, OpKind};
 
-/// The MoE block of every layer of a model.
+/// The MoE block of a model and the layers it replaces the FFN of: every layer, or (DeepSeek)
+/// those from `dense_layers` on, every `layer_freq`-th.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Moe {
     /// Routed experts E per layer.
@@ -24,6 +25,86 @@ pub struct Moe {
     pub shared_dim: u64,
     /// The shared expert's output is scaled by a learned sigmoid gate (Qwen2-MoE).
     pub shared_gate: bool,
+    /// Leading layers with a dense FFN of the model's `[ffn] dim` (DeepSeek's
+    /// `first_k_dense_replace`; 0: none).
+    pub dense_layers: usize,
+    /// From `dense_layers` on, layer l is an MoE layer when l mod `layer_freq` = 0
+    /// (`moe_layer_freq`, transformers' rule; 1: every layer).
+    pub layer_freq: usize,
+    /// How the router turns logits into scores (no cost of its own: the top-k step's price is
+    /// that of a softmax step either way).
+    pub scoring: Scoring,
+    /// Group-limited routing (DeepSeek's `n_group`, `topk_group`, `topk_method`); `None`: the
+    /// top k of all experts.
+    pub groups: Option<Groups>,
+    /// A learned bias per expert added to the scores before selection (DeepSeek-V3's
+    /// `e_score_correction_bias`, `noaux_tc`): E parameters per MoE layer.
+    pub score_bias: bool,
+}
+
+/// How a router scores its experts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scoring {
+    /// softmax over the E logits (Mixtral, Qwen, DeepSeek-V2).
+    Softmax,
+    /// sigmoid of each logit (DeepSeek-V3, Kimi K2).
+    Sigmoid,
+}
+
+/// Group-limited routing: the E experts are `count` groups of E / count; a token first keeps
+/// the `top` groups with the highest group score, then picks its k experts inside them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Groups {
+    /// Groups (`n_group`); divides the experts.
+    pub count: u64,
+    /// Groups kept per token (`topk_group`), 1 ≤ top ≤ count.
+    pub top: u64,
+    /// A group's score.
+    pub score: GroupScore,
+}
+
+/// What a group of experts scores, from its experts' scores.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GroupScore {
+    /// The sum of its two best (`noaux_tc`, DeepSeek-V3).
+    TopTwoSum,
+    /// Its best (`group_limited_greedy`, DeepSeek-V2).
+    Max,
+}
+
+impl Moe {
+    /// An MoE block in every layer, softmax scores, no groups: what every model before
+    /// DeepSeek's has.
+    pub const fn every_layer(experts: u64, top_k: u64, expert_dim: u64) -> Moe {
+        Moe {
+            experts,
+            top_k,
+            expert_dim,
+            shared_dim: 0,
+            shared_gate: false,
+            dense_layers: 0,
+            layer_freq: 1,
+            scoring: Scoring::Softmax,
+            groups: None,
+            score_bias: false,
+        }
+    }
+
+    /// Whether layer `l` (of the model) has the MoE block rather than a dense FFN.
+    pub fn is_moe_layer(&self, l: usize) -> bool {
+        l >= self.dense_layers && l % self.layer_freq.max(1) == 0
+    }
+
+    /// MoE layers among the first `layers` layers: how many entries a routing has. Routing
+    /// is per MoE layer: a routing's layer i is the i-th MoE layer of the model.
+    pub fn moe_layers(&self, layers: usize) -> usize {
+        (0..layers).filter(|&l| self.is_moe_layer(l)).count()
+    }
+
+    /// The MoE-layer index of model layer `l` (`None`: a dense layer).
+    pub fn moe_index(&self, l: usize) -> Option<usize> {
+        self.is_moe_layer(l).then(|| self.moe_layers(l))
+    }
 }
 
 /// Tokens each routed expert receives, per MoE layer, in one step.
@@ -123,9 +204,18 @@ pub fn ffn(b: &mut Builder, kind: Ffn, p: &str, w: &str, x: &Act, dim: u64, bias
     }
 }
 
-/// Appends layer `l`'s MoE block on the normalised input `x` ([m, hidden]) and returns its
-/// output ([m, hidden]). `tokens[e]` is the number of tokens expert `e` receives.
-pub fn moe_block(b: &mut Builder, moe: &Moe, kind: Ffn, l: usize, x: &Act, tokens: &[u64]) -> Act {
+/// Appends model layer `l`'s MoE block on the normalised input `x` ([m, hidden]) and returns
+/// its output ([m, hidden]). `tokens[e]` is the number of tokens expert `e` receives. The
+/// operators are named after the model layer (`l{l}.moe.…`); their [`MoeRole`]s carry the MoE
+/// layer `index` (the routing's layer).
+pub fn moe_block(
+    b: &mut Builder,
+    moe: &Moe,
+    kind: Ffn,
+    (l, index): (usize, usize),
+    x: &Act,
+    tokens: &[u64],
+) -> Act {
     let p = format!("l{l}.moe");
     let (m, hidden) = (x.shape[0], x.shape[1]);
     // Each operator appended since `from` plays `role`.
@@ -144,17 +234,27 @@ pub fn moe_block(b: &mut Builder, moe: &Moe, kind: Ffn, l: usize, x: &Act, token
         &format!("{p}.wr"),
         false,
     );
-    mark(b, router, MoeRole::Router { layer: l });
+    mark(b, router, MoeRole::Router { layer: index });
     let top_k = b.ops.len();
+    let mut ins = vec![In::act(&logits, &[0, 1])];
+    if moe.score_bias {
+        // DeepSeek-V3's e_score_correction_bias: added to the scores before the selection.
+        ins.push(In::named(
+            &format!("{p}.score_bias"),
+            crate::graph::Role::Weight,
+            &[1],
+            &[moe.experts],
+        ));
+    }
     let gates = b.op(
         &format!("{p}.topk"),
         OpKind::Softmax,
         "TopK",
         &[m, moe.experts],
         &[0, 1],
-        vec![In::act(&logits, &[0, 1])],
+        ins,
     );
-    mark(b, top_k, MoeRole::TopK { layer: l });
+    mark(b, top_k, MoeRole::TopK { layer: index });
     // The running sum of the block's output: the shared expert's (all m tokens), then each
     // routed expert's rows added in.
     let mut acc: Option<Act> = None;
@@ -178,7 +278,7 @@ pub fn moe_block(b: &mut Builder, moe: &Moe, kind: Ffn, l: usize, x: &Act, token
                 ins,
             );
         }
-        mark(b, shared, MoeRole::Shared { layer: l });
+        mark(b, shared, MoeRole::Shared { layer: index });
         acc = Some(y);
     }
     for (e, &n) in tokens.iter().enumerate() {
@@ -199,7 +299,7 @@ pub fn moe_block(b: &mut Builder, moe: &Moe, kind: Ffn, l: usize, x: &Act, token
             b,
             first,
             MoeRole::Expert {
-                layer: l,
+                layer: index,
                 expert: e,
             },
         );
@@ -221,7 +321,7 @@ pub fn moe_block(b: &mut Builder, moe: &Moe, kind: Ffn, l: usize, x: &Act, token
             b,
             combine,
             MoeRole::Combine {
-                layer: l,
+                layer: index,
                 expert: e,
             },
         );
@@ -284,13 +384,7 @@ mod tests {
 
     #[test]
     fn balanced_routing_spreads_every_assignment() {
-        let moe = Moe {
-            experts: 8,
-            top_k: 2,
-            expert_dim: 16,
-            shared_dim: 0,
-            shared_gate: false,
-        };
+        let moe = Moe::every_layer(8, 2, 16);
         let r = ExpertTokens::balanced(&moe, 3, 5);
         assert_eq!(r.layer(0), &[2, 2, 1, 1, 1, 1, 1, 1]);
         assert_eq!(r.layer(2).iter().sum::<u64>(), 10);

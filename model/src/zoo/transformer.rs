@@ -3,6 +3,7 @@
 //! norms as their elementwise/reduce steps, softmax as four steps, biases as separate Adds.
 
 use super::builder::{Act, Builder, In};
+use super::mla::{self, Mla};
 use super::moe::{ffn, moe_block, ExpertTokens, Moe};
 use crate::dtype::Dtypes;
 use crate::graph::{OpKind, Role};
@@ -122,8 +123,11 @@ pub struct Transformer {
     pub ffn: Ffn,
     /// Input and output framing.
     pub frame: Frame,
-    /// The MoE block that replaces the FFN of every layer (`None`: a dense model).
+    /// The MoE block that replaces the FFN of its layers (`None`: a dense model).
     pub moe: Option<Moe>,
+    /// Multi-head latent attention in place of the (grouped-query) attention; `kv_heads` and
+    /// `head_dim` then describe the heads before absorption (heads, nope + rope).
+    pub mla: Option<Mla>,
     /// RMSNorm on the queries and keys before rotary (Qwen3: per head; OLMoE: whole width).
     pub qk_norm: QkNorm,
     /// The attention pattern, repeated over the layers: `None` attends to every token,
@@ -148,7 +152,7 @@ pub struct Run<'a> {
 }
 
 /// Appends `norm(x)`; `w` prefixes the weight names.
-fn norm(b: &mut Builder, kind: Norm, name: &str, x: &Act, w: &str) -> Act {
+pub(super) fn norm(b: &mut Builder, kind: Norm, name: &str, x: &Act, w: &str) -> Act {
     let centred = if kind == Norm::Rms {
         x.clone()
     } else {
@@ -184,8 +188,24 @@ fn norm(b: &mut Builder, kind: Norm, name: &str, x: &Act, w: &str) -> Act {
     }
 }
 
+/// The softmax of the scaled scores `sc` over their last axis, in four steps (max, exp, sum,
+/// divide) as in the reference graphs; `p` prefixes the names.
+pub(super) fn softmax(b: &mut Builder, p: &str, sc: &Act) -> Act {
+    let step = |b: &mut Builder, name: &str, x: &Act, rows: Option<&Act>| {
+        let name = format!("{p}.softmax.{name}");
+        match rows {
+            Some(r) => b.with_rows(&name, OpKind::Softmax, "SoftmaxBasic", x, r),
+            None => b.reduce_last(&name, OpKind::Softmax, "SoftmaxBasic", x),
+        }
+    };
+    let mx = step(b, "max", sc, None);
+    let ex = step(b, "exp", sc, Some(&mx));
+    let sm = step(b, "sum", &ex, None);
+    step(b, "div", &ex, Some(&sm))
+}
+
 /// Rotary embedding of `x` ([m, heads·d]): rotate-half slice, two products, a sum.
-fn rotary(b: &mut Builder, name: &str, x: &Act) -> Act {
+pub(super) fn rotary(b: &mut Builder, name: &str, x: &Act) -> Act {
     let rot = {
         let r: Vec<usize> = (0..x.shape.len()).collect();
         b.op(
@@ -227,6 +247,9 @@ fn rotary(b: &mut Builder, name: &str, x: &Act) -> Act {
 impl Transformer {
     /// Appends the attention block of layer `l` on normalised input `x` ([m, hidden]).
     fn attention(&self, b: &mut Builder, l: usize, x: &Act, run: &Run, mask: bool) -> Act {
+        if let Some(m) = &self.mla {
+            return mla::attention(b, m, self.heads, l, x, run);
+        }
         let p = format!("l{l}.attn");
         let (bt, hk, d) = (run.batch, self.kv_heads, self.head_dim);
         let g = self.heads / self.kv_heads * run.q;
@@ -303,32 +326,7 @@ impl Transformer {
                 ins,
             );
         }
-        let mx = b.reduce_last(
-            &format!("{p}.softmax.max"),
-            OpKind::Softmax,
-            "SoftmaxBasic",
-            &sc,
-        );
-        let ex = b.with_rows(
-            &format!("{p}.softmax.exp"),
-            OpKind::Softmax,
-            "SoftmaxBasic",
-            &sc,
-            &mx,
-        );
-        let sm = b.reduce_last(
-            &format!("{p}.softmax.sum"),
-            OpKind::Softmax,
-            "SoftmaxBasic",
-            &ex,
-        );
-        let pr = b.with_rows(
-            &format!("{p}.softmax.div"),
-            OpKind::Softmax,
-            "SoftmaxBasic",
-            &ex,
-            &sm,
-        );
+        let pr = softmax(b, &p, &sc);
         let ctx = b.op(
             &format!("{p}.pv"),
             OpKind::BatchMatMul,
@@ -362,17 +360,17 @@ impl Transformer {
 
     fn ffn(&self, b: &mut Builder, l: usize, x: &Act, run: &Run) -> Act {
         let p = format!("l{l}.ffn");
-        match &self.moe {
-            Some(moe) => {
+        match self.moe.as_ref().and_then(|m| Some((m, m.moe_index(l)?))) {
+            Some((moe, index)) => {
                 let balanced;
                 let tokens = match run.experts {
-                    Some(t) => t.layer(l),
+                    Some(t) => t.layer(index),
                     None => {
                         balanced = ExpertTokens::balanced(moe, 1, x.shape[0]);
                         balanced.layer(0)
                     }
                 };
-                moe_block(b, moe, self.ffn, l, x, tokens)
+                moe_block(b, moe, self.ffn, (l, index), x, tokens)
             }
             None => ffn(b, self.ffn, &p, &p, x, self.ffn_dim, self.bias.all()),
         }
@@ -424,11 +422,17 @@ impl Transformer {
         x
     }
 
-    /// The whole chain; returns the operators and (prologue, ops per layer) for the layer
-    /// structure, and the operators of all layers. Ops per layer is `None` when layers differ
-    /// in operator count (an MoE routing that gives layers different numbers of experts with
-    /// tokens).
-    pub fn build(&self, run: &Run, dtypes: Dtypes) -> (Builder, usize, Option<usize>, usize) {
+    /// The whole chain; returns the operators, the prologue (the frame's operators, and the
+    /// dense layers before a model's MoE layers), (ops per layer, repeated layers) and the
+    /// operators after the prologue up to the epilogue. The repeated layers are `None` when
+    /// they differ in operator count (an MoE routing that gives layers different numbers of
+    /// experts with tokens, dense layers among MoE ones, every layer dense under `--num-layers`
+    /// of a model whose MoE layers come later).
+    pub fn build(
+        &self,
+        run: &Run,
+        dtypes: Dtypes,
+    ) -> (Builder, usize, Option<(usize, usize)>, usize) {
         let mut b = Builder::new(dtypes);
         let m = run.batch * run.q;
         let h = self.hidden;
@@ -505,19 +509,35 @@ impl Transformer {
                 x
             }
         };
-        let prologue = b.ops.len();
-        let mut sizes = std::collections::BTreeSet::new();
+        let start = b.ops.len();
+        let mut sizes = Vec::with_capacity(self.layers);
         for l in 0..self.layers {
             let before = b.ops.len();
             x = self.layer(&mut b, l, &x, run, cond.as_ref());
-            sizes.insert(b.ops.len() - before);
+            sizes.push(b.ops.len() - before);
         }
-        let layer_ops = b.ops.len() - prologue;
-        let per_layer = match sizes.len() {
-            0 => Some(0),
-            1 => sizes.first().copied(),
-            _ => None,
+        let layer_ops = b.ops.len() - start;
+        // Dense layers before the MoE ones (DeepSeek's first_k_dense_replace) join the
+        // prologue, so that the MoE layers are the repeated block.
+        let dense = match &self.moe {
+            Some(m)
+                if m.dense_layers < self.layers
+                    && (m.dense_layers..self.layers).all(|l| m.is_moe_layer(l)) =>
+            {
+                m.dense_layers
+            }
+            _ => 0,
         };
+        let prologue = start + sizes[..dense].iter().sum::<usize>();
+        let repeated = &sizes[dense..];
+        let per_layer = match repeated {
+            [] => None,
+            [first, rest @ ..] => rest
+                .iter()
+                .all(|n| n == first)
+                .then_some((*first, repeated.len())),
+        };
+        let layer_ops = layer_ops - (prologue - start);
         self.epilogue(&mut b, &x, run, cond.as_ref());
         (b, prologue, per_layer, layer_ops)
     }

@@ -10,7 +10,7 @@ use elk_model::zoo::{self, hf, ZooModel, ZooParams};
 use serde_json::{json, Value};
 
 /// The fixture of `dir` (model/tests/fixtures/hf/DIR/config.json): its path and text.
-fn fixture(dir: &str) -> (String, String) {
+pub(super) fn fixture(dir: &str) -> (String, String) {
     let path = format!(
         "{}/tests/fixtures/hf/{dir}/config.json",
         env!("CARGO_MANIFEST_DIR")
@@ -19,7 +19,7 @@ fn fixture(dir: &str) -> (String, String) {
     (path, text)
 }
 
-fn read(dir: &str) -> hf::HfModel {
+pub(super) fn read(dir: &str) -> hf::HfModel {
     let (path, text) = fixture(dir);
     hf::read(&path, &text).unwrap()
 }

@@ -9,7 +9,7 @@
 use super::{Config, Line};
 
 /// The `model_type` values read, in the order errors list them.
-pub const SUPPORTED: [&str; 8] = [
+pub const SUPPORTED: [&str; 11] = [
     "llama",
     "mistral",
     "qwen2",
@@ -18,13 +18,16 @@ pub const SUPPORTED: [&str; 8] = [
     "qwen2_moe",
     "qwen3_moe",
     "olmoe",
+    "deepseek_v2",
+    "deepseek_v3",
+    "kimi_k2",
 ];
 
 /// Keys that change neither the graph nor the parameter count in any family, so they are read
 /// past without a word: provenance, tokenizer ids, numerics (epsilons, the rotary base and
 /// scaling change values, not shapes), training and inference settings (dropout, router losses,
 /// the KV cache flag, whether top-k gates are renormalised).
-pub const IGNORED: [&str; 21] = [
+pub const IGNORED: [&str; 24] = [
     "architectures",
     "auto_map",
     "transformers_version",
@@ -46,6 +49,9 @@ pub const IGNORED: [&str; 21] = [
     "router_jitter_noise",
     "output_router_logits",
     "norm_topk_prob",
+    "aux_loss_alpha",
+    "seq_aux",
+    "ep_size",
 ];
 
 /// Keys every family reads.
@@ -94,12 +100,17 @@ pub enum Family {
     Qwen2Moe,
     Qwen3Moe,
     Olmoe,
+    DeepseekV2,
+    DeepseekV3,
+    /// Kimi K2: a DeepSeek-V3 architecture under its own model_type.
+    KimiK2,
 }
 
 use Family::*;
 
-const FAMILIES: [Family; 8] = [
-    Llama, Mistral, Qwen2, Qwen3, Mixtral, Qwen2Moe, Qwen3Moe, Olmoe,
+const FAMILIES: [Family; 11] = [
+    Llama, Mistral, Qwen2, Qwen3, Mixtral, Qwen2Moe, Qwen3Moe, Olmoe, DeepseekV2, DeepseekV3,
+    KimiK2,
 ];
 
 impl Family {
@@ -114,6 +125,16 @@ impl Family {
 
     fn qwen(self) -> bool {
         matches!(self, Qwen2 | Qwen3 | Qwen2Moe | Qwen3Moe)
+    }
+
+    /// DeepSeek-V2, V3 or Kimi K2: latent attention, dense layers first (hf/deepseek.rs).
+    pub fn deepseek(self) -> bool {
+        matches!(self, DeepseekV2 | DeepseekV3 | KimiK2)
+    }
+
+    /// The DeepSeek-V3 architecture (V3's defaults: sigmoid scores, noaux_tc).
+    pub fn deepseek_v3(self) -> bool {
+        matches!(self, DeepseekV3 | KimiK2)
     }
 
     /// Whether the family reads `key` (mapped to the model file, or checked and refused).
@@ -131,6 +152,7 @@ impl Family {
                 "num_experts",
                 "num_experts_per_tok",
             ],
+            DeepseekV2 | DeepseekV3 | KimiK2 => &super::deepseek::KEYS,
         };
         COMMON.contains(&key)
             || own.contains(&key)
@@ -155,12 +177,22 @@ pub(super) fn map(f: Family, c: &Config) -> Mapped<Vec<Line>> {
              clamp)"
         ));
     }
+    let (head_line, mla_lines) = if f.deepseek() {
+        super::deepseek::mla(c)?
+    } else {
+        (head_dim(f, c, hidden, heads)?, Vec::new())
+    };
+    let kv_line = if f.deepseek() {
+        super::deepseek::kv_heads(c, heads)?
+    } else {
+        kv_heads(f, c, heads)?
+    };
     let mut lines = vec![
         Line::new("", "layers", layers, "").read_from("num_hidden_layers"),
         Line::new("", "hidden", hidden, "").read_from("hidden_size"),
         Line::new("", "heads", heads, "").read_from("num_attention_heads"),
-        kv_heads(f, c, heads)?,
-        head_dim(f, c, hidden, heads)?,
+        kv_line,
+        head_line,
         Line::new("", "vocab", vocab, "").read_from("vocab_size"),
         Line::new("", "positions", 0, "no learned position table: rotary"),
         Line::new("", "norm", "\"rms\"", "RMSNorm"),
@@ -198,9 +230,13 @@ pub(super) fn map(f: Family, c: &Config) -> Mapped<Vec<Line>> {
             _ => Line::new("", "qk_norm", "\"none\"", ""),
         },
     ];
+    if f.deepseek() {
+        lines.extend(super::deepseek::weight_dtype(c)?);
+    }
     let dim_note = match f {
         Qwen2Moe | Qwen3Moe => ": the width of a dense layer, which this model has none of",
         Mixtral | Olmoe => ": also each expert's width",
+        DeepseekV2 | DeepseekV3 | KimiK2 => ": the width of the dense layers before the MoE ones",
         _ => "",
     };
     lines.extend([
@@ -208,7 +244,12 @@ pub(super) fn map(f: Family, c: &Config) -> Mapped<Vec<Line>> {
         Line::new("ffn", "dim", inter, dim_note).read_from("intermediate_size"),
         activation(c)?,
     ]);
-    lines.extend(moe(f, c, inter)?);
+    if f.deepseek() {
+        lines.extend(super::deepseek::moe(f, c, layers)?);
+        lines.extend(mla_lines);
+    } else {
+        lines.extend(moe(f, c, inter)?);
+    }
     lines.extend(window(f, c, layers)?);
     Ok(lines)
 }

@@ -17,16 +17,7 @@ struct Refused {
     instead: &'static str,
 }
 
-const REFUSED: [Refused; 3] = [
-    Refused {
-        types: &["deepseek_v2", "deepseek_v3"],
-        why: "the generator models neither multi-head latent attention (a KV cache compressed \
-              to a low rank) nor dense FFN layers before the MoE ones",
-        keys: &["kv_lora_rank", "first_k_dense_replace"],
-        instead: "a model file (docs/model-files.md) can approximate it: grouped-query attention \
-                  in place of the latent attention, experts in every layer, [moe] shared_dim for \
-                  the shared experts",
-    },
+const REFUSED: [Refused; 2] = [
     Refused {
         types: &["phimoe"],
         why: "no supported family has Phi-3.5-MoE's LayerNorms with biases and biases on q, k, \
@@ -85,14 +76,14 @@ mod tests {
     #[test]
     fn a_known_family_says_what_is_missing_with_the_config_s_values() {
         let e = with(
-            "deepseek_v2",
-            r#"{"kv_lora_rank": 512, "first_k_dense_replace": null}"#,
+            "granitemoe",
+            r#"{"embedding_multiplier": 12.0, "logits_scaling": null}"#,
         );
         assert!(
             e.starts_with(
-                "key 'model_type': \"deepseek_v2\" is not supported: the generator models \
-                 neither multi-head latent attention (a KV cache compressed to a low rank) nor \
-                 dense FFN layers before the MoE ones (kv_lora_rank = 512); a model file"
+                "key 'model_type': \"granitemoe\" is not supported: the generator does not emit \
+                 Granite's scalings of the embedding, of each residual branch and of the logits \
+                 (embedding_multiplier = 12.0); the model file"
             ),
             "{e}"
         );
