@@ -299,7 +299,7 @@ fn print_resident(r: &MoeReport) {
             .iter()
             .fold((usize::MAX, 0), |(lo, hi), &n| (lo.min(n), hi.max(n)));
         println!(
-            "{}: {} of {} experts resident ({}–{} per layer), {} per core ({:.1} % of its \
+            "{}: {} of {} experts resident ({}–{} per MoE layer), {} per core ({:.1} % of its \
              SRAM), the others {}; they save {} of expert loads per step in expectation (the \
              set is the knapsack's optimum for that: certified gap {} %)",
             x.policy,
@@ -314,12 +314,7 @@ fn print_resident(r: &MoeReport) {
             x.knapsack_gap_pct,
         );
         const SHOWN: usize = 16;
-        let named: Vec<String> = x
-            .resident
-            .iter()
-            .take(SHOWN)
-            .map(|(l, e)| format!("l{l}.e{e}"))
-            .collect();
+        let named: Vec<String> = x.resident.iter().take(SHOWN).cloned().collect();
         if !named.is_empty() {
             let more = x.resident.len().saturating_sub(SHOWN);
             let rest = if more > 0 {

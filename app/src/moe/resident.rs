@@ -47,10 +47,11 @@ pub struct ResidentReport {
     pub experts: usize,
     /// Routed experts of the model's layers.
     pub of_experts: usize,
-    /// Experts resident per layer.
+    /// Experts resident per MoE layer.
     pub experts_per_layer: Vec<usize>,
-    /// The resident experts, (layer, expert).
-    pub resident: Vec<(usize, usize)>,
+    /// The resident experts, named as their operators are (`l5.moe.e110`: model layer 5's
+    /// expert 110; a model's dense layers have none).
+    pub resident: Vec<String>,
     /// SRAM per core they reserve, bytes.
     pub sram_bytes_per_core: u64,
     /// That share of the chip's SRAM per core, %.
@@ -75,6 +76,8 @@ pub struct Calibration {
     /// The most experts the SRAM leaves room for (beside the largest operator's smallest
     /// footprint).
     pub max_experts: usize,
+    /// The share of the chip's SRAM per core one resident expert takes, %.
+    pub expert_sram_pct: f64,
     /// Every candidate, in search order.
     pub candidates: Vec<Candidate>,
     /// The chosen candidate's mean, ms.
@@ -189,6 +192,15 @@ impl Calibrating<'_> {
         })
     }
 
+    /// The model layer of MoE layer `index` (the routing's layer).
+    fn model_layer(&self, index: usize) -> usize {
+        let moe = &self.setup.moe;
+        (0..)
+            .filter(|&l| moe.is_moe_layer(l))
+            .nth(index)
+            .unwrap_or(index)
+    }
+
     fn of_experts(&self) -> usize {
         self.presence.iter().map(Vec::len).sum()
     }
@@ -229,7 +241,10 @@ impl Calibrating<'_> {
             experts: set.count(),
             of_experts: all,
             experts_per_layer: set.per_layer(),
-            resident: chosen.clone(),
+            resident: chosen
+                .iter()
+                .map(|&(l, x)| format!("l{}.moe.e{x}", self.model_layer(l)))
+                .collect(),
             sram_bytes_per_core: reserved,
             sram_pct: 100.0 * reserved as f64 / self.sram.max(1) as f64,
             expected_bytes_saved_per_step: chosen.iter().map(saved_per_expert).sum::<f64>()
@@ -315,6 +330,7 @@ impl Calibrating<'_> {
         let calibration = Calibration {
             steps: self.steps.len(),
             max_experts: max,
+            expert_sram_pct: 100.0 * self.share as f64 / self.sram.max(1) as f64,
             chosen_mean_ms: candidates[at].mean_ms.unwrap_or(f64::NAN),
             without_resident_ms,
             candidates,

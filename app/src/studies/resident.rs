@@ -2,8 +2,8 @@
 //! steps, how many pay off, and how far the choice is from an oracle that knows the routing?
 //! (docs/moe.md, "Resident experts".)
 //!
-//! DeepSeek-V2-Lite and DeepSeek-V3 decode at batches 1, 8 and 64 under their own
-//! group-limited routing, on ipu-pod4 and on the same chip with four times its SRAM per core
+//! DeepSeek-V2-Lite and DeepSeek-V3 decode at batches 1, 8 and 64 (V3 under its own
+//! group-limited routing, V2-Lite, which has no groups, under Zipf-skewed routing), on ipu-pod4 and on the same chip with four times its SRAM per core
 //! (a chip whose SRAM holds a sizeable share of a layer's experts). Policies: load-all,
 //! on-demand, predicted-k, resident-auto and the oracle, each scheduled per sampled step (the
 //! best judged heuristic) and set against the oracle and the step's certified bound.
@@ -32,8 +32,20 @@ pub const BIG_SRAM: &str = "ipu-pod4-sram4x";
 pub const SRAM_SCALE: u64 = 4;
 /// The batches.
 pub const BATCHES: [u64; 3] = [1, 8, 64];
-/// The routing: each model's own group-limited routing (docs/moe.md).
-pub const ROUTING: &str = "grouped";
+/// The routing of a model whose router limits tokens to groups of experts (DeepSeek-V3):
+/// its own group-limited routing (docs/moe.md).
+pub const GROUPED: &str = "grouped";
+/// The routing of a model without groups (DeepSeek-V2-Lite routes greedily over all 64):
+/// the same skewed popularities without groups.
+pub const UNGROUPED: &str = "zipf:1.2";
+
+/// The routing of `model`: [`GROUPED`] where its router has groups, else [`UNGROUPED`].
+pub fn routing_for(model: &elk_model::zoo::ZooModel) -> &'static str {
+    match model.moe().and_then(|m| m.groups) {
+        Some(_) => GROUPED,
+        None => UNGROUPED,
+    }
+}
 /// The KV length.
 pub const KV: u64 = 2048;
 
@@ -54,6 +66,8 @@ pub struct Run {
     pub chip: &'static str,
     /// The batch, of [`BATCHES`].
     pub batch: u64,
+    /// The routing ([`routing_for`] the model).
+    pub routing: &'static str,
     /// What the policies did (resident-auto's set and calibration in `resident`).
     pub report: MoeReport,
 }
@@ -93,6 +107,7 @@ pub fn run(plans: Option<&PlanCache>, progress: &OnStep<'_>) -> Result<Vec<Run>>
     for model_name in MODELS {
         let model = zoo::find(model_name)?;
         let top_k = model.moe().map_or(1, |m| m.top_k);
+        let routing = routing_for(model);
         for chip_name in CHIPS {
             let chip = chip(chip_name)?;
             for batch in BATCHES {
@@ -108,7 +123,7 @@ pub fn run(plans: Option<&PlanCache>, progress: &OnStep<'_>) -> Result<Vec<Run>>
                         ),
                         ..InstanceOptions::default()
                     },
-                    routing: Routing::parse(ROUTING)?,
+                    routing: Routing::parse(routing)?,
                     steps: steps_for(batch),
                     seed: 1,
                     policies: policies(top_k),
@@ -120,6 +135,7 @@ pub fn run(plans: Option<&PlanCache>, progress: &OnStep<'_>) -> Result<Vec<Run>>
                     model: model_name,
                     chip: chip_name,
                     batch,
+                    routing,
                     report,
                 });
             }

@@ -11,7 +11,7 @@ use crate::report::{routing_panels, Files, Header};
 use elk_app::cell::{routed_rows, steps_bound, CellResult};
 use elk_app::moe::{MoeReport, ResidentReport};
 use elk_app::studies::resident::{
-    steps_for, Run, BATCHES, BIG_SRAM, CHIPS, KV, MODELS, ROUTING, SRAM_SCALE,
+    steps_for, Run, BATCHES, BIG_SRAM, CHIPS, GROUPED, KV, MODELS, SRAM_SCALE, UNGROUPED,
 };
 use elk_app::studies::OnStep;
 use elk_app::Result;
@@ -26,7 +26,7 @@ pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
 fn as_cell(c: &Run) -> CellResult {
     let mut cell = elk_app::grid::Cell::decode(c.model, c.batch, KV);
     cell.chip = c.chip.into();
-    cell.routing = Some(ROUTING.into());
+    cell.routing = Some(c.routing.into());
     let (methods, bound) = routed_rows(&c.report, true);
     CellResult {
         figure: "vs-batch".into(),
@@ -52,7 +52,9 @@ fn write(header: &Header, cells: &[Run]) -> Result<Files> {
         .markdown("Study: resident experts — which experts stay in SRAM, and how many pay off");
     md.push_str(&format!(
         "Each configuration samples {} decode steps ({} at batch 64; KV {KV}, seed 1) of the \
-         model's own group-limited routing (`--routing {ROUTING}`, docs/moe.md). In each step \
+         model's routing: DeepSeek-V3's own group-limited routing (`--routing {GROUPED}`, \
+         docs/moe.md), and for DeepSeek-V2-Lite, whose router has no groups, \
+         `--routing {UNGROUPED}`. In each step \
          every policy's instance is scheduled by Elk-Dyn and judged by the simulator. \
          **load-all** preloads every expert, **on-demand** loads an expert after its layer's \
          router ran, **predicted-k** preloads the k experts a predictor ranks first per layer, \
@@ -186,7 +188,7 @@ fn policies_figure(
         return Ok(());
     }
     let fig = facets(
-        &format!("{model} decode KV{KV}, routing {ROUTING}: a decode step under each policy"),
+        &format!("{model} decode KV{KV}: a decode step under each policy"),
         "batch (sequences = tokens routed per layer)",
         "makespan per decode step (ms)",
         &panels,
@@ -232,7 +234,8 @@ fn count_figure(
                         .iter()
                         .map(|&n| {
                             let v = best(n);
-                            (n as f64, v.is_finite().then(|| 100.0 * (v / none - 1.0)))
+                            let x = n as f64 * cal.expert_sram_pct;
+                            (x, v.is_finite().then(|| 100.0 * (v / none - 1.0)))
                         })
                         .collect(),
                 })
@@ -251,7 +254,7 @@ fn count_figure(
     }
     let fig = facets(
         &format!("{model}: how many resident experts pay off (resident-auto's calibration)"),
-        "experts resident (over all layers)",
+        "SRAM per core the resident experts reserve (%)",
         "mean makespan vs none resident (%)",
         &panels,
         &header.style,
@@ -260,8 +263,8 @@ fn count_figure(
     md.push_str(&format!(
         "![{model}: makespan against resident experts]({stem}.svg)\n\nEach line is one batch: \
          the better of load-all and on-demand for the others, at each number of resident \
-         experts resident-auto tried, as a change from none resident, on its calibration \
-         steps.\n\n"
+         experts resident-auto tried (drawn as the share of each core's SRAM they reserve), as \
+         a change from none resident, on its calibration steps.\n\n"
     ));
     Ok(())
 }
@@ -291,11 +294,32 @@ fn what_it_shows(cells: &[Run]) -> String {
             a.experts, a.of_experts, a.sram_pct, a.rest
         )
     });
+    let mut room = String::new();
+    for c in cells.iter().filter(|c| c.batch == BATCHES[0]) {
+        let Some((a, cal)) = auto(&c.report).and_then(|a| Some((a, a.calibration.as_ref()?)))
+        else {
+            continue;
+        };
+        room.push_str(&format!(
+            "- {} on {}: an expert reserves {:.2} % of each core's SRAM, so at most {} of its \
+             {} experts fit ({:.2} %); resident-auto kept {}.\n",
+            c.model,
+            c.chip,
+            cal.expert_sram_pct,
+            cal.max_experts,
+            a.of_experts,
+            100.0 * cal.max_experts as f64 / a.of_experts.max(1) as f64,
+            a.experts,
+        ));
+    }
     format!(
         "## What it shows\n\nResident experts pay off most for {} on {} at batch {}: \
          resident-auto is {saving:.2} % faster than the better of load-all and on-demand{kept}. \
-         The count figures show where more residents stop paying: the SRAM they take leaves \
-         the schedule less room to preload.\n\n",
+         The gains are small because the SRAM holds few experts beside what the schedule \
+         needs:\n\n{room}\nOn-demand loading already hides most of an expert's load behind \
+         the layer's other work, so keeping a small share resident saves little; the count \
+         figures show where more residents stop paying, when the SRAM they take leaves the \
+         schedule too little room to preload.\n\n",
         c.model, c.chip, c.batch
     )
 }
