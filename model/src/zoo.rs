@@ -11,6 +11,7 @@ mod file;
 pub mod hf;
 mod mla;
 mod moe;
+mod notes;
 mod training;
 mod transformer;
 
