@@ -11,6 +11,7 @@ mod file;
 pub mod hf;
 mod mla;
 mod moe;
+mod notes;
 mod training;
 mod transformer;
 
@@ -105,8 +106,9 @@ impl ZooModel {
             Err(e) => (
                 Dtypes::default(),
                 Some(format!(
-                    "{}'s published weights are {}, but {e}: running at fp16 (--dtype chooses)",
-                    self.name, published.weights
+                    "{}'s published weights are {}; running at fp16 on {} (--dtype chooses), \
+                     as {e}",
+                    self.name, published.weights, chip.name
                 )),
             ),
         }

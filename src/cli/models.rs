@@ -151,7 +151,7 @@ pub fn run(cmd: ModelsCmd) -> anyhow::Result<()> {
             let model_params = ModelParams::of(&model)?;
             if a.json {
                 let config = ModelRequest {
-                    dtype: a.dtype,
+                    dtype: a.dtype.or(model.weight_dtype.map(|_| params.dtypes)),
                     optimizer_dtype: a.optimizer_dtype,
                     ..ModelRequest::of(ModelSource::Zoo(a.name.clone()))
                 }
@@ -164,6 +164,9 @@ pub fn run(cmd: ModelsCmd) -> anyhow::Result<()> {
             }
             super::graph_table::print(&g, a.all);
             println!("{}", model_params.line());
+            for note in model.notes(&params) {
+                println!("{note}");
+            }
             Ok(())
         }
         ModelsCmd::FromHf { file } => {

@@ -41,8 +41,9 @@ pub struct MoeArgs {
     /// Override the chip's HBM bandwidth, TB/s.
     #[arg(long, allow_negative_numbers = true)]
     pub hbm_tbps: Option<f64>,
-    /// How tokens choose experts: uniform, zipf:S (skewed, e.g. zipf:1.2), balanced, or
-    /// trace:FILE (docs/moe.md has the trace format).
+    /// How tokens choose experts: uniform, zipf:S (skewed, e.g. zipf:1.2), balanced,
+    /// grouped[:S] (group-limited, DeepSeek's routers) or trace:FILE (docs/moe.md has the
+    /// trace format).
     #[arg(long, default_value = "uniform")]
     pub routing: String,
     /// Routing steps sampled (each one's policies are scheduled by every method of
@@ -96,8 +97,8 @@ pub struct MoeArgs {
 #[derive(Args, Debug, Clone)]
 pub struct CompareMoe {
     /// An MoE model: also run the load policies (load-all, on-demand, predicted-K, oracle)
-    /// over sampled routing steps, as `elk-opt moe` does: uniform, zipf:S, balanced or
-    /// trace:FILE (docs/moe.md).
+    /// over sampled routing steps, as `elk-opt moe` does: uniform, zipf:S, balanced,
+    /// grouped[:S] or trace:FILE (docs/moe.md).
     #[arg(long)]
     pub routing: Option<String>,
     /// With --routing: the routing steps sampled.

@@ -34,7 +34,8 @@ pub struct MoeRequest {
     pub dtype: Option<Dtypes>,
     /// The chip.
     pub chip: ChipRequest,
-    /// How tokens choose experts: `uniform`, `zipf:S`, `balanced` or `trace:FILE`.
+    /// How tokens choose experts: `uniform`, `zipf:S`, `balanced`, `grouped[:S]` or
+    /// `trace:FILE`.
     pub routing: String,
     /// Routing steps sampled.
     pub steps: u64,

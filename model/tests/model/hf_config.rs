@@ -228,7 +228,8 @@ fn an_unsupported_model_type_lists_the_supported_ones() {
     assert_eq!(
         e,
         "config.json: key 'model_type': \"gemma2\" is not supported; supported: llama, \
-         mistral, qwen2, qwen3, mixtral, qwen2_moe, qwen3_moe, olmoe"
+         mistral, qwen2, qwen3, mixtral, qwen2_moe, qwen3_moe, olmoe, deepseek_v2, \
+         deepseek_v3, kimi_k2"
     );
 }
 

@@ -56,7 +56,9 @@ fn models() -> Vec<ZooModel> {
     let dir = format!("{}/tests/fixtures/hf", env!("CARGO_MANIFEST_DIR"));
     let mut fixtures: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
-        .map(|e| e.unwrap().path().join("config.json"))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .map(|p| p.join("config.json"))
         .collect();
     fixtures.sort();
     assert!(fixtures.len() >= 7, "{fixtures:?}");
