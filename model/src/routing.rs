@@ -2,6 +2,7 @@
 //! layer — balanced, uniform, Zipf-skewed — or a recorded trace, sampled step by step with a
 //! seeded generator, so the same seed gives the same steps on every machine.
 
+pub mod import;
 mod trace;
 
 pub use trace::RoutingTrace;
