@@ -106,7 +106,7 @@ pub fn import_file(path: &std::path::Path, options: &ImportOptions) -> Result<Im
 pub fn import(file: &str, text: &str, options: &ImportOptions) -> Result<Imported> {
     let bad = |detail: String| ModelError::Invalid(format!("{file}: {detail}"));
     if options.batch == 0 {
-        return Err(bad("a batch of 0 tokens".into()));
+        return Err(bad("--batch 0: a step needs at least one token".into()));
     }
     let is_jsonl = text.trim_start().starts_with('{');
     let read = if is_jsonl {
@@ -224,7 +224,9 @@ struct Tokens {
 fn tokens(file: &str, rows: &[Row], file_layers: &[u64]) -> Result<Tokens> {
     let bad = |line: usize, detail: String| ModelError::Invalid(format!("{file}:{line}: {detail}"));
     let (has_step, has_sequence) = (rows[0].step.is_some(), rows[0].sequence.is_some());
+    // Sequence names in order of first appearance, and each name's place in it.
     let mut sequences: Vec<&str> = Vec::new();
+    let mut sequence_index: BTreeMap<&str, usize> = BTreeMap::new();
     let mut seen: BTreeMap<(TokenKey, u64), usize> = BTreeMap::new();
     let mut out = Tokens {
         layers: BTreeMap::new(),
@@ -247,7 +249,7 @@ fn tokens(file: &str, rows: &[Row], file_layers: &[u64]) -> Result<Tokens> {
             }
         }
         let sequence = r.sequence.as_deref().map(|s| {
-            sequences.iter().position(|&q| q == s).unwrap_or_else(|| {
+            *sequence_index.entry(s).or_insert_with(|| {
                 sequences.push(s);
                 sequences.len() - 1
             })
@@ -338,9 +340,9 @@ fn steps(file: &str, rows: &[Row], tokens: &Tokens, batch: u64) -> Result<Steps>
         let sequences: Vec<Vec<TokenKey>> = by_sequence.into_values().collect();
         if sequences.len() < b {
             return Err(ModelError::Invalid(format!(
-                "{file}: {} sequences, fewer than --batch {batch}: a step is one token of each \
-                 of B sequences",
-                sequences.len()
+                "{file}: {}, fewer than --batch {batch}: a step is one token of each of B \
+                 sequences",
+                counted(sequences.len(), "sequence")
             )));
         }
         let mut steps = Vec::new();
@@ -357,11 +359,16 @@ fn steps(file: &str, rows: &[Row], tokens: &Tokens, batch: u64) -> Result<Steps>
     };
     if steps.is_empty() {
         return Err(ModelError::Invalid(format!(
-            "{file}: {} tokens, fewer than --batch {batch}: no whole step",
-            keys.len()
+            "{file}: {}, fewer than --batch {batch}: no whole step",
+            counted(keys.len(), "token")
         )));
     }
     Ok(Steps { steps, from })
+}
+
+/// `1 token`, `3 tokens`.
+fn counted(n: usize, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }
 
 /// Each MoE layer's most chosen experts over the trace.

@@ -30,12 +30,13 @@ pub fn read(file: &str, text: &str) -> Result<Rows> {
         ignored: columns.ignored.clone(),
         ..Rows::default()
     };
+    let mut lines = Lines::new(text);
     for record in reader.records() {
         let record = record.map_err(|e| {
-            let line = e.position().map_or(0, |p| line_at(text, p));
+            let line = e.position().map_or(0, |p| lines.of(p));
             ModelError::Invalid(format!("{file}:{line}: {e}"))
         })?;
-        let line = record.position().map_or(0, |p| line_at(text, p));
+        let line = record.position().map_or(0, |p| lines.of(p));
         if record.len() == 1 && record[0].trim().is_empty() {
             continue;
         }
@@ -86,15 +87,41 @@ pub fn read(file: &str, text: &str) -> Result<Rows> {
     Ok(rows)
 }
 
-/// The line (1-based) of a record's position: counted from its byte offset past the blank
-/// lines before it (the csv crate's own line count and offset take them in).
-fn line_at(text: &str, position: &::csv::Position) -> usize {
-    let bytes = text.as_bytes();
-    let mut end = (position.byte() as usize).min(bytes.len());
-    while end < bytes.len() && matches!(bytes[end], b'\n' | b'\r') {
-        end += 1;
+/// Line numbers (1-based) of records' byte offsets, counted forward from the last one asked
+/// (records come in order, so a file is scanned once). The csv crate's own line count passes
+/// over blank lines, and a record's offset is where the blank lines before it start.
+struct Lines<'a> {
+    bytes: &'a [u8],
+    /// The offset counted up to, and the line it is on.
+    at: usize,
+    line: usize,
+}
+
+impl<'a> Lines<'a> {
+    fn new(text: &'a str) -> Self {
+        Lines {
+            bytes: text.as_bytes(),
+            at: 0,
+            line: 1,
+        }
     }
-    1 + bytes[..end].iter().filter(|&&b| b == b'\n').count()
+
+    /// The line of the record at `position` (its first non-blank line).
+    fn of(&mut self, position: &::csv::Position) -> usize {
+        let mut end = (position.byte() as usize).min(self.bytes.len());
+        while end < self.bytes.len() && matches!(self.bytes[end], b'\n' | b'\r') {
+            end += 1;
+        }
+        if end < self.at {
+            (self.at, self.line) = (0, 1);
+        }
+        self.line += self.bytes[self.at..end]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
+        self.at = end;
+        self.line
+    }
 }
 
 /// The columns of `header`: each field's, the `expert_j` ones, the ignored ones.

@@ -18,8 +18,17 @@ pub fn read(file: &str, text: &str) -> Result<Rows> {
         if text.trim().is_empty() {
             continue;
         }
-        let value: Value = serde_json::from_str(text)
-            .map_err(|e| ModelError::Invalid(format!("{file}:{line}: {e}")))?;
+        let value: Value = serde_json::from_str(text).map_err(|e| {
+            // serde's message ends with its own "at line 1 column C": the line is the file's.
+            let message = e.to_string();
+            let message = message
+                .rsplit_once(" at line ")
+                .map_or(message.as_str(), |(m, _)| m);
+            ModelError::Invalid(format!(
+                "{file}:{line}: character {}: {message}",
+                e.column()
+            ))
+        })?;
         let Value::Object(object) = value else {
             return Err(ModelError::Invalid(format!(
                 "{file}:{line}: not a JSON object"
@@ -159,5 +168,9 @@ mod tests {
             "t.jsonl:1: key 'experts': '\"a\"' is not an expert id (a whole number ≥ 0)"
         );
         assert!(e("[1]").starts_with("t.jsonl:1: not a JSON object"));
+        assert_eq!(
+            e("{\"token\": 0, \"layer\": 0, \"experts\": [1, 2]}\n{\"token\": 1 \"layer\": 0}"),
+            "t.jsonl:2: character 13: expected `,` or `}`"
+        );
     }
 }

@@ -38,6 +38,14 @@ fn tokens_in_order_make_steps_of_the_batch_and_a_ragged_last_step_is_dropped() {
     assert_eq!(i.trace.step(1)[1][1], [6, 7]);
     assert_eq!((i.summary.experts, i.summary.top_k_experts), (8, 2));
     assert_eq!(
+        err(&csv_rows(1, &[0]), &opts(2)),
+        "t.csv: 1 token, fewer than --batch 2: no whole step"
+    );
+    assert_eq!(
+        err(&csv_rows(1, &[0]), &opts(0)),
+        "t.csv: --batch 0: a step needs at least one token"
+    );
+    assert_eq!(
         err(&csv_rows(3, &[0]), &opts(4)),
         "t.csv: 3 tokens, fewer than --batch 4: no whole step"
     );
@@ -69,7 +77,7 @@ fn sequences_are_taken_a_batch_at_a_time_and_stepped_together() {
     let one = "sequence,token,layer,experts\nx,0,0,1 2\nx,1,0,1 2\n";
     assert_eq!(
         err(one, &opts(2)),
-        "t.csv: 1 sequences, fewer than --batch 2: a step is one token of each of B sequences"
+        "t.csv: 1 sequence, fewer than --batch 2: a step is one token of each of B sequences"
     );
 }
 
