@@ -62,7 +62,7 @@ pub struct ImportSummary {
     pub dropped_tokens: usize,
     /// The file's layer ids, sorted: MoE layer l of the trace is `file_layers[l]`.
     pub file_layers: Vec<u64>,
-    /// Layer ids missing between the smallest and the largest (a gap).
+    /// Layer ids missing between the smallest and the largest (a gap; the first 1,000).
     pub missing_layers: Vec<u64>,
     /// Experts per layer.
     pub experts: u64,
@@ -126,7 +126,7 @@ pub fn import(file: &str, text: &str, options: &ImportOptions) -> Result<Importe
     };
     let tokens = tokens(file, &read.rows, &file_layers)?;
     let grouped = steps(file, &read.rows, &tokens, options.batch)?;
-    let trace_steps = grouped
+    let trace_steps: Vec<Vec<Vec<Vec<u32>>>> = grouped
         .steps
         .iter()
         .map(|step| {
@@ -135,9 +135,8 @@ pub fn import(file: &str, text: &str, options: &ImportOptions) -> Result<Importe
                 .collect()
         })
         .collect();
+    let layers = layer_use(&trace_steps, &file_layers);
     let trace = RoutingTrace::new(file, experts, top_k, trace_steps)?;
-    let layers = layer_use(&trace, &file_layers);
-    let (first, last) = (file_layers[0], file_layers[file_layers.len() - 1]);
     let summary = ImportSummary {
         format: if is_jsonl { "jsonl" } else { "csv" },
         placeholder_layers: read.placeholders,
@@ -147,9 +146,7 @@ pub fn import(file: &str, text: &str, options: &ImportOptions) -> Result<Importe
         steps: trace.steps(),
         batch: options.batch,
         dropped_tokens: tokens.layers.len() - trace.steps() * options.batch as usize,
-        missing_layers: (first..=last)
-            .filter(|id| file_layers.binary_search(id).is_err())
-            .collect(),
+        missing_layers: missing(&file_layers),
         file_layers,
         experts,
         experts_from: if options.experts.is_some() {
@@ -161,6 +158,15 @@ pub fn import(file: &str, text: &str, options: &ImportOptions) -> Result<Importe
         layers,
     };
     Ok(Imported { trace, summary })
+}
+
+/// The ids between the smallest and the largest of sorted `ids` that are not among them: a
+/// gap in the layers (at most the first 1,000, so a stray id of 4 billion costs nothing).
+fn missing(ids: &[u64]) -> Vec<u64> {
+    ids.windows(2)
+        .flat_map(|w| w[0] + 1..w[1])
+        .take(1000)
+        .collect()
 }
 
 /// Experts per layer (the flag's, else max id + 1) and k (every row's count), checked: each
@@ -293,7 +299,7 @@ fn describe(key: &TokenKey, sequences: &[&str]) -> String {
         s.push_str(&format!("step {step} "));
     }
     if let Some(q) = key.1 {
-        s.push_str(&format!("sequence '{}' ", sequences[q]));
+        s.push_str(&format!("sequence {} ", rows::quoted(sequences[q])));
     }
     s + &format!("token {}", key.2)
 }
@@ -371,21 +377,21 @@ fn counted(n: usize, noun: &str) -> String {
     format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }
 
-/// Each MoE layer's most chosen experts over the trace.
-fn layer_use(trace: &RoutingTrace, file_layers: &[u64]) -> Vec<LayerUse> {
-    let choices = (trace.steps() * trace.tokens()) as f64 * trace.top_k() as f64;
+/// Each MoE layer's most chosen experts over the trace's steps (`steps[s][l][t]`), counted
+/// per expert used (not per expert of a layer: a stray id of 4 billion costs no memory).
+fn layer_use(steps: &[Vec<Vec<Vec<u32>>>], file_layers: &[u64]) -> Vec<LayerUse> {
     file_layers
         .iter()
         .enumerate()
         .map(|(l, &file_layer)| {
-            let counts = trace.frequencies(l, trace.experts() as usize);
-            let mut ranked: Vec<(u32, f64)> = counts
-                .iter()
-                .enumerate()
-                .filter(|(_, &c)| c > 0.0)
-                .map(|(e, &c)| (e as u32, c))
-                .collect();
-            ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            let mut counts: BTreeMap<u32, u64> = BTreeMap::new();
+            let mut choices = 0u64;
+            for &e in steps.iter().flat_map(|step| step[l].iter().flatten()) {
+                *counts.entry(e).or_default() += 1;
+                choices += 1;
+            }
+            let mut ranked: Vec<(u32, u64)> = counts.into_iter().collect();
+            ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
             LayerUse {
                 layer: file_layer,
                 used_experts: ranked.len(),
@@ -394,7 +400,7 @@ fn layer_use(trace: &RoutingTrace, file_layers: &[u64]) -> Vec<LayerUse> {
                     .take(3)
                     .map(|&(index, c)| ExpertShare {
                         index,
-                        share_pct: 100.0 * c / choices,
+                        share_pct: 100.0 * c as f64 / choices as f64,
                     })
                     .collect(),
             }

@@ -2,7 +2,7 @@
 //! `token,layer,experts` (the ids in one cell: `5 17`, `5;17` or `"[5, 17]"`) or
 //! `token,layer,expert_0,expert_1,…`, with optional `step` or `sequence` columns.
 
-use super::rows::{expert_ids, split_ids, At, Field, Row, Rows};
+use super::rows::{expert_ids, quoted, split_ids, At, Field, Row, Rows};
 use crate::error::{ModelError, Result};
 
 /// Where each field is in a record.
@@ -135,8 +135,9 @@ fn columns(file: &str, header: &::csv::StringRecord) -> Result<Columns> {
         if let Some(field) = Field::named(name) {
             if let Some(&(_, other)) = fields.iter().find(|(f, _)| *f == field) {
                 return Err(bad(format!(
-                    "columns '{}' and '{name}' both give the {}",
-                    names[other],
+                    "columns {} and {} both give the {}",
+                    quoted(&names[other]),
+                    quoted(name),
                     field.names()[0]
                 )));
             }
@@ -158,8 +159,8 @@ fn columns(file: &str, header: &::csv::StringRecord) -> Result<Columns> {
         .map(|(_, p)| *p)
     {
         return Err(bad(format!(
-            "column '{}': expert_{j} without expert_0 … expert_{} before it",
-            names[c],
+            "column {}: expert_{j} without expert_0 … expert_{} before it",
+            quoted(&names[c]),
             j.saturating_sub(1)
         )));
     }

@@ -92,8 +92,11 @@ impl At<'_> {
     /// The one-line error `FILE:LINE: column 'NAME': DETAIL`.
     pub fn error(&self, detail: impl std::fmt::Display) -> ModelError {
         ModelError::Invalid(format!(
-            "{}:{}: {} '{}': {detail}",
-            self.file, self.line, self.kind, self.name
+            "{}:{}: {} {}: {detail}",
+            self.file,
+            self.line,
+            self.kind,
+            quoted(self.name)
         ))
     }
 
@@ -101,8 +104,21 @@ impl At<'_> {
     pub fn index(&self, text: &str) -> Result<u64> {
         text.trim()
             .parse::<u64>()
-            .map_err(|_| self.error(format!("'{text}' is not a whole number ≥ 0")))
+            .map_err(|_| self.error(format!("{} is not a whole number ≥ 0", quoted(text))))
     }
+}
+
+/// Text from the file in an error, in single quotes, with newlines and other control
+/// characters escaped so the error stays one line.
+pub fn quoted(text: &str) -> String {
+    let escaped: String = text
+        .chars()
+        .map(|c| match c.is_control() {
+            true => c.escape_default().to_string(),
+            false => c.to_string(),
+        })
+        .collect();
+    format!("'{escaped}'")
 }
 
 /// The experts of one row from their ids as written: `None` when every id is -1 (a layer
@@ -118,8 +134,8 @@ pub fn expert_ids(at: &At, ids: &[&str]) -> Result<Option<Vec<u32>>> {
         .map(|s| {
             s.trim().parse::<u32>().map_err(|_| {
                 at.error(format!(
-                    "'{}' is not an expert id (a whole number ≥ 0)",
-                    s.trim()
+                    "{} is not an expert id (a whole number ≥ 0)",
+                    quoted(s.trim())
                 ))
             })
         })
@@ -160,6 +176,11 @@ mod tests {
         assert_eq!(
             e,
             "t.csv:3: column 'experts': '-1' is not an expert id (a whole number ≥ 0)"
+        );
+        let e = expert_ids(&at, &["1\n2"]).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "t.csv:3: column 'experts': '1\\n2' is not an expert id (a whole number ≥ 0)"
         );
         assert_eq!(Field::named("indices"), Some(Field::Experts));
         assert_eq!(Field::named("token_id"), None);

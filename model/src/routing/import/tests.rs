@@ -104,6 +104,11 @@ fn file_layers_map_to_moe_layers_in_order_and_a_gap_is_reported() {
     assert_eq!(i.summary.missing_layers, [4]);
     // MoE layer 2 is file layer 5: token 0 chose 5 and 6.
     assert_eq!(i.trace.step(0)[2][0], [5, 6]);
+    // A stray id costs no memory: the gap lists its first 1,000 ids.
+    let far = "token,layer,experts\n0,0,1 2\n0,4000000000,1 4000000000\n";
+    let i = import("t.csv", far, &opts(1)).unwrap();
+    assert_eq!(i.summary.missing_layers.len(), 1000);
+    assert_eq!(i.summary.layers[1].top_experts[1].index, 4_000_000_000);
     let mut missing = csv_rows(2, &[0, 1]);
     missing.push_str("2,0,1 2\n3,0,1 2\n3,1,1 2\n");
     assert_eq!(
