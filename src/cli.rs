@@ -21,6 +21,7 @@ mod output;
 mod plan_cache;
 mod plans;
 mod progress;
+mod routing;
 mod simulate;
 mod solve;
 mod source;
@@ -75,6 +76,9 @@ enum Command {
     /// MoE models: expert-loading policies (load-all, on-demand, predicted-M, oracle) over
     /// sampled routing steps, each judged, against the oracle and its certified bound.
     Moe(moe::MoeArgs),
+    /// Routing traces: `routing import` turns a published routing log into a trace file.
+    #[command(subcommand)]
+    Routing(routing::RoutingCmd),
     /// Run a grid of configurations × methods (a preset fig17 … fig24 or a TOML file) into
     /// JSON lines; resumable, shardable.
     Sweep(sweep::SweepArgs),
@@ -116,6 +120,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Some(Command::Compare(a)) => solve::compare(a),
         Some(Command::Gap(a)) => exact::gap(a),
         Some(Command::Moe(a)) => moe::run(a),
+        Some(Command::Routing(cmd)) => routing::run(cmd),
         Some(Command::Sweep(a)) => sweep::sweep(a),
         Some(Command::Report(a)) => sweep::run(a),
         Some(Command::Study(a)) => sweep::study(a),

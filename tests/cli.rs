@@ -45,6 +45,8 @@ mod progress;
 mod refused_flags;
 #[path = "cli/replay_fidelity.rs"]
 mod replay_fidelity;
+#[path = "cli/routing_import.rs"]
+mod routing_import;
 #[path = "cli/solve_compare.rs"]
 mod solve_compare;
 #[path = "cli/stage_model.rs"]

@@ -3,6 +3,7 @@
 //! seeded generator, so the same seed gives the same steps on every machine.
 
 mod grouped;
+pub mod import;
 mod trace;
 
 pub use trace::RoutingTrace;

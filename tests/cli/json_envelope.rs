@@ -225,6 +225,16 @@ fn every_json_output_is_an_envelope_with_a_unit_on_every_number() {
             "--json",
         ],
     );
+    let trace = fixtures().join("routing/olmoe-synthetic.jsonl");
+    let trace = [
+        "routing",
+        "import",
+        trace.to_str().unwrap(),
+        "--batch",
+        "4",
+        "--json",
+    ];
+    check("routing-import", &trace);
     let show = ["models", "show", "bert-base", "--num-layers", "1", "--json"];
     check("models-show", &show);
     check("import", &["import", bert, "--json"]);
@@ -284,7 +294,7 @@ fn every_json_output_is_an_envelope_with_a_unit_on_every_number() {
 
 #[test]
 fn every_subcommand_has_json() {
-    let commands: [&[&str]; 17] = [
+    let commands: [&[&str]; 18] = [
         &["models", "list"],
         &["models", "show"],
         &["import"],
@@ -302,6 +312,7 @@ fn every_subcommand_has_json() {
         &["report", "summary"],
         &["study"],
         &["moe"],
+        &["routing", "import"],
     ];
     for cmd in commands {
         let help = elk_ok(&[cmd, &["--help"][..]].concat()).stdout;

@@ -117,6 +117,28 @@ fn truncated_onnx_files_are_one_line_errors() {
     }
 }
 
+/// Routing logs (`routing import`): the fixture's CSV and JSON lines; a trace that imports
+/// is written and must read back as the same trace.
+#[test]
+fn routing_import_never_panics() {
+    use elk_model::routing::import::{import, ImportOptions};
+    use elk_model::routing::RoutingTrace;
+    let seeds: Vec<String> = ["olmoe-synthetic.csv", "olmoe-synthetic.jsonl"]
+        .iter()
+        .map(|f| read(&format!("routing/{f}")))
+        .collect();
+    proptest!(config(), |(k in 0usize..2, e in edits(), batch in 1u64..6)| {
+        let options = ImportOptions { batch, experts: None };
+        match import("fuzz.log", &apply(&seeds[k], &e), &options) {
+            Ok(i) => {
+                let back = RoutingTrace::from_json("fuzz.log", &i.trace.to_json());
+                prop_assert_eq!(back.ok(), Some(i.trace));
+            }
+            Err(err) => one_line(err)?,
+        }
+    });
+}
+
 #[test]
 fn chip_toml_never_panics() {
     let seeds: Vec<String> = ["ipu-mk2", "ipu-pod4", "sn40l-like", "tt-blackhole-like"]

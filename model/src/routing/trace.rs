@@ -51,20 +51,32 @@ impl RoutingTrace {
                 raw.format
             )));
         }
-        if raw.experts == 0 || raw.top_k == 0 || raw.top_k > raw.experts {
+        RoutingTrace::new(file, raw.experts, raw.top_k, raw.steps)
+    }
+
+    /// A trace of `steps` (`steps[s][l][t]`, as in the file), checked as a file is: every
+    /// step the same layers and tokens, every token k distinct experts below `experts`.
+    /// `file` names it in errors.
+    pub fn new(
+        file: &str,
+        experts: u64,
+        top_k: u64,
+        steps: Vec<Vec<Vec<Vec<u32>>>>,
+    ) -> Result<RoutingTrace> {
+        let bad = |detail: String| ModelError::Invalid(format!("{file}: {detail}"));
+        if experts == 0 || top_k == 0 || top_k > experts {
             return Err(bad(format!(
-                "experts {} and top_k {}: need 1 ≤ top_k ≤ experts",
-                raw.experts, raw.top_k
+                "experts {experts} and top_k {top_k}: need 1 ≤ top_k ≤ experts"
             )));
         }
-        let Some(first) = raw.steps.first() else {
+        let Some(first) = steps.first() else {
             return Err(bad("no steps".into()));
         };
         let (layers, tokens) = (first.len(), first.first().map_or(0, Vec::len));
         if layers == 0 || tokens == 0 {
             return Err(bad("step 0 has no layers or no tokens".into()));
         }
-        for (s, step) in raw.steps.iter().enumerate() {
+        for (s, step) in steps.iter().enumerate() {
             if step.len() != layers {
                 return Err(bad(format!(
                     "step {s} has {} layers, step 0 has {layers}",
@@ -82,12 +94,11 @@ impl RoutingTrace {
                     let mut d = chosen.clone();
                     d.sort_unstable();
                     d.dedup();
-                    let in_range = d.iter().all(|&e| u64::from(e) < raw.experts);
-                    if d.len() as u64 != raw.top_k || chosen.len() != d.len() || !in_range {
+                    let in_range = d.iter().all(|&e| u64::from(e) < experts);
+                    if d.len() as u64 != top_k || chosen.len() != d.len() || !in_range {
                         return Err(bad(format!(
-                            "step {s} layer {l} token {t}: {chosen:?} is not {} distinct experts \
-                             below {}",
-                            raw.top_k, raw.experts
+                            "step {s} layer {l} token {t}: {chosen:?} is not {top_k} distinct \
+                             experts below {experts}"
                         )));
                     }
                 }
@@ -95,10 +106,47 @@ impl RoutingTrace {
         }
         Ok(RoutingTrace {
             file: file.into(),
-            experts: raw.experts,
-            top_k: raw.top_k,
-            steps: raw.steps,
+            experts,
+            top_k,
+            steps,
         })
+    }
+
+    /// The trace as an `elk-routing-trace/1` file: one step per line, so a diff shows which
+    /// steps changed; the same trace always gives the same bytes.
+    pub fn to_json(&self) -> String {
+        let mut out = format!(
+            "{{\"format\": \"{TRACE_FORMAT}\", \"experts\": {}, \"top_k\": {}, \"steps\": [\n",
+            self.experts, self.top_k
+        );
+        for (s, step) in self.steps.iter().enumerate() {
+            let sep = if s + 1 < self.steps.len() { "," } else { "" };
+            // Vec<Vec<Vec<u32>>> always serializes.
+            let line = serde_json::to_string(step).unwrap_or_default();
+            out.push_str(&format!("  {line}{sep}\n"));
+        }
+        out.push_str("]}\n");
+        out
+    }
+
+    /// The number of experts every layer has.
+    pub fn experts(&self) -> u64 {
+        self.experts
+    }
+
+    /// The experts each token chose.
+    pub fn top_k(&self) -> u64 {
+        self.top_k
+    }
+
+    /// The layers of every step.
+    pub fn layers(&self) -> usize {
+        self.steps[0].len()
+    }
+
+    /// The tokens of every layer of every step.
+    pub fn tokens(&self) -> usize {
+        self.steps[0][0].len()
     }
 
     /// Recorded steps.
