@@ -15,6 +15,8 @@
 
 mod resident;
 mod results;
+mod setup;
+mod spec;
 
 pub use resident::{Calibration, Candidate, ResidentReport, Residents};
 use results::summarise;
@@ -22,19 +24,16 @@ pub use results::{
     p50_p99, title, MoeReport, MoeResults, MoeSection, PolicyStep, PolicySummary, StepBound,
     StepResult,
 };
+use setup::{best_schedule, methods_of, Setup};
+pub use spec::{experts_of, MoeInputs, MoeSpec};
 
-use crate::portfolio::Portfolio;
 use crate::{AppError, Result};
-use elk_model::build::{InstanceMemo, InstanceOptions};
-use elk_model::chip::ChipSpec;
+use elk_model::build::InstanceMemo;
 use elk_model::load_policy::{Policy, ResidentSet, StepInstances};
-use elk_model::routing::Routing;
-use elk_model::zoo::{ZooModel, ZooParams};
+use elk_model::zoo::ZooModel;
 use elk_sim::{evaluate, validate};
 use elk_solver::bounds::BoundSource;
 use elk_stage::instance::Instance;
-use elk_stage::method::MethodError;
-use elk_stage::schedule::Schedule;
 use elk_stage::units::Cycles;
 use rayon::prelude::*;
 
@@ -42,181 +41,6 @@ use rayon::prelude::*;
 /// honour a load's own window (Elk's timeline and its greedy allocator); the best judged
 /// schedule of the two is the policy's.
 pub const DEFAULT_METHODS: [&str; 1] = ["elk-dyn"];
-
-/// One run: a model, its run shape and chip, a routing and the policies to compare.
-#[derive(Clone, Debug)]
-pub struct MoeSpec {
-    /// Batch, KV length, mode, layers, dtypes.
-    pub params: ZooParams,
-    /// The chip.
-    pub chip: ChipSpec,
-    /// Instance options (plan cache, NoC row, load order).
-    pub opts: InstanceOptions,
-    /// How tokens choose experts.
-    pub routing: Routing,
-    /// Steps sampled.
-    pub steps: usize,
-    /// The seed of the samples.
-    pub seed: u64,
-    /// The policies, in table order (the oracle is added last when missing).
-    pub policies: Vec<Policy>,
-    /// The heuristics scheduling each instance (registry names).
-    pub methods: Vec<String>,
-}
-
-/// The experts of `model`, given as `given` (`--model`): an error naming the zoo's MoE
-/// models when it has none (bad input: the CLI exits 2).
-pub fn experts_of(model: &ZooModel, given: &str) -> elk_model::Result<elk_model::zoo::Moe> {
-    model.moe().copied().ok_or_else(|| {
-        elk_model::ModelError::Invalid(format!(
-            "--model {given}: not an MoE model (the zoo's: mixtral-8x7b, qwen3-30b-a3b, \
-             olmoe-1b-7b; or a model file with a [moe] table)"
-        ))
-    })
-}
-
-/// The run's inputs as `elk-opt moe` takes them (and Python's `moe()`).
-#[derive(Clone, Debug)]
-pub struct MoeInputs {
-    /// Batch, KV length, layers, dtypes (decode).
-    pub params: ZooParams,
-    /// The chip, named by its label (`ipu-pod4 @ 8 TB/s HBM`).
-    pub chip: ChipSpec,
-    /// Instance options (plan cache, NoC row, load order).
-    pub opts: InstanceOptions,
-    /// `--routing` as given (`uniform`, `zipf:1.2`, …).
-    pub routing: String,
-    /// `--steps`.
-    pub steps: usize,
-    /// `--seed`.
-    pub seed: u64,
-    /// `--policies` (empty: load-all, on-demand, predicted-k, oracle).
-    pub policies: Vec<String>,
-    /// `--methods`: registry names.
-    pub methods: Vec<String>,
-}
-
-impl MoeSpec {
-    /// The spec of `inputs` for a model with `moe`'s experts: the routing and the policies
-    /// parsed, the heuristics checked against the registry (bad input: the CLI exits 2).
-    pub fn new(moe: &elk_model::zoo::Moe, inputs: MoeInputs) -> elk_model::Result<MoeSpec> {
-        let routing = Routing::parse(&inputs.routing)?;
-        let names = if inputs.policies.is_empty() {
-            // predicted-k only where k < E: with top_k = E it would be load-all again.
-            let predicted = (moe.top_k < moe.experts).then(|| format!("predicted-{}", moe.top_k));
-            ["load-all".to_string(), "on-demand".into()]
-                .into_iter()
-                .chain(predicted)
-                .chain(["oracle".to_string()])
-                .collect()
-        } else {
-            inputs.policies.clone()
-        };
-        let policies = names
-            .iter()
-            .map(|p| Policy::parse_for(p, moe.experts))
-            .collect::<elk_model::Result<Vec<_>>>()?;
-        if let Some(p) = policies.iter().find(|p| p.is_resident()) {
-            if inputs.opts.parallel {
-                return Err(elk_model::ModelError::Invalid(format!(
-                    "policy '{}': resident experts with --expert-parallel are not modelled (a \
-                     parallel set loads its experts as one load); run it without \
-                     --expert-parallel",
-                    p.name()
-                )));
-            }
-        }
-        for m in &inputs.methods {
-            if elk_heuristics::by_name(m).is_none() {
-                return Err(elk_model::ModelError::Invalid(format!(
-                    "--methods {m}: unknown heuristic; known: {}",
-                    elk_heuristics::all_names().collect::<Vec<_>>().join(", ")
-                )));
-            }
-        }
-        Ok(MoeSpec {
-            params: inputs.params,
-            chip: inputs.chip,
-            opts: inputs.opts,
-            routing,
-            steps: inputs.steps,
-            seed: inputs.seed,
-            policies,
-            methods: inputs.methods,
-        })
-    }
-}
-
-/// What every step of a run shares: the model's experts, the layers and tokens routed, each
-/// layer's experts most likely first, and the policies with the oracle last.
-struct Setup {
-    moe: elk_model::zoo::Moe,
-    layers: usize,
-    tokens: u64,
-    ranking: Vec<Vec<usize>>,
-    policies: Vec<Policy>,
-}
-
-impl Setup {
-    fn new(model: &ZooModel, spec: &MoeSpec) -> Result<Setup> {
-        let Some(moe) = model.moe().copied() else {
-            return Err(AppError::Model(elk_model::ModelError::Invalid(format!(
-                "{} has no experts: --routing and load policies apply to MoE models (models \
-                 list shows the experts column)",
-                model.name
-            ))));
-        };
-        // Routing is per MoE layer: a model's dense layers (DeepSeek's first ones) have none.
-        let layers = model.moe_layers(&spec.params)?;
-        let tokens = spec.params.batch
-            * if spec.params.mode == elk_model::graph::Mode::Decode {
-                1
-            } else {
-                spec.params.seq
-            };
-        let mut policies = spec.policies.clone();
-        policies.retain(|p| *p != Policy::Oracle);
-        policies.push(Policy::Oracle);
-        Ok(Setup {
-            moe,
-            layers,
-            tokens,
-            ranking: (0..layers).map(|l| spec.routing.ranking(&moe, l)).collect(),
-            policies,
-        })
-    }
-
-    /// The operators of step `step`, its routing sampled from the spec's seed.
-    fn step(
-        &self,
-        model: &ZooModel,
-        spec: &MoeSpec,
-        step: u64,
-        memo: &mut InstanceMemo,
-    ) -> Result<StepInstances> {
-        self.step_seeded(model, spec, spec.seed, step, memo)
-    }
-
-    /// The operators of step `step` of the routing stream of `seed`.
-    fn step_seeded(
-        &self,
-        model: &ZooModel,
-        spec: &MoeSpec,
-        seed: u64,
-        step: u64,
-        memo: &mut InstanceMemo,
-    ) -> Result<StepInstances> {
-        let routing = spec
-            .routing
-            .sample(&self.moe, self.layers, self.tokens, seed, step)?;
-        Ok(StepInstances::build(
-            model,
-            &spec.params,
-            &routing.counts(self.moe.experts),
-            memo,
-        )?)
-    }
-}
 
 /// What [`run`] reports as it goes (for a progress display; nothing depends on it).
 #[derive(Clone, Copy, Debug)]
@@ -373,37 +197,6 @@ pub fn step_instances(
         .zip(&residents.sets)
         .map(|(p, set)| (*p, si.instance_with(p, &setup.ranking, set.as_ref())))
         .collect())
-}
-
-/// The heuristics of `spec.methods`.
-fn methods_of(spec: &MoeSpec) -> Result<Vec<Box<dyn elk_stage::method::Method>>> {
-    spec.methods
-        .iter()
-        .map(|m| {
-            elk_heuristics::by_name(m).ok_or_else(|| {
-                AppError::Model(elk_model::ModelError::Invalid(format!(
-                    "unknown method '{m}'"
-                )))
-            })
-        })
-        .collect()
-}
-
-/// The best judged schedule of `inst` among `methods` ([`crate::portfolio`]).
-fn best_schedule(
-    inst: &Instance,
-    methods: &[Box<dyn elk_stage::method::Method>],
-) -> Result<(Schedule, Cycles, String)> {
-    let p = Portfolio::run(inst, methods.iter().map(|m| m.as_ref()), &mut |_, _| {})
-        .map_err(MethodError::from)?;
-    match p.best() {
-        Some((k, s, t)) => Ok((s.clone(), t, p.runs[k].method.clone())),
-        None => Err(AppError::Model(elk_model::ModelError::Invalid(format!(
-            "{}: no method found a schedule ({})",
-            inst.name,
-            p.failures().join("; ")
-        )))),
-    }
 }
 
 /// Each step's certified bound and its source: the lowest of the oracle's instances (the

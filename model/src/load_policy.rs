@@ -367,8 +367,8 @@ impl StepInstances {
     }
 
     /// The instance policy `p` faces with the experts of `resident` kept in SRAM (the others
-    /// following its `rest`, or `p` itself for the oracle): [`resident`]'s rules. Returns it
-    /// named by `p`.
+    /// following its `rest`, or `p` itself for the oracle), by the rules [`ResidentSet`]'s
+    /// module states. Returns it named by `p`.
     pub fn instance_with(
         &self,
         p: &Policy,

@@ -42,8 +42,8 @@ pub struct MoeArgs {
     #[arg(long, allow_negative_numbers = true)]
     pub hbm_tbps: Option<f64>,
     /// How tokens choose experts: uniform, zipf:S (skewed, e.g. zipf:1.2), balanced,
-    /// grouped[:S] (group-limited, DeepSeek's routers) or trace:FILE (docs/moe.md has the
-    /// trace format).
+    /// grouped or grouped:S (group-limited, DeepSeek's routers) or trace:FILE (docs/moe.md
+    /// has the trace format).
     #[arg(long, default_value = "uniform")]
     pub routing: String,
     /// Routing steps sampled (each one's policies are scheduled by every method of
@@ -98,7 +98,7 @@ pub struct MoeArgs {
 pub struct CompareMoe {
     /// An MoE model: also run the load policies (load-all, on-demand, predicted-K, oracle)
     /// over sampled routing steps, as `elk-opt moe` does: uniform, zipf:S, balanced,
-    /// grouped[:S] or trace:FILE (docs/moe.md).
+    /// grouped, grouped:S or trace:FILE (docs/moe.md).
     #[arg(long)]
     pub routing: Option<String>,
     /// With --routing: the routing steps sampled.

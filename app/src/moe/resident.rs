@@ -1,8 +1,9 @@
 //! Which experts a resident policy keeps in SRAM (docs/moe.md, "Resident experts").
 //!
-//! Both resident policies rank the experts by how often they are needed: the share of steps
-//! in which an expert receives a token, estimated from [`PRESENCE_SAMPLES`] steps of a
-//! calibration stream of the run's routing (its own seed, apart from the run's steps).
+//! Both resident policies rank the experts by how often they are needed: their *presence*,
+//! the probability that a step gives them a token, 1 − (1 − p)^n for n tokens of which each
+//! picks the expert with probability p ([`elk_model::routing::Routing::inclusion`]); under the
+//! balanced routing, whose steps are all alike, 1 or 0 as its step has it.
 //! Keeping the n most present experts is the optimum of the knapsack "save the most expert
 //! loads per step in expectation under n experts' SRAM" (every expert weighs the same:
 //! [`top_by_value`]), so the set of a given size is certified optimal for that objective.
@@ -15,7 +16,8 @@
 //!   resident-auto's mean is never above the better of the two. The N searched are a grid up
 //!   to the most the SRAM allows: the choice of N is measured, not proven.
 
-use super::{best_schedule, Setup};
+use super::setup::{best_schedule, Setup};
+use super::spec::MoeSpec;
 use crate::{AppError, Result};
 use elk_model::build::InstanceMemo;
 use elk_model::load_policy::{top_by_value, Policy, ResidentSet, StepInstances};
@@ -23,10 +25,6 @@ use elk_model::zoo::ZooModel;
 use elk_stage::method::Method;
 use rayon::prelude::*;
 use serde::Serialize;
-
-/// Steps of the calibration stream from which each expert's presence is estimated (its
-/// standard error is at most 0.5/√64 = 0.0625).
-pub const PRESENCE_SAMPLES: u64 = 64;
 
 /// Calibration steps on which resident-auto's candidates are scheduled (fewer when the run
 /// has fewer steps; one for the balanced routing, whose steps are all alike).
@@ -112,7 +110,7 @@ pub struct Residents {
 /// The sets of `setup`'s resident policies on `model`'s run `spec`.
 pub(super) fn choose(
     model: &ZooModel,
-    spec: &super::MoeSpec,
+    spec: &MoeSpec,
     setup: &Setup,
     memo: &mut InstanceMemo,
     methods: &[Box<dyn Method>],
@@ -143,7 +141,7 @@ pub(super) fn choose(
 /// What choosing a set needs: each expert's presence, and the calibration steps.
 struct Calibrating<'a> {
     setup: &'a Setup,
-    /// `presence[l][e]`: the share of calibration-stream steps in which it has tokens.
+    /// `presence[l][e]`: the probability that a step gives it a token.
     presence: Vec<Vec<f64>>,
     steps: Vec<StepInstances>,
     expert_bytes: u64,
@@ -154,24 +152,40 @@ struct Calibrating<'a> {
 impl Calibrating<'_> {
     fn new<'a>(
         model: &ZooModel,
-        spec: &super::MoeSpec,
+        spec: &MoeSpec,
         setup: &'a Setup,
         memo: &mut InstanceMemo,
     ) -> Result<Calibrating<'a>> {
         let seed = spec.seed ^ CALIBRATION_SEED;
         let (layers, e) = (setup.layers, setup.moe.experts as usize);
-        let mut presence = vec![vec![0.0; e]; layers];
-        for step in 0..PRESENCE_SAMPLES {
-            let r = spec
+        let presence = if spec.routing.is_deterministic() {
+            // Every step alike: one step says which experts have tokens.
+            let counts = spec
                 .routing
-                .sample(&setup.moe, layers, setup.tokens, seed, step)?;
-            let counts = r.counts(setup.moe.experts);
-            for (l, row) in presence.iter_mut().enumerate() {
-                for (x, &n) in row.iter_mut().zip(counts.layer(l)) {
-                    *x += f64::from(u8::from(n > 0)) / PRESENCE_SAMPLES as f64;
-                }
-            }
-        }
+                .sample(&setup.moe, layers, setup.tokens, seed, 0)?
+                .counts(setup.moe.experts);
+            (0..layers)
+                .map(|l| {
+                    let row = counts.layer(l);
+                    (0..e)
+                        .map(|x| f64::from(u8::from(row.get(x).is_some_and(|&n| n > 0))))
+                        .collect()
+                })
+                .collect()
+        } else {
+            // A token picks the expert with probability p, so n tokens leave it without one
+            // with probability (1 − p)^n (tokens drawn independently, as every sampled
+            // routing draws them; a trace's tokens are its own, and this is their average).
+            (0..layers)
+                .map(|l| {
+                    spec.routing
+                        .inclusion(&setup.moe, l)
+                        .iter()
+                        .map(|p| 1.0 - (1.0 - p).powf(setup.tokens as f64))
+                        .collect()
+                })
+                .collect()
+        };
         let n_steps = if spec.routing.is_deterministic() {
             1
         } else {

@@ -100,7 +100,7 @@ pub struct MoeReport {
     pub warnings: Vec<String>,
     /// The resident policies' sets (empty without one; docs/moe.md, "Resident experts").
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub resident: Vec<super::ResidentReport>,
+    pub resident: Vec<super::resident::ResidentReport>,
     /// With parallel sets (`--expert-parallel`): the same steps and policies with the
     /// experts with tokens side by side on groups of cores, each policy keeping the faster of
     /// its schedules with and without sets (docs/core-groups.md, CG-6); the report above is

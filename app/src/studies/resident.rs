@@ -3,8 +3,9 @@
 //! (docs/moe.md, "Resident experts".)
 //!
 //! DeepSeek-V2-Lite and DeepSeek-V3 decode at batches 1, 8 and 64 (V3 under its own
-//! group-limited routing, V2-Lite, which has no groups, under Zipf-skewed routing), on ipu-pod4 and on the same chip with four times its SRAM per core
-//! (a chip whose SRAM holds a sizeable share of a layer's experts). Policies: load-all,
+//! group-limited routing, V2-Lite, which has no groups, under Zipf-skewed routing), on
+//! ipu-pod4 and on the same chip with four times its SRAM per core (a chip whose SRAM holds a
+//! sizeable share of a layer's experts). Policies: load-all,
 //! on-demand, predicted-k, resident-auto and the oracle, each scheduled per sampled step (the
 //! best judged heuristic) and set against the oracle and the step's certified bound.
 //! resident-auto's calibration is the curve of "how many resident experts pay off". This is
