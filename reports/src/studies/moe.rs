@@ -24,9 +24,19 @@ pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
 /// policies' rows and its certified bound, so the study's figures are drawn as a sweep's MoE
 /// figures are.
 fn as_cell(c: &Run, report: &MoeReport) -> CellResult {
-    let mut cell = elk_app::grid::Cell::decode(c.model, c.batch, KV);
-    cell.chip = c.chip.into();
-    cell.routing = Some(c.routing.into());
+    moe_cell((c.model, c.chip, c.routing), (c.batch, KV), report)
+}
+
+/// The decode run of (model, chip, routing) at (batch, KV length) whose policies did
+/// `report`, as a sweep's MoE cell (study `resident` draws its runs so too).
+pub(super) fn moe_cell(
+    (model, chip, routing): (&str, &str, &str),
+    (batch, kv): (u64, u64),
+    report: &MoeReport,
+) -> CellResult {
+    let mut cell = elk_app::grid::Cell::decode(model, batch, kv);
+    cell.chip = chip.into();
+    cell.routing = Some(routing.into());
     let (methods, bound) = routed_rows(report, true);
     CellResult {
         figure: "vs-batch".into(),

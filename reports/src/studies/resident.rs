@@ -8,7 +8,7 @@
 use crate::finding::Finding;
 use crate::plot::{facets, Panel, Series};
 use crate::report::{routing_panels, Files, Header};
-use elk_app::cell::{routed_rows, steps_bound, CellResult};
+use elk_app::cell::{steps_bound, CellResult};
 use elk_app::moe::{MoeReport, ResidentReport};
 use elk_app::studies::resident::{
     steps_for, Run, BATCHES, BIG_SRAM, CHIPS, GROUPED, KV, MODELS, SRAM_SCALE, UNGROUPED,
@@ -24,21 +24,7 @@ pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
 
 /// A run as a sweep's MoE cell, so its policies are drawn as a sweep's MoE figures are.
 fn as_cell(c: &Run) -> CellResult {
-    let mut cell = elk_app::grid::Cell::decode(c.model, c.batch, KV);
-    cell.chip = c.chip.into();
-    cell.routing = Some(c.routing.into());
-    let (methods, bound) = routed_rows(&c.report, true);
-    CellResult {
-        figure: "vs-batch".into(),
-        cell,
-        ops: 0,
-        ideal_ms: None,
-        methods,
-        bound,
-        ideal_unreachable: None,
-        error: None,
-        does_not_fit: false,
-    }
+    super::moe::moe_cell((c.model, c.chip, c.routing), (c.batch, KV), &c.report)
 }
 
 /// resident-auto's set in `r`.
@@ -64,8 +50,11 @@ fn write(header: &Header, cells: &[Run]) -> Result<Files> {
          step's routing (and may keep resident-auto's experts as it does), never above any \
          policy on any step. The chips: ipu-pod4, and `{BIG_SRAM}`, the same chip with \
          {SRAM_SCALE}× the SRAM per core (hypothetical: a chip whose SRAM holds a sizeable \
-         share of a layer's experts). In the tables 'vs oracle' is the mean over steps of \
-         makespan / oracle − 1; the certified bound is the mean of the steps' bounds (each the \
+         share of a layer's experts). Weights are fp16 on both: the chips' cost model (ipu-mk2's) \
+         prices fp16 and fp32 only, so DeepSeek-V3's published fp8 would have to be priced as \
+         fp16 anyway, and its experts take twice the bytes they take on a chip that runs \
+         fp8. In the tables 'vs oracle' is the mean over steps of makespan / oracle − 1; the \
+         certified bound is the mean of the steps' bounds (each the \
          lowest bound of the oracle's instances, below every policy of that step). Expert \
          parallelism is not in this study: resident experts with parallel sets are not \
          modelled yet (study `moe` has the policies with it).\n\n",
