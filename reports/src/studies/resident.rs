@@ -223,7 +223,8 @@ fn count_figure(
                         .iter()
                         .map(|&n| {
                             let v = best(n);
-                            let x = n as f64 * cal.expert_sram_pct;
+                            // The same seven points in every panel: n = 0, N/16 … N.
+                            let x = (100.0 * n as f64 / cal.max_experts.max(1) as f64).round();
                             (x, v.is_finite().then(|| 100.0 * (v / none - 1.0)))
                         })
                         .collect(),
@@ -243,7 +244,7 @@ fn count_figure(
     }
     let fig = facets(
         &format!("{model}: how many resident experts pay off (resident-auto's calibration)"),
-        "SRAM per core the resident experts reserve (%)",
+        "experts resident (% of the most that fit beside the schedule)",
         "mean makespan vs none resident (%)",
         &panels,
         &header.style,
@@ -252,8 +253,8 @@ fn count_figure(
     md.push_str(&format!(
         "![{model}: makespan against resident experts]({stem}.svg)\n\nEach line is one batch: \
          the better of load-all and on-demand for the others, at each number of resident \
-         experts resident-auto tried (drawn as the share of each core's SRAM they reserve), as \
-         a change from none resident, on its calibration steps.\n\n"
+         experts resident-auto tried (as a share of the most that fit, listed below), as a \
+         change from none resident, on its calibration steps.\n\n"
     ));
     Ok(())
 }
