@@ -148,7 +148,7 @@ mod tests {
         ] {
             inst.ops[i] = slow.clone();
             inst.ops[i].name = name.into();
-            for o in &mut inst.ops[i].options {
+            for o in inst.ops[i].options_mut() {
                 o.exec_cycles = Cycles(1_000.0 + o.exec_cycles.get());
             }
         }

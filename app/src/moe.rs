@@ -85,10 +85,10 @@ pub fn run_with_bound(
 ) -> Result<MoeReport> {
     let mut memo = InstanceMemo::new(&spec.chip, &spec.opts);
     memo.set_parallel(false);
-    let mut report = run_on(model, spec, bound, progress, &mut memo, None)?;
+    let mut report = run_on(model, spec, bound, progress, &memo, None)?;
     if spec.opts.parallel {
         memo.set_parallel(true);
-        let with = run_on(model, spec, bound, progress, &mut memo, Some(&report))?;
+        let with = run_on(model, spec, bound, progress, &memo, Some(&report))?;
         report.expert_parallel = Some(Box::new(with));
     }
     Ok(report)
@@ -101,23 +101,27 @@ fn run_on(
     spec: &MoeSpec,
     bound: StepBound,
     progress: &(dyn Fn(MoeProgress) + Sync),
-    memo: &mut InstanceMemo,
+    memo: &InstanceMemo,
     without: Option<&MoeReport>,
 ) -> Result<MoeReport> {
     let setup = Setup::new(model, spec)?;
     let methods = methods_of(spec)?;
     let residents = resident::choose(model, spec, &setup, memo, &methods)?;
-    let mut built = Vec::with_capacity(spec.steps);
-    let mut touched_total = 0usize;
-    for step in 0..spec.steps {
-        let si = setup.step(model, spec, step as u64, memo)?;
-        touched_total += si.touched();
-        built.push(si);
-        progress(MoeProgress::Built {
-            done: step + 1,
-            of: spec.steps,
-        });
-    }
+    // The steps are built in parallel: each plans only the shapes the memo lacks.
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let built: Vec<StepInstances> = (0..spec.steps)
+        .into_par_iter()
+        .map(|step| {
+            let si = setup.step(model, spec, step as u64, memo)?;
+            let done = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            progress(MoeProgress::Built {
+                done,
+                of: spec.steps,
+            });
+            Ok(si)
+        })
+        .collect::<Result<_>>()?;
+    let touched_total: usize = built.iter().map(StepInstances::touched).sum();
     let bounds = step_bounds(
         &built,
         &setup.ranking,
@@ -187,10 +191,10 @@ pub fn step_instances(
     step: u64,
 ) -> Result<Vec<(Policy, Instance)>> {
     let setup = Setup::new(model, spec)?;
-    let mut memo = InstanceMemo::new(&spec.chip, &spec.opts);
+    let memo = InstanceMemo::new(&spec.chip, &spec.opts);
     let methods = methods_of(spec)?;
-    let residents = resident::choose(model, spec, &setup, &mut memo, &methods)?;
-    let si = setup.step(model, spec, step, &mut memo)?;
+    let residents = resident::choose(model, spec, &setup, &memo, &methods)?;
+    let si = setup.step(model, spec, step, &memo)?;
     Ok(setup
         .policies
         .iter()

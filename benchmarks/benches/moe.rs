@@ -1,7 +1,8 @@
 //! MoE load policies (issue 32). Target on a 2-core machine: `compare --routing uniform` on
 //! Mixtral-8x7B decode B32 KV2048 @ ipu-pod4 with 100 sampled routings ≤ 5 s warm; its MoE
 //! part is this bench (every policy on 100 steps, plan tables from a warm plan cache), the
-//! rest is the default `compare` (benches/heuristics.rs).
+//! rest is the default `compare` (benches/heuristics.rs). Issue 48's: `moe --model
+//! deepseek-v2-lite` (decode B32, 100 uniform routings, its default policies) ≤ 10 s warm.
 #![allow(clippy::unwrap_used)] // a bench that cannot load its input should stop loudly
 
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -47,6 +48,23 @@ fn moe(c: &mut Criterion) {
     group.bench_function(
         "policies_mixtral-8x7b_decode_b32_ipu-pod4_100_uniform_steps_warm",
         |b| b.iter(|| run(model, &spec, &|_| {}).unwrap()),
+    );
+    // DeepSeek-V2-Lite: 27 layers (26 MoE), 64 routed experts and 2 shared, top-6; about
+    // 15,000 operators per step. The policies `moe` runs by default (predicted-K = top-k).
+    let lite = zoo::find("deepseek-v2-lite").unwrap();
+    let lite_spec = MoeSpec {
+        policies: vec![
+            Policy::LoadAll,
+            Policy::OnDemand,
+            Policy::Predicted(6),
+            Policy::Oracle,
+        ],
+        ..spec.clone()
+    };
+    run(lite, &lite_spec, &|_| {}).unwrap();
+    group.bench_function(
+        "policies_deepseek-v2-lite_decode_b32_ipu-pod4_100_uniform_steps_warm",
+        |b| b.iter(|| run(lite, &lite_spec, &|_| {}).unwrap()),
     );
     group.finish();
     let _ = std::fs::remove_dir_all(&dir);

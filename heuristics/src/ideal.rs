@@ -27,7 +27,7 @@ pub fn ideal(inst: &Instance) -> IdealReport {
     let mut relaxed = inst.clone();
     relaxed.sram_bytes = Bytes(u64::MAX);
     for op in &mut relaxed.ops {
-        for o in &mut op.options {
+        for o in op.options_mut() {
             o.noc_per_hbm = 0.0;
         }
     }

@@ -49,7 +49,11 @@ pub fn by_work_instance(inst: &Instance) -> Option<(Instance, Vec<Vec<usize>>)> 
         .zip(kept)
         .map(|(op, kept)| match kept {
             Some(kept) => {
-                op.options = kept.iter().map(|&o| op.options[o].clone()).collect();
+                op.options = kept
+                    .iter()
+                    .map(|&o| op.options[o].clone())
+                    .collect::<Vec<_>>()
+                    .into();
                 kept
             }
             None => (0..op.options.len()).collect(),

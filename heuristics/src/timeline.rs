@@ -26,8 +26,10 @@
 
 pub(crate) mod convert;
 
-use elk_stage::instance::Instance;
+use elk_stage::instance::{Instance, OpOption};
 use elk_stage::units::OpId;
+use rustc_hash::FxHashMap as HashMap;
+use std::sync::Arc;
 
 /// Which loads may be resident while an operator runs.
 #[derive(Clone, Copy, Debug)]
@@ -367,8 +369,19 @@ impl Ranked {
         let mut order = Vec::new();
         let mut at = Vec::with_capacity(inst.ops.len() + 1);
         at.push(0);
+        // Operators of one shape share their options (an MoE step has thousands of experts
+        // and a hundred shapes): such an operator with the same load takes the ranking already
+        // made, as sorting again would give the same.
+        let mut made: HashMap<(*const Vec<OpOption>, u64), usize> = HashMap::default();
         for op in &inst.ops {
             let from = order.len();
+            let key = (Arc::as_ptr(&op.options), op.hbm_cycles.get().to_bits());
+            if let Some(&earlier) = made.get(&key) {
+                order.extend_from_within(earlier..earlier + op.options.len());
+                at.push(order.len());
+                continue;
+            }
+            made.insert(key, from);
             order.extend(0..op.options.len() as u32);
             let mine = &mut order[from..];
             match plans {

@@ -6,7 +6,7 @@ use crate::chip::ChipSpec;
 use crate::cost;
 use crate::error::{ModelError, Result};
 use crate::graph::{Graph, Operator};
-use crate::plan::{plan_graph_cached, CacheStats, OpShape, PlanCache, PlanTable};
+use crate::plan::{plan_graph_cached, CacheStats, OpShape, PlanCache, PlanRules, PlanTable};
 use elk_stage::instance::{
     Instance, InstanceOp, LoadOrder, NamedOrder, NocRow, OpOption, INSTANCE_FORMAT,
     INSTANCE_FORMAT_PARALLEL,
@@ -14,6 +14,7 @@ use elk_stage::instance::{
 use elk_stage::units::{Bytes, Cycles};
 use std::collections::HashMap;
 use std::ops::Range;
+use std::sync::{Arc, Mutex};
 
 /// Which operators of the graph the instance covers.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -330,7 +331,8 @@ fn instance_op(op: &Operator, t: &PlanTable, chip: &ChipSpec, b_noc: f64) -> Ins
                 groups: None,
                 members: None,
             })
-            .collect(),
+            .collect::<Vec<_>>()
+            .into(),
         flops: Some(op.flops().0 as f64),
         preload_window: None,
         parallel: None,
@@ -377,17 +379,50 @@ fn assemble(
 /// memory, so a step whose experts receive token counts seen before plans nothing. Parallel
 /// sets are built on request ([`InstanceMemo::parallel_steps`]), each set's members' shapes
 /// once.
+///
+/// Shared by reference across threads (the steps of a run are built in parallel): the memo
+/// of shapes is behind a lock held while a missing shape is planned, so each shape is planned
+/// once, and the instances are assembled outside it.
 pub struct InstanceMemo {
     chip: ChipSpec,
     opts: InstanceOptions,
     b_noc: f64,
-    ops: HashMap<OpShape, Planned>,
-    sets: SetMemo,
+    ops: Mutex<Shapes>,
+    sets: Mutex<SetMemo>,
+}
+
+/// The shapes planned so far, by their [`OpShape::print`]: an operator is found by its print
+/// and [`OpShape::matches`], without building its shape.
+#[derive(Default)]
+struct Shapes {
+    by_print: rustc_hash::FxHashMap<u64, Vec<Arc<Planned>>>,
+    count: usize,
+}
+
+impl Shapes {
+    /// The planned shape of `op`, if there is one.
+    fn find(&self, op: &Operator, print: u64, rules: PlanRules) -> Option<&Arc<Planned>> {
+        self.by_print
+            .get(&print)?
+            .iter()
+            .find(|p| p.shape.matches(op, rules))
+    }
+
+    /// The planned `shape` under any print (a gather reading rows has its shape rewritten,
+    /// so operators of one shape may print differently).
+    fn with_shape(&self, shape: &OpShape) -> Option<Arc<Planned>> {
+        self.by_print
+            .values()
+            .flatten()
+            .find(|p| p.shape == *shape)
+            .cloned()
+    }
 }
 
 /// An operator shape's stage-model operator, its fastest execution (cycles) and its HBM
 /// bytes, on the whole chip.
 struct Planned {
+    shape: OpShape,
     op: InstanceOp,
     best_exec: f64,
     hbm_bytes: u64,
@@ -404,8 +439,8 @@ impl InstanceMemo {
                 ..opts.clone()
             },
             b_noc: noc_distribution_bytes_per_s(chip),
-            ops: HashMap::new(),
-            sets: SetMemo::default(),
+            ops: Mutex::default(),
+            sets: Mutex::default(),
         }
     }
 
@@ -416,7 +451,13 @@ impl InstanceMemo {
 
     /// Operator shapes planned so far.
     pub fn shapes(&self) -> usize {
-        self.ops.len()
+        self.planned().count
+    }
+
+    /// The shapes planned so far (a poisoned lock only means another thread panicked while
+    /// planning: what it had inserted is whole).
+    fn planned(&self) -> std::sync::MutexGuard<'_, Shapes> {
+        self.ops.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Whether the options ask for parallel sets (`--expert-parallel`).
@@ -429,26 +470,48 @@ impl InstanceMemo {
         self.opts.parallel = on;
     }
 
-    /// Plans the shapes of `graph` not planned yet; returns each operator's shape.
-    fn plan(&mut self, graph: &Graph) -> Result<Vec<OpShape>> {
-        let shapes: Vec<OpShape> = graph
+    /// Plans the shapes of `graph` not planned yet; returns each operator's planned shape.
+    fn plan(&self, graph: &Graph) -> Result<Vec<Arc<Planned>>> {
+        let rules = graph.plan_rules;
+        let prints: Vec<u64> = graph
             .ops
             .iter()
-            .map(|op| OpShape::of(op, graph.plan_rules))
+            .map(|op| OpShape::print(op, rules))
             .collect();
-        let mut missing = Vec::new();
-        let mut seen = std::collections::HashSet::new();
-        for (op, s) in graph.ops.iter().zip(&shapes) {
-            if !self.ops.contains_key(s) && seen.insert(s.clone()) {
-                missing.push(op.clone());
+        let mut planned = self.planned();
+        let mut missing: Vec<(OpShape, &Operator)> = Vec::new();
+        for (op, &print) in graph.ops.iter().zip(&prints) {
+            if planned.find(op, print, rules).is_some() {
+                continue;
+            }
+            let shape = OpShape::of(op, rules);
+            if let Some(same) = planned.with_shape(&shape) {
+                planned.by_print.entry(print).or_default().push(same);
+            } else if !missing.iter().any(|(s, _)| *s == shape) {
+                missing.push((shape, op));
             }
         }
-        if missing.is_empty() {
-            return Ok(shapes);
+        if !missing.is_empty() {
+            self.plan_missing(graph, missing, &mut planned)?;
         }
+        let found = graph.ops.iter().zip(&prints).map(|(op, &print)| {
+            planned.find(op, print, rules).cloned().ok_or_else(|| {
+                ModelError::Invalid(format!("operator {} was planned under no shape", op.name))
+            })
+        });
+        found.collect()
+    }
+
+    /// Plans `missing`, shapes of operators of `graph` that `planned` lacks, into it.
+    fn plan_missing(
+        &self,
+        graph: &Graph,
+        missing: Vec<(OpShape, &Operator)>,
+        planned: &mut Shapes,
+    ) -> Result<()> {
         let sub = Graph {
             name: graph.name.clone(),
-            ops: missing,
+            ops: missing.iter().map(|(_, op)| (*op).clone()).collect(),
             layers: graph.layers,
             plan_rules: graph.plan_rules,
             dtypes: graph.dtypes,
@@ -460,30 +523,40 @@ impl InstanceMemo {
             model.as_ref(),
             self.opts.plan_cache.as_ref(),
         )?;
-        for (i, op) in sub.ops.iter().enumerate() {
+        for (i, (shape, op)) in missing.into_iter().enumerate() {
             let t = plans.table(i);
-            let planned = Planned {
+            let made = Planned {
+                shape,
                 op: instance_op(op, t, &self.chip, self.b_noc),
                 best_exec: t.best_exec(),
                 hbm_bytes: t.hbm_bytes(self.chip.cores),
             };
-            self.ops.insert(OpShape::of(op, graph.plan_rules), planned);
+            let print = OpShape::print(op, graph.plan_rules);
+            planned
+                .by_print
+                .entry(print)
+                .or_default()
+                .push(Arc::new(made));
+            planned.count += 1;
         }
-        Ok(shapes)
+        Ok(())
     }
 
     /// The instance of all of `graph`'s operators, as [`build_instance`] builds it without
     /// parallel sets.
-    pub fn instance(&mut self, graph: &Graph) -> Result<Instance> {
-        let shapes = self.plan(graph)?;
+    pub fn instance(&self, graph: &Graph) -> Result<Instance> {
+        let planned = self.plan(graph)?;
         let ops = graph
             .ops
             .iter()
-            .zip(&shapes)
-            .map(|(op, s)| {
-                let mut made = self.ops[s].op.clone();
-                made.name = op.name.clone();
-                made
+            .zip(&planned)
+            .map(|(op, p)| InstanceOp {
+                name: op.name.clone(),
+                hbm_cycles: p.op.hbm_cycles,
+                options: Arc::clone(&p.op.options),
+                flops: p.op.flops,
+                preload_window: p.op.preload_window,
+                parallel: p.op.parallel.clone(),
             })
             .collect();
         let opts = InstanceOptions {
@@ -495,14 +568,15 @@ impl InstanceMemo {
 
     /// `graph`'s steps with its parallel sets, as [`build_instance`] builds them with
     /// `parallel` (an operator on its own is [`InstanceMemo::instance`]'s).
-    pub fn parallel_steps(&mut self, graph: &Graph) -> Result<Vec<ParallelStep>> {
-        let shapes = self.plan(graph)?;
-        let work: Vec<f64> = shapes.iter().map(|s| self.ops[s].best_exec).collect();
-        let hbm: Vec<u64> = shapes.iter().map(|s| self.ops[s].hbm_bytes).collect();
+    pub fn parallel_steps(&self, graph: &Graph) -> Result<Vec<ParallelStep>> {
+        let planned = self.plan(graph)?;
+        let work: Vec<f64> = planned.iter().map(|p| p.best_exec).collect();
+        let hbm: Vec<u64> = planned.iter().map(|p| p.hbm_bytes).collect();
         let model = cost::for_chip_with(&self.chip, &graph.dtypes)?;
         let cache = self.opts.plan_cache.as_ref();
         let on = (&self.chip, model.as_ref(), cache);
-        Ok(self.sets.steps(graph, (&work, &hbm), on, self.b_noc))
+        let mut sets = self.sets.lock().unwrap_or_else(|e| e.into_inner());
+        Ok(sets.steps(graph, (&work, &hbm), on, self.b_noc))
     }
 }
 

@@ -15,21 +15,29 @@ pub use residency::{classify_residency, is_on_chip};
 
 /// Points every input at the operator whose output it is (by `source`), or `None`.
 pub fn link_producers(ops: &mut [Operator]) {
-    let index: std::collections::HashMap<String, usize> = ops
-        .iter()
-        .enumerate()
-        .map(|(i, o)| (o.output().source.clone(), i))
-        .collect();
-    for op in ops.iter_mut() {
-        for t in op.tensors.iter_mut().skip(1) {
-            t.producer = index.get(&t.source).copied();
-        }
+    // Found by name first, then written: the index borrows the names (a model's step graph
+    // has tens of thousands of operators; copying each name costs more than the lookups).
+    let producers: Vec<Option<usize>> = {
+        let index: HashMap<&str, usize> = ops
+            .iter()
+            .enumerate()
+            .map(|(i, o)| (o.output().source.as_str(), i))
+            .collect();
+        ops.iter()
+            .flat_map(|op| op.tensors.iter().skip(1))
+            .map(|t| index.get(t.source.as_str()).copied())
+            .collect()
+    };
+    let inputs = ops.iter_mut().flat_map(|op| op.tensors.iter_mut().skip(1));
+    for (t, p) in inputs.zip(producers) {
+        t.producer = p;
     }
 }
 
 use crate::dtype::Dtypes;
 use crate::plan::PlanRules;
 use elk_stage::units::{Bytes, Flops};
+use rustc_hash::FxHashMap as HashMap;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 

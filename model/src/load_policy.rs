@@ -176,7 +176,7 @@ impl StepInstances {
         model: &ZooModel,
         params: &ZooParams,
         counts: &ExpertTokens,
-        memo: &mut InstanceMemo,
+        memo: &InstanceMemo,
     ) -> Result<StepInstances> {
         if model.moe().is_none() {
             return Err(ModelError::Invalid(format!(
@@ -426,7 +426,7 @@ impl StepInstances {
                 Slot::Idle { layer, expert } if !Self::loads_idle(p, ranking, layer, expert) => {
                     let op = &mut inst.ops[j];
                     op.hbm_cycles = Cycles::ZERO;
-                    op.options = vec![empty_option()];
+                    op.options = vec![empty_option()].into();
                 }
                 Slot::Expert { layer, expert }
                     if released(p, ranking, layer, expert)
@@ -512,7 +512,7 @@ struct StepSets {
 }
 
 impl StepSets {
-    fn of(memo: &mut InstanceMemo, real: &crate::graph::Graph) -> Result<StepSets> {
+    fn of(memo: &InstanceMemo, real: &crate::graph::Graph) -> Result<StepSets> {
         let mut sets = StepSets::default();
         for step in memo.parallel_steps(real)? {
             let ParallelStep::Set { members, op } = step else {
@@ -538,7 +538,7 @@ fn wait_op(layer: usize) -> InstanceOp {
     InstanceOp {
         name: format!("l{layer}.moe.wait"),
         hbm_cycles: Cycles::ZERO,
-        options: vec![empty_option()],
+        options: vec![empty_option()].into(),
         flops: Some(0.0),
         preload_window: None,
         parallel: None,
@@ -580,7 +580,8 @@ fn idle(mut op: InstanceOp) -> InstanceOp {
         exec_cycles: Cycles::ZERO,
         comm_cycles: Cycles::ZERO,
         ..smallest
-    }];
+    }]
+    .into();
     op.flops = Some(0.0);
     op
 }

@@ -313,35 +313,39 @@ fn check_memory(inst: &Instance, s: &Schedule, start: &[usize], v: &mut Vec<Viol
     let n = inst.ops.len();
     let cold = |j: usize| inst.ops[j].options[s.options[j]].cold.get();
     // Sweep stages, adding each load's cold bytes at its start and dropping them when its
-    // operator runs.
-    let mut starting: Vec<Vec<usize>> = vec![Vec::new(); n + 1];
-    for j in 0..n {
-        if start[j] != usize::MAX {
-            starting[start[j]].push(j);
-        }
+    // operator runs: the loads grouped by start stage (a counting sort, no list per stage).
+    let mut first = vec![0usize; n + 2];
+    for &k in start.iter().filter(|&&k| k != usize::MAX) {
+        first[k + 1] += 1;
+    }
+    for k in 1..first.len() {
+        first[k] += first[k - 1];
+    }
+    let mut by_start = vec![0usize; first[n + 1]];
+    let mut next = first.clone();
+    for (j, &k) in start.iter().enumerate().filter(|(_, &k)| k != usize::MAX) {
+        by_start[next[k]] = j;
+        next[k] += 1;
     }
     let mut resident: u64 = 0;
-    for (k, starters) in starting.iter().enumerate() {
-        for &j in starters {
+    for k in 0..=n {
+        for &j in &by_start[first[k]..first[k + 1]] {
             resident += cold(j);
         }
-        let (hot, op) = if k == 0 {
-            (0, None)
+        let hot = if k == 0 {
+            0
         } else {
             let i = k - 1;
             if start[i] != usize::MAX {
                 resident -= cold(i);
             }
-            (
-                inst.ops[i].options[s.options[i]].hot.get(),
-                Some(inst.ops[i].name.clone()),
-            )
+            inst.ops[i].options[s.options[i]].hot.get()
         };
         let used = hot + resident;
         if used > inst.sram_bytes.get() {
             v.push(Violation::Memory {
                 stage: k,
-                op,
+                op: k.checked_sub(1).map(|i| inst.ops[i].name.clone()),
                 used,
                 sram: inst.sram_bytes.get(),
             });

@@ -117,11 +117,11 @@ pub fn random_instance(seed: u64, spec: &RandomSpec) -> Instance {
                         members: None,
                     }
                 })
-                .collect();
+                .collect::<Vec<_>>();
             InstanceOp {
                 name: format!("op{i}"),
                 hbm_cycles: Cycles(if has_load { rng.real(10.0, 300.0) } else { 0.0 }),
-                options,
+                options: options.into(),
                 flops: None,
                 preload_window: None,
                 parallel: None,
@@ -237,7 +237,8 @@ pub fn one_set(by_work: Vec<Vec<u64>>) -> Instance {
                 opt(vec![2, 2], 400.0),
                 opt(vec![1, 3], 900.0),
                 opt(vec![1, 1], 1_500.0),
-            ],
+            ]
+            .into(),
             flops: None,
             preload_window: None,
             parallel: Some(ParallelSet {

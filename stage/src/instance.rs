@@ -17,6 +17,7 @@ use crate::error::{Result, StageError};
 use crate::period::{detect_period, LayerStructure};
 use crate::units::{Bytes, Cycles, OpId, Stage};
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// The format tag of instance files.
 pub const INSTANCE_FORMAT: &str = "elk-instance/1";
@@ -95,8 +96,11 @@ pub struct InstanceOp {
     pub name: String,
     /// H: HBM cycles of its load (0 without HBM data).
     pub hbm_cycles: Cycles,
-    /// Its options.
-    pub options: Vec<OpOption>,
+    /// Its options. Shared: the instances of one model's steps or cuts clone their operators
+    /// by the thousand (`elk-opt moe` builds several per routing step), and an operator's
+    /// options depend on its shape and the chip only. Change one with [`Arc::make_mut`].
+    #[serde(with = "shared_options")]
+    pub options: Arc<Vec<OpOption>>,
     /// FLOPs (optional; lets the simulator report achieved FLOP/s).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flops: Option<f64>,
@@ -110,6 +114,13 @@ pub struct InstanceOp {
     /// cores (docs/core-groups.md); absent for an ordinary operator.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parallel: Option<ParallelSet>,
+}
+
+impl InstanceOp {
+    /// Its options to change: its own copy if another instance shares them.
+    pub fn options_mut(&mut self) -> &mut Vec<OpOption> {
+        Arc::make_mut(&mut self.options)
+    }
 }
 
 /// The stage model of SPEC §4.
@@ -371,12 +382,27 @@ mod tests {
             |i| i.load_order = LoadOrder::Named(NamedOrder::Free),
             |i| i.preload_window = Some(1),
             |i| i.ops[0].hbm_cycles = Cycles(5.5),
-            |i| i.ops[1].options[0].hot = Bytes(4),
+            |i| i.ops[1].options_mut()[0].hot = Bytes(4),
         ];
         for change in changes {
             let mut other = i.clone();
             change(&mut other);
             assert_ne!(other.content_hash(), i.content_hash(), "{other:?}");
         }
+    }
+}
+
+/// (De)serialises [`InstanceOp::options`] as the plain list it is in a file.
+mod shared_options {
+    use super::OpOption;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use std::sync::Arc;
+
+    pub fn serialize<S: Serializer>(options: &Arc<Vec<OpOption>>, s: S) -> Result<S::Ok, S::Error> {
+        options.as_slice().serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Arc<Vec<OpOption>>, D::Error> {
+        Vec::<OpOption>::deserialize(d).map(Arc::new)
     }
 }

@@ -45,6 +45,9 @@ pub fn detect_period(sigs: &[usize]) -> LayerStructure {
     let mut best = one_layer(n);
     let mut best_cover = 0;
     for p in 1..=n / 2 {
+        if !may_repeat(sigs, p) {
+            continue;
+        }
         let s = repeats(sigs, p);
         let cover = s.layers * p;
         // A period must explain at least half of the operators: otherwise two look-alike
@@ -85,6 +88,36 @@ fn one_layer(n: usize) -> LayerStructure {
     }
 }
 
+/// Whether period `p` may pass [`detect_period`]'s test, checked on a sample of positions
+/// (scanning every position for every period costs time quadratic in the length: 7·10⁹
+/// comparisons on DeepSeek-V3's 122,813 operators). Passing needs at least two repetitions
+/// (a run of at least p matching positions) covering at least half of the sequence (a run of
+/// at least n/2 − p), so a run of L = max(p, ⌊n/2⌋ − p) ≥ n/4 positions i with
+/// sig(i) = sig(i + p). Such a run holds at least ⌊L/S⌋ consecutive multiples of the stride
+/// S, all matching: without such a streak among the multiples, `p` cannot pass. Exact: it
+/// only skips periods that [`repeats`] would reject.
+fn may_repeat(sigs: &[usize], p: usize) -> bool {
+    let n = sigs.len();
+    let need_run = p.max((n / 2).saturating_sub(p));
+    let stride = (n / 1024).max(1);
+    let streak_needed = need_run / stride;
+    if streak_needed == 0 {
+        return true;
+    }
+    let mut streak = 0;
+    for i in (0..n - p).step_by(stride) {
+        if sigs[i] == sigs[i + p] {
+            streak += 1;
+            if streak >= streak_needed {
+                return true;
+            }
+        } else {
+            streak = 0;
+        }
+    }
+    false
+}
+
 /// The repetitions of period `p` (1 ≤ p < n) in the longest run of positions i with
 /// sig(i) = sig(i + p), and where they sit.
 fn repeats(sigs: &[usize], p: usize) -> LayerStructure {
@@ -107,5 +140,71 @@ fn repeats(sigs: &[usize], p: usize) -> LayerStructure {
         ops_per_layer: p,
         layers,
         epilogue: n - best_run.1 - layers * p,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// [`detect_period`] without [`may_repeat`]: every period scanned in full.
+    fn every_period(sigs: &[usize]) -> LayerStructure {
+        let n = sigs.len();
+        let mut best = one_layer(n);
+        let mut best_cover = 0;
+        for p in 1..=n / 2 {
+            let s = repeats(sigs, p);
+            let cover = s.layers * p;
+            if s.layers >= 2 && cover > best_cover && 2 * cover >= n {
+                best_cover = cover;
+                best = s;
+            }
+        }
+        best
+    }
+
+    /// A prologue, `layers` copies of a layer with an inner repetition (experts), a few
+    /// corrupted positions, and an epilogue, over `classes` signatures.
+    fn model_like(seed: u64, layers: usize, classes: usize) -> Vec<usize> {
+        let mut rng = crate::corpus::Rng::new(seed);
+        // Uniform in 0..k (0 when k is 0).
+        let mut pick = |k: usize| rng.range(0, k.saturating_sub(1) as u64) as usize;
+        let head: Vec<usize> = (0..pick(40)).map(|_| pick(classes)).collect();
+        let attention: Vec<usize> = (0..1 + pick(30)).map(|_| pick(classes)).collect();
+        let expert: Vec<usize> = (0..1 + pick(6)).map(|_| pick(classes)).collect();
+        let mut layer = attention;
+        for _ in 0..pick(60) {
+            layer.extend(&expert);
+        }
+        let mut sigs = head;
+        for _ in 0..layers {
+            sigs.extend(&layer);
+        }
+        sigs.extend((0..pick(20)).map(|_| pick(classes)));
+        for _ in 0..pick(3) {
+            let at = pick(sigs.len());
+            sigs[at] = pick(classes);
+        }
+        sigs
+    }
+
+    #[test]
+    fn sampling_the_periods_finds_what_scanning_every_one_finds() {
+        for seed in 0..300 {
+            let layers = 1 + (seed % 9) as usize;
+            for classes in [2, 5, 40] {
+                let sigs = model_like(seed, layers, classes);
+                assert_eq!(
+                    detect_period(&sigs),
+                    every_period(&sigs),
+                    "seed {seed}, {layers} layers, {classes} classes, n {}",
+                    sigs.len()
+                );
+            }
+        }
+        // Short and degenerate sequences.
+        for sigs in [vec![], vec![1], vec![1, 1], vec![1, 2, 1], vec![3; 17]] {
+            assert_eq!(detect_period(&sigs), every_period(&sigs), "{sigs:?}");
+        }
     }
 }

@@ -183,7 +183,7 @@ fn small_pair() -> (String, String) {
             .map(|i| InstanceOp {
                 name: format!("op{i}"),
                 hbm_cycles: elk_stage::units::Cycles(40.0 + 10.0 * i as f64),
-                options: vec![opt(10, 40, 80.0), opt(30, 60, 60.0)],
+                options: vec![opt(10, 40, 80.0), opt(30, 60, 60.0)].into(),
                 flops: Some(1e6),
                 preload_window: None,
                 parallel: None,

@@ -15,7 +15,7 @@ use elk_stage::units::Cycles;
 /// the compute part of exec (exec − comm) 1/compute.
 pub fn scale_instance(inst: &mut Instance, noc: f64, compute: f64) {
     for op in &mut inst.ops {
-        for o in &mut op.options {
+        for o in op.options_mut() {
             let comp = (o.exec_cycles - o.comm_cycles).max(Cycles::ZERO) / compute;
             o.comm_cycles /= noc;
             o.noc_per_hbm /= noc;

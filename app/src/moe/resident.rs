@@ -112,7 +112,7 @@ pub(super) fn choose(
     model: &ZooModel,
     spec: &MoeSpec,
     setup: &Setup,
-    memo: &mut InstanceMemo,
+    memo: &InstanceMemo,
     methods: &[Box<dyn Method>],
 ) -> Result<Residents> {
     if !setup.policies.iter().any(Policy::is_resident) {
@@ -154,7 +154,7 @@ impl Calibrating<'_> {
         model: &ZooModel,
         spec: &MoeSpec,
         setup: &'a Setup,
-        memo: &mut InstanceMemo,
+        memo: &InstanceMemo,
     ) -> Result<Calibrating<'a>> {
         let seed = spec.seed ^ CALIBRATION_SEED;
         let (layers, e) = (setup.layers, setup.moe.experts as usize);

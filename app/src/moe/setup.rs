@@ -57,7 +57,7 @@ impl Setup {
         model: &ZooModel,
         spec: &MoeSpec,
         step: u64,
-        memo: &mut InstanceMemo,
+        memo: &InstanceMemo,
     ) -> Result<StepInstances> {
         self.step_seeded(model, spec, spec.seed, step, memo)
     }
@@ -69,7 +69,7 @@ impl Setup {
         spec: &MoeSpec,
         seed: u64,
         step: u64,
-        memo: &mut InstanceMemo,
+        memo: &InstanceMemo,
     ) -> Result<StepInstances> {
         let routing = spec
             .routing

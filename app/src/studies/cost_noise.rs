@@ -47,7 +47,7 @@ fn perturbed(inst: &Instance, p: f64, seed: u64) -> Instance {
     let mut rng = Rng::new(seed);
     let mut noisy = inst.clone();
     for op in &mut noisy.ops {
-        for o in &mut op.options {
+        for o in op.options_mut() {
             let comp =
                 (o.exec_cycles - o.comm_cycles).max(Cycles::ZERO) * rng.uniform(1.0 - p, 1.0 + p);
             o.comm_cycles *= rng.uniform(1.0 - p, 1.0 + p);

@@ -101,8 +101,8 @@ fn on_demand_loads_wait_for_their_router_and_idle_experts_load_only_under_load_a
         .unwrap()
         .counts(8);
     let chip = ChipSpec::preset("ipu-mk2").unwrap();
-    let mut memo = elk_model::build::InstanceMemo::new(&chip, &InstanceOptions::default());
-    let si = StepInstances::build(model, &params, &counts, &mut memo).unwrap();
+    let memo = elk_model::build::InstanceMemo::new(&chip, &InstanceOptions::default());
+    let si = StepInstances::build(model, &params, &counts, &memo).unwrap();
     let ranking = vec![Routing::Balanced.ranking(&moe, 0)];
     let wait = si
         .slots()
@@ -270,8 +270,8 @@ fn with_parallel_sets_the_experts_with_tokens_run_side_by_side_and_idle_ones_sta
         parallel: true,
         ..InstanceOptions::default()
     };
-    let mut memo = elk_model::build::InstanceMemo::new(&chip, &opts);
-    let si = StepInstances::build(model, &params, &counts, &mut memo).unwrap();
+    let memo = elk_model::build::InstanceMemo::new(&chip, &opts);
+    let si = StepInstances::build(model, &params, &counts, &memo).unwrap();
     let ranking = vec![Routing::Zipf { s: 1.5 }.ranking(&moe, 0)];
     let on_demand = si.instance(&Policy::OnDemand, &ranking);
     let oracle = si.instance(&Policy::Oracle, &ranking);

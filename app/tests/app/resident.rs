@@ -43,8 +43,8 @@ fn a_resident_expert_is_never_loaded_and_its_sram_is_reserved() {
         .unwrap()
         .counts(64);
     let chip = ChipSpec::preset("ipu-mk2").unwrap();
-    let mut memo = InstanceMemo::new(&chip, &InstanceOptions::default());
-    let si = StepInstances::build(model, &params, &counts, &mut memo).unwrap();
+    let memo = InstanceMemo::new(&chip, &InstanceOptions::default());
+    let si = StepInstances::build(model, &params, &counts, &memo).unwrap();
     let ranking = vec![Routing::Balanced.ranking(&moe, 0)];
     // Expert 3 has tokens, expert 40 has none.
     let set = ResidentSet::new(1, 64, &[(0, 3), (0, 40)], Policy::LoadAll);

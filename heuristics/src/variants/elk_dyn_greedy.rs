@@ -252,6 +252,13 @@ impl<'a> Order<'a> {
         })
     }
 
+    /// How many of the first loads come before the first load of an operator after `last`
+    /// (all of them if there is none): a binary search of [`Order::prefix_max`], as a scan
+    /// of the order for every stage cost time quadratic in the model's size.
+    fn ahead_of(&self, last: usize) -> usize {
+        self.prefix_max[1..].partition_point(|&m| m <= last)
+    }
+
     /// How many of the first loads may have started by stage `t`.
     fn startable_by(&self, t: usize) -> usize {
         self.opens.partition_point(|&s| s <= t)
@@ -378,12 +385,7 @@ fn inductive(
         // Candidate depths g ∈ [lb, min(started, ub)], ub from the one-layer bound and the
         // loads that may have started by stage t (`Order::new` made sure lb is among them),
         // then cut to the depths whose residents leave the operator room.
-        let ub = order
-            .loads
-            .iter()
-            .position(|&j| j > i + max_depth)
-            .unwrap_or(nloads)
-            .min(order.startable_by(t));
+        let ub = order.ahead_of(i + max_depth).min(order.startable_by(t));
         let lo = lb[t].min(started);
         let hi = started.min(ub).max(lo);
         let hi = deepest_fitting(inst, order, &options, &mut residents, t, (lo, hi))?;

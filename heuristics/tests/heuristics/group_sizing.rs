@@ -38,7 +38,7 @@ fn the_instance_elk_sees_keeps_the_by_work_options_and_their_indices() {
     let inst = one_set(vec![vec![1, 1]]);
     let (view, kept) = sizing::by_work_instance(&inst).unwrap();
     assert_eq!(kept, [vec![0], vec![2], vec![0]]);
-    assert_eq!(view.ops[1].options, [inst.ops[1].options[2].clone()]);
+    assert_eq!(*view.ops[1].options, [inst.ops[1].options[2].clone()]);
     assert_eq!(view.ops[0], inst.ops[0]);
     // Nothing to restrict: every option by work, or an instance without sets.
     assert!(sizing::by_work_instance(&one_set(vec![vec![2, 2], vec![1, 3], vec![1, 1]])).is_none());

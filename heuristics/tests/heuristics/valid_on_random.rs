@@ -33,7 +33,11 @@ fn spec() -> RandomSpec {
 /// bytes, so the other methods schedule exactly the drawn instance).
 fn in_kib(mut inst: Instance) -> Instance {
     inst.sram_bytes = Bytes(inst.sram_bytes.get() * 1024);
-    for o in inst.ops.iter_mut().flat_map(|op| op.options.iter_mut()) {
+    for o in inst
+        .ops
+        .iter_mut()
+        .flat_map(|op| op.options_mut().iter_mut())
+    {
         o.cold = Bytes(o.cold.get() * 1024);
         o.hot = Bytes(o.hot.get() * 1024);
     }

@@ -111,10 +111,10 @@ pub(super) fn apply(inst: &mut Instance, set: &ResidentSet, slots: &[Slot], shar
         op.hbm_cycles = Cycles::ZERO;
         op.preload_window = None;
         if matches!(slot, Slot::Idle { .. }) {
-            op.options = vec![super::empty_option()];
+            op.options = vec![super::empty_option()].into();
             continue;
         }
-        for o in &mut op.options {
+        for o in op.options_mut() {
             o.cold = Bytes(o.cold.0.saturating_sub(share));
             o.hot = Bytes(o.hot.0.saturating_sub(share));
         }

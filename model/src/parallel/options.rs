@@ -8,7 +8,7 @@ use crate::plan::{spatial, table_on, CostModel, OpShape, OptionEntry, PlanCache}
 use elk_stage::instance::{InstanceOp, Member, MemberCycles, OpOption, ParallelSet};
 use elk_stage::units::{Bytes, Cycles};
 use std::collections::{BTreeSet, HashMap};
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// Plans operator shapes on groups of cores, each (shape, group) once.
 pub struct GroupPlanner<'a> {
@@ -21,7 +21,7 @@ pub struct GroupPlanner<'a> {
 /// The tables a [`GroupPlanner`] has built, per (operator shape, group cores), kept between
 /// planners of one chip and cost model (an MoE run's steps, [`crate::build::InstanceMemo`]).
 #[derive(Default)]
-pub struct GroupTables(HashMap<(OpShape, u64), Option<Rc<Front>>>);
+pub struct GroupTables(HashMap<(OpShape, u64), Option<Arc<Front>>>);
 
 /// One operator's options on one group, by increasing hot footprint, each with the index of
 /// the fastest option at or below its hot footprint.
@@ -88,14 +88,14 @@ impl<'a> GroupPlanner<'a> {
         self.tables
     }
 
-    fn front(&mut self, shape: &OpShape, group: u64) -> Option<Rc<Front>> {
+    fn front(&mut self, shape: &OpShape, group: u64) -> Option<Arc<Front>> {
         let (chip, model, cache) = (self.chip, self.model, self.cache);
         self.tables
             .0
             .entry((shape.clone(), group))
             .or_insert_with(|| {
                 table_on(shape, group, chip.sram_bytes_per_core, model, cache)
-                    .map(|t| Rc::new(Front::new(t.options)))
+                    .map(|t| Arc::new(Front::new(t.options)))
             })
             .clone()
     }
@@ -113,7 +113,7 @@ struct Chain {
 /// The chain `fronts` (its operators' options on its group), each operator at its fastest
 /// option within `budget`: its cold bytes wait together, each operator runs with the later
 /// ones' cold bytes beside it.
-fn chain(fronts: &[Rc<Front>], budget: u64) -> Option<Chain> {
+fn chain(fronts: &[Arc<Front>], budget: u64) -> Option<Chain> {
     let picked: Vec<&OptionEntry> = fronts
         .iter()
         .map(|f| f.fastest_within(budget))
@@ -264,7 +264,7 @@ pub fn set_op(
     let per_core = chip.noc.injection_bytes_per_s_per_core;
     let mut found: Vec<(OpOption, bool)> = Vec::new();
     for (groups, by_work) in allocations(&work, n) {
-        let fronts: Option<Vec<Vec<Rc<Front>>>> = shapes
+        let fronts: Option<Vec<Vec<Arc<Front>>>> = shapes
             .iter()
             .zip(&groups)
             .map(|(ss, &g)| ss.iter().map(|s| planner.front(s, g)).collect())
@@ -325,7 +325,7 @@ pub fn set_op(
     Some(InstanceOp {
         name: set_name(graph, members),
         hbm_cycles: Cycles(hbm_bytes as f64 / chip.hbm.bandwidth_bytes_per_s * chip.clock_hz),
-        options,
+        options: options.into(),
         flops: Some(
             members
                 .iter()

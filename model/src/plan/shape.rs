@@ -47,6 +47,47 @@ impl OpShape {
         shape
     }
 
+    /// A hash of what [`OpShape::of`] reads from `op`, computed without building the shape
+    /// (an MoE run looks up tens of thousands of operators per step). Operators that
+    /// [`OpShape::matches`] alike have equal prints.
+    pub fn print(op: &Operator, rules: PlanRules) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = rustc_hash::FxHasher::default();
+        (op.kind, &op.dims, op.tensors.len(), rules).hash(&mut h);
+        for (i, t) in op.tensors.iter().enumerate() {
+            (
+                &t.axes,
+                i > 0 && t.residency == Residency::Hbm,
+                t.dtype_bytes,
+            )
+                .hash(&mut h);
+        }
+        h.finish()
+    }
+
+    /// Whether `OpShape::of(op, rules)` is this shape; without building it, except for a
+    /// gather that reads rows (whose shape is rewritten).
+    pub fn matches(&self, op: &Operator, rules: PlanRules) -> bool {
+        if op.kind == OpKind::Gather && !rules.gather_holds_table {
+            return *self == OpShape::of(op, rules);
+        }
+        self.kind == op.kind
+            && self.rules == rules
+            && self.dims == op.dims
+            && self.dtype_bytes == op.output().dtype_bytes
+            && self.tensors.len() == op.tensors.len()
+            && self
+                .tensors
+                .iter()
+                .zip(&op.tensors)
+                .enumerate()
+                .all(|(i, (s, t))| {
+                    s.axes == t.axes
+                        && s.from_hbm == (i > 0 && t.residency == Residency::Hbm)
+                        && s.dtype_bytes == t.dtype_bytes
+                })
+    }
+
     /// The signature of `op` as its tensors are written.
     fn as_written(op: &Operator, rules: PlanRules) -> OpShape {
         OpShape {

@@ -68,7 +68,7 @@ fn a_batch_1_norm_reduction_runs_on_a_small_group() {
     assert!(cores < 64, "{cores} cores");
     // Every option of the group's table: a group of the ladder, below the chip.
     let ladder = elk_model::plan::spatial::groups(chip.cores);
-    for o in &t.options {
+    for o in t.options.iter() {
         if let Some(c) = o.cores {
             assert!(ladder.contains(&c) && c < chip.cores, "{c}");
         }

@@ -167,7 +167,7 @@ fn compare(run: &Run, rules: PlanRules) -> (Comparison, GraphPlans) {
                 op.hbm_cycles.0,
                 r.hbm_cycles.0
             );
-            for o in &op.options {
+            for o in op.options.iter() {
                 let x = r
                     .options
                     .iter()

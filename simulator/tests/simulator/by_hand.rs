@@ -16,7 +16,7 @@ pub fn inst(ops: &[(f64, f64, f64, f64, u64, u64)], sram: u64) -> Instance {
                 b.push(InstanceOp {
                     name: format!("op{i}"),
                     hbm_cycles: Cycles(h),
-                    options: vec![OpOption::new(cold, hot, exec, comm, nu)],
+                    options: vec![OpOption::new(cold, hot, exec, comm, nu)].into(),
                     flops: Some(1e6),
                     preload_window: None,
                     parallel: None,

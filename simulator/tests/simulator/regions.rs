@@ -26,7 +26,7 @@ fn one_set(groups: Vec<u64>, exchange: f64) -> Instance {
         .push(InstanceOp {
             name: "par[2]:a".into(),
             hbm_cycles: Cycles::ZERO,
-            options: vec![option],
+            options: vec![option].into(),
             flops: None,
             preload_window: None,
             parallel: Some(ParallelSet {
@@ -125,7 +125,7 @@ fn a_set_without_member_cycles_runs_as_one_operator() {
     // Files written before members were recorded: the set's shift is one whole-chip flow.
     let c = chip("mesh", 64, "width = 8\nheight = 8", 1, 0.0);
     let mut inst = one_set(vec![16, 4], 0.0);
-    inst.ops[0].options[0].members = None;
+    inst.ops[0].options_mut()[0].members = None;
     let s = schedule(&inst);
     let r = simulate_detailed(&inst, &s, &c, &DetailedConfig::from_chip(&c)).unwrap();
     assert!(r.set_regions.is_empty());

@@ -29,7 +29,8 @@ fn random_op(rng: &mut Rng, name: String) -> InstanceOp {
                 members: None,
             }
         })
-        .collect();
+        .collect::<Vec<_>>()
+        .into();
     InstanceOp {
         name,
         hbm_cycles: Cycles(if rng.range(0, 3) > 0 {

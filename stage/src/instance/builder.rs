@@ -44,7 +44,7 @@ impl InstanceBuilder {
         self.inst.ops.push(InstanceOp {
             name: name.into(),
             hbm_cycles: hbm,
-            options,
+            options: options.into(),
             flops: None,
             preload_window: None,
             parallel: None,

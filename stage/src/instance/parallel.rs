@@ -274,7 +274,7 @@ mod tests {
         // one_set's options: exec as given, comm 10; members that give them round-trip.
         let with = |exec: [f64; 2], comm: [f64; 2], exchange: f64| {
             let mut inst = one_set(Vec::new());
-            inst.ops[1].options[0].members = Some(MemberCycles {
+            inst.ops[1].options_mut()[0].members = Some(MemberCycles {
                 exec_cycles: exec.map(Cycles).to_vec(),
                 comm_cycles: comm.map(Cycles).to_vec(),
                 exchange_cycles: Cycles(exchange),
@@ -317,7 +317,7 @@ mod tests {
         }
         // One entry per member, and only on a set.
         let mut inst = one_set(Vec::new());
-        inst.ops[1].options[0].members = Some(MemberCycles {
+        inst.ops[1].options_mut()[0].members = Some(MemberCycles {
             exec_cycles: vec![Cycles(390.0)],
             comm_cycles: vec![Cycles(0.0)],
             exchange_cycles: Cycles(10.0),
@@ -328,7 +328,7 @@ mod tests {
                 .contains("members has 1 execution and 1 NoC entries for 2 members"),
             "{err}"
         );
-        inst.ops[0].options[0].members = inst.ops[1].options[0].members.take();
+        inst.ops[0].options_mut()[0].members = inst.ops[1].options_mut()[0].members.take();
         let err = Instance::from_json("t", &inst.to_json().unwrap()).unwrap_err();
         assert!(
             err.to_string()
