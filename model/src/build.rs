@@ -52,6 +52,31 @@ impl OpRange {
         }
     }
 
+    /// [`OpRange::suffix`], saying which of the model's layers `--layers` took when they are
+    /// not the ones of the same numbers: a model whose first layers are dense (DeepSeek's) has
+    /// them in the graph's prologue, so its repeated layers are the MoE ones, and
+    /// `--layers 0..1` is the model's layer 3 (`l3.`). Read from the operators' names.
+    fn suffix_on(&self, graph: &Graph) -> String {
+        let plain = self.suffix();
+        let OpRange::Layers(r) = self else {
+            return plain;
+        };
+        let Ok(ops) = self.resolve(graph) else {
+            return plain;
+        };
+        let layer_of = |i: usize| model_layer(&graph.ops[i].name);
+        let (Some(first), Some(last)) = (layer_of(ops.start), layer_of(ops.end - 1)) else {
+            return plain;
+        };
+        // Only when the cut starts a model layer (its predecessor is of another one) and the
+        // numbers are shifted by whole layers.
+        let starts_one = ops.start == 0 || layer_of(ops.start - 1) != Some(first);
+        if !starts_one || (first, last + 1) == (r.start, r.end) || last < first {
+            return plain;
+        }
+        format!("{plain} (the model's layers {first}..{})", last + 1)
+    }
+
     fn resolve(&self, g: &Graph) -> Result<Range<usize>> {
         let r = match self {
             OpRange::All => 0..g.ops.len(),
@@ -363,7 +388,7 @@ fn assemble(
             } else {
                 ""
             },
-            opts.range.suffix()
+            opts.range.suffix_on(graph)
         ),
         sram_bytes: Bytes(chip.sram_bytes_per_core),
         clock_hz: chip.clock_hz,
@@ -580,6 +605,13 @@ impl InstanceMemo {
     }
 }
 
+/// The model layer an operator named `l<N>.…` (the zoo's names) belongs to.
+fn model_layer(name: &str) -> Option<usize> {
+    let rest = name.strip_prefix('l')?;
+    let digits = rest.split('.').next()?;
+    digits.parse().ok()
+}
+
 /// What a built instance's name appends for its NoC row: nothing for the default (phased),
 /// `, SPEC §4 NoC row` for SPEC's.
 fn noc_row_suffix(row: NocRow) -> &'static str {
@@ -608,7 +640,7 @@ pub fn cut_instance(whole: &Instance, graph: &Graph, range: &OpRange) -> Result<
     }
     let ops = range.resolve(graph)?;
     Ok(Instance {
-        name: format!("{}{}", whole.name, range.suffix()),
+        name: format!("{}{}", whole.name, range.suffix_on(graph)),
         ops: whole.ops[ops].to_vec(),
         ..whole.clone()
     })
@@ -636,7 +668,7 @@ fn cut_by_name(whole: &Instance, graph: &Graph, range: &OpRange) -> Result<Insta
         }
     }
     Ok(Instance {
-        name: format!("{}{}", whole.name, range.suffix()),
+        name: format!("{}{}", whole.name, range.suffix_on(graph)),
         ops: kept,
         ..whole.clone()
     })

@@ -287,3 +287,31 @@ fn a_model_file_s_mla_table_must_agree_with_its_heads() {
     )
     .contains("key 'moe.groups': 3 groups do not divide the 64 experts"));
 }
+
+/// `--layers` counts the graph's repeated layers, which on DeepSeek are the MoE layers (the
+/// dense ones are in the prologue): a cut's name says which of the model's layers it took,
+/// and only when they differ from the numbers given.
+#[test]
+fn a_cut_by_layers_names_the_models_layers_it_took() {
+    use elk_model::build::{build_instance, InstanceOptions, OpRange};
+    let chip = elk_model::chip::ChipSpec::preset("ipu-pod4").unwrap();
+    let name = |model: &str, layers: usize, range: std::ops::Range<usize>| {
+        let mut params = ZooParams::new(Mode::Decode, 1, 64);
+        params.layers = Some(layers);
+        let g = zoo::find(model).unwrap().build(&params).unwrap();
+        let opts = InstanceOptions {
+            range: OpRange::Layers(range),
+            ..InstanceOptions::default()
+        };
+        build_instance(&g, &chip, &opts).unwrap().name
+    };
+    // V2-Lite: layer 0 is dense, so the graph's layers 0..2 are the model's 1..3.
+    let lite = name("deepseek-v2-lite", 4, 0..2);
+    assert!(
+        lite.ends_with(", layers 0..2 (the model's layers 1..3)"),
+        "{lite}"
+    );
+    // A model without dense layers first: the numbers are the model's, nothing added.
+    let dense = name("llama2-7b", 4, 1..3);
+    assert!(dense.ends_with(", layers 1..3"), "{dense}");
+}
