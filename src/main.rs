@@ -4,6 +4,12 @@
 
 mod cli;
 
+/// mimalloc instead of the system allocator: a `moe` step builds and drops about a million
+/// small allocations (graph operators, instances, schedules) across the threads, and glibc's
+/// malloc spent a quarter of the run in them (docs/moe.md, "What a run costs").
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use clap::Parser;
 use std::process::ExitCode;
 

@@ -224,7 +224,7 @@ fn step_bounds(
         .iter()
         .map(|set| {
             let oracles: Vec<Instance> = built
-                .iter()
+                .par_iter()
                 .map(|si| si.instance_with(&Policy::Oracle, ranking, *set))
                 .collect();
             bounds_of(&oracles, bound, plans)
@@ -254,7 +254,7 @@ fn bounds_of(
                 BoundSource::Roofline,
             )
         };
-        return Ok(oracles.iter().map(roofline).collect());
+        return Ok(oracles.par_iter().map(roofline).collect());
     }
     let hashes: Vec<String> = oracles.iter().map(Instance::content_hash).collect();
     // The first step of each distinct instance.
@@ -304,8 +304,15 @@ fn run_step(
         })
     };
     for (i, p) in policies.iter().enumerate() {
-        let inst = si.instance_with(p, ranking, set_of(i));
-        let found = best_schedule(&inst, methods);
+        // The oracle's own instance is the one already built.
+        let built;
+        let inst = if *p == Policy::Oracle && set_of(i).is_none() {
+            &oracle_inst
+        } else {
+            built = si.instance_with(p, ranking, set_of(i));
+            &built
+        };
+        let found = best_schedule(inst, methods);
         on_scheduled(step, p);
         let (s, t, method) = match (found, kept(i)) {
             (Ok(found), _) => found,

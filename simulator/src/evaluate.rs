@@ -143,7 +143,8 @@ pub fn evaluate_in(
         .filter(|w| w.stage.index() <= n && w.op.index() < n)
         .map(|w| (w.stage.index(), w.op.index(), w.cycles.get()))
         .collect();
-    all_work.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)).then(a.2.total_cmp(&b.2)));
+    // Unstable is exact here: the key is the whole entry, so only identical entries tie.
+    all_work.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)).then(a.2.total_cmp(&b.2)));
     let mut rest = &all_work[..];
     let tracing = sink.wants_events();
     let mut loads: Vec<(f64, f64)> = Vec::new();
