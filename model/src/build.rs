@@ -14,7 +14,7 @@ use elk_stage::instance::{
 use elk_stage::units::{Bytes, Cycles};
 use std::collections::HashMap;
 use std::ops::Range;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 
 /// Which operators of the graph the instance covers.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -405,14 +405,14 @@ fn assemble(
 /// sets are built on request ([`InstanceMemo::parallel_steps`]), each set's members' shapes
 /// once.
 ///
-/// Shared by reference across threads (the steps of a run are built in parallel): the memo
-/// of shapes is behind a lock held while a missing shape is planned, so each shape is planned
-/// once, and the instances are assembled outside it.
+/// Shared by reference across threads (the steps of a run are built in parallel): the shapes
+/// are read under a shared lock and planned under an exclusive one, so each shape is planned
+/// once, and the instances are assembled outside both.
 pub struct InstanceMemo {
     chip: ChipSpec,
     opts: InstanceOptions,
     b_noc: f64,
-    ops: Mutex<Shapes>,
+    ops: RwLock<Shapes>,
     sets: Mutex<SetMemo>,
 }
 
@@ -464,7 +464,7 @@ impl InstanceMemo {
                 ..opts.clone()
             },
             b_noc: noc_distribution_bytes_per_s(chip),
-            ops: Mutex::default(),
+            ops: RwLock::default(),
             sets: Mutex::default(),
         }
     }
@@ -476,13 +476,19 @@ impl InstanceMemo {
 
     /// Operator shapes planned so far.
     pub fn shapes(&self) -> usize {
-        self.planned().count
+        self.shapes_read().count
     }
 
-    /// The shapes planned so far (a poisoned lock only means another thread panicked while
-    /// planning: what it had inserted is whole).
-    fn planned(&self) -> std::sync::MutexGuard<'_, Shapes> {
-        self.ops.lock().unwrap_or_else(|e| e.into_inner())
+    /// The shapes planned so far, to read (a poisoned lock only means another thread panicked
+    /// while planning: what it had inserted is whole).
+    fn shapes_read(&self) -> std::sync::RwLockReadGuard<'_, Shapes> {
+        self.ops.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The shapes planned so far, to add to: one thread plans at a time, so each shape is
+    /// planned once.
+    fn shapes_write(&self) -> std::sync::RwLockWriteGuard<'_, Shapes> {
+        self.ops.write().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Whether the options ask for parallel sets (`--expert-parallel`).
@@ -503,7 +509,20 @@ impl InstanceMemo {
             .iter()
             .map(|op| OpShape::print(op, rules))
             .collect();
-        let mut planned = self.planned();
+        let find_all = |planned: &Shapes| -> Vec<Option<Arc<Planned>>> {
+            graph
+                .ops
+                .iter()
+                .zip(&prints)
+                .map(|(op, &print)| planned.find(op, print, rules).cloned())
+                .collect()
+        };
+        // Most steps find every shape planned: a read lock, shared by the threads.
+        let found = find_all(&self.shapes_read());
+        if found.iter().all(Option::is_some) {
+            return Ok(found.into_iter().flatten().collect());
+        }
+        let mut planned = self.shapes_write();
         let mut missing: Vec<(OpShape, &Operator)> = Vec::new();
         for (op, &print) in graph.ops.iter().zip(&prints) {
             if planned.find(op, print, rules).is_some() {
@@ -519,12 +538,15 @@ impl InstanceMemo {
         if !missing.is_empty() {
             self.plan_missing(graph, missing, &mut planned)?;
         }
-        let found = graph.ops.iter().zip(&prints).map(|(op, &print)| {
-            planned.find(op, print, rules).cloned().ok_or_else(|| {
-                ModelError::Invalid(format!("operator {} was planned under no shape", op.name))
-            })
-        });
-        found.collect()
+        let found = find_all(&planned);
+        let unplanned = graph.ops.iter().zip(&found).find(|(_, p)| p.is_none());
+        if let Some((op, _)) = unplanned {
+            return Err(ModelError::Invalid(format!(
+                "operator {} was planned under no shape",
+                op.name
+            )));
+        }
+        Ok(found.into_iter().flatten().collect())
     }
 
     /// Plans `missing`, shapes of operators of `graph` that `planned` lacks, into it.
