@@ -25,16 +25,33 @@ run: deps
 
 # Every test binary and the pytest suite run even when one fails (--no-fail-fast); the
 # target still fails if any did. The fixtures they read are in tests/fixtures/ (its README.md).
+# The workspace is compiled twice, not three times: once for the wheel (without z3) and once
+# for the tests, whose build also makes the target/release/elk-opt that pytest runs
+# (BUILD_CLI below is part of that same build, so `make python` adds no compilation here).
+# pytest runs on two workers (pytest-xdist, -n 2, as cargo's -j2): its tests mostly keep one
+# core busy (a CLI call, a one-thread solve, pip installing the wheel), so run one at a time
+# they left the second core idle (155 s of CPU in 131 s). The workers share the plan cache
+# as the CLI suite's parallel tests do.
 test: deps python
 	rc=0; $(CARGO) test $(CARGO_FLAGS) --workspace --no-fail-fast || rc=1; \
-	$(PY_VENV)/bin/python -m pytest -q python/tests || rc=1; exit $$rc
+	$(PY_VENV)/bin/python -m pytest -q -n 2 python/tests || rc=1; exit $$rc
+
+# Builds target/release/elk-opt as the test build makes it. `cargo test --workspace` resolves
+# the crates' features with every member's dev-dependencies (criterion turns on serde's
+# `alloc`, the simulator's tests elk-stage's `proptest`, ...), a plain `cargo build --bin
+# elk-opt` without them: that would compile serde and every workspace crate once more
+# (2.5 min on 2 cores) for the same program. Building the CLI test binary instead selects
+# the test build's features, so after `make test` this is up to date (0.3 s) and its binary
+# is the one the Rust tests ran.
+BUILD_CLI := $(CARGO) test $(CARGO_FLAGS) --workspace --no-run --test cli
 
 # The Python package elk_opt (docs/python.md): the wheel of `make wheel`, installed into the
 # virtualenv target/py-venv with pandas and pytest: `target/py-venv/bin/python -c 'import
-# elk_opt'`. The CLI is built too: the pytest suite checks every result against its --json.
+# elk_opt'`. The CLI is built too (BUILD_CLI): the pytest suite checks every result against
+# its --json.
 PY_VENV := target/py-venv
 python: wheel
-	$(CARGO) build $(CARGO_FLAGS) --bin elk-opt
+	$(BUILD_CLI)
 	$(PY_VENV)/bin/python -m pip install -q --force-reinstall --no-deps target/wheels/elk_opt-*.whl
 
 # A manylinux wheel of elk_opt in target/wheels/ that pip installs on a machine with no Rust
@@ -45,7 +62,7 @@ python: wheel
 # python/tests/test_wheel.py installs it into a fresh virtualenv.
 wheel: deps
 	@test -x $(PY_VENV)/bin/python || python3 -m venv $(PY_VENV)
-	$(PY_VENV)/bin/python -m pip install -q maturin pytest pandas
+	$(PY_VENV)/bin/python -m pip install -q maturin pytest pytest-xdist pandas
 	rm -f target/wheels/elk_opt-*.whl
 	$(PY_VENV)/bin/maturin build --release -j2 -m python/Cargo.toml -o target/wheels -i $(PY_VENV)/bin/python
 
@@ -73,7 +90,7 @@ reports: deps
 # The Slurm job-array recipe of docs/sweeps.md on a one-node cluster started here (installs
 # slurm-wlm and munge if missing; needs root; about 20-40 s). What it checks: docs/slurm.md.
 test-slurm: deps
-	$(CARGO) build $(CARGO_FLAGS) --bin elk-opt
+	$(BUILD_CLI)
 	bash scripts/test-slurm.sh
 
 # `--html` pages in a real browser: installs Debian's chromium if missing (needs root), then
