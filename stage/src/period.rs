@@ -41,11 +41,16 @@ impl LayerStructure {
 /// half of the sequence; otherwise (no repetition, or a sub-instance of about one layer) the
 /// whole sequence is one layer.
 pub fn detect_period(sigs: &[usize]) -> LayerStructure {
+    detect_period_scanning(sigs, may_repeat)
+}
+
+/// [`detect_period`], scanning the periods that `may` lets through.
+fn detect_period_scanning(sigs: &[usize], may: fn(&[usize], usize) -> bool) -> LayerStructure {
     let n = sigs.len();
     let mut best = one_layer(n);
     let mut best_cover = 0;
     for p in 1..=n / 2 {
-        if !may_repeat(sigs, p) {
+        if !may(sigs, p) {
             continue;
         }
         let s = repeats(sigs, p);
@@ -149,18 +154,7 @@ mod tests {
 
     /// [`detect_period`] without [`may_repeat`]: every period scanned in full.
     fn every_period(sigs: &[usize]) -> LayerStructure {
-        let n = sigs.len();
-        let mut best = one_layer(n);
-        let mut best_cover = 0;
-        for p in 1..=n / 2 {
-            let s = repeats(sigs, p);
-            let cover = s.layers * p;
-            if s.layers >= 2 && cover > best_cover && 2 * cover >= n {
-                best_cover = cover;
-                best = s;
-            }
-        }
-        best
+        detect_period_scanning(sigs, |_, _| true)
     }
 
     /// A prologue, `layers` copies of a layer with an inner repetition (experts), a few
