@@ -63,9 +63,9 @@ pub struct MoeArgs {
     ///
     /// What each costs per routing step (its four policies' instances), in CPU seconds,
     /// measured on Mixtral-8x7B with 32 layers on ipu-pod4, decode B1 at 4 TB/s / B32 at
-    /// 16 TB/s: basic 0.02 / 0.06, basic-fill 0.04 / 0.07, elk-dyn 0.04 / 0.10,
-    /// elk-dyn-greedy 0.08 / 0.12, static-fill 0.27 / 0.51, static 0.48 / 0.90, elk-full
-    /// 4.2 / 6.3, elk-full-greedy 17 / 9.8. A run costs about that times --steps, spread
+    /// 16 TB/s (2026-12-07): basic 0.01 / 0.01, basic-fill 0.01 / 0.01, elk-dyn 0.11 / 0.04,
+    /// elk-dyn-greedy 0.09 / 0.06, static-fill 0.24 / 0.45, static 1.2 / 0.75, elk-full
+    /// 10 / 3.9, elk-full-greedy 14 / 4.5. A run costs about that times --steps, spread
     /// over the cores; a terminal shows a bar of the instances scheduled.
     #[arg(long, value_delimiter = ',', default_values_t = DEFAULT_METHODS.map(String::from))]
     pub methods: Vec<String>,
