@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 pub mod advice;
+mod fidelity;
 pub mod keys;
 pub mod network;
 mod overrides;
@@ -15,6 +16,7 @@ pub mod region;
 mod template;
 mod whole;
 
+pub use fidelity::{Fidelity, MathFidelity};
 pub use overrides::{describe_keys, ChipOverrides};
 pub use template::template;
 
@@ -171,6 +173,34 @@ pub enum CostModelSpec {
         #[serde(default = "one")]
         int8_speedup_x: f64,
     },
+    /// Tenstorrent's Tensix cores: tile products on the matrix engine at a math fidelity,
+    /// constants fitted to published microbenchmarks (docs/chips.md, "Tensix cost model").
+    Tensix {
+        /// The matrix engine's fidelity for every matmul, or `auto`: each by its narrowest
+        /// input's dtype ([`crate::cost::fidelity_for`]), as Tenstorrent's model
+        /// configurations pick it.
+        #[serde(default)]
+        math_fidelity: MathFidelity,
+        /// Cycles of one 32×32×32 tile product at LoFi on an ideal engine (16).
+        #[serde(default = "default_lofi_tile_cycles")]
+        lofi_tile_cycles: f64,
+        /// Fraction of the ideal tile rate a core sustains inside a large matmul (fitted).
+        matmul_efficiency: f64,
+        /// Input-tile bytes the unpacker feeds the matrix engine per cycle (fitted).
+        unpack_bytes_per_cycle: f64,
+        /// Cycles of one 32×32 tile of an elementwise, unary, softmax or reduction step.
+        vector_tile_cycles: f64,
+        /// Fixed cycles of every operator (fitted: launch and first-tile latency).
+        op_overhead_cycles: f64,
+        /// NoC bytes/s of one core for shifts and reductions.
+        noc_bytes_per_s_per_core: f64,
+        /// Cycles of one synchronisation between cores.
+        sync_latency_cycles: f64,
+    },
+}
+
+fn default_lofi_tile_cycles() -> f64 {
+    16.0
 }
 
 fn one() -> f64 {
@@ -191,6 +221,7 @@ impl CostModelSpec {
         match self {
             CostModelSpec::IpuMk2 { .. } => "ipu-mk2",
             CostModelSpec::Roofline { .. } => "roofline",
+            CostModelSpec::Tensix { .. } => "tensix",
         }
     }
 
@@ -215,8 +246,53 @@ impl CostModelSpec {
                 Dtype::Fp8 => *fp8_speedup_x,
                 Dtype::Int8 => *int8_speedup_x,
             },
-            (CostModelSpec::IpuMk2 { .. }, _) => 1.0,
+            (CostModelSpec::IpuMk2 { .. } | CostModelSpec::Tensix { .. }, _) => 1.0,
         }
+    }
+
+    /// A Tensix model's values in range: positive rates and cycles, an efficiency in (0, 1],
+    /// launch and sync cycles ≥ 0; the error names the key.
+    fn check_tensix(&self) -> std::result::Result<(), String> {
+        let CostModelSpec::Tensix {
+            lofi_tile_cycles,
+            matmul_efficiency,
+            unpack_bytes_per_cycle,
+            vector_tile_cycles,
+            op_overhead_cycles,
+            noc_bytes_per_s_per_core,
+            sync_latency_cycles,
+            ..
+        } = self
+        else {
+            return Ok(());
+        };
+        let positive = [
+            ("lofi_tile_cycles", *lofi_tile_cycles),
+            ("unpack_bytes_per_cycle", *unpack_bytes_per_cycle),
+            ("vector_tile_cycles", *vector_tile_cycles),
+            ("noc_bytes_per_s_per_core", *noc_bytes_per_s_per_core),
+        ];
+        let at_least_zero = [
+            ("op_overhead_cycles", *op_overhead_cycles),
+            ("sync_latency_cycles", *sync_latency_cycles),
+        ];
+        if let Some((k, v)) = positive.iter().find(|(_, v)| !(v.is_finite() && *v > 0.0)) {
+            return Err(format!(
+                "key 'cost_model.{k}': must be a positive number, got {v}"
+            ));
+        }
+        if let Some((k, v)) = at_least_zero
+            .iter()
+            .find(|(_, v)| !(v.is_finite() && *v >= 0.0))
+        {
+            return Err(format!("key 'cost_model.{k}': must be ≥ 0, got {v}"));
+        }
+        if !(*matmul_efficiency > 0.0 && *matmul_efficiency <= 1.0) {
+            return Err(format!(
+                "key 'cost_model.matmul_efficiency': must be in (0, 1], got {matmul_efficiency}"
+            ));
+        }
+        Ok(())
     }
 
     /// The factor on communication cycles for a chip of `cores`: the IPU model's inter-chip
@@ -310,7 +386,7 @@ impl LoadedChip {
 }
 
 /// The preset chips: (name, TOML text).
-pub const PRESETS: [(&str, &str); 4] = [
+pub const PRESETS: [(&str, &str); 6] = [
     ("ipu-mk2", include_str!("../chips/ipu-mk2.toml")),
     ("ipu-pod4", include_str!("../chips/ipu-pod4.toml")),
     (
@@ -318,6 +394,11 @@ pub const PRESETS: [(&str, &str); 4] = [
         include_str!("../chips/tt-blackhole-like.toml"),
     ),
     ("sn40l-like", include_str!("../chips/sn40l-like.toml")),
+    ("wormhole-n150", include_str!("../chips/wormhole-n150.toml")),
+    (
+        "blackhole-p150",
+        include_str!("../chips/blackhole-p150.toml"),
+    ),
 ];
 
 impl ChipSpec {
@@ -430,6 +511,9 @@ impl ChipSpec {
             if sync_latency_cycles.is_nan() || *sync_latency_cycles < 0.0 {
                 return Err("key 'cost_model.sync_latency_cycles': must be ≥ 0".into());
             }
+        }
+        if let CostModelSpec::Tensix { .. } = &self.cost_model {
+            self.cost_model.check_tensix()?;
         }
         if let CostModelSpec::IpuMk2 {
             cores_per_chip,

@@ -4,9 +4,11 @@
 
 mod ipu_mk2;
 mod roofline;
+mod tensix;
 
 pub use ipu_mk2::IpuMk2;
 pub use roofline::Roofline;
+pub use tensix::{fidelity_for, Fidelity, Tensix, TILE};
 
 use crate::chip::{ChipSpec, CostModelSpec};
 use crate::dtype::{Dtype, Dtypes};
@@ -57,6 +59,24 @@ fn build(chip: &ChipSpec, speedup: f64) -> Box<dyn CostModel> {
             ..
         } => Box::new(Roofline {
             flops_per_cycle: peak_flops_per_s_per_core * speedup / chip.clock_hz,
+            noc_bytes_per_cycle: noc_bytes_per_s_per_core / chip.clock_hz,
+            sync_cycles: *sync_latency_cycles,
+        }),
+        CostModelSpec::Tensix {
+            math_fidelity,
+            lofi_tile_cycles,
+            matmul_efficiency,
+            unpack_bytes_per_cycle,
+            vector_tile_cycles,
+            op_overhead_cycles,
+            noc_bytes_per_s_per_core,
+            sync_latency_cycles,
+        } => Box::new(Tensix {
+            fidelity: math_fidelity.fixed(),
+            lofi_cycles: lofi_tile_cycles / matmul_efficiency,
+            unpack_bytes_per_cycle: *unpack_bytes_per_cycle,
+            vector_tile_cycles: *vector_tile_cycles,
+            op_cycles: *op_overhead_cycles,
             noc_bytes_per_cycle: noc_bytes_per_s_per_core / chip.clock_hz,
             sync_cycles: *sync_latency_cycles,
         }),

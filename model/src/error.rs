@@ -156,7 +156,24 @@ pub fn toml_error_line(text: &str, e: &toml::de::Error) -> String {
         return msg;
     }
     let start = span.start.min(text.len());
-    let line_no = text[..start].matches('\n').count() + 1;
+    let mut line_no = text[..start].matches('\n').count() + 1;
+    // Inside a tagged table (`[cost_model]` with its `kind`) the span is the table's: an
+    // unknown variant is found by its value instead, so the error names its key.
+    if let Some(value) = msg
+        .strip_prefix("unknown variant `")
+        .and_then(|r| r.split('`').next())
+    {
+        let quoted = format!("\"{value}\"");
+        let at = text.lines().position(|l| {
+            l.split('#').next().is_some_and(|code| {
+                code.split_once('=')
+                    .is_some_and(|(_, v)| v.trim() == quoted)
+            })
+        });
+        if let Some(i) = at {
+            line_no = i + 1;
+        }
+    }
     let line = text.lines().nth(line_no - 1).unwrap_or("");
     let key = line
         .split('=')

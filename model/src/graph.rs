@@ -6,12 +6,14 @@
 
 mod layers;
 mod residency;
+mod split;
 
 pub use layers::{
     detect_layers, detect_layers_with_count, detect_period, detect_period_with_count,
     LayerStructure,
 };
 pub use residency::{classify_residency, is_on_chip};
+pub use split::SplitOp;
 
 /// Points every input at the operator whose output it is (by `source`), or `None`.
 pub fn link_producers(ops: &mut [Operator]) {

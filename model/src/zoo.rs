@@ -19,7 +19,7 @@ pub use mla::Mla;
 pub use moe::{has_experts, ExpertTokens, GroupScore, Groups, Moe, Scoring};
 pub use training::{training_step, AdamState, UPDATE_CHUNK};
 
-use crate::dtype::Dtypes;
+use crate::dtype::{Dtype, Dtypes};
 use crate::error::{ModelError, Result};
 use crate::graph::{classify_residency, link_producers, Graph, LayerStructure, Mode};
 use crate::plan::PlanRules;
@@ -42,6 +42,12 @@ pub struct ZooParams {
     pub dtypes: Dtypes,
     /// Element types of the optimizer state (training only; fp32 by default).
     pub adam: AdamState,
+    /// The dense FFNs' weights in this dtype instead of `dtypes.weights` (Tenstorrent's
+    /// performance mode: bfp4 MLPs beside bfp8 attention).
+    pub ffn_weights: Option<Dtype>,
+    /// Gated FFNs as two matmuls, gate and up, instead of one fused projection and two
+    /// slices: how a chip that cannot hold the fused weight runs it.
+    pub separate_gate_up: bool,
 }
 
 impl ZooParams {
@@ -54,6 +60,8 @@ impl ZooParams {
             layers: None,
             dtypes: Dtypes::default(),
             adam: AdamState::default(),
+            ffn_weights: None,
+            separate_gate_up: false,
         }
     }
 }
@@ -227,11 +235,13 @@ impl ZooModel {
 }
 
 /// The zoo's model files, in `models list` order: (file name, text).
-pub const FILES: [(&str, &str); 21] = [
+pub const FILES: [(&str, &str); 23] = [
     ("llama2-7b.toml", include_str!("../zoo/llama2-7b.toml")),
     ("llama2-13b.toml", include_str!("../zoo/llama2-13b.toml")),
     ("llama2-70b.toml", include_str!("../zoo/llama2-70b.toml")),
     ("llama3-8b.toml", include_str!("../zoo/llama3-8b.toml")),
+    ("llama3.2-1b.toml", include_str!("../zoo/llama3.2-1b.toml")),
+    ("llama3.2-3b.toml", include_str!("../zoo/llama3.2-3b.toml")),
     ("mistral-7b.toml", include_str!("../zoo/mistral-7b.toml")),
     ("qwen2-7b.toml", include_str!("../zoo/qwen2-7b.toml")),
     ("phi3-mini.toml", include_str!("../zoo/phi3-mini.toml")),
@@ -489,6 +499,8 @@ impl ZooModel {
             kv: seq,
             decode,
             experts,
+            ffn_weights: params.ffn_weights,
+            separate_gate_up: params.separate_gate_up,
         };
         let (builder, prologue, per_layer, layer_ops) = config.build(&run, params.dtypes);
         let mut ops = builder.ops;

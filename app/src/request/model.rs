@@ -217,7 +217,15 @@ impl ModelRequest {
                     }
                 };
                 params.adam = self.optimizer_dtype.unwrap_or_default();
-                Ok(model.build(&params)?)
+                let mut graph = model.build(&params)?;
+                if let Some(chip) = chip {
+                    if separate_gate_up(&graph, chip) {
+                        params.separate_gate_up = true;
+                        graph = model.build(&params)?;
+                    }
+                    split_for(&mut graph, chip, notice);
+                }
+                Ok(graph)
             }
             ModelSource::Import(file) => self.import(file, shape, false, notice),
             ModelSource::Onnx(file) => self.import(file, shape, true, notice),
@@ -336,4 +344,50 @@ pub struct GraphConfig {
     /// `--optimizer-dtype` (`m=bf16,master=fp32`), left out for the default.
     #[serde(skip_serializing_if = "Option::is_none")]
     optimizer_dtype: Option<String>,
+}
+
+/// Whether `graph`'s gated FFNs run on `chip` as separate gate and up matmuls: on a Tensix
+/// chip always (Tenstorrent's models run `ff1` and `ff3` apart), elsewhere when a fused
+/// projection's weight exceeds the chip's SRAM (no plan could hold it). Chips that hold it
+/// keep the fused projection, so no result on them changes.
+fn separate_gate_up(graph: &Graph, chip: &elk_model::chip::ChipSpec) -> bool {
+    let tensix = matches!(
+        chip.cost_model,
+        elk_model::chip::CostModelSpec::Tensix { .. }
+    );
+    let sram = chip.total_sram_bytes();
+    let fused = |op: &elk_model::graph::Operator| op.name.ends_with(".gate_up");
+    graph
+        .ops
+        .iter()
+        .filter(|op| fused(op))
+        .any(|op| tensix || op.tensors.get(2).is_some_and(|w| w.bytes().0 > sram))
+}
+
+/// Cuts the output operators whose weight exceeds all of `chip`'s SRAM (no plan could hold
+/// it) into column chunks of at most a quarter of it ([`Graph::split_wide_outputs`]), saying
+/// so: the chunk in use, the next one preloading and the activations must fit together.
+/// Operators that fit are left whole, so no result on a chip that holds them changes.
+fn split_for(graph: &mut Graph, chip: &elk_model::chip::ChipSpec, notice: &mut dyn Notice) {
+    use elk_stage::units::si;
+    let sram = chip.total_sram_bytes();
+    let too_wide = graph
+        .ops
+        .iter()
+        .any(|op| op.tensors.get(2).is_some_and(|w| w.bytes().0 > sram));
+    if !too_wide {
+        return;
+    }
+    for s in graph.split_wide_outputs(sram / 4) {
+        notice.warn(format!(
+            "{}: its weight ({}) exceeds {}'s SRAM ({}); run as {} column chunks of at most {} \
+             each, as a matmul streaming its weight from DRAM runs it",
+            s.op,
+            si(s.weight_bytes as f64, "B"),
+            chip.name,
+            si(chip.total_sram_bytes() as f64, "B"),
+            s.chunks,
+            si(s.chunk_bytes as f64, "B"),
+        ));
+    }
 }

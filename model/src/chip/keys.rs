@@ -12,8 +12,8 @@ pub enum Applies {
     Grid,
     /// With `hbm.placement = "explicit"` (and only then).
     Explicit,
-    /// With this `cost_model.kind`.
-    Kind(&'static str),
+    /// With one of these `cost_model.kind`s.
+    Kinds(&'static [&'static str]),
 }
 
 /// One key of a chip TOML.
@@ -47,7 +47,7 @@ const fn key(
 }
 
 /// Every key, in file order.
-pub const KEYS: [ChipKey; 25] = [
+pub const KEYS: [ChipKey; 31] = [
     key(
         "name",
         "text",
@@ -140,17 +140,18 @@ pub const KEYS: [ChipKey; 25] = [
     ),
     key(
         "cost_model.kind",
-        "\"ipu-mk2\" | \"roofline\"",
+        "\"ipu-mk2\" | \"roofline\" | \"tensix\"",
         Applies::Always,
-        "how operators are priced: the IPU-Mk2's measured constants (SPEC §3), or a roofline \
-         from peak compute and NoC rate",
+        "how operators are priced: the IPU-Mk2's measured constants (SPEC §3), a roofline \
+         from peak compute and NoC rate, or Tenstorrent's Tensix cores (tile products at a math \
+         fidelity, fitted to published microbenchmarks)",
     ),
     ChipKey {
         default: Some("1472"),
         ..key(
             "cost_model.cores_per_chip",
             "cores (integer)",
-            Applies::Kind("ipu-mk2"),
+            Applies::Kinds(&["ipu-mk2"]),
             "cores of one die; a chip with more cores pays inter_chip_comm_factor",
         )
     },
@@ -159,27 +160,27 @@ pub const KEYS: [ChipKey; 25] = [
         ..key(
             "cost_model.inter_chip_comm_factor",
             "factor",
-            Applies::Kind("ipu-mk2"),
+            Applies::Kinds(&["ipu-mk2"]),
             "factor on communication cycles (sync, shifts, shuffles) when cores > cores_per_chip",
         )
     },
     key(
         "cost_model.peak_flops_per_s_per_core",
         "FLOP/s",
-        Applies::Kind("roofline"),
+        Applies::Kinds(&["roofline"]),
         "peak compute of one core",
     ),
     key(
         "cost_model.noc_bytes_per_s_per_core",
         "bytes/s",
-        Applies::Kind("roofline"),
+        Applies::Kinds(&["roofline", "tensix"]),
         "NoC rate of one core when pricing an operator's shifts (usually \
          noc.injection_bytes_per_s_per_core)",
     ),
     key(
         "cost_model.sync_latency_cycles",
         "cycles",
-        Applies::Kind("roofline"),
+        Applies::Kinds(&["roofline", "tensix"]),
         "cost of one synchronisation between cores",
     ),
     ChipKey {
@@ -187,7 +188,7 @@ pub const KEYS: [ChipKey; 25] = [
         ..key(
             "cost_model.fp32_speedup_x",
             "factor",
-            Applies::Kind("roofline"),
+            Applies::Kinds(&["roofline"]),
             "compute throughput with fp32 activations relative to fp16 (peak_flops_per_s_per_core \
              is fp16's); 1.0: fp16's rate",
         )
@@ -197,7 +198,7 @@ pub const KEYS: [ChipKey; 25] = [
         ..key(
             "cost_model.bf16_speedup_x",
             "factor",
-            Applies::Kind("roofline"),
+            Applies::Kinds(&["roofline"]),
             "the same for bf16 activations",
         )
     },
@@ -206,7 +207,7 @@ pub const KEYS: [ChipKey; 25] = [
         ..key(
             "cost_model.fp8_speedup_x",
             "factor",
-            Applies::Kind("roofline"),
+            Applies::Kinds(&["roofline"]),
             "the same for fp8 activations",
         )
     },
@@ -215,10 +216,56 @@ pub const KEYS: [ChipKey; 25] = [
         ..key(
             "cost_model.int8_speedup_x",
             "factor",
-            Applies::Kind("roofline"),
+            Applies::Kinds(&["roofline"]),
             "the same for int8 activations",
         )
     },
+    ChipKey {
+        default: Some("\"auto\""),
+        ..key(
+            "cost_model.math_fidelity",
+            "\"auto\" | \"lofi\" | \"hifi2\" | \"hifi3\" | \"hifi4\"",
+            Applies::Kinds(&["tensix"]),
+            "the matrix engine's passes per product (1 to 4) for every matmul; auto: each matmul \
+             by its narrowest input, 4-bit block floats at lofi, 8-bit types at hifi2, 16-bit \
+             and wider at hifi4",
+        )
+    },
+    ChipKey {
+        default: Some("16"),
+        ..key(
+            "cost_model.lofi_tile_cycles",
+            "cycles",
+            Applies::Kinds(&["tensix"]),
+            "cycles of one 32x32x32 tile product at lofi on an ideal engine (8x16 by 16x16 per \
+             cycle: 16)",
+        )
+    },
+    key(
+        "cost_model.matmul_efficiency",
+        "fraction",
+        Applies::Kinds(&["tensix"]),
+        "share of the ideal tile rate a core sustains in a large matmul (fitted)",
+    ),
+    key(
+        "cost_model.unpack_bytes_per_cycle",
+        "bytes/cycle",
+        Applies::Kinds(&["tensix"]),
+        "input-tile bytes the unpacker feeds the matrix engine per cycle: a tile product takes at \
+         least its two input tiles' bytes over this (fitted)",
+    ),
+    key(
+        "cost_model.vector_tile_cycles",
+        "cycles",
+        Applies::Kinds(&["tensix"]),
+        "cycles of one 32x32 tile of an elementwise, unary, softmax or reduction step",
+    ),
+    key(
+        "cost_model.op_overhead_cycles",
+        "cycles",
+        Applies::Kinds(&["tensix"]),
+        "fixed cycles of every operator: launch and first-tile latency (fitted)",
+    ),
 ];
 
 /// The key at `path`.
@@ -267,7 +314,7 @@ fn applies(doc: &toml::Table, k: &ChipKey) -> bool {
         Applies::Always => true,
         Applies::Grid => matches!(str_at("noc.topology"), Some("mesh" | "torus")),
         Applies::Explicit => str_at("hbm.placement") == Some("explicit"),
-        Applies::Kind(kind) => str_at("cost_model.kind") == Some(kind),
+        Applies::Kinds(kinds) => str_at("cost_model.kind").is_some_and(|k| kinds.contains(&k)),
     }
 }
 
@@ -382,8 +429,9 @@ mod tests {
         mesh.hbm.controller_cores = (0..mesh.hbm.controllers).collect();
         let mut ipu = ChipSpec::preset("ipu-mk2").unwrap();
         ipu.noc.topology = Topology::Torus;
+        let tensix = ChipSpec::preset("wormhole-n150").unwrap();
         let mut written: Vec<String> = Vec::new();
-        for chip in [mesh, ipu] {
+        for chip in [mesh, ipu, tensix] {
             let doc: toml::Table = toml::from_str(&chip.to_toml()).unwrap();
             for (k, v) in &doc {
                 match v.as_table() {

@@ -132,7 +132,9 @@ impl ChipSpec {
         if has("cost_model.kind") {
             let kind = text_at(&doc, "cost_model.kind").unwrap_or_default();
             for k in &KEYS {
-                if matches!(k.applies, Applies::Kind(other) if other != kind) && !has(k.path) {
+                if matches!(k.applies, Applies::Kinds(ks) if !ks.contains(&kind.as_str()))
+                    && !has(k.path)
+                {
                     set(&mut doc, k.path, None);
                 }
             }

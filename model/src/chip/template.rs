@@ -64,14 +64,16 @@ pub fn template(topology: Topology) -> Result<String> {
             None => explain(k),
         })
     }));
-    let other: Vec<&ChipKey> = KEYS
-        .iter()
-        .filter(|k| matches!(k.applies, Applies::Kind(x) if x != kind))
-        .collect();
-    if let Some(Applies::Kind(other_kind)) = other.first().map(|k| k.applies) {
+    for other_kind in ["ipu-mk2", "roofline", "tensix"]
+        .into_iter()
+        .filter(|&k| k != kind)
+    {
+        let other: Vec<&ChipKey> = KEYS
+            .iter()
+            .filter(|k| matches!(k.applies, Applies::Kinds(ks) if ks.contains(&other_kind)))
+            .collect();
         out.push_str(&format!(
-            "\n# With kind = \"{other_kind}\" instead, [cost_model] takes these keys in place of \
-             the ones above:\n"
+            "\n# With kind = \"{other_kind}\" instead, [cost_model] takes these keys (and kind):\n"
         ));
         for k in other {
             out.push_str(&format!("#   {}\n", explain(k)));

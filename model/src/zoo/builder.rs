@@ -1,7 +1,7 @@
 //! Small helpers that append operators to a chain; the zoo's model builders are written with
 //! them so that every model uses the same operator shapes and roles.
 
-use crate::dtype::Dtypes;
+use crate::dtype::{Dtype, Dtypes};
 use crate::graph::{OpKind, Operator, Residency, Role, Tensor};
 
 /// A value in the chain: its source name and shape.
@@ -89,6 +89,8 @@ pub struct Builder {
     dtypes: Dtypes,
     /// Bytes per element of optimizer state (a training step's Adam state).
     state_bytes: u64,
+    /// Gated FFNs as separate gate and up matmuls ([`super::moe::ffn`]).
+    pub separate_gate_up: bool,
 }
 
 fn identity(rank: usize) -> Vec<usize> {
@@ -107,7 +109,18 @@ impl Builder {
             ops,
             dtypes,
             state_bytes,
+            separate_gate_up: false,
         }
+    }
+
+    /// Makes the weights appended from now on `d` (unchanged for `None`); returns the weight
+    /// dtype before, to restore it.
+    pub fn weights_as(&mut self, d: Option<Dtype>) -> Dtype {
+        let before = self.dtypes.weights;
+        if let Some(d) = d {
+            self.dtypes.weights = d;
+        }
+        before
     }
 
     /// Bytes per element of a tensor with `role`.

@@ -174,16 +174,24 @@ pub fn ffn(b: &mut Builder, kind: Ffn, p: &str, w: &str, x: &Act, dim: u64, bias
     let hidden = x.shape[x.shape.len() - 1];
     match kind {
         Ffn::Gated(act) => {
-            // One fused gate/up projection, then slices — as in the reference graphs.
-            let both = b.linear(
-                &format!("{p}.gate_up"),
-                x,
-                2 * dim,
-                &format!("{w}.wgu"),
-                bias,
-            );
-            let gate = super::transformer::slice_cols(b, &format!("{p}.gate"), &both, dim);
-            let up = super::transformer::slice_cols(b, &format!("{p}.up"), &both, dim);
+            let (gate, up) = if b.separate_gate_up {
+                // Two projections, as a chip that cannot hold the fused weight runs them.
+                let gate = b.linear(&format!("{p}.gate"), x, dim, &format!("{w}.wg"), bias);
+                let up = b.linear(&format!("{p}.up"), x, dim, &format!("{w}.wu"), bias);
+                (gate, up)
+            } else {
+                // One fused gate/up projection, then slices — as in the reference graphs.
+                let both = b.linear(
+                    &format!("{p}.gate_up"),
+                    x,
+                    2 * dim,
+                    &format!("{w}.wgu"),
+                    bias,
+                );
+                let gate = super::transformer::slice_cols(b, &format!("{p}.gate"), &both, dim);
+                let up = super::transformer::slice_cols(b, &format!("{p}.up"), &both, dim);
+                (gate, up)
+            };
             let a = b.unary(&format!("{p}.act"), act, &gate);
             let a = if act == "Sigmoid" {
                 b.binary(&format!("{p}.silu"), "Multiply", &gate, &a)

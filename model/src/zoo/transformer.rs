@@ -5,7 +5,7 @@
 use super::builder::{Act, Builder, In};
 use super::mla::{self, Mla};
 use super::moe::{ffn, moe_block, ExpertTokens, Moe};
-use crate::dtype::Dtypes;
+use crate::dtype::{Dtype, Dtypes};
 use crate::graph::{OpKind, Role};
 
 /// How a normalisation is computed.
@@ -149,6 +149,10 @@ pub struct Run<'a> {
     pub decode: bool,
     /// Tokens per routed expert and layer; `None`: the balanced routing of the run's tokens.
     pub experts: Option<&'a ExpertTokens>,
+    /// The dense FFNs' weight dtype, when not the model's ([`super::ZooParams::ffn_weights`]).
+    pub ffn_weights: Option<Dtype>,
+    /// Gated FFNs as separate gate and up matmuls ([`super::ZooParams::separate_gate_up`]).
+    pub separate_gate_up: bool,
 }
 
 /// Appends `norm(x)`; `w` prefixes the weight names.
@@ -372,7 +376,12 @@ impl Transformer {
                 };
                 moe_block(b, moe, self.ffn, (l, index), x, tokens)
             }
-            None => ffn(b, self.ffn, &p, &p, x, self.ffn_dim, self.bias.all()),
+            None => {
+                let model_weights = b.weights_as(run.ffn_weights);
+                let y = ffn(b, self.ffn, &p, &p, x, self.ffn_dim, self.bias.all());
+                b.weights_as(Some(model_weights));
+                y
+            }
         }
     }
 
@@ -434,6 +443,7 @@ impl Transformer {
         dtypes: Dtypes,
     ) -> (Builder, usize, Option<(usize, usize)>, usize) {
         let mut b = Builder::new(dtypes);
+        b.separate_gate_up = run.separate_gate_up;
         let m = run.batch * run.q;
         let h = self.hidden;
         let mut cond = None;

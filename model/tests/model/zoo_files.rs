@@ -57,9 +57,10 @@ fn a_sliding_window_bounds_the_kv_cache_in_decode() {
 #[test]
 fn qwen2_has_biases_on_the_qkv_projection_only() {
     // Per layer: q (3,584) + k and v (512 each) bias entries; none on o or the FFN.
-    let with = ZooModel::from_toml_str("q", FILES[5].1).unwrap();
+    let qwen = FILES.iter().find(|(f, _)| *f == "qwen2-7b.toml").unwrap().1;
+    let with = ZooModel::from_toml_str("q", qwen).unwrap();
     assert_eq!(with.name, "qwen2-7b");
-    let without = FILES[5].1.replace("bias = \"qkv\"", "bias = \"none\"");
+    let without = qwen.replace("bias = \"qkv\"", "bias = \"none\"");
     let without = ZooModel::from_toml_str("q", &without).unwrap();
     let p = |m: &ZooModel| {
         let g = m.build(&ZooParams::new(Mode::Decode, 1, 128)).unwrap();
