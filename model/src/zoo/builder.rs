@@ -1,7 +1,7 @@
 //! Small helpers that append operators to a chain; the zoo's model builders are written with
 //! them so that every model uses the same operator shapes and roles.
 
-use crate::dtype::Dtypes;
+use crate::dtype::{DtypeBytes, Dtypes};
 use crate::graph::{OpKind, Operator, Residency, Role, Tensor};
 
 /// A value in the chain: its source name and shape.
@@ -88,7 +88,7 @@ pub struct Builder {
     pub ops: Vec<Operator>,
     dtypes: Dtypes,
     /// Bytes per element of optimizer state (a training step's Adam state).
-    state_bytes: u64,
+    state_bytes: DtypeBytes,
 }
 
 fn identity(rank: usize) -> Vec<usize> {
@@ -102,7 +102,7 @@ impl Builder {
     }
 
     /// A chain that continues `ops`, its optimizer state `state_bytes` per element.
-    pub fn continuing(ops: Vec<Operator>, dtypes: Dtypes, state_bytes: u64) -> Builder {
+    pub fn continuing(ops: Vec<Operator>, dtypes: Dtypes, state_bytes: DtypeBytes) -> Builder {
         Builder {
             ops,
             dtypes,
@@ -111,7 +111,7 @@ impl Builder {
     }
 
     /// Bytes per element of a tensor with `role`.
-    pub(crate) fn bytes(&self, role: Role) -> u64 {
+    pub(crate) fn bytes(&self, role: Role) -> DtypeBytes {
         match role {
             Role::Weight => self.dtypes.weights,
             Role::KvCache => self.dtypes.kv,
