@@ -226,7 +226,8 @@ impl CostModelSpec {
     }
 
     /// The roofline's compute throughput with activations of dtype `d` relative to fp16's
-    /// (its `<dtype>_speedup_x` key); 1 for fp16 and for the IPU model.
+    /// (its `<dtype>_speedup_x` key); 1 for fp16 and for the IPU model, and 1 for the block
+    /// floats, which no graph computes in (`--dtype` refuses bfp8 and bfp4 activations).
     pub fn speedup(&self, d: crate::dtype::Dtype) -> f64 {
         use crate::dtype::Dtype;
         match (self, d) {
@@ -245,6 +246,7 @@ impl CostModelSpec {
                 Dtype::Bf16 => *bf16_speedup_x,
                 Dtype::Fp8 => *fp8_speedup_x,
                 Dtype::Int8 => *int8_speedup_x,
+                Dtype::Bfp8 | Dtype::Bfp4 => 1.0,
             },
             (CostModelSpec::IpuMk2 { .. } | CostModelSpec::Tensix { .. }, _) => 1.0,
         }

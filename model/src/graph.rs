@@ -36,7 +36,7 @@ pub fn link_producers(ops: &mut [Operator]) {
     }
 }
 
-use crate::dtype::Dtypes;
+use crate::dtype::{DtypeBytes, Dtypes};
 use crate::plan::PlanRules;
 use elk_stage::units::{Bytes, Flops};
 use rustc_hash::FxHashMap as HashMap;
@@ -147,8 +147,8 @@ pub struct Tensor {
     pub axes: Vec<Vec<usize>>,
     /// Extent of each axis in elements.
     pub shape: Vec<u64>,
-    /// Bytes per element.
-    pub dtype_bytes: u64,
+    /// Bytes per element, exact (`1.0625` in a file for bfp8: [`DtypeBytes`]).
+    pub dtype_bytes: DtypeBytes,
     /// What the data is.
     pub role: Role,
     /// Index of the operator producing this tensor, if it is produced inside the graph.
@@ -163,9 +163,9 @@ impl Tensor {
         self.shape.iter().product()
     }
 
-    /// Size in bytes.
+    /// Size in bytes, rounded up to a whole byte.
     pub fn bytes(&self) -> Bytes {
-        Bytes(self.elements() * self.dtype_bytes)
+        Bytes(self.dtype_bytes.of(self.elements()))
     }
 }
 

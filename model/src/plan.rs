@@ -195,7 +195,7 @@ pub fn why_no_plan_fits(op: &crate::graph::Operator, shape: &OpShape, chip: &Chi
         .enumerate()
         .map(|(v, t)| {
             let elems = geometry::tile_elems(&t.axes, |d| shape.dims[d]);
-            (v, (elems * t.dtype_bytes).div_ceil(cores))
+            (v, t.dtype_bytes.of(elems).div_ceil(cores))
         })
         .collect();
     let Some(&(v, largest)) = per_core

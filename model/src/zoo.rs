@@ -19,7 +19,7 @@ pub use mla::Mla;
 pub use moe::{has_experts, ExpertTokens, GroupScore, Groups, Moe, Scoring};
 pub use training::{training_step, AdamState, UPDATE_CHUNK};
 
-use crate::dtype::{Dtype, Dtypes};
+use crate::dtype::Dtypes;
 use crate::error::{ModelError, Result};
 use crate::graph::{classify_residency, link_producers, Graph, LayerStructure, Mode};
 use crate::plan::PlanRules;
@@ -42,9 +42,6 @@ pub struct ZooParams {
     pub dtypes: Dtypes,
     /// Element types of the optimizer state (training only; fp32 by default).
     pub adam: AdamState,
-    /// The dense FFNs' weights in this dtype instead of `dtypes.weights` (Tenstorrent's
-    /// performance mode: bfp4 MLPs beside bfp8 attention).
-    pub ffn_weights: Option<Dtype>,
     /// Gated FFNs as two matmuls, gate and up, instead of one fused projection and two
     /// slices: how a chip that cannot hold the fused weight runs it.
     pub separate_gate_up: bool,
@@ -60,7 +57,6 @@ impl ZooParams {
             layers: None,
             dtypes: Dtypes::default(),
             adam: AdamState::default(),
-            ffn_weights: None,
             separate_gate_up: false,
         }
     }
@@ -499,7 +495,6 @@ impl ZooModel {
             kv: seq,
             decode,
             experts,
-            ffn_weights: params.ffn_weights,
             separate_gate_up: params.separate_gate_up,
         };
         let (builder, prologue, per_layer, layer_ops) = config.build(&run, params.dtypes);

@@ -34,6 +34,16 @@ def test_bad_hbm_bandwidth_is_a_value_error_with_the_cli_message():
     assert str(e.value) == message
 
 
+def test_block_float_activations_are_a_value_error_with_the_cli_message():
+    message, code = cli_error("compare", "--model", "llama2-7b", "--dtype", "bfp8")
+    assert code == 2
+    assert "activations in bfp8 are not modelled" in message
+    with pytest.raises(ValueError) as e:
+        elk_opt.Model("llama2-7b", dtype="bfp8")
+    # The CLI puts clap's `--dtype bfp8: ` before the parser's message, as for every --dtype.
+    assert message == f"--dtype bfp8: {e.value}"
+
+
 def test_bad_range_is_a_value_error_with_the_cli_message():
     message, code = cli_error("compare", "--model", "llama2-7b", "--ops", "5..2")
     assert code == 2

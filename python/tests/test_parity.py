@@ -50,6 +50,18 @@ def test_compare_on_another_chip_with_a_dtype():
     same(r.config, out["config"])
 
 
+def test_compare_with_block_float_weights():
+    # Block floats (bfp8: 17/16 byte per element) for the weights, on a roofline chip.
+    dtype = "w=bfp8,kv=bf16,a=bf16"
+    r = elk_opt.compare(elk_opt.Model("llama2-7b", dtype=dtype), elk_opt.Chip("tt-blackhole-like"),
+                        batch=8, kv=512, no_timings=True, **SMALL)
+    out = cli("compare", *MODEL, "--dtype", dtype, "--chip", "tt-blackhole-like",
+              "--batch", 8, "--kv", 512, "--json", "--no-timings")
+    same(r.to_dict(), out["results"])
+    same(r.config, out["config"])
+    assert out["config"]["dtype"] == dtype
+
+
 def test_gap():
     r = elk_opt.gap("llama2-7b", time_limit=LIMIT, no_timings=True, **SMALL)
     out = cli("gap", *MODEL, "--time-limit", LIMIT, "--json", "--no-timings")

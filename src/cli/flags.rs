@@ -37,7 +37,8 @@ pub fn mode(s: &str) -> Result<Mode, String> {
     Mode::parse(s).map_err(|e| e.to_string())
 }
 
-/// `--dtype`: fp16, bf16, fp8, int8, fp32, or mixed (`w8a16`, `w8kv8a16`).
+/// `--dtype`: fp16, bf16, fp8, int8, fp32, or mixed (`w8a16`, `w8kv8a16`,
+/// `w=bfp8,kv=bf16,a=bf16`).
 pub fn dtype(s: &str) -> Result<elk_model::dtype::Dtypes, String> {
     elk_model::dtype::Dtypes::parse(s)
 }

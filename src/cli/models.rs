@@ -34,7 +34,8 @@ pub struct ShowArgs {
     pub name: String,
     #[command(flatten)]
     pub shape: RunShapeArgs,
-    /// Element types, as `--dtype` in every command (fp16, bf16, fp8, int8, fp32, w8a16, …).
+    /// Element types, as `--dtype` in every command (fp16, bf16, fp8, int8, fp32, w8a16,
+    /// w=bfp8,kv=bf16,a=bf16, …).
     #[arg(long, value_parser = super::flags::dtype)]
     pub dtype: Option<elk_model::dtype::Dtypes>,
     /// Element types of the Adam state in `--mode training`: fp32 (the default: fp32

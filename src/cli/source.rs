@@ -32,7 +32,9 @@ pub struct GraphSource {
     pub compat: Option<Compat>,
     /// Element types of a zoo model: fp16 (the default), bf16, fp8, int8, fp32 for every
     /// tensor, or weights/KV/activations apart as wXaY or wXkvYaZ (bits 32, 16 or 8; e.g.
-    /// w8a16: int8 weights, fp16 KV cache and activations).
+    /// w8a16: int8 weights, fp16 KV cache and activations) or w=DTYPE,kv=DTYPE,a=DTYPE, where
+    /// weights and KV may also be the block floats bfp8 (17/16 byte per element) and bfp4
+    /// (9/16), e.g. w=bfp8,kv=bf16,a=bf16.
     #[arg(long, value_parser = super::flags::dtype)]
     pub dtype: Option<Dtypes>,
     /// Element types of the Adam state in `--mode training`: fp32 (the default: fp32

@@ -2,7 +2,7 @@
 //! a dtype the chip's cost model does not price, or a form the parser does not know, is one
 //! line and exit 2 with no file written.
 
-use super::common::{assert_refused, elk_ok, ops_sum, scratch};
+use super::common::{assert_refused, elk_json, elk_ok, ops_sum, scratch};
 
 fn hbm_cycles(path: &std::path::Path) -> f64 {
     ops_sum(path, "hbm_cycles")
@@ -44,18 +44,81 @@ fn weights_at_one_byte_halve_the_weight_traffic_and_unpriced_dtypes_are_refused(
         (vec!["--dtype", "int8"], "dtype int8 not modelled"),
         (vec!["--dtype", "w4a16"], "--dtype 'w4a16'"),
     ] {
-        let out = dir.join("refused.json");
-        let mut all = vec![
-            "instance",
-            "--model",
-            "llama2-7b",
-            "--num-layers",
-            "1",
-            "-o",
-        ];
-        let o = p(&out);
-        all.push(&o);
-        all.extend(args.iter().copied());
-        assert_refused(&all, says, &out);
+        assert_instance_refused(&dir, &args, says);
+    }
+}
+
+/// `instance` of one Llama2-7B layer with `args` is refused: exit 2, `says` on the first
+/// line, no file written.
+fn assert_instance_refused(dir: &std::path::Path, args: &[&str], says: &str) {
+    let out = dir.join("refused.json");
+    let o = out.to_str().unwrap();
+    let mut all = vec![
+        "instance",
+        "--model",
+        "llama2-7b",
+        "--num-layers",
+        "1",
+        "-o",
+        o,
+    ];
+    all.extend(args.iter().copied());
+    assert_refused(&all, says, &out);
+}
+
+/// Block floats through the CLI: `models show --dtype w=bfp8,kv=bf16,a=bf16` gives 17/16 byte
+/// per parameter and records the dtype as it prints it; bfp activations, bfp on the IPU
+/// model and bfp optimizer state are each one line and exit 2.
+#[test]
+fn block_float_weights_take_seventeen_sixteenths_and_their_refusals_are_one_line() {
+    let show = |dtype: &str| elk_json(&["models", "show", "llama3-8b", "--dtype", dtype, "--json"]);
+    let bf16 = show("bf16");
+    let params = bf16["totals"]["parameters"].as_u64().unwrap();
+    assert_eq!(params, 8_030_261_248);
+    assert_eq!(bf16["totals"]["weight_bytes"].as_u64(), Some(params * 2));
+    for (dtype, sixteenths) in [("w=bfp8,kv=bf16,a=bf16", 17), ("w=bfp4,kv=bf16,a=bf16", 9)] {
+        let r = show(dtype);
+        assert_eq!(r["totals"]["parameters"].as_u64(), Some(params));
+        assert_eq!(
+            r["totals"]["weight_bytes"].as_u64(),
+            Some(params / 16 * sixteenths),
+            "{dtype}"
+        );
+        assert_eq!(
+            r["totals"]["kv_bytes"], bf16["totals"]["kv_bytes"],
+            "{dtype}"
+        );
+    }
+    let table = elk_ok(&[
+        "models",
+        "show",
+        "llama3-8b",
+        "--dtype",
+        "w=bfp8,kv=bf16,a=bf16",
+    ]);
+    let text = String::from_utf8_lossy(&table.stdout);
+    assert!(text.contains("weight bytes:      8.532 GB"), "{text}");
+
+    let dir = scratch("dtypes-bfp");
+    for (args, says) in [
+        (
+            vec!["--dtype", "bfp8"],
+            "--dtype 'bfp8': activations in bfp8 are not modelled (block floating point is for \
+             weights and the KV cache, e.g. w=bfp8,kv=bf16,a=bf16)",
+        ),
+        (
+            vec!["--dtype", "w=bf16,kv=bf16,a=bfp4"],
+            "activations in bfp4 are not modelled",
+        ),
+        (
+            vec!["--dtype", "w=bfp8,kv=bf16,a=bf16", "--chip", "ipu-pod4"],
+            "ipu-mk2 cost model on ipu-pod4: dtype bfp8 not modelled (fp16, fp32)",
+        ),
+        (
+            vec!["--mode", "training", "--optimizer-dtype", "bfp8"],
+            "--optimizer-dtype 'bfp8': expected",
+        ),
+    ] {
+        assert_instance_refused(&dir, &args, says);
     }
 }

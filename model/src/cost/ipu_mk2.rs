@@ -153,9 +153,9 @@ pub fn sync_shift(g: &Geometry) -> f64 {
 /// vector path holds half as many fp32 values as fp16). Other dtypes are refused before a
 /// plan is priced ([`crate::cost::for_chip_with`]).
 pub fn dtype_factor(shape: &OpShape) -> f64 {
-    match (shape.dtype_bytes, shape.kind.is_contraction()) {
-        (4, true) => 4.0,
-        (4, false) => 2.0,
+    match (shape.dtype_bytes.as_whole(), shape.kind.is_contraction()) {
+        (Some(4), true) => 4.0,
+        (Some(4), false) => 2.0,
         _ => 1.0,
     }
 }
@@ -174,7 +174,7 @@ pub fn shuffle(shape: &OpShape, g: &Geometry) -> f64 {
     let o = g.output_step_elems(shape) as f64;
     let r = o / k;
     // Cycles per output element moved (the constant is per 2-byte element).
-    let per_elem = K.per_elem * (shape.dtype_bytes as f64 / 2.0);
+    let per_elem = K.per_elem * (shape.dtype_bytes.as_f64() / 2.0);
     let (gather, reduce) = match g.output_replicas {
         1 => (0.0, 0.0),
         2 => (K.shift_sync + per_elem * (o / 2.0).floor(), elementwise(r)),
@@ -258,7 +258,7 @@ impl CostModel for IpuMk2 {
             }
         };
         let moved: f64 = (1..factors.len())
-            .map(|v| pieces(v) * cold_z[v] as f64 * (shape.tensors[v].dtype_bytes as f64 / 2.0))
+            .map(|v| pieces(v) * cold_z[v] as f64 * (shape.tensors[v].dtype_bytes.as_f64() / 2.0))
             .sum();
         let syncs: f64 = (0..factors.len()).map(pieces).sum();
         K.per_elem * moved + K.sync * syncs

@@ -40,7 +40,7 @@ impl CostModel for Roofline {
         // Reducing k output replicas moves (k − 1) output tiles; every tensor moves at its own
         // bytes per element.
         let shuffled = (g.output_replicas - 1) as f64 * g.z[0] as f64;
-        let bytes = shifted + shuffled * shape.dtype_bytes as f64;
+        let bytes = shifted + shuffled * shape.dtype_bytes.as_f64();
         let syncs = 1.0 + shifts + f64::from(u8::from(g.output_replicas > 1));
         PlanCost {
             comp,
@@ -53,7 +53,7 @@ impl CostModel for Roofline {
     fn exec_lower_bound(&self, shape: &OpShape, g: &Geometry) -> f64 {
         let comp = self.comp(shape, g);
         let shuffled = (g.output_replicas - 1) as f64 * g.z[0] as f64;
-        let bytes = 0.0 + shuffled * shape.dtype_bytes as f64;
+        let bytes = 0.0 + shuffled * shape.dtype_bytes.as_f64();
         let syncs = 1.0 + 0.0 + f64::from(u8::from(g.output_replicas > 1));
         comp + (syncs * self.sync_cycles + bytes / self.noc_bytes_per_cycle)
     }
@@ -64,7 +64,7 @@ impl CostModel for Roofline {
             .zip(cold_z)
             .zip(&shape.tensors)
             .filter(|((&m, _), _)| m > 1)
-            .map(|((&m, &z), t)| (m as f64) * z as f64 * t.dtype_bytes as f64)
+            .map(|((&m, &z), t)| (m as f64) * z as f64 * t.dtype_bytes.as_f64())
             .sum();
         let syncs = factors.iter().filter(|&&m| m > 1).count() as f64;
         syncs * self.sync_cycles + moved / self.noc_bytes_per_cycle

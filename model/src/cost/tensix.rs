@@ -52,7 +52,7 @@ pub fn fidelity_for(bytes: f64) -> Fidelity {
 
 /// Bytes per element of a tensor, as a float.
 fn elem_bytes(t: &crate::plan::TensorShape) -> f64 {
-    t.dtype_bytes as f64
+    t.dtype_bytes.as_f64()
 }
 
 /// Tiles of an extent: rounded up to whole 32-element tiles.
@@ -87,7 +87,7 @@ impl Tensix {
     /// NoC cycles: the rotation rounds' bytes (`shifts`) and the output replicas' reduction.
     fn transfer(&self, shape: &OpShape, g: &Geometry, shifted: f64) -> f64 {
         let shuffled = (g.output_replicas - 1) as f64 * g.z[0] as f64;
-        (shifted + shuffled * shape.dtype_bytes as f64) / self.noc_bytes_per_cycle
+        (shifted + shuffled * shape.dtype_bytes.as_f64()) / self.noc_bytes_per_cycle
     }
 
     /// Fixed cycles: the launch and one synchronisation per shift and per reduction.
@@ -126,7 +126,7 @@ impl CostModel for Tensix {
             .zip(cold_z)
             .zip(&shape.tensors)
             .filter(|((&m, _), _)| m > 1)
-            .map(|((&m, &z), t)| (m as f64) * z as f64 * t.dtype_bytes as f64)
+            .map(|((&m, &z), t)| (m as f64) * z as f64 * t.dtype_bytes.as_f64())
             .sum();
         let syncs = factors.iter().filter(|&&m| m > 1).count() as f64;
         syncs * self.sync_cycles + moved / self.noc_bytes_per_cycle

@@ -51,7 +51,7 @@ mod tests {
             source: format!("#{n}"),
             axes: vec![vec![0]],
             shape: vec![n],
-            dtype_bytes: 2,
+            dtype_bytes: crate::dtype::DtypeBytes::whole(2),
             role: Role::Activation,
             producer: None,
             residency: Residency::OnChip,

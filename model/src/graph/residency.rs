@@ -45,7 +45,7 @@ mod tests {
             source: source.into(),
             axes: vec![vec![0]],
             shape: vec![4],
-            dtype_bytes: 2,
+            dtype_bytes: crate::dtype::DtypeBytes::whole(2),
             role,
             producer: None,
             residency: Residency::Hbm,

@@ -289,10 +289,13 @@ pub fn import_onnx_bytes(file: &str, bytes: &[u8], opts: &ImportOptions) -> Resu
             .try_fold(bytes.max(2), |a, &d| a.checked_mul(d))
             .is_some_and(|x| x < 1 << 62)
     };
-    if let Some(op) = ops
-        .iter()
-        .find(|o| !fits(&o.dims, 2) || !o.tensors.iter().all(|t| fits(&t.shape, t.dtype_bytes)))
-    {
+    if let Some(op) = ops.iter().find(|o| {
+        !fits(&o.dims, 2)
+            || !o
+                .tensors
+                .iter()
+                .all(|t| fits(&t.shape, t.dtype_bytes.of(1)))
+    }) {
         return Err(fail(format!(
             "node '{}': loop nest or tensor too large: dims {:?}",
             op.name, op.dims

@@ -130,7 +130,7 @@ impl Geometry {
     fn set_bytes(&mut self, shape: &OpShape) {
         let (mut hot, mut cold) = (0, 0);
         for ((ts, &z), &rotates) in shape.tensors.iter().zip(&self.z).zip(&self.rotates) {
-            let bytes = z * ts.dtype_bytes;
+            let bytes = ts.dtype_bytes.of(z);
             hot += if rotates { 2 * bytes } else { bytes };
             if ts.from_hbm {
                 cold += bytes;
@@ -199,7 +199,7 @@ impl Geometry {
                     if *x > 1 {
                         tensors += 1;
                         elems += self.z[v];
-                        bytes += self.z[v] * shape.tensors[v].dtype_bytes;
+                        bytes += shape.tensors[v].dtype_bytes.of(self.z[v]);
                         *x /= g;
                     }
                 }

@@ -1,6 +1,7 @@
 //! The facts about an operator that plan enumeration needs, extracted once.
 
 use super::rules::PlanRules;
+use crate::dtype::DtypeBytes;
 use crate::graph::{OpKind, Operator, Residency};
 
 /// One tensor as plan enumeration sees it.
@@ -10,8 +11,9 @@ pub struct TensorShape {
     pub axes: Vec<Vec<usize>>,
     /// Whether the tensor is preloaded from HBM (counts toward the cold footprint).
     pub from_hbm: bool,
-    /// Bytes per element: its own, so int8 weights beside fp16 activations count 1 and 2.
-    pub dtype_bytes: u64,
+    /// Bytes per element: its own, so int8 weights beside fp16 activations count 1 and 2
+    /// (bfp8 weights 17/16).
+    pub dtype_bytes: DtypeBytes,
 }
 
 impl TensorShape {
@@ -32,7 +34,7 @@ pub struct OpShape {
     pub tensors: Vec<TensorShape>,
     /// Bytes per element of the output (the activations' dtype, which the compute runs in);
     /// each tensor's own is in [`TensorShape::dtype_bytes`].
-    pub dtype_bytes: u64,
+    pub dtype_bytes: DtypeBytes,
     /// Where planning follows the reference artifact instead of SPEC §3.
     pub rules: PlanRules,
 }

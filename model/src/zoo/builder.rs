@@ -1,7 +1,7 @@
 //! Small helpers that append operators to a chain; the zoo's model builders are written with
 //! them so that every model uses the same operator shapes and roles.
 
-use crate::dtype::{Dtype, Dtypes};
+use crate::dtype::{Dtype, DtypeBytes, Dtypes};
 use crate::graph::{OpKind, Operator, Residency, Role, Tensor};
 
 /// A value in the chain: its source name and shape.
@@ -88,7 +88,7 @@ pub struct Builder {
     pub ops: Vec<Operator>,
     dtypes: Dtypes,
     /// Bytes per element of optimizer state (a training step's Adam state).
-    state_bytes: u64,
+    state_bytes: DtypeBytes,
     /// Gated FFNs as separate gate and up matmuls ([`super::moe::ffn`]).
     pub separate_gate_up: bool,
 }
@@ -104,13 +104,18 @@ impl Builder {
     }
 
     /// A chain that continues `ops`, its optimizer state `state_bytes` per element.
-    pub fn continuing(ops: Vec<Operator>, dtypes: Dtypes, state_bytes: u64) -> Builder {
+    pub fn continuing(ops: Vec<Operator>, dtypes: Dtypes, state_bytes: DtypeBytes) -> Builder {
         Builder {
             ops,
             dtypes,
             state_bytes,
             separate_gate_up: false,
         }
+    }
+
+    /// The element types the chain is built with.
+    pub fn dtypes(&self) -> Dtypes {
+        self.dtypes
     }
 
     /// Makes the weights appended from now on `d` (unchanged for `None`); returns the weight
@@ -124,7 +129,7 @@ impl Builder {
     }
 
     /// Bytes per element of a tensor with `role`.
-    pub(crate) fn bytes(&self, role: Role) -> u64 {
+    pub(crate) fn bytes(&self, role: Role) -> DtypeBytes {
         match role {
             Role::Weight => self.dtypes.weights,
             Role::KvCache => self.dtypes.kv,

@@ -13,7 +13,7 @@ impl ZooModel {
         let mut out = Vec::new();
         let layers = params.layers.unwrap_or(self.layers());
         if let Some(m) = &self.config.mla {
-            let per_token = m.cache_width() * params.dtypes.kv.bytes();
+            let per_token = params.dtypes.kv.bytes().of(m.cache_width());
             out.push(if params.mode == Mode::Decode {
                 format!(
                     "attention:         multi-head latent, absorbed (decode): {} heads over one \

@@ -37,7 +37,7 @@
 //! So F ≈ 6·N·T + 12·L·S·d_attn·T for T = batch·S tokens; a test checks both.
 
 use super::builder::{Builder, In};
-use crate::dtype::{Dtype, Dtypes};
+use crate::dtype::{Dtype, DtypeBytes, Dtypes};
 use crate::error::{ModelError, Result};
 use crate::graph::{OpKind, Operator, Role, Tensor};
 use std::collections::{BTreeMap, HashMap};
@@ -68,8 +68,9 @@ pub const ACCEPTED: &str = "a dtype (fp32, fp16, bf16, fp8, int8) for the moment
 
 impl AdamState {
     /// Bytes of state per parameter.
-    pub fn bytes_per_parameter(&self) -> u64 {
-        2 * self.moments.bytes() + self.master.map_or(0, Dtype::bytes)
+    pub fn bytes_per_parameter(&self) -> DtypeBytes {
+        let sixteenths = |d: Dtype| d.bytes().in_sixteenths();
+        DtypeBytes::sixteenths(2 * sixteenths(self.moments) + self.master.map_or(0, sixteenths))
     }
 
     /// fp32 moments and master (the default, printed nowhere).
@@ -80,7 +81,12 @@ impl AdamState {
     /// Parses `fp32` (moments and master), or `m=bf16,master=fp32` / `m=bf16,master=none`.
     pub fn parse(s: &str) -> std::result::Result<AdamState, String> {
         let bad = || format!("--optimizer-dtype '{s}': expected {ACCEPTED}");
-        let dtype = |d: &str| Dtype::ALL.into_iter().find(|x| x.as_str() == d);
+        // Block floats are storage for weights and KV, not optimizer state.
+        let dtype = |d: &str| {
+            Dtype::ALL
+                .into_iter()
+                .find(|x| x.as_str() == d && !x.is_block())
+        };
         if let Some(d) = dtype(s) {
             return Ok(AdamState {
                 moments: d,

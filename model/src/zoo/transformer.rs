@@ -5,7 +5,7 @@
 use super::builder::{Act, Builder, In};
 use super::mla::{self, Mla};
 use super::moe::{ffn, moe_block, ExpertTokens, Moe};
-use crate::dtype::{Dtype, Dtypes};
+use crate::dtype::Dtypes;
 use crate::graph::{OpKind, Role};
 
 /// How a normalisation is computed.
@@ -149,8 +149,6 @@ pub struct Run<'a> {
     pub decode: bool,
     /// Tokens per routed expert and layer; `None`: the balanced routing of the run's tokens.
     pub experts: Option<&'a ExpertTokens>,
-    /// The dense FFNs' weight dtype, when not the model's ([`super::ZooParams::ffn_weights`]).
-    pub ffn_weights: Option<Dtype>,
     /// Gated FFNs as separate gate and up matmuls ([`super::ZooParams::separate_gate_up`]).
     pub separate_gate_up: bool,
 }
@@ -377,7 +375,7 @@ impl Transformer {
                 moe_block(b, moe, self.ffn, (l, index), x, tokens)
             }
             None => {
-                let model_weights = b.weights_as(run.ffn_weights);
+                let model_weights = b.weights_as(b.dtypes().ffn);
                 let y = ffn(b, self.ffn, &p, &p, x, self.ffn_dim, self.bias.all());
                 b.weights_as(Some(model_weights));
                 y

@@ -11,7 +11,7 @@ fn tensor(dims: &[usize], from_hbm: bool) -> TensorShape {
     TensorShape {
         axes: dims.iter().map(|&d| vec![d]).collect(),
         from_hbm,
-        dtype_bytes: 2,
+        dtype_bytes: elk_model::dtype::DtypeBytes::whole(2),
     }
 }
 
@@ -25,7 +25,7 @@ fn add_bias() -> OpShape {
             tensor(&[0, 1], false),
             tensor(&[1], true),
         ],
-        dtype_bytes: 2,
+        dtype_bytes: elk_model::dtype::DtypeBytes::whole(2),
         rules: PlanRules::SPEC,
     }
 }
@@ -40,7 +40,7 @@ fn matmul() -> OpShape {
             tensor(&[0, 2], false),
             tensor(&[2, 1], true),
         ],
-        dtype_bytes: 2,
+        dtype_bytes: elk_model::dtype::DtypeBytes::whole(2),
         rules: PlanRules::SPEC,
     }
 }
@@ -105,6 +105,33 @@ fn elementwise_on_4_cores() {
     );
 }
 
+/// The weight of [`matmul`] in a block float: its tile's bytes are sixteenths of a byte per
+/// element, rounded up per tile.
+#[test]
+fn a_block_float_weight_tile_counts_its_exponents_rounded_up() {
+    use elk_model::dtype::Dtype;
+    let none = vec![vec![1; 3]; 3];
+    for (d, w_tile, half) in [
+        (Dtype::Fp16, 16, 32),
+        (Dtype::Bfp8, 9, 17),
+        (Dtype::Bfp4, 5, 9),
+    ] {
+        let mut s = matmul();
+        s.tensors[2].dtype_bytes = d.bytes();
+        // p = (1, 1, 4): z_out = 16, z_x = 8 (fp16: 32 B + 16 B) and z_w = 8 elements:
+        // fp16 16 B, bfp8 8 · 17/16 = 8.5 → 9 B, bfp4 8 · 9/16 = 4.5 → 5 B.
+        let g = Geometry::new(&s, &[1, 1, 4], &none, 4);
+        assert_eq!((g.hot_bytes, g.cold_bytes), (48 + w_tile, w_tile), "{d}");
+        // p = (1, 1, 1), w (32 elements) rotating in 2 steps along k: it holds two tiles of
+        // 16 elements, `half` bytes each (bfp8: one block of 16 and its exponent, 17 B);
+        // out 16 and x 32 elements at 2 B.
+        let t = vec![vec![1; 3], vec![1; 3], vec![1, 1, 2]];
+        let g = Geometry::new(&s, &[1, 1, 1], &t, 4);
+        assert_eq!(g.z, [16, 32, 16]);
+        assert_eq!((g.hot_bytes, g.cold_bytes), (96 + 2 * half, half), "{d}");
+    }
+}
+
 #[test]
 fn matmul_on_4_and_16_cores() {
     let s = matmul();
@@ -164,11 +191,11 @@ fn conv() -> OpShape {
             TensorShape {
                 axes: vec![vec![2], vec![1, 3]],
                 from_hbm: false,
-                dtype_bytes: 2,
+                dtype_bytes: elk_model::dtype::DtypeBytes::whole(2),
             },
             tensor(&[0, 2, 3], true),
         ],
-        dtype_bytes: 2,
+        dtype_bytes: elk_model::dtype::DtypeBytes::whole(2),
         rules: PlanRules::SPEC,
     }
 }

@@ -9,7 +9,7 @@ fn shape(kind: OpKind, dims: Vec<u64>, hbm_weight: bool) -> OpShape {
     let t = |axes: &[usize], from_hbm| TensorShape {
         axes: axes.iter().map(|&d| vec![d]).collect(),
         from_hbm,
-        dtype_bytes: 2,
+        dtype_bytes: elk_model::dtype::DtypeBytes::whole(2),
     };
     let tensors = if kind == OpKind::MatMul {
         vec![t(&[0, 1], false), t(&[0, 2], false), t(&[2, 1], hbm_weight)]
@@ -20,7 +20,7 @@ fn shape(kind: OpKind, dims: Vec<u64>, hbm_weight: bool) -> OpShape {
         kind,
         dims,
         tensors,
-        dtype_bytes: 2,
+        dtype_bytes: elk_model::dtype::DtypeBytes::whole(2),
         rules: PlanRules::SPEC,
     }
 }

@@ -121,7 +121,7 @@ fn texpr_operator(i: usize, e: &Value) -> Operator {
                 source: format!("op{i}.t{v}"),
                 shape: axes.iter().map(|a| dims[a[0]]).collect(),
                 axes,
-                dtype_bytes: 2,
+                dtype_bytes: elk_model::dtype::DtypeBytes::whole(2),
                 role: if hbm { Role::Weight } else { Role::Activation },
                 producer: None,
                 residency: if hbm {
