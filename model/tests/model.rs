@@ -36,6 +36,8 @@ mod plans_properties;
 mod plans_reference;
 #[path = "model/reference.rs"]
 mod reference;
+#[path = "model/tensix.rs"]
+mod tensix;
 #[path = "model/training.rs"]
 mod training;
 #[path = "model/zoo_counts.rs"]
