@@ -184,8 +184,8 @@ pub enum CostModelSpec {
         /// Cycles of one 32×32×32 tile product at LoFi on an ideal engine (16).
         #[serde(default = "default_lofi_tile_cycles")]
         lofi_tile_cycles: f64,
-        /// Fraction of the ideal tile rate a core sustains inside a large matmul (fitted).
-        matmul_efficiency: f64,
+        /// Percent of the ideal tile rate a core sustains inside a large matmul (fitted).
+        matmul_efficiency_pct: f64,
         /// Input-tile bytes the unpacker feeds the matrix engine per cycle (fitted).
         unpack_bytes_per_cycle: f64,
         /// Cycles of one 32×32 tile of an elementwise, unary, softmax or reduction step.
@@ -252,12 +252,12 @@ impl CostModelSpec {
         }
     }
 
-    /// A Tensix model's values in range: positive rates and cycles, an efficiency in (0, 1],
+    /// A Tensix model's values in range: positive rates and cycles, an efficiency in (0, 100] %,
     /// launch and sync cycles ≥ 0; the error names the key.
     fn check_tensix(&self) -> std::result::Result<(), String> {
         let CostModelSpec::Tensix {
             lofi_tile_cycles,
-            matmul_efficiency,
+            matmul_efficiency_pct,
             unpack_bytes_per_cycle,
             vector_tile_cycles,
             op_overhead_cycles,
@@ -289,9 +289,10 @@ impl CostModelSpec {
         {
             return Err(format!("key 'cost_model.{k}': must be ≥ 0, got {v}"));
         }
-        if !(*matmul_efficiency > 0.0 && *matmul_efficiency <= 1.0) {
+        if !(*matmul_efficiency_pct > 0.0 && *matmul_efficiency_pct <= 100.0) {
             return Err(format!(
-                "key 'cost_model.matmul_efficiency': must be in (0, 1], got {matmul_efficiency}"
+                "key 'cost_model.matmul_efficiency_pct': must be in (0, 100], got \
+                 {matmul_efficiency_pct}"
             ));
         }
         Ok(())

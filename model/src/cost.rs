@@ -65,7 +65,7 @@ fn build(chip: &ChipSpec, speedup: f64) -> Box<dyn CostModel> {
         CostModelSpec::Tensix {
             math_fidelity,
             lofi_tile_cycles,
-            matmul_efficiency,
+            matmul_efficiency_pct,
             unpack_bytes_per_cycle,
             vector_tile_cycles,
             op_overhead_cycles,
@@ -73,7 +73,7 @@ fn build(chip: &ChipSpec, speedup: f64) -> Box<dyn CostModel> {
             sync_latency_cycles,
         } => Box::new(Tensix {
             fidelity: math_fidelity.fixed(),
-            lofi_cycles: lofi_tile_cycles / matmul_efficiency,
+            lofi_cycles: lofi_tile_cycles * 100.0 / matmul_efficiency_pct,
             unpack_bytes_per_cycle: *unpack_bytes_per_cycle,
             vector_tile_cycles: *vector_tile_cycles,
             op_cycles: *op_overhead_cycles,

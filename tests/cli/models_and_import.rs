@@ -191,7 +191,14 @@ fn chips_list_and_show() {
         .collect();
     assert_eq!(
         names,
-        ["ipu-mk2", "ipu-pod4", "tt-blackhole-like", "sn40l-like"]
+        [
+            "ipu-mk2",
+            "ipu-pod4",
+            "tt-blackhole-like",
+            "sn40l-like",
+            "wormhole-n150",
+            "blackhole-p150"
+        ]
     );
     let pod = elk_json(&["chips", "show", "ipu-pod4", "--json"]);
     assert_eq!(pod["cores"], 5888);

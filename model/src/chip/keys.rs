@@ -242,8 +242,8 @@ pub const KEYS: [ChipKey; 31] = [
         )
     },
     key(
-        "cost_model.matmul_efficiency",
-        "fraction",
+        "cost_model.matmul_efficiency_pct",
+        "percent",
         Applies::Kinds(&["tensix"]),
         "share of the ideal tile rate a core sustains in a large matmul (fitted)",
     ),

@@ -21,7 +21,7 @@ pub struct Tensix {
     /// ([`fidelity_for`]).
     pub fidelity: Option<Fidelity>,
     /// Cycles of one 32×32×32 tile product's math at LoFi, efficiency included
-    /// (`lofi_tile_cycles / matmul_efficiency`); a fidelity of p passes takes p times this.
+    /// (`lofi_tile_cycles · 100 / matmul_efficiency_pct`); a fidelity of p passes takes p times this.
     pub lofi_cycles: f64,
     /// Bytes of input tiles the unpacker feeds the matrix engine per cycle: a tile product
     /// takes at least (bytes of its two input tiles) / this.

@@ -192,9 +192,9 @@ fn the_new_keys_are_refused_in_one_line_naming_the_key() {
         ),
         ("width = 8", "width = 9", "key 'noc.width'"),
         (
-            "matmul_efficiency = ",
-            "matmul_efficiency = 1.5 #",
-            "key 'cost_model.matmul_efficiency'",
+            "matmul_efficiency_pct = ",
+            "matmul_efficiency_pct = 150.0 #",
+            "key 'cost_model.matmul_efficiency_pct'",
         ),
         (
             "op_overhead_cycles = ",
