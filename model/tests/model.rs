@@ -36,6 +36,8 @@ mod plans_properties;
 mod plans_reference;
 #[path = "model/reference.rs"]
 mod reference;
+#[path = "model/split.rs"]
+mod split;
 #[path = "model/tensix.rs"]
 mod tensix;
 #[path = "model/training.rs"]
