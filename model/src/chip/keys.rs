@@ -245,7 +245,7 @@ pub const KEYS: [ChipKey; 31] = [
         "cost_model.matmul_efficiency_pct",
         "percent",
         Applies::Kinds(&["tensix"]),
-        "share of the ideal tile rate a core sustains in a large matmul (fitted)",
+        "percent of the ideal tile rate a core sustains in a large matmul (fitted)",
     ),
     key(
         "cost_model.unpack_bytes_per_cycle",
