@@ -78,7 +78,7 @@ lint: deps
 # plus gap-whole: 8 whole
 # models with their bounds, ≈ 45 min). Sweeps resume from results/*.jsonl; delete those
 # files to recompute from scratch.
-STUDIES := gap gap-whole ideal hbm-emulation order-pruning cost-noise ablation replay-fidelity moe resident
+STUDIES := gap gap-whole ideal hbm-emulation order-pruning cost-noise ablation replay-fidelity moe resident measured
 reports: deps
 	$(CARGO) build $(CARGO_FLAGS) --bin elk-opt
 	./target/release/elk-opt sweep fig17 -o results/fig17.jsonl --report results/fig17

@@ -84,8 +84,9 @@ enum Command {
     Sweep(sweep::SweepArgs),
     /// Turn sweep results into a Markdown report with SVG plots; `report merge` joins shards.
     Report(sweep::ReportArgs),
-    /// Answer one reviewer question: gap, ideal, hbm-emulation, order-pruning, cost-noise,
-    /// ablation (a Markdown report with SVG plots).
+    /// Answer one reviewer question: gap, gap-whole, ideal, hbm-emulation, order-pruning,
+    /// cost-noise, ablation, replay-fidelity, moe, resident, measured (a Markdown report with
+    /// SVG plots).
     Study(sweep::StudyArgs),
     /// Internal: runs one exact solve read from stdin (used by `solve --exact` and `gap`
     /// so the time limit can be enforced by killing it).

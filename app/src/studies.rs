@@ -1,7 +1,7 @@
 //! The studies' runs (SPEC §7): what each reviewer's question computes, as values —
 //! [`gap`] (the gap and ideal studies' corpus), [`gap_whole`], [`hbm_emulation`],
-//! [`order_pruning`], [`cost_noise`], [`ablation`], [`replay_fidelity`], [`moe`], [`resident`] —
-//! over the
+//! [`order_pruning`], [`cost_noise`], [`ablation`], [`replay_fidelity`], [`moe`], [`resident`],
+//! [`measured`] — over the
 //! shared instances of [`corpus`], with the progress they tell ([`Step`]) and the summary
 //! statistic they share ([`summary`]). Their reports (Markdown, figures, findings) are
 //! `elk_reports::studies`, which runs each one through here.
@@ -12,6 +12,7 @@ pub mod cost_noise;
 pub mod gap;
 pub mod gap_whole;
 pub mod hbm_emulation;
+pub mod measured;
 pub mod moe;
 pub mod order_pruning;
 pub mod replay_fidelity;

@@ -1,7 +1,8 @@
 //! Integration tests of elk-app: resumable and shardable sweeps give the bytes of a straight
 //! run; grids are validated, their chips read before any cell; failed cells are retried; MoE
-//! policies keep the oracle below them, resident experts included; one certified bound whatever the command; a decode
-//! step is never faster at a larger batch.
+//! policies keep the oracle below them, resident experts included; one certified bound
+//! whatever the command; study measured quotes its fixture; a decode step is never faster at
+//! a larger batch.
 #![allow(clippy::unwrap_used)] // a test that fails should panic with the value it got
 
 use elk_app::grid::{preset, Grid, PRESETS};
@@ -12,6 +13,8 @@ use inputs::{dir, grid_of, mk2_with_sram, TINY};
 mod batch_monotone;
 #[path = "app/inputs.rs"]
 mod inputs;
+#[path = "app/measured.rs"]
+mod measured;
 #[path = "app/moe.rs"]
 mod moe;
 #[path = "app/one_bound.rs"]

@@ -119,7 +119,7 @@ def study(
 ) -> StudyResult:
     """Answers one reviewer question (``elk-opt study NAME -o OUTPUT``): ``gap``,
     ``gap-whole``, ``ideal``, ``hbm-emulation``, ``order-pruning``, ``cost-noise``,
-    ``ablation``, ``replay-fidelity`` or ``moe``. Writes the CLI's files (README.md, the
+    ``ablation``, ``replay-fidelity``, ``moe``, ``resident`` or ``measured``. Writes the CLI's files (README.md, the
     SVG plots and CSV tables, finding.json) into ``output`` (default ``results/NAME``, as
     the CLI's) and returns them with the finding. An unknown name raises ``ValueError``
     listing the studies."""

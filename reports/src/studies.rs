@@ -1,7 +1,8 @@
 //! The reviewers' questions (SPEC §7), one command each (`elk-opt study NAME`), each writing a
 //! Markdown report (with its command, inputs and date), SVG plots and its finding:
 //! [`gap`] (its whole-model part alone: [`gap_whole`]), [`ideal`], [`hbm_emulation`],
-//! [`order_pruning`], [`cost_noise`], [`ablation`], [`replay_fidelity`], [`moe`], [`resident`].
+//! [`order_pruning`], [`cost_noise`], [`ablation`], [`replay_fidelity`], [`moe`], [`resident`],
+//! [`measured`].
 //! Each one
 //! runs its study through `elk_app::studies` (which computes the results) and writes them.
 
@@ -11,6 +12,7 @@ pub mod gap;
 pub mod gap_whole;
 pub mod hbm_emulation;
 pub mod ideal;
+pub mod measured;
 pub mod moe;
 pub mod order_pruning;
 pub mod replay_fidelity;
@@ -21,7 +23,7 @@ use elk_app::studies::OnStep;
 use elk_app::Result;
 
 /// Names of the studies.
-pub const STUDIES: [&str; 10] = [
+pub const STUDIES: [&str; 11] = [
     "gap",
     "gap-whole",
     "ideal",
@@ -32,6 +34,7 @@ pub const STUDIES: [&str; 10] = [
     "replay-fidelity",
     "moe",
     "resident",
+    "measured",
 ];
 
 /// Runs a study by name (None: no such study).
@@ -52,6 +55,7 @@ pub fn run_with(name: &str, header: &Header, progress: &OnStep<'_>) -> Option<Re
         "replay-fidelity" => replay_fidelity::run(header, progress),
         "moe" => moe::run(header, progress),
         "resident" => resident::run(header, progress),
+        "measured" => measured::run(header, progress),
         _ => return None,
     };
     // The studies link their figures as SVG; PNG figures are linked as such.

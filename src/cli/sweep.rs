@@ -375,7 +375,8 @@ pub fn run(a: ReportArgs) -> anyhow::Result<()> {
 #[derive(Args, Debug)]
 #[command(mut_arg("output", |a| a.help("Output directory (README.md + SVG plots). Default: results/NAME")))]
 pub struct StudyArgs {
-    /// gap, ideal, hbm-emulation, order-pruning, cost-noise or ablation.
+    /// gap, gap-whole, ideal, hbm-emulation, order-pruning, cost-noise, ablation,
+    /// replay-fidelity, moe, resident or measured.
     name: String,
     #[command(flatten)]
     out: ReportOutArgs,

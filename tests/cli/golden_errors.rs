@@ -76,7 +76,7 @@ fn each_bad_input_gets_its_one_line() {
         (&["sweep", "fig17", "--shard", "3/2"],
          "error: --shard: '3/2': expected K/N with 0 ≤ K < N"),
         (&["study", "nope"],
-         "error: study 'nope': expected one of gap, gap-whole, ideal, hbm-emulation, order-pruning, cost-noise, ablation, replay-fidelity, moe, resident"),
+         "error: study 'nope': expected one of gap, gap-whole, ideal, hbm-emulation, order-pruning, cost-noise, ablation, replay-fidelity, moe, resident, measured"),
         (&["instance", "--model", "llama2-7b", "--layers", "5..3", "-o", "x.json"],
          "error: range '5..3': expected A..B with A < B"),
         // A negative number after a flag is its value, refused as such (ux-2 #14), with or

@@ -1,0 +1,217 @@
+//! Study `measured`: the vendor's published end-to-end decode measurements beside elk-opt.
+//! Each row of [`MEASUREMENTS`] (Tenstorrent's tt-metal, one chip, batch 32, KV length 128)
+//! is built as `elk-opt compare --model M --chip C --batch 32 --kv 128 --dtype` [`DTYPES`]
+//! builds it (the request layer: a Tensix chip's lm_head split and separate gate/up
+//! included), every method runs on it ([`crate::compare::compare`], no timings), and the best
+//! schedule's makespan is set against the certified roofline bound (the coupled segment LP
+//! took 42 s on the Llama 3.1 8B n150 row, over the 20 s per row this study affords), the
+//! measured time per token and the terms that explain the difference. Nothing is fitted to these measurements:
+//! they are the check. Its report is `elk_reports::studies::measured`.
+
+use super::{OnStep, Steps};
+use crate::compare::{compare, ChipLabel};
+use crate::request::{
+    ChipRequest, Collected, Cut, InstanceRequest, ModelRequest, ModelSource, RequestError,
+    RunShape, StageChoices,
+};
+use crate::Result;
+use elk_model::chip::CostModelSpec;
+use elk_model::dtype::Dtypes;
+use elk_model::graph::Mode;
+use elk_model::plan::PlanCache;
+
+/// Tenstorrent's "performance mode" (tt-metal's models/tt_transformers/PERF.md): bfp8
+/// weights and KV cache, bfp4 weights in the dense FFNs, bf16 activations.
+pub const DTYPES: &str = "w=bfp8,ffn=bfp4,kv=bfp8,a=bf16";
+
+/// The batch of every measurement (users).
+pub const BATCH: u64 = 32;
+
+/// The KV length of the measured decode step: the input length, 128 tokens.
+pub const KV: u64 = 128;
+
+/// The table the measurements come from (its LLMs table, "Last Update: Nov 3, 2025").
+pub const SOURCE: &str =
+    "tenstorrent/tt-metal@020681562ac12f6680bafbc83fafea98e7a3b4d4:models/README.md";
+
+/// One published measurement.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Measurement {
+    /// The zoo model elk-opt builds.
+    pub model: &'static str,
+    /// The model as the source lists it.
+    pub listed: &'static str,
+    /// The chip preset elk-opt builds it on.
+    pub chip: &'static str,
+    /// The board as the source lists it.
+    pub board: &'static str,
+    /// Decode tokens per second per user (1 / time per token).
+    pub tok_s_user: f64,
+    /// Where the number is: `repo@commit:path`.
+    pub source: &'static str,
+}
+
+impl Measurement {
+    /// The measured time per token, ms.
+    pub fn ms(&self) -> f64 {
+        1000.0 / self.tok_s_user
+    }
+}
+
+/// The measurements: tenstorrent/tt-metal@020681562ac12f6680bafbc83fafea98e7a3b4d4,
+/// models/README.md, LLMs table (Last Update: Nov 3, 2025), batch 32, input length 128
+/// (decode at KV length 128), t/s/u = 1 / time per token; copied into
+/// tests/fixtures/tenstorrent/e2e.csv, which a test checks these rows against. The p150 row is
+/// starred there: "Blackhole software optimization under active development".
+pub const MEASUREMENTS: [Measurement; 5] = [
+    Measurement {
+        model: "llama3-8b",
+        listed: "Llama 3.1 8B",
+        chip: "wormhole-n150",
+        board: "n150",
+        tok_s_user: 26.0,
+        source: SOURCE,
+    },
+    Measurement {
+        model: "llama3-8b",
+        listed: "Llama 3.1 8B",
+        chip: "blackhole-p150",
+        board: "p150",
+        tok_s_user: 33.1,
+        source: SOURCE,
+    },
+    Measurement {
+        model: "llama3.2-1b",
+        listed: "Llama 3.2 1B",
+        chip: "wormhole-n150",
+        board: "n150",
+        tok_s_user: 80.5,
+        source: SOURCE,
+    },
+    Measurement {
+        model: "llama3.2-3b",
+        listed: "Llama 3.2 3B",
+        chip: "wormhole-n150",
+        board: "n150",
+        tok_s_user: 46.6,
+        source: SOURCE,
+    },
+    Measurement {
+        model: "mistral-7b",
+        listed: "Mistral 7B",
+        chip: "wormhole-n150",
+        board: "n150",
+        tok_s_user: 28.7,
+        source: SOURCE,
+    },
+];
+
+/// One measurement beside elk-opt's numbers for it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    /// The measurement.
+    pub measured: Measurement,
+    /// The method with the best simulated makespan (None: no method found a schedule).
+    pub best_method: Option<String>,
+    /// Its makespan, ms (the simulator's).
+    pub best_ms: Option<f64>,
+    /// The certified lower bound, ms.
+    pub bound_ms: f64,
+    /// Which bound that is (`roofline`).
+    pub bound_source: String,
+    /// The roofline's HBM part: every byte at the preset's bandwidth, ms.
+    pub hbm_ms: f64,
+    /// The roofline's execution part: every operator's fastest option, ms.
+    pub exec_ms: f64,
+    /// The operators of the instance.
+    pub ops: usize,
+    /// `ops` × the preset's `op_overhead_cycles` / its clock, ms (part of `exec_ms`).
+    pub overhead_ms: f64,
+    /// The bytes read from DRAM (weights and KV cache).
+    pub bytes: f64,
+    /// The preset's DRAM bandwidth, bytes/s.
+    pub preset_bytes_per_s: f64,
+}
+
+impl Row {
+    /// Best makespan / measured time (the target: 0.3–1.1).
+    pub fn ratio(&self) -> Option<f64> {
+        self.best_ms.map(|b| b / self.measured.ms())
+    }
+
+    /// The DRAM bandwidth at which the bytes alone take the measured time, bytes/s.
+    pub fn needed_bytes_per_s(&self) -> f64 {
+        self.bytes / (self.measured.ms() / 1000.0)
+    }
+}
+
+/// Builds `m`'s instance as `compare` does, runs every method and fills its [`Row`];
+/// instances are planned through `plans`.
+pub fn row(m: &Measurement, plans: Option<&PlanCache>) -> Result<Row> {
+    let dtype = Dtypes::parse(DTYPES).map_err(RequestError::refused)?;
+    let request = InstanceRequest {
+        model: ModelRequest {
+            dtype: Some(dtype),
+            ..ModelRequest::of(ModelSource::Zoo(m.model.into()))
+        },
+        shape: RunShape {
+            mode: Mode::Decode,
+            batch: BATCH,
+            kv: KV,
+            num_layers: None,
+        },
+        chip: ChipRequest::named(m.chip),
+        cut: Cut::default(),
+        choices: StageChoices::default(),
+    };
+    let built = request.build(plans.cloned(), &mut Collected::default())?;
+    let inst = &built.instance;
+    let spec = &built.chip.spec;
+    let label = ChipLabel {
+        spec,
+        record: &built.chip.record,
+    };
+    let report = compare(inst, Some(label), true, None, &mut |_, _, _| {})?;
+    let best = report
+        .methods
+        .iter()
+        .filter(|r| r.method != "ideal")
+        .filter_map(|r| r.makespan_ms.map(|t| (r.method.clone(), t)))
+        .min_by(|a, b| a.1.total_cmp(&b.1));
+    let overhead_cycles = match spec.cost_model {
+        CostModelSpec::Tensix {
+            op_overhead_cycles, ..
+        } => op_overhead_cycles,
+        _ => 0.0,
+    };
+    let hbm_ms = inst.ms(report.roofline.hbm_cycles);
+    let preset_bytes_per_s = spec.hbm.bandwidth_bytes_per_s;
+    Ok(Row {
+        measured: *m,
+        best_method: best.as_ref().map(|b| b.0.clone()),
+        best_ms: best.map(|b| b.1),
+        bound_ms: report.bound_ms,
+        bound_source: report.bound_source.to_string(),
+        hbm_ms,
+        exec_ms: inst.ms(report.roofline.exec_cycles),
+        ops: inst.ops.len(),
+        overhead_ms: 1000.0 * inst.ops.len() as f64 * overhead_cycles / inst.clock_hz,
+        bytes: hbm_ms / 1000.0 * preset_bytes_per_s,
+        preset_bytes_per_s,
+    })
+}
+
+/// Runs the study, each measurement a step of `progress`; instances are planned through
+/// `plans`.
+pub fn run(plans: Option<&PlanCache>, progress: &OnStep<'_>) -> Result<Vec<Row>> {
+    let steps = Steps::new(MEASUREMENTS.len(), progress);
+    MEASUREMENTS
+        .iter()
+        .map(|m| {
+            steps.starting(&format!("{} on {}", m.model, m.chip));
+            let r = row(m, plans)?;
+            steps.finished(&format!("{} on {} done", m.model, m.chip));
+            Ok(r)
+        })
+        .collect()
+}
