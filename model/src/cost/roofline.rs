@@ -59,14 +59,34 @@ impl CostModel for Roofline {
     }
 
     fn warm_up(&self, shape: &OpShape, factors: &[u64], cold_z: &[u64]) -> f64 {
-        let moved: f64 = factors
-            .iter()
-            .zip(cold_z)
-            .zip(&shape.tensors)
-            .filter(|((&m, _), _)| m > 1)
-            .map(|((&m, &z), t)| (m as f64) * z as f64 * t.dtype_bytes.as_f64())
-            .sum();
-        let syncs = factors.iter().filter(|&&m| m > 1).count() as f64;
-        syncs * self.sync_cycles + moved / self.noc_bytes_per_cycle
+        warm_up_at(
+            shape,
+            factors,
+            cold_z,
+            self.sync_cycles,
+            self.noc_bytes_per_cycle,
+        )
     }
+}
+
+/// Cycles to regroup the cold layout into the hot one at a per-core NoC rate: one sync per
+/// regrouped tensor, and its bytes (`factors[v]` cold pieces of `cold_z[v]` elements, at the
+/// tensor's own bytes per element) at `noc_bytes_per_cycle`. The roofline's and the Tensix
+/// model's warm-up.
+pub fn warm_up_at(
+    shape: &OpShape,
+    factors: &[u64],
+    cold_z: &[u64],
+    sync_cycles: f64,
+    noc_bytes_per_cycle: f64,
+) -> f64 {
+    let moved: f64 = factors
+        .iter()
+        .zip(cold_z)
+        .zip(&shape.tensors)
+        .filter(|((&m, _), _)| m > 1)
+        .map(|((&m, &z), t)| (m as f64) * z as f64 * t.dtype_bytes.as_f64())
+        .sum();
+    let syncs = factors.iter().filter(|&&m| m > 1).count() as f64;
+    syncs * sync_cycles + moved / noc_bytes_per_cycle
 }

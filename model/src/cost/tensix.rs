@@ -121,14 +121,12 @@ impl CostModel for Tensix {
     }
 
     fn warm_up(&self, shape: &OpShape, factors: &[u64], cold_z: &[u64]) -> f64 {
-        let moved: f64 = factors
-            .iter()
-            .zip(cold_z)
-            .zip(&shape.tensors)
-            .filter(|((&m, _), _)| m > 1)
-            .map(|((&m, &z), t)| (m as f64) * z as f64 * t.dtype_bytes.as_f64())
-            .sum();
-        let syncs = factors.iter().filter(|&&m| m > 1).count() as f64;
-        syncs * self.sync_cycles + moved / self.noc_bytes_per_cycle
+        super::roofline::warm_up_at(
+            shape,
+            factors,
+            cold_z,
+            self.sync_cycles,
+            self.noc_bytes_per_cycle,
+        )
     }
 }

@@ -50,7 +50,10 @@ fn operators_inside_the_layers_are_never_cut() {
     let layer_ops = g.layers.ops_per_layer;
     // Far below the FFN's weight: only the LM head (outside the layers) is cut.
     let split = g.split_wide_outputs(1_000_000);
-    assert_eq!(split.iter().map(|s| s.op.as_str()).collect::<Vec<_>>(), ["lm_head"]);
+    assert_eq!(
+        split.iter().map(|s| s.op.as_str()).collect::<Vec<_>>(),
+        ["lm_head"]
+    );
     assert_eq!(g.layers.ops_per_layer, layer_ops);
 }
 
@@ -79,5 +82,8 @@ fn separate_gate_and_up_keep_the_parameters_and_drop_the_slices() {
     assert!(s.contains(&"l0.ffn.gate".to_string()) && s.contains(&"l0.ffn.up".to_string()));
     assert!(!s.iter().any(|n| n == "l0.ffn.gate_up"));
     // Two slices fewer, one matmul more: one operator fewer per layer.
-    assert_eq!(separate.layers.ops_per_layer + 1, fused.layers.ops_per_layer);
+    assert_eq!(
+        separate.layers.ops_per_layer + 1,
+        fused.layers.ops_per_layer
+    );
 }
