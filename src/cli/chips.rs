@@ -3,6 +3,7 @@
 use clap::Subcommand;
 use elk_model::build::noc_distribution_explained;
 use elk_model::chip::{ChipSpec, CostModelSpec, LoadedChip, Topology, PRESETS};
+use elk_model::cost::{peak_flops_per_s, Fidelity};
 use elk_stage::units::si;
 
 #[derive(Subcommand, Debug)]
@@ -108,6 +109,20 @@ pub fn run(cmd: ChipsCmd) -> anyhow::Result<()> {
                         c.cores
                     );
                 }
+            }
+            let peaks: Vec<String> = [Fidelity::LoFi, Fidelity::HiFi2, Fidelity::HiFi4]
+                .into_iter()
+                .filter_map(|f| {
+                    let (ideal, sustained) = peak_flops_per_s(c, f)?;
+                    Some(format!(
+                        "{f} {} ({} sustained)",
+                        si(ideal, "FLOP/s"),
+                        si(sustained, "FLOP/s")
+                    ))
+                })
+                .collect();
+            if !peaks.is_empty() {
+                println!("# matrix engines, all cores: {}", peaks.join(", "));
             }
             if !loaded.defaulted.is_empty() {
                 println!("# (default): not in the file; the default value shown is used");

@@ -55,6 +55,24 @@ fn elem_bytes(t: &crate::plan::TensorShape) -> f64 {
     t.dtype_bytes.as_f64()
 }
 
+/// The chip's matmul peak at fidelity `f` in FLOP/s, (ideal, sustained at the fitted
+/// efficiency): every core's engine at one 32×32×32 product (65,536 FLOP) per
+/// `lofi_tile_cycles` · passes cycles. `None` for a chip without the Tensix model.
+pub fn peak_flops_per_s(chip: &crate::chip::ChipSpec, f: Fidelity) -> Option<(f64, f64)> {
+    match chip.cost_model {
+        crate::chip::CostModelSpec::Tensix {
+            lofi_tile_cycles,
+            matmul_efficiency_pct,
+            ..
+        } => {
+            let flops = 2.0 * TILE * TILE * TILE;
+            let ideal = chip.cores as f64 * flops / (lofi_tile_cycles * f.passes()) * chip.clock_hz;
+            Some((ideal, ideal * matmul_efficiency_pct / 100.0))
+        }
+        _ => None,
+    }
+}
+
 /// Tiles of an extent: rounded up to whole 32-element tiles.
 fn tiles(e: f64) -> f64 {
     (e / TILE).ceil()

@@ -216,3 +216,24 @@ fn the_new_keys_are_refused_in_one_line_naming_the_key() {
         assert!(!err.contains('\n'), "{err}");
     }
 }
+
+#[test]
+fn the_peak_is_every_engine_at_4096_flop_per_cycle_over_the_passes() {
+    use elk_model::cost::{peak_flops_per_s, Fidelity};
+    let n150 = ChipSpec::preset("wormhole-n150").unwrap();
+    // GEMM_FLOPS.md: 8×16 by 16×16 per cycle, 4,096 FLOP, "4 TFLOPS per matrix engine" at 1 GHz.
+    let (lofi, sustained) = peak_flops_per_s(&n150, Fidelity::LoFi).unwrap();
+    assert_eq!(lofi, 64.0 * 4096.0 * 1e9);
+    assert_eq!(sustained, lofi * 0.80);
+    assert_eq!(
+        peak_flops_per_s(&n150, Fidelity::HiFi4).unwrap().0,
+        lofi / 4.0
+    );
+    let p150 = ChipSpec::preset("blackhole-p150").unwrap();
+    assert_eq!(
+        peak_flops_per_s(&p150, Fidelity::HiFi2).unwrap().0,
+        130.0 * 2048.0 * 1.35e9
+    );
+    let ipu = ChipSpec::preset("ipu-mk2").unwrap();
+    assert_eq!(peak_flops_per_s(&ipu, Fidelity::LoFi), None);
+}
