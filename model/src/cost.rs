@@ -8,7 +8,7 @@ mod tensix;
 
 pub use ipu_mk2::IpuMk2;
 pub use roofline::Roofline;
-pub use tensix::{fidelity_for, peak_flops_per_s, Fidelity, Tensix, TILE};
+pub use tensix::{fidelity_for, peak_flops_per_s, Fidelity, Tensix};
 
 use crate::chip::{ChipSpec, CostModelSpec};
 use crate::dtype::{Dtype, Dtypes};

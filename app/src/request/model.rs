@@ -217,9 +217,10 @@ impl ModelRequest {
                     }
                 };
                 params.adam = self.optimizer_dtype.unwrap_or_default();
+                params.separate_gate_up = chip.is_some_and(is_tensix);
                 let mut graph = model.build(&params)?;
                 if let Some(chip) = chip {
-                    if separate_gate_up(&graph, chip) {
+                    if !params.separate_gate_up && fused_gate_up_too_wide(&graph, chip) {
                         params.separate_gate_up = true;
                         graph = model.build(&params)?;
                     }
@@ -346,22 +347,25 @@ pub struct GraphConfig {
     optimizer_dtype: Option<String>,
 }
 
-/// Whether `graph`'s gated FFNs run on `chip` as separate gate and up matmuls: on a Tensix
-/// chip always (Tenstorrent's models run `ff1` and `ff3` apart), elsewhere when a fused
-/// projection's weight exceeds the chip's SRAM (no plan could hold it). Chips that hold it
-/// keep the fused projection, so no result on them changes.
-fn separate_gate_up(graph: &Graph, chip: &elk_model::chip::ChipSpec) -> bool {
-    let tensix = matches!(
+/// Whether `chip` has Tensix cores, whose software runs a gated FFN's gate and up apart
+/// (Tenstorrent's `ff1` and `ff3`): its gated FFNs are built as separate matmuls.
+fn is_tensix(chip: &elk_model::chip::ChipSpec) -> bool {
+    matches!(
         chip.cost_model,
         elk_model::chip::CostModelSpec::Tensix { .. }
-    );
+    )
+}
+
+/// Whether a fused gate/up projection's weight exceeds `chip`'s SRAM (no plan could hold
+/// it): then the gated FFNs run as separate matmuls. Chips that hold it keep the fused
+/// projection, so no result on them changes.
+fn fused_gate_up_too_wide(graph: &Graph, chip: &elk_model::chip::ChipSpec) -> bool {
     let sram = chip.total_sram_bytes();
-    let fused = |op: &elk_model::graph::Operator| op.name.ends_with(".gate_up");
     graph
         .ops
         .iter()
-        .filter(|op| fused(op))
-        .any(|op| tensix || op.tensors.get(2).is_some_and(|w| w.bytes().0 > sram))
+        .filter(|op| op.name.ends_with(".gate_up"))
+        .any(|op| op.tensors.get(2).is_some_and(|w| w.bytes().0 > sram))
 }
 
 /// Cuts the output operators whose weight exceeds all of `chip`'s SRAM (no plan could hold
@@ -371,21 +375,14 @@ fn separate_gate_up(graph: &Graph, chip: &elk_model::chip::ChipSpec) -> bool {
 fn split_for(graph: &mut Graph, chip: &elk_model::chip::ChipSpec, notice: &mut dyn Notice) {
     use elk_stage::units::si;
     let sram = chip.total_sram_bytes();
-    let too_wide = graph
-        .ops
-        .iter()
-        .any(|op| op.tensors.get(2).is_some_and(|w| w.bytes().0 > sram));
-    if !too_wide {
-        return;
-    }
-    for s in graph.split_wide_outputs(sram / 4) {
+    for s in graph.split_wide_outputs(sram, sram / 4) {
         notice.warn(format!(
             "{}: its weight ({}) exceeds {}'s SRAM ({}); run as {} column chunks of at most {} \
              each, as a matmul streaming its weight from DRAM runs it",
             s.op,
             si(s.weight_bytes as f64, "B"),
             chip.name,
-            si(chip.total_sram_bytes() as f64, "B"),
+            si(sram as f64, "B"),
             s.chunks,
             si(s.chunk_bytes as f64, "B"),
         ));

@@ -16,14 +16,6 @@ pub enum Fidelity {
 }
 
 impl Fidelity {
-    /// Every fidelity, in error-message order.
-    pub const ALL: [Fidelity; 4] = [
-        Fidelity::LoFi,
-        Fidelity::HiFi2,
-        Fidelity::HiFi3,
-        Fidelity::HiFi4,
-    ];
-
     /// Passes of the matrix engine per product.
     pub fn passes(self) -> f64 {
         match self {

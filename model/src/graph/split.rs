@@ -25,15 +25,15 @@ const COLUMN_GRAIN: u64 = 32;
 
 impl Graph {
     /// Cuts every matmul of the prologue or epilogue whose output no operator reads and
-    /// whose HBM weight exceeds `max_bytes` into the fewest column chunks (whole 32-column
+    /// whose HBM weight exceeds `over_bytes` into the fewest column chunks (whole 32-column
     /// tiles) of at most `max_bytes` each; returns what it cut. A chunk `lm_head.cI` computes
     /// columns of the output from the same input and its own slice of the weight
     /// (`lm_head.w.cI`), so FLOPs and weight bytes are unchanged.
-    pub fn split_wide_outputs(&mut self, max_bytes: u64) -> Vec<SplitOp> {
+    pub fn split_wide_outputs(&mut self, over_bytes: u64, max_bytes: u64) -> Vec<SplitOp> {
         let mut out = Vec::new();
         let mut i = 0;
         while i < self.ops.len() {
-            match self.column_split(i, max_bytes) {
+            match self.column_split(i, over_bytes, max_bytes) {
                 Some((dim, cols)) => {
                     let split = self.cut(i, dim, cols);
                     i += split.chunks;
@@ -47,7 +47,7 @@ impl Graph {
 
     /// The output dimension to cut operator `i` along and the columns per chunk, when the
     /// operator qualifies.
-    fn column_split(&self, i: usize, max_bytes: u64) -> Option<(usize, u64)> {
+    fn column_split(&self, i: usize, over_bytes: u64, max_bytes: u64) -> Option<(usize, u64)> {
         let op = &self.ops[i];
         let l = &self.layers;
         let in_layers = i >= l.prologue && i < l.prologue + l.ops_per_layer * l.layers;
@@ -57,7 +57,8 @@ impl Graph {
         }
         let weight = &op.tensors[2];
         let bytes = weight.bytes().0;
-        if weight.role != Role::Weight || weight.residency != Residency::Hbm || bytes <= max_bytes {
+        if weight.role != Role::Weight || weight.residency != Residency::Hbm || bytes <= over_bytes
+        {
             return None;
         }
         let read = self.ops[i + 1..]

@@ -19,7 +19,7 @@ fn the_lm_head_becomes_column_chunks_with_the_same_work() {
     let mut g = llama3(true);
     let before = g.totals();
     let ops = g.ops.len();
-    let split = g.split_wide_outputs(24_000_000);
+    let split = g.split_wide_outputs(24_000_000, 24_000_000);
     assert_eq!(split.len(), 1, "{split:?}");
     let s = &split[0];
     assert_eq!(s.op, "lm_head");
@@ -49,7 +49,7 @@ fn operators_inside_the_layers_are_never_cut() {
     let mut g = llama3(false);
     let layer_ops = g.layers.ops_per_layer;
     // Far below the FFN's weight: only the LM head (outside the layers) is cut.
-    let split = g.split_wide_outputs(1_000_000);
+    let split = g.split_wide_outputs(1_000_000, 1_000_000);
     assert_eq!(
         split.iter().map(|s| s.op.as_str()).collect::<Vec<_>>(),
         ["lm_head"]
