@@ -9,6 +9,8 @@ mod chip_files;
 mod common;
 #[path = "cli/determinism.rs"]
 mod determinism;
+#[path = "cli/dram_readers.rs"]
+mod dram_readers;
 #[path = "cli/dtypes.rs"]
 mod dtypes;
 #[path = "cli/errors_and_exit_codes.rs"]

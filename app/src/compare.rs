@@ -23,6 +23,7 @@ use elk_stage::method::{Budget, Method, MethodError, Solved};
 use elk_stage::schedule::Schedule;
 use elk_stage::units::Cycles;
 
+pub mod readers;
 mod rows;
 pub mod run;
 mod union;
@@ -284,6 +285,7 @@ pub fn compare(
         bound_source,
         roofline_bound_ms: inst.ms(roof.best()),
         methods: rows,
+        dram_reader_counts: Vec::new(),
         roofline: roof,
         bound_cycles: bound,
     })

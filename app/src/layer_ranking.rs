@@ -83,6 +83,7 @@ mod tests {
             gap_le_pct: None,
             notes: Vec::new(),
             parallel_sets: None,
+            dram_readers: None,
             first_stage_ms: Some(first),
         }
     }

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 pub mod advice;
+mod dram_readers;
 mod fidelity;
 pub mod keys;
 pub mod network;
@@ -63,6 +64,15 @@ pub struct HbmSpec {
         deserialize_with = "whole::list"
     )]
     pub controller_cores: Vec<u64>,
+    /// Bytes per cycle one DRAM-reader core streams from its bank: with it, some cores may
+    /// only read weights for the others ([`ChipSpec::with_dram_readers`], docs/chips.md,
+    /// "DRAM-reader cores").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reader_bytes_per_cycle: Option<f64>,
+    /// Bytes/s the compute cores get when they read DRAM themselves, without reader cores
+    /// (at most `bandwidth_bytes_per_s`, the rate with readers beside their banks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interleaved_bytes_per_s: Option<f64>,
 }
 
 /// Where HBM controllers attach to the NoC.
@@ -518,6 +528,7 @@ impl ChipSpec {
         if let CostModelSpec::Tensix { .. } = &self.cost_model {
             self.cost_model.check_tensix()?;
         }
+        self.check_dram_readers()?;
         if let CostModelSpec::IpuMk2 {
             cores_per_chip,
             inter_chip_comm_factor,

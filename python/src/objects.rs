@@ -68,7 +68,7 @@ pub fn build_instance(
         Ok((
             NativeInstance {
                 instance: built.instance,
-                input: InstanceInput::Build(request.clone()),
+                input: InstanceInput::Build(Box::new(request.clone())),
                 chip: Some((built.chip.spec, built.chip.record)),
                 graph: whole.then_some(built.graph),
                 build_s: start.elapsed().as_secs_f64(),

@@ -124,6 +124,23 @@ pub fn run(cmd: ChipsCmd) -> anyhow::Result<()> {
             if !peaks.is_empty() {
                 println!("# matrix engines, all cores: {}", peaks.join(", "));
             }
+            if c.has_dram_readers() {
+                let counts: Vec<String> = c
+                    .dram_reader_choices()
+                    .into_iter()
+                    .map(|k| {
+                        format!(
+                            "{k} ({} compute cores, {})",
+                            c.cores - k,
+                            si(c.dram_rate_with_readers(k), "B/s")
+                        )
+                    })
+                    .collect();
+                println!(
+                    "# DRAM-reader cores (--dram-readers; none without the flag): {}",
+                    counts.join(", ")
+                );
+            }
             if !loaded.defaulted.is_empty() {
                 println!("# (default): not in the file; the default value shown is used");
             }

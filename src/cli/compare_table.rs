@@ -141,6 +141,40 @@ pub fn print_text(
     if let Some(legend) = parallel_sets_legend(rows) {
         println!("{legend}");
     }
+    print_reader_counts(report);
+}
+
+/// With `--dram-readers auto`, every count tried and which count each row's schedule is of.
+fn print_reader_counts(report: &CompareReport) {
+    if report.dram_reader_counts.is_empty() {
+        return;
+    }
+    println!(
+        "\n--dram-readers auto: each method's fastest schedule over the counts of DRAM-reader \
+         cores, the lowest of their bounds (docs/chips.md, \"DRAM-reader cores\"):"
+    );
+    println!(
+        "{:>8} {:>14} {:>10} {:>14} {:>12} {:>12}",
+        "readers", "compute cores", "DRAM GB/s", "best method", "best ms", "bound ms"
+    );
+    for c in &report.dram_reader_counts {
+        println!(
+            "{:>8} {:>14} {:>10.1} {:>14} {:>12} {:>12.4}",
+            c.readers,
+            c.compute_cores,
+            c.dram_gb_per_s,
+            c.best_method.as_deref().unwrap_or("none"),
+            c.best_ms.map_or("-".to_string(), |t| format!("{t:.4}")),
+            c.bound_ms
+        );
+    }
+    let rows: Vec<String> = report
+        .methods
+        .iter()
+        .filter(|r| r.method != "ideal")
+        .filter_map(|r| Some(format!("{} {}", r.method, r.dram_readers?)))
+        .collect();
+    println!("readers of each row's schedule: {}", rows.join(", "));
 }
 
 /// With `--expert-parallel`, which rows' schedules ran with parallel sets and which without

@@ -215,3 +215,23 @@ impl OldOut {
         }
     }
 }
+
+/// `--dram-readers`: a number of DRAM-reader cores, or `auto` (`compare` tries every count
+/// worth trying and keeps each method's fastest).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DramReaders {
+    /// This many.
+    Count(u64),
+    /// Every count the chip offers ([`elk_model::chip::ChipSpec::dram_reader_choices`]).
+    Auto,
+}
+
+/// Parses `--dram-readers`: `auto` or a whole number of cores.
+pub fn dram_readers(s: &str) -> Result<DramReaders, String> {
+    match s {
+        "auto" => Ok(DramReaders::Auto),
+        _ => count::<u64>(s)
+            .map(DramReaders::Count)
+            .map_err(|e| format!("{e} of cores, or auto")),
+    }
+}

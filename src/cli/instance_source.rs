@@ -2,6 +2,7 @@
 //! (zoo model or import), a chip and the instance options; and the build `instance` shares.
 
 use super::chip_choice::{Chip, DEFAULT_CHIP};
+use super::flags::DramReaders;
 use super::notice::{cli_error, Stderr};
 use super::source::GraphSource;
 use clap::Args;
@@ -14,7 +15,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 /// Where the instance comes from.
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Clone)]
 pub struct InstanceSource {
     /// Read this instance (elk-instance/1) instead of building one; the flags that build
     /// one (graph, shape, chip, cut, load order) are refused with it, as it fixes them.
@@ -35,6 +36,19 @@ pub struct InstanceSource {
     /// (`on ipu-pod4 @ 8 TB/s HBM`).
     #[arg(long, conflicts_with = "instance", allow_negative_numbers = true)]
     hbm_tbps: Option<f64>,
+    /// Cores that only stream weights from DRAM into the others' SRAM and compute nothing, as
+    /// Tenstorrent's prefetcher does: K (whole grid columns), or `auto` (compare only: every
+    /// count worth trying, each method keeping its fastest). Chips whose file gives a reader
+    /// rate (wormhole-n150, blackhole-p150) read DRAM at the interleaved rate without
+    /// readers (docs/chips.md, "DRAM-reader cores").
+    #[arg(
+        long,
+        value_name = "K|auto",
+        conflicts_with = "instance",
+        value_parser = super::flags::dram_readers,
+        allow_negative_numbers = true
+    )]
+    dram_readers: Option<DramReaders>,
     /// Load-order policy of the built instance: free (Elk-Full may permute), fixed, or a
     /// maximum displacement D.
     #[arg(
@@ -100,7 +114,7 @@ impl InstanceSource {
     pub fn input(&self) -> InstanceInput {
         match &self.instance {
             Some(path) => InstanceInput::File(path.clone()),
-            None => InstanceInput::Build(self.request()),
+            None => InstanceInput::Build(Box::new(self.request())),
         }
     }
 
@@ -110,7 +124,13 @@ impl InstanceSource {
         InstanceRequest {
             model: self.graph.request_or_default(),
             shape: self.graph.shape.shape(),
-            chip: ChipRequest::with_hbm(&self.chip, self.hbm_tbps),
+            chip: ChipRequest {
+                dram_readers: match self.dram_readers {
+                    Some(DramReaders::Count(k)) => Some(k),
+                    Some(DramReaders::Auto) | None => None,
+                },
+                ..ChipRequest::with_hbm(&self.chip, self.hbm_tbps)
+            },
             cut: Cut {
                 layers: self.layers.clone(),
                 ops: self.ops.clone(),
@@ -228,6 +248,18 @@ impl InstanceSource {
     }
 
     fn build_with(&self, choices: StageChoices) -> anyhow::Result<(InstanceFile, Chip, Graph)> {
+        if self.dram_readers == Some(DramReaders::Auto) {
+            let counts = self.dram_reader_choices()?;
+            return super::flags::Usage::err(format!(
+                "--dram-readers auto: only `compare` tries every count; give one ({} here: {})",
+                self.chip,
+                counts
+                    .iter()
+                    .map(u64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
         let request = InstanceRequest {
             choices,
             ..self.request()
@@ -241,6 +273,34 @@ impl InstanceSource {
 }
 
 impl InstanceSource {
+    /// `--dram-readers auto`: the counts `compare` tries, each as a source of its own.
+    /// `None` without `auto`.
+    pub fn per_reader_count(&self) -> anyhow::Result<Option<Vec<(u64, InstanceSource)>>> {
+        if self.dram_readers != Some(DramReaders::Auto) {
+            return Ok(None);
+        }
+        let sources = self
+            .dram_reader_choices()?
+            .into_iter()
+            .map(|k| {
+                let source = InstanceSource {
+                    dram_readers: Some(DramReaders::Count(k)),
+                    emit_instance: None,
+                    ..self.clone()
+                };
+                (k, source)
+            })
+            .collect();
+        Ok(Some(sources))
+    }
+
+    /// The DRAM-reader counts worth trying on `--chip`.
+    fn dram_reader_choices(&self) -> anyhow::Result<Vec<u64>> {
+        ChipRequest::with_hbm(&self.chip, self.hbm_tbps)
+            .dram_reader_choices()
+            .map_err(cli_error)
+    }
+
     /// The `elk-opt moe` run of the model this builds, for `compare --routing`
     /// ([`MoeRequest::of_compare`]: refused for anything but a zoo model in decode, whole).
     pub fn moe_request(&self, m: &super::moe::CompareMoe) -> anyhow::Result<MoeRequest> {

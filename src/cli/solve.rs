@@ -4,10 +4,11 @@
 use super::chip_choice::Chip;
 use super::compare_table;
 use super::flags::Timings;
-use super::instance_source::InstanceSource;
+use super::instance_source::{InstanceSource, Loaded};
 use super::method_rows::{ideal_row, method_named, method_parser, run_method};
 use clap::Args;
-use elk_app::compare::run::CompareOn;
+use elk_app::compare::readers::{best_over_counts, CountChip};
+use elk_app::compare::run::{CompareOn, CompareOutcome, CompareResults};
 use elk_app::compare::RowStatus;
 use elk_app::request::{BoundChoice, CompareRequest, SolveRequest};
 use elk_sim::evaluate_with;
@@ -271,35 +272,17 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
         layer_exact_s: a.layer_exact,
         no_timings: a.timings.no_timings,
     };
+    if let Some(counts) = a.source.per_reader_count()? {
+        return compare_reader_counts(&a, &request, counts);
+    }
     let loaded = a.source.load_full()?;
-    let (inst, build_s) = (&loaded.instance, loaded.build_s);
-    let chip = loaded.chip.as_ref();
-    // --expert-parallel: the instance without parallel sets too; each method keeps its
-    // faster schedule, the lower bound bounds both (docs/core-groups.md, CG-5).
-    let plain = if a.source.expert_parallel() {
-        Some(a.source.load_without_sets()?)
-    } else {
-        None
-    };
-    let on = CompareOn {
-        inst,
-        graph: loaded.graph.as_ref(),
-        chip: chip.map(Chip::as_label),
-        without: plain.as_ref().map(|p| (&p.instance, p.graph.as_ref())),
-    };
     let worker = match a.layer_exact {
         Some(_) => Some(super::exact::worker()?),
         None => None,
     };
-    let watch = super::compare_watch::Bars::default();
-    let outcome = elk_app::compare::run::run(
-        &request,
-        on,
-        super::plan_cache::bounds().as_ref(),
-        worker,
-        &watch,
-    )
-    .map_err(super::notice::app_error)?;
+    let outcome = compare_loaded(&a.source, &request, &loaded, worker)?;
+    let (inst, build_s) = (&loaded.instance, loaded.build_s);
+    let chip = loaded.chip.as_ref();
     let moe = moe_args.as_ref().map(super::moe::run_section).transpose()?;
     if a.json {
         let config = request.config();
@@ -334,6 +317,100 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
         );
         super::moe::print_section(section, args.batch);
     }
+    Ok(())
+}
+
+/// `request` answered on `loaded`, built from `source` (with `--expert-parallel`, and the
+/// instance without parallel sets, built here): the methods, the bound and the layer section.
+fn compare_loaded(
+    source: &InstanceSource,
+    request: &CompareRequest,
+    loaded: &Loaded,
+    worker: Option<elk_solver::WorkerCommand>,
+) -> anyhow::Result<CompareOutcome> {
+    // --expert-parallel: the instance without parallel sets too; each method keeps its
+    // faster schedule, the lower bound bounds both (docs/core-groups.md, CG-5).
+    let plain = if source.expert_parallel() {
+        Some(source.load_without_sets()?)
+    } else {
+        None
+    };
+    let on = CompareOn {
+        inst: &loaded.instance,
+        graph: loaded.graph.as_ref(),
+        chip: loaded.chip.as_ref().map(Chip::as_label),
+        without: plain.as_ref().map(|p| (&p.instance, p.graph.as_ref())),
+    };
+    let watch = super::compare_watch::Bars::default();
+    elk_app::compare::run::run(
+        request,
+        on,
+        super::plan_cache::bounds().as_ref(),
+        worker,
+        &watch,
+    )
+    .map_err(super::notice::app_error)
+}
+
+/// `compare --dram-readers auto`: the model compared on the chip with each count of
+/// DRAM-reader cores, merged ([`best_over_counts`]); the header, `--csv` and `--emit-instance`
+/// are the count with the fastest schedule's.
+fn compare_reader_counts(
+    a: &CompareArgs,
+    request: &CompareRequest,
+    counts: Vec<(u64, InstanceSource)>,
+) -> anyhow::Result<()> {
+    if a.layer_exact.is_some() || a.moe.routing.is_some() {
+        return super::flags::Usage::err(
+            "--dram-readers auto with --layer-exact or --routing: give one count of readers \
+             (the layer and the routing are of one chip)",
+        );
+    }
+    let mut per = Vec::new();
+    let mut built = Vec::new();
+    for (readers, source) in counts {
+        eprintln!("--dram-readers {readers}:");
+        let loaded = source.load_full()?;
+        let outcome = compare_loaded(&source, request, &loaded, None)?;
+        let spec = &loaded
+            .chip
+            .as_ref()
+            .expect("a built instance has its chip")
+            .spec;
+        let chip = CountChip {
+            readers,
+            compute_cores: spec.cores,
+            dram_bytes_per_s: spec.hbm.bandwidth_bytes_per_s,
+        };
+        per.push((chip, outcome.report));
+        built.push((loaded, outcome.segment));
+    }
+    let (kept, bounded, report) = best_over_counts(per).expect("a chip has at least one count");
+    let segment = built[bounded].1.as_ref();
+    let loaded = &built[kept].0;
+    a.source.emit(loaded)?;
+    let (inst, chip) = (&loaded.instance, loaded.chip.as_ref());
+    if a.json {
+        let results = CompareResults {
+            base: &report,
+            layer: None,
+            moe: None,
+        };
+        return super::json::print_json("compare", &request.config(), &results);
+    }
+    if a.csv {
+        compare_table::print_csv(inst, chip, &report);
+        return Ok(());
+    }
+    compare_table::print_text(
+        inst,
+        chip,
+        (None, &loaded.rules_suffix()),
+        &report,
+        loaded.build_s,
+        a.timings.no_timings,
+    );
+    compare_table::print_bound(inst, &report, segment, a.bound);
     Ok(())
 }
 

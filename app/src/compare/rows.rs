@@ -82,6 +82,10 @@ pub struct Row {
     /// (`false`: the one without was faster, [`super::union()`]); absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parallel_sets: Option<bool>,
+    /// `--dram-readers auto`: the DRAM-reader count of the chip the row's schedule is of
+    /// ([`super::readers`]); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dram_readers: Option<u64>,
     /// The schedule's first stage, ms: the loads made before the first operator runs, which
     /// nothing overlaps (why one layer may rank the methods unlike the whole model:
     /// [`crate::layer_ranking`]). Not in `--json`.
@@ -113,6 +117,7 @@ pub fn ideal_row(inst: &Instance, no_timings: bool) -> Row {
         gap_le_pct: None,
         notes,
         parallel_sets: None,
+        dram_readers: None,
         first_stage_ms: None,
     }
 }
@@ -143,6 +148,7 @@ pub fn row_of(method: &str, judged: Judged) -> (Row, Option<(Schedule, Evaluatio
         gap_le_pct: None,
         notes: judged.solved.notes.clone(),
         parallel_sets: None,
+        dram_readers: None,
         first_stage_ms: None,
     };
     if let Some(claim) = judged.claim_differs() {
@@ -223,10 +229,31 @@ pub struct CompareReport {
     pub roofline_bound_ms: f64,
     /// Every method's row: the heuristics, the re-timed rows, then Ideal.
     pub methods: Vec<Row>,
+    /// `--dram-readers auto`: each count tried, with its best schedule and bound (absent
+    /// otherwise).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub dram_reader_counts: Vec<ReaderCount>,
     /// The roofline bound's parts (printed by the CLI's table, not in `--json`).
     #[serde(skip)]
     pub roofline: elk_solver::bounds::Roofline,
     /// `bound_ms` in cycles (not in `--json`).
     #[serde(skip)]
     pub bound_cycles: Cycles,
+}
+
+/// One count of DRAM-reader cores as `compare` tried it.
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct ReaderCount {
+    /// Cores that only read DRAM.
+    pub readers: u64,
+    /// Cores left to compute.
+    pub compute_cores: u64,
+    /// The DRAM rate the compute cores get, GB/s.
+    pub dram_gb_per_s: f64,
+    /// The fastest method on this count (`null`: none found a schedule).
+    pub best_method: Option<String>,
+    /// Its makespan, ms.
+    pub best_ms: Option<f64>,
+    /// The certified bound on this count's schedules, ms.
+    pub bound_ms: f64,
 }

@@ -22,6 +22,9 @@ pub struct ChipRequest {
     /// Other keys of a chip file, in the order given (`sram_bytes_per_core`,
     /// `noc.link_bytes_per_s`, … as [`elk_model::chip::keys::resolve`] names them).
     pub keys: Vec<(String, toml::Value)>,
+    /// `--dram-readers K`: cores that only stream weights from DRAM
+    /// ([`ChipSpec::with_dram_readers`]); `None` is none.
+    pub dram_readers: Option<u64>,
 }
 
 impl Default for ChipRequest {
@@ -47,6 +50,7 @@ impl ChipRequest {
             given: given.to_string(),
             hbm_tbps: None,
             keys: Vec::new(),
+            dram_readers: None,
         }
     }
 
@@ -61,6 +65,32 @@ impl ChipRequest {
     /// Reads the chip and applies the overrides; implausible values are warned about through
     /// `notice`. A non-positive bandwidth, an unknown key or a bad value is refused, naming it.
     pub fn resolve(&self, notice: &mut dyn Notice) -> Result<ChosenChip> {
+        let readers = self.dram_readers.unwrap_or(0);
+        let spec = self
+            .before_readers(notice)?
+            .with_dram_readers(readers, &self.given)?;
+        let record = chip_ref(&spec, &self.given, self.hbm_tbps);
+        Ok(ChosenChip { spec, record })
+    }
+
+    /// The DRAM-reader counts worth comparing on this chip (`[0]` when it has no reader
+    /// rate): what `compare --dram-readers auto` tries.
+    pub fn dram_reader_choices(&self) -> Result<Vec<u64>> {
+        Ok(self
+            .before_readers(&mut super::notice::Collected::default())?
+            .dram_reader_choices())
+    }
+
+    /// The same chip with `readers` DRAM-reader cores.
+    pub fn with_dram_readers(&self, readers: u64) -> ChipRequest {
+        ChipRequest {
+            dram_readers: Some(readers),
+            ..self.clone()
+        }
+    }
+
+    /// The chip with its overrides, before DRAM-reader cores are chosen.
+    fn before_readers(&self, notice: &mut dyn Notice) -> Result<ChipSpec> {
         let loaded = LoadedChip::load(&self.given)?;
         let mut spec = loaded.spec;
         if self.keys.is_empty() {
@@ -91,8 +121,7 @@ impl ChipRequest {
                 spec.name = format!("{} ({described})", spec.name);
             }
         }
-        let record = chip_ref(&spec, &self.given, self.hbm_tbps);
-        Ok(ChosenChip { spec, record })
+        Ok(spec)
     }
 }
 

@@ -11,13 +11,13 @@ pub enum InstanceInput {
     /// cut and the stage-model choices.
     File(PathBuf),
     /// Built from a model and a chip.
-    Build(InstanceRequest),
+    Build(Box<InstanceRequest>),
 }
 
 impl Default for InstanceInput {
     /// The built-in default: [`InstanceRequest::default`].
     fn default() -> Self {
-        InstanceInput::Build(InstanceRequest::default())
+        InstanceInput::Build(Box::default())
     }
 }
 

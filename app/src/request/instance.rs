@@ -143,6 +143,7 @@ impl InstanceRequest {
             chip: self.chip.given.clone(),
             chip_keys: KeysInOrder(self.chip.keys.clone()),
             hbm_tbps: self.chip.hbm_tbps,
+            dram_readers: self.chip.dram_readers,
             load_order: self.choices.load_order,
             layers: self.cut.layers.clone(),
             ops: self.cut.ops.clone(),
@@ -186,6 +187,9 @@ pub struct InstanceConfig {
     chip_keys: KeysInOrder,
     /// `--hbm-tbps` (`null`: the chip's own bandwidth).
     hbm_tbps: Option<f64>,
+    /// `--dram-readers K` (left out when not given).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dram_readers: Option<u64>,
     load_order: LoadOrder,
     /// `--layers A..B` (half-open).
     layers: Option<String>,

@@ -164,6 +164,7 @@ impl ChipKeys {
                 .unwrap_or_else(|| ChipRequest::default().given),
             hbm_tbps: self.hbm_tbps,
             keys,
+            dram_readers: None,
         })
     }
 }
@@ -327,7 +328,7 @@ impl CompareMoeKeys {
     /// The MoE request `compare --routing` runs ([`MoeRequest::of_compare`]).
     pub fn request(&self) -> Result<MoeRequest> {
         let input = match &self.instance {
-            Some(keys) => InstanceInput::Build(keys.request()?),
+            Some(keys) => InstanceInput::Build(Box::new(keys.request()?)),
             None => InstanceInput::File("(an Instance)".into()),
         };
         let d = MoeRequest::default();

@@ -2,14 +2,16 @@
 //! Each row of [`MEASUREMENTS`] (Tenstorrent's tt-metal, one chip, batch 32, KV length 128)
 //! is built as `elk-opt compare --model M --chip C --batch 32 --kv 128 --dtype` [`DTYPES`]
 //! builds it (the request layer: a Tensix chip's lm_head split and separate gate/up
-//! included), every method runs on it ([`crate::compare::compare`], no timings), and the best
+//! included), with `--dram-readers auto` (each count of DRAM-reader cores the preset offers,
+//! the fastest kept), every method runs on it ([`crate::compare::compare`], no timings), and the best
 //! schedule's makespan is set against the certified roofline bound (the coupled segment LP
 //! took 42 s on the Llama 3.1 8B n150 row, over the 20 s per row this study affords), the
 //! measured time per token and the terms that explain the difference. Nothing is fitted to these measurements:
 //! they are the check. Its report is `elk_reports::studies::measured`.
 
 use super::{OnStep, Steps};
-use crate::compare::{compare, ChipLabel};
+use crate::compare::readers::{best_over_counts, CountChip};
+use crate::compare::{compare, ChipLabel, CompareReport};
 use crate::request::{
     ChipRequest, Collected, Cut, InstanceRequest, ModelRequest, ModelSource, RequestError,
     RunShape, StageChoices,
@@ -115,6 +117,13 @@ pub struct Row {
     pub best_method: Option<String>,
     /// Its makespan, ms (the simulator's).
     pub best_ms: Option<f64>,
+    /// The DRAM-reader cores of the chip it ran on (docs/chips.md, "DRAM-reader cores").
+    pub readers: u64,
+    /// The cores left to compute there.
+    pub compute_cores: u64,
+    /// The best makespan without reader cores (every core computes and reads DRAM at the
+    /// interleaved rate), ms.
+    pub without_readers_ms: Option<f64>,
     /// The certified lower bound, ms.
     pub bound_ms: f64,
     /// Which bound that is (`roofline`).
@@ -129,7 +138,7 @@ pub struct Row {
     pub overhead_ms: f64,
     /// The bytes read from DRAM (weights and KV cache).
     pub bytes: f64,
-    /// The preset's DRAM bandwidth, bytes/s.
+    /// The DRAM rate the best schedule's compute cores get (with its reader cores), bytes/s.
     pub preset_bytes_per_s: f64,
 }
 
@@ -145,11 +154,65 @@ impl Row {
     }
 }
 
-/// Builds `m`'s instance as `compare` does, runs every method and fills its [`Row`];
-/// instances are planned through `plans`.
+/// Builds `m`'s instance as `compare` does on every count of DRAM-reader cores the preset
+/// offers (`compare --dram-readers auto`), runs every method on each and fills its [`Row`]
+/// with the fastest schedule over the counts and the lowest bound; instances are planned
+/// through `plans`.
 pub fn row(m: &Measurement, plans: Option<&PlanCache>) -> Result<Row> {
+    let chip = ChipRequest::named(m.chip);
+    let mut per = Vec::new();
+    let mut built = Vec::new();
+    for readers in chip.dram_reader_choices()? {
+        let b = instance_request(m, chip.with_dram_readers(readers))?
+            .build(plans.cloned(), &mut Collected::default())?;
+        let label = ChipLabel {
+            spec: &b.chip.spec,
+            record: &b.chip.record,
+        };
+        let report = compare(&b.instance, Some(label), true, None, &mut |_, _, _| {})?;
+        let count = CountChip {
+            readers,
+            compute_cores: b.chip.spec.cores,
+            dram_bytes_per_s: b.chip.spec.hbm.bandwidth_bytes_per_s,
+        };
+        per.push((count, report));
+        built.push(b);
+    }
+    let without_readers_ms = per.first().and_then(|(_, r)| best_of(r)).map(|b| b.1);
+    let (kept, _, report) = best_over_counts(per).expect("a chip has a count");
+    let best = best_of(&report);
+    // The terms are of the count the best schedule ran on, at that count's DRAM rate.
+    let (inst, spec) = (&built[kept].instance, &built[kept].chip.spec);
+    let roofline = elk_solver::bounds::roofline(inst);
+    let overhead_cycles = match spec.cost_model {
+        CostModelSpec::Tensix {
+            op_overhead_cycles, ..
+        } => op_overhead_cycles,
+        _ => 0.0,
+    };
+    let hbm_ms = inst.ms(roofline.hbm_cycles);
+    Ok(Row {
+        measured: *m,
+        best_method: best.as_ref().map(|b| b.0.clone()),
+        best_ms: best.map(|b| b.1),
+        readers: report.dram_reader_counts[kept].readers,
+        compute_cores: spec.cores,
+        without_readers_ms,
+        bound_ms: report.bound_ms,
+        bound_source: report.bound_source.to_string(),
+        hbm_ms,
+        exec_ms: inst.ms(roofline.exec_cycles),
+        ops: inst.ops.len(),
+        overhead_ms: 1000.0 * inst.ops.len() as f64 * overhead_cycles / inst.clock_hz,
+        bytes: hbm_ms / 1000.0 * spec.hbm.bandwidth_bytes_per_s,
+        preset_bytes_per_s: spec.hbm.bandwidth_bytes_per_s,
+    })
+}
+
+/// `m`'s instance on `chip`, as `compare` builds it.
+fn instance_request(m: &Measurement, chip: ChipRequest) -> Result<InstanceRequest> {
     let dtype = Dtypes::parse(DTYPES).map_err(RequestError::refused)?;
-    let request = InstanceRequest {
+    Ok(InstanceRequest {
         model: ModelRequest {
             dtype: Some(dtype),
             ..ModelRequest::of(ModelSource::Zoo(m.model.into()))
@@ -160,45 +223,20 @@ pub fn row(m: &Measurement, plans: Option<&PlanCache>) -> Result<Row> {
             kv: KV,
             num_layers: None,
         },
-        chip: ChipRequest::named(m.chip),
+        chip,
         cut: Cut::default(),
         choices: StageChoices::default(),
-    };
-    let built = request.build(plans.cloned(), &mut Collected::default())?;
-    let inst = &built.instance;
-    let spec = &built.chip.spec;
-    let label = ChipLabel {
-        spec,
-        record: &built.chip.record,
-    };
-    let report = compare(inst, Some(label), true, None, &mut |_, _, _| {})?;
-    let best = report
+    })
+}
+
+/// The fastest schedule of a report: its method and makespan, ms.
+fn best_of(report: &CompareReport) -> Option<(String, f64)> {
+    report
         .methods
         .iter()
         .filter(|r| r.method != "ideal")
         .filter_map(|r| r.makespan_ms.map(|t| (r.method.clone(), t)))
-        .min_by(|a, b| a.1.total_cmp(&b.1));
-    let overhead_cycles = match spec.cost_model {
-        CostModelSpec::Tensix {
-            op_overhead_cycles, ..
-        } => op_overhead_cycles,
-        _ => 0.0,
-    };
-    let hbm_ms = inst.ms(report.roofline.hbm_cycles);
-    let preset_bytes_per_s = spec.hbm.bandwidth_bytes_per_s;
-    Ok(Row {
-        measured: *m,
-        best_method: best.as_ref().map(|b| b.0.clone()),
-        best_ms: best.map(|b| b.1),
-        bound_ms: report.bound_ms,
-        bound_source: report.bound_source.to_string(),
-        hbm_ms,
-        exec_ms: inst.ms(report.roofline.exec_cycles),
-        ops: inst.ops.len(),
-        overhead_ms: 1000.0 * inst.ops.len() as f64 * overhead_cycles / inst.clock_hz,
-        bytes: hbm_ms / 1000.0 * preset_bytes_per_s,
-        preset_bytes_per_s,
-    })
+        .min_by(|a, b| a.1.total_cmp(&b.1))
 }
 
 /// Runs the study, each measurement a step of `progress`; instances are planned through

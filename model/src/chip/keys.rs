@@ -14,6 +14,9 @@ pub enum Applies {
     Explicit,
     /// With one of these `cost_model.kind`s.
     Kinds(&'static [&'static str]),
+    /// On any chip that offers what it describes; absent, the chip does not (never reported
+    /// as missing or defaulted).
+    Optional,
 }
 
 /// One key of a chip TOML.
@@ -47,7 +50,7 @@ const fn key(
 }
 
 /// Every key, in file order.
-pub const KEYS: [ChipKey; 31] = [
+pub const KEYS: [ChipKey; 33] = [
     key(
         "name",
         "text",
@@ -101,6 +104,26 @@ pub const KEYS: [ChipKey; 31] = [
         Applies::Explicit,
         "the core each controller attaches to; only with placement = \"explicit\"",
     ),
+    ChipKey {
+        default: Some("none (no reader cores)"),
+        ..key(
+            "hbm.reader_bytes_per_cycle",
+            "bytes/cycle",
+            Applies::Optional,
+            "what one DRAM-reader core streams from its bank; with it, reader cores that only \
+             fetch weights for the others are a choice (--dram-readers)",
+        )
+    },
+    ChipKey {
+        default: Some("none"),
+        ..key(
+            "hbm.interleaved_bytes_per_s",
+            "bytes/s",
+            Applies::Optional,
+            "the DRAM rate compute cores get reading it themselves, without reader cores; \
+             required with reader_bytes_per_cycle",
+        )
+    },
     key(
         "noc.topology",
         "\"all-to-all\" | \"mesh\" | \"torus\"",
@@ -315,6 +338,7 @@ fn applies(doc: &toml::Table, k: &ChipKey) -> bool {
         Applies::Grid => matches!(str_at("noc.topology"), Some("mesh" | "torus")),
         Applies::Explicit => str_at("hbm.placement") == Some("explicit"),
         Applies::Kinds(kinds) => str_at("cost_model.kind").is_some_and(|k| kinds.contains(&k)),
+        Applies::Optional => get(doc, k.path).is_some(),
     }
 }
 

@@ -67,7 +67,7 @@ fn explanation(rows: &[Row]) -> String {
     if !shares.is_empty() {
         s.push_str(&format!(
             "On the Wormhole rows, reading the bytes at the {} GB/s tt-metal's interleaved \
-             matmuls reach instead of the preset's microbenchmark rate adds {} of measured − \
+             matmuls reach instead of the best schedule's DRAM rate (with its reader cores) adds {} of measured − \
              best{}. ",
             MATMUL_GBPS.0,
             range(&shares),
@@ -97,19 +97,22 @@ fn explanation(rows: &[Row]) -> String {
 /// The study's CSV: one line per measurement, every number of the tables.
 fn csv(rows: &[Row]) -> String {
     let mut s = String::from(
-        "model,chip,measured_tok_s_user,measured_ms,best_method,best_ms,bound_ms,bound_source,\
-         ratio,hbm_ms,exec_ms,ops,overhead_ms,dram_bytes,preset_gb_per_s,needed_gb_per_s,source\n",
+        "model,chip,measured_tok_s_user,measured_ms,best_method,best_ms,dram_readers,\
+         compute_cores,without_readers_ms,bound_ms,bound_source,ratio,hbm_ms,exec_ms,ops,overhead_ms,dram_bytes,preset_gb_per_s,needed_gb_per_s,source\n",
     );
     for r in rows {
         let m = &r.measured;
         s.push_str(&format!(
-            "{},{},{},{:.4},{},{},{:.4},{},{},{:.4},{:.4},{},{:.4},{:.0},{:.1},{:.1},{}\n",
+            "{},{},{},{:.4},{},{},{},{},{},{:.4},{},{},{:.4},{:.4},{},{:.4},{:.0},{:.1},{:.1},{}\n",
             m.model,
             m.chip,
             m.tok_s_user,
             m.ms(),
             r.best_method.as_deref().unwrap_or(""),
             field(r.best_ms, 4),
+            r.readers,
+            r.compute_cores,
+            field(r.without_readers_ms, 4),
             r.bound_ms,
             r.bound_source,
             field(r.ratio(), 3),
@@ -151,20 +154,33 @@ fn write(header: &Header, rows: &[Row]) -> Result<Files> {
          issue's target is 0.3–1.1 on every row. Nothing is fitted to these end-to-end \
          numbers: the presets' constants come from DRAM and GEMM microbenchmarks \
          (docs/chips.md); these measurements are the check.\n\n\
-         | model (source) | chip | measured t/s/u | measured ms | best method | best ms | \
-         bound ms | best / measured |\n|---|---|---|---|---|---|---|---|\n"
+         **DRAM-reader cores.** Each row is compared with every count of DRAM-reader cores \
+         the preset offers (`--dram-readers auto`; docs/chips.md, \"DRAM-reader cores\"): \
+         cores that only stream weights from their DRAM bank into the others' SRAM, as \
+         tt-metal's prefetcher and DRAM-sharded matmuls do. Without them every core computes \
+         and reads DRAM at the interleaved rate (190 GB/s on Wormhole); with a reader per \
+         bank the compute cores get the saturated rate but lose the readers' cores and SRAM. \
+         *readers* is the count of the best schedule, *no readers* the best makespan \
+         without any; the bound is the lowest over the counts, so it bounds the choice \
+         too.\n\n\
+         | model (source) | chip | measured t/s/u | measured ms | best method | readers \
+         (compute cores) | best ms | no readers ms | bound ms | best / measured |\n\
+         |---|---|---|---|---|---|---|---|---|---|\n"
     ));
     for r in rows {
         let m = &r.measured;
         md.push_str(&format!(
-            "| {} ({}) | {} | {} | {:.2} | {} | {} | {:.2} ({}) | {} |\n",
+            "| {} ({}) | {} | {} | {:.2} | {} | {} ({}) | {} | {} | {:.2} ({}) | {} |\n",
             m.model,
             m.listed,
             m.chip,
             m.tok_s_user,
             m.ms(),
             r.best_method.as_deref().unwrap_or("-"),
+            r.readers,
+            r.compute_cores,
             opt(r.best_ms, 2),
+            opt(r.without_readers_ms, 2),
             r.bound_ms,
             r.bound_source,
             opt(r.ratio(), 2),
@@ -172,16 +188,17 @@ fn write(header: &Header, rows: &[Row]) -> Result<Files> {
     }
     md.push_str(&format!(
         "\nThe terms. *HBM* is the roofline's DRAM part: the bytes read (weights and KV cache) \
-         at the preset's bandwidth; *exec* its execution part: every operator at its fastest \
-         option, of which *overhead* is the operators × the preset's `op_overhead_cycles` / \
-         clock. *needed* is the DRAM bandwidth at which the bytes alone take the measured \
-         time, against the preset's (measured by Tenstorrent's DRAM microbenchmark) and the \
+         at the DRAM rate of the best schedule's chip (with its reader cores); *exec* its \
+         execution part: every operator at its fastest option, of which *overhead* is the \
+         operators × the preset's `op_overhead_cycles` / clock. *needed* is the DRAM \
+         bandwidth at which the bytes alone take the measured time, against that rate \
+         (*DRAM GB/s*, from Tenstorrent's DRAM microbenchmarks) and the \
          {}–{} GB/s tt-metal's llms.md says its matmuls reach on a Wormhole \
          (tests/fixtures/tenstorrent/dram.csv).\n\n\
          *measured − best* is the difference to explain; *DRAM at {0}–{1}* is the bytes' time \
          at the rates tt-metal's matmuls reach (Wormhole rows: llms.md measures Wormhole).\n\n\
          | model @ board | DRAM bytes (GB) | HBM ms | exec ms | operators | overhead ms | \
-         preset GB/s | needed GB/s | measured − best ms | DRAM at {0}–{1} GB/s, ms |\n\
+         DRAM GB/s | needed GB/s | measured − best ms | DRAM at {0}–{1} GB/s, ms |\n\
          |---|---|---|---|---|---|---|---|---|---|\n",
         MATMUL_GBPS.0, MATMUL_GBPS.1
     ));
@@ -226,6 +243,7 @@ fn write(header: &Header, rows: &[Row]) -> Result<Files> {
     let all = [
         series("measured (tt-metal)", &|r| Some(r.measured.ms())),
         series("best schedule (simulator)", &|r| r.best_ms),
+        series("best without DRAM-reader cores", &|r| r.without_readers_ms),
         series("certified bound", &|r| Some(r.bound_ms)),
     ];
     let [svg, fig_csv] = bars(
@@ -290,6 +308,9 @@ mod tests {
             measured: MEASUREMENTS[0],
             best_method: best.map(|_| "elk-full".into()),
             best_ms: best,
+            readers: 16,
+            compute_cores: 48,
+            without_readers_ms: best.map(|b| b + 4.0),
             bound_ms: 25.0,
             bound_source: "roofline".into(),
             hbm_ms: 20.0,
@@ -306,11 +327,17 @@ mod tests {
         assert_eq!(records.len(), 2);
         assert!(records.iter().all(|r| r.len() == fields), "{text}");
         // 30 ms against 1000 / 26 ms measured; bytes over the measured time.
-        assert_eq!(&records[0][8], "0.780");
-        assert_eq!(&records[0][15], "138.8");
+        assert_eq!(&records[0][11], "0.780");
+        assert_eq!(&records[0][18], "138.8");
+        assert_eq!(&records[0][6], "16");
         assert_eq!(
-            (&records[1][4], &records[1][5], &records[1][8]),
-            ("", "", "")
+            (
+                &records[1][4],
+                &records[1][5],
+                &records[1][8],
+                &records[1][11]
+            ),
+            ("", "", "", "")
         );
     }
 }
