@@ -175,6 +175,24 @@ fn print_reader_counts(report: &CompareReport) {
         .filter_map(|r| Some(format!("{} {}", r.method, r.dram_readers?)))
         .collect();
     println!("readers of each row's schedule: {}", rows.join(", "));
+    let best = report
+        .dram_reader_counts
+        .iter()
+        .filter_map(|c| c.best_ms)
+        .fold(f64::INFINITY, f64::min);
+    let ruled_out: Vec<String> = report
+        .dram_reader_counts
+        .iter()
+        .filter(|c| c.bound_ms > best)
+        .map(|c| format!("{} ({:.4} ms)", c.readers, c.bound_ms))
+        .collect();
+    if !ruled_out.is_empty() {
+        println!(
+            "certified: no schedule with {} reader cores can match the best one ({best:.4} ms): \
+             their bounds are above it",
+            ruled_out.join(" or ")
+        );
+    }
 }
 
 /// With `--expert-parallel`, which rows' schedules ran with parallel sets and which without
