@@ -123,16 +123,21 @@ class Chip:
     (``noc_link_bytes_per_s``, ``hbm_controllers``; ``**{"noc.link_bytes_per_s": …}``).
     The chip is read as its TOML file with those lines changed would be: a bad key or value
     raises ``ValueError`` naming it. ``spec`` is the chip as ``chips show --json`` prints
-    it, overrides applied; its name gains them (``sn40l-like (hbm_controllers=8)``)."""
+    it, overrides applied; its name gains them (``sn40l-like (hbm_controllers=8)``).
+    ``dram_readers`` (``--dram-readers K``) gives K of the chip's cores to streaming weights
+    from DRAM, on a chip whose file has a reader rate (``wormhole-n150``, ``blackhole-p150``;
+    docs/chips.md, "DRAM-reader cores")."""
 
     def __init__(
         self,
         name_or_path: Union[str, "os.PathLike[str]"] = DEFAULTS["chip"],
         hbm_tbps: Optional[float] = None,
+        dram_readers: Optional[int] = None,
         **overrides: Any,
     ) -> None:
         self.given = os.fspath(name_or_path)
         self.hbm_tbps = None if hbm_tbps is None else float(hbm_tbps)
+        self.dram_readers = None if dram_readers is None else int(dram_readers)
         #: The keys set, as given (a key set to None keeps the chip's value).
         self.overrides: Dict[str, Any] = {k: v for k, v in overrides.items() if v is not None}
         spec, warns = _native.chip_json(json.dumps(self._keys()))
@@ -146,12 +151,15 @@ class Chip:
         keys: Dict[str, Any] = {"given": self.given, "keys": list(self.overrides.items())}
         if self.hbm_tbps is not None:
             keys["hbm_tbps"] = self.hbm_tbps
+        if self.dram_readers is not None:
+            keys["dram_readers"] = self.dram_readers
         return keys
 
     def __repr__(self) -> str:
         extra = "".join(f", {k}={v!r}" for k, v in self.overrides.items())
         hbm = "" if self.hbm_tbps is None else f", hbm_tbps={self.hbm_tbps!r}"
-        return f"Chip({self.given!r}{hbm}{extra})"
+        readers = "" if self.dram_readers is None else f", dram_readers={self.dram_readers!r}"
+        return f"Chip({self.given!r}{hbm}{readers}{extra})"
 
 
 ModelLike = Union[Model, str, "os.PathLike[str]"]
@@ -173,5 +181,5 @@ def _chip(c: ChipLike, hbm_tbps: Optional[float]) -> Chip:
     if isinstance(c, Chip):
         if hbm_tbps is None or hbm_tbps == c.hbm_tbps:
             return c
-        return Chip(c.given, hbm_tbps, **c.overrides)
+        return Chip(c.given, hbm_tbps, c.dram_readers, **c.overrides)
     return Chip(c, hbm_tbps)

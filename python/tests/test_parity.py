@@ -62,6 +62,21 @@ def test_compare_with_block_float_weights():
     assert out["config"]["dtype"] == dtype
 
 
+def test_compare_with_dram_reader_cores():
+    # Two of the n150's eight columns stream weights from DRAM: 48 compute cores at 264 GB/s.
+    dtype = "w=bfp8,ffn=bfp4,kv=bfp8,a=bf16"
+    chip = elk_opt.Chip("wormhole-n150", dram_readers=16)
+    assert chip.spec["cores"] == 48 and chip.name == "wormhole-n150 (16 DRAM readers)"
+    r = elk_opt.compare(elk_opt.Model("llama3.2-1b", dtype=dtype), chip,
+                        kv=128, num_layers=1, no_timings=True)
+    out = cli("compare", "--model", "llama3.2-1b", "--num-layers", 1, "--dtype", dtype,
+              "--chip", "wormhole-n150", "--dram-readers", 16, "--kv", 128, "--json",
+              "--no-timings")
+    same(r.to_dict(), out["results"])
+    same(r.config, out["config"])
+    assert out["config"]["dram_readers"] == 16
+
+
 def test_gap():
     r = elk_opt.gap("llama2-7b", time_limit=LIMIT, no_timings=True, **SMALL)
     out = cli("gap", *MODEL, "--time-limit", LIMIT, "--json", "--no-timings")

@@ -48,6 +48,9 @@ pub struct ChipKeys {
     /// `--hbm-tbps`.
     #[serde(default)]
     pub hbm_tbps: Option<f64>,
+    /// `--dram-readers K`.
+    #[serde(default)]
+    pub dram_readers: Option<u64>,
     /// Any other chip key, `[[name, value], …]` in the order given.
     #[serde(default)]
     pub keys: Vec<(String, Value)>,
@@ -164,7 +167,7 @@ impl ChipKeys {
                 .unwrap_or_else(|| ChipRequest::default().given),
             hbm_tbps: self.hbm_tbps,
             keys,
-            dram_readers: None,
+            dram_readers: self.dram_readers,
         })
     }
 }
