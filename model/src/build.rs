@@ -474,6 +474,13 @@ impl InstanceMemo {
         self.chip.cores
     }
 
+    /// The chip's SRAM, all cores, bytes: an output operator whose weight exceeds it runs
+    /// as column chunks ([`Graph::split_wide_outputs`], as the request layer cuts a dense
+    /// model for its chip).
+    pub fn total_sram_bytes(&self) -> u64 {
+        self.chip.total_sram_bytes()
+    }
+
     /// Operator shapes planned so far.
     pub fn shapes(&self) -> usize {
         self.shapes_read().count

@@ -32,7 +32,7 @@ pub use resident::{share_per_core, top_by_value, ResidentSet};
 
 use crate::build::{InstanceMemo, ParallelStep};
 use crate::error::{ModelError, Result};
-use crate::graph::{Operator, Role};
+use crate::graph::{Graph, Operator, Role};
 use crate::zoo::{ExpertTokens, ZooModel, ZooParams};
 use elk_stage::instance::{Instance, InstanceOp, OpOption, INSTANCE_FORMAT_PARALLEL};
 use elk_stage::schedule::Schedule;
@@ -170,6 +170,16 @@ pub struct StepInstances {
     shares: Vec<u64>,
 }
 
+/// `graph` with every output operator whose weight exceeds the chip's SRAM cut into column
+/// chunks of at most a quarter of it, as the request layer cuts a dense model (the LM head
+/// of a model on a Tensix chip; docs/chips.md, "Weights larger than the chip"); the request
+/// layer warns of each cut, once per run.
+fn fitted(mut graph: Graph, memo: &InstanceMemo) -> Graph {
+    let sram = memo.total_sram_bytes();
+    graph.split_wide_outputs(sram, sram / 4);
+    graph
+}
+
 impl StepInstances {
     /// The operators of `model`'s step in which experts receive `counts` tokens.
     pub fn build(
@@ -196,7 +206,7 @@ impl StepInstances {
                 .map(|l| counts.layer(l).iter().map(|&n| n.max(1)).collect())
                 .collect(),
         );
-        let graph = model.build_slots(params, &slots_counts)?;
+        let graph = fitted(model.build_slots(params, &slots_counts)?, memo);
         // One expert's weights: the first expert's (a model's first layers may be dense).
         let first = graph.ops.iter().find_map(|o| o.expert());
         let expert_weight_bytes = graph
@@ -217,7 +227,7 @@ impl StepInstances {
         };
         let mut inst = memo.instance(&graph)?;
         let mut sets = if memo.parallel() {
-            StepSets::of(memo, &model.build_slots(params, counts)?)?
+            StepSets::of(memo, &fitted(model.build_slots(params, counts)?, memo))?
         } else {
             StepSets::default()
         };

@@ -263,3 +263,35 @@ fn resident_policies_print_their_set_and_give_it_in_the_json() {
     let bad = elk(&args(&["--policies", "resident-0"]));
     assert_eq!(bad.status.code(), Some(2));
 }
+
+#[test]
+fn an_moe_model_runs_on_a_tensix_chip_whose_sram_cannot_hold_its_lm_head() {
+    // OLMoE's LM head (50,304 × 2,048) exceeds the n150's 96 MB in fp16: as a dense model's,
+    // it runs as column chunks (said once), and the experts' gate and up run separately.
+    let out = elk_ok(&[
+        "moe",
+        "--model",
+        "olmoe-1b-7b",
+        "--chip",
+        "wormhole-n150",
+        "--num-layers",
+        "1",
+        "--steps",
+        "1",
+        "--kv",
+        "128",
+        "--json",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.matches("lm_head: its weight").count(), 1, "{stderr}");
+    let results = super::common::results(&out.stdout);
+    let policies = results["steps"][0]["policies"].as_array().unwrap();
+    assert_eq!(policies.len(), 4, "{results}");
+    let bound = results["steps"][0]["bound_ms"].as_f64().unwrap();
+    for p in policies {
+        assert!(
+            p["makespan_ms"].as_f64().is_some_and(|t| t >= bound),
+            "{results}"
+        );
+    }
+}

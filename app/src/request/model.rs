@@ -217,16 +217,10 @@ impl ModelRequest {
                     }
                 };
                 params.adam = self.optimizer_dtype.unwrap_or_default();
-                params.separate_gate_up = chip.is_some_and(is_tensix);
-                let mut graph = model.build(&params)?;
-                if let Some(chip) = chip {
-                    if !params.separate_gate_up && fused_gate_up_too_wide(&graph, chip) {
-                        params.separate_gate_up = true;
-                        graph = model.build(&params)?;
-                    }
-                    split_for(&mut graph, chip, notice);
+                match chip {
+                    Some(chip) => fit_to_chip(&model, &mut params, chip, notice),
+                    None => Ok(model.build(&params)?),
                 }
-                Ok(graph)
             }
             ModelSource::Import(file) => self.import(file, shape, false, notice),
             ModelSource::Onnx(file) => self.import(file, shape, true, notice),
@@ -349,6 +343,26 @@ pub struct GraphConfig {
 
 /// Whether `chip` has Tensix cores, whose software runs a gated FFN's gate and up apart
 /// (Tenstorrent's `ff1` and `ff3`): its gated FFNs are built as separate matmuls.
+/// `model` built with `params` for `chip`: its gated FFNs as separate gate and up matmuls on
+/// a Tensix chip or where the fused weight exceeds the chip's SRAM (then `params` says so,
+/// for the builds that follow: an MoE run's steps), and its output operators over the SRAM
+/// cut into column chunks, each cut warned about through `notice`.
+pub(super) fn fit_to_chip(
+    model: &elk_model::zoo::ZooModel,
+    params: &mut elk_model::zoo::ZooParams,
+    chip: &elk_model::chip::ChipSpec,
+    notice: &mut dyn Notice,
+) -> Result<Graph> {
+    params.separate_gate_up = is_tensix(chip);
+    let mut graph = model.build(params)?;
+    if !params.separate_gate_up && fused_gate_up_too_wide(&graph, chip) {
+        params.separate_gate_up = true;
+        graph = model.build(params)?;
+    }
+    split_for(&mut graph, chip, notice);
+    Ok(graph)
+}
+
 fn is_tensix(chip: &elk_model::chip::ChipSpec) -> bool {
     matches!(
         chip.cost_model,

@@ -177,6 +177,9 @@ impl MoeRequest {
                 d
             }
         };
+        // As a dense model is built for the chip: separate gate and up matmuls where the
+        // chip needs them, and the warnings of the output operators its steps cut.
+        super::model::fit_to_chip(&model, &mut params, &chip.spec, notice)?;
         let inputs = MoeInputs {
             params,
             chip: chip.named(),
