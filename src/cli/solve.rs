@@ -31,7 +31,8 @@ pub struct SolveArgs {
             "linearisation",
             "no_warm_start",
             "no_lp_bound",
-            "whole_model_bound"
+            "whole_model_bound",
+            "work_limit"
         ]
     )]
     method: Option<String>,
@@ -238,6 +239,11 @@ pub struct CompareArgs {
         conflicts_with_all = ["instance", "layers", "ops"]
     )]
     layer_exact: Option<f64>,
+    /// With --layer-exact: stop the layer's MILP after N branch-and-bound nodes, so that the
+    /// section is the same on every machine (the seconds stay a hard stop; docs/exact.md,
+    /// "Reproducible certificates").
+    #[arg(long, value_name = "N", value_parser = super::flags::work_limit, allow_negative_numbers = true)]
+    work_limit: Option<u64>,
     /// The certified lower bound of the `gap ≤ %` column: `roofline` (instant), or
     /// `segment`, the coupled segment relaxation LP that `gap`, sweeps with `bound = true` and
     /// the main job use (seconds on a 7B–70B model, then kept in the bound cache beside the
@@ -269,8 +275,10 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
         input: a.source.input(),
         bound: a.bound,
         layer_exact_s: a.layer_exact,
+        layer_work_limit: a.work_limit,
         no_timings: a.timings.no_timings,
     };
+    request.validate().map_err(|e| super::flags::Usage(e.to_string()))?;
     let loaded = a.source.load_full()?;
     let (inst, build_s) = (&loaded.instance, loaded.build_s);
     let chip = loaded.chip.as_ref();
