@@ -36,6 +36,6 @@ pub use event::ExactEvent;
 pub use method::{Exact, WorkerCommand};
 pub use note::{texts, Note, NoteAbout};
 pub use options::{too_large, Backend, ExactOptions, WholeModelBound, WholeModelSearch};
-pub use solve::NO_SMT_BUDGET;
 pub use report::{gap_pct, Bounds, ExactReport, GapReference, ModelStats, Phase};
+pub use solve::NO_SMT_BUDGET;
 pub use work::{Work, WorkUnit};

@@ -280,10 +280,8 @@ impl NodeLog {
         use std::sync::atomic::{AtomicU64, Ordering};
         static RUNS: AtomicU64 = AtomicU64::new(0);
         let run = RUNS.fetch_add(1, Ordering::Relaxed);
-        let path = std::env::temp_dir().join(format!(
-            "elk-opt-highs-{}-{run}.log",
-            std::process::id()
-        ));
+        let path =
+            std::env::temp_dir().join(format!("elk-opt-highs-{}-{run}.log", std::process::id()));
         let text = path.to_string_lossy().into_owned();
         model
             .try_set_option("log_to_console", false)

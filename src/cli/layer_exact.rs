@@ -38,8 +38,9 @@ pub(super) fn print(layer: &Instance, s: &LayerSection, whole: &[elk_app::compar
     println!(
         "exact MILP (1 HiGHS thread, limit {} s{}{}): {}{}",
         s.time_limit_s,
-        s.work_limit
-            .map_or(String::new(), |n| format!(", at most {n} branch-and-bound nodes")),
+        s.work_limit.map_or(String::new(), |n| format!(
+            ", at most {n} branch-and-bound nodes"
+        )),
         s.gap
             .exact
             .warm_start

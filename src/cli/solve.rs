@@ -278,7 +278,9 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
         layer_work_limit: a.work_limit,
         no_timings: a.timings.no_timings,
     };
-    request.validate().map_err(|e| super::flags::Usage(e.to_string()))?;
+    request
+        .validate()
+        .map_err(|e| super::flags::Usage(e.to_string()))?;
     let loaded = a.source.load_full()?;
     let (inst, build_s) = (&loaded.instance, loaded.build_s);
     let chip = loaded.chip.as_ref();

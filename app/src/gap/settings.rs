@@ -172,7 +172,10 @@ mod tests {
         let with = |n| ExactSettings::milp_within(1.0).with_work_limit(Some(n));
         assert!(with(1).check().is_ok());
         let err = with(0).check().unwrap_err();
-        assert!(err.starts_with("--work-limit 0: must be a positive"), "{err}");
+        assert!(
+            err.starts_with("--work-limit 0: must be a positive"),
+            "{err}"
+        );
         let milp_bound = ExactSettings {
             whole_model_bound: WholeModelBound::Milp,
             ..with(5)

@@ -26,8 +26,7 @@ pub(crate) fn solve(
     opts: &ExactOptions,
     progress: &dyn Fn(&ExactEvent),
 ) -> Result<ExactReport> {
-    if opts.work_limit.is_some() && opts.backend == Backend::Smt && !too_large(inst, opts.backend)
-    {
+    if opts.work_limit.is_some() && opts.backend == Backend::Smt && !too_large(inst, opts.backend) {
         return Err(SolverError::Input(NO_SMT_BUDGET.into()));
     }
     let mut run = Solve::start(inst, opts, progress)?;

@@ -58,9 +58,7 @@ impl Solve<'_> {
             return Ok(None);
         }
         let share = if searching { 0.5 } else { 0.9 };
-        let time_limit = self
-            .time_share(share)
-            .unwrap_or(Duration::from_secs(60));
+        let time_limit = self.time_share(share).unwrap_or(Duration::from_secs(60));
         let lp_only = opts.whole_model == WholeModelBound::Lp;
         let seg_opts = SegmentOptions {
             lp_only,

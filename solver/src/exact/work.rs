@@ -102,7 +102,9 @@ mod tests {
             cut_by_time: false,
         };
         assert!(w.exhausted());
-        assert!(w.sentence().contains("10 of 10 branch-and-bound nodes used; stopped by the budget: reproducible"));
+        assert!(w
+            .sentence()
+            .contains("10 of 10 branch-and-bound nodes used; stopped by the budget: reproducible"));
         let cut = Work {
             cut_by_time: true,
             used: None,
@@ -111,10 +113,7 @@ mod tests {
         assert!(!cut.exhausted());
         assert!(cut.sentence().contains("an unknown number of 10"));
         assert!(cut.sentence().contains("NOT reproducible"));
-        let done = Work {
-            used: Some(3),
-            ..w
-        };
+        let done = Work { used: Some(3), ..w };
         assert!(done.sentence().contains("finished within the budget"));
     }
 }

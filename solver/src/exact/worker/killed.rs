@@ -4,8 +4,8 @@
 use super::Told;
 use crate::bounds::BoundSource;
 use crate::exact::solve::coupled_note;
-use crate::exact::{Note, Work, WorkUnit};
 use crate::exact::{gap_pct, too_large, Bounds, ExactOptions, ExactReport, ModelStats, Phase};
+use crate::exact::{Note, Work, WorkUnit};
 use crate::tolerance::meets_bound;
 use elk_stage::instance::Instance;
 use elk_stage::method::{StopReason, Verdict};
