@@ -225,6 +225,8 @@ mod tests {
                 objective: Some(t * (1.0 + rel)),
                 bound: Some(t),
                 model: ModelStats::default(),
+                work: 0,
+                cut: None,
             };
             let run = Solve::new(&inst, &opts, &quiet, Instant::now(), None);
             let r = run.finish(result).unwrap();
@@ -252,6 +254,8 @@ mod tests {
             objective: Some(t),
             bound: Some(t),
             model: ModelStats::default(),
+            work: 0,
+            cut: None,
         };
         let opts = ExactOptions::default();
         let warm = Some((s, t * (1.0 - 1e-6)));
