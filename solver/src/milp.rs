@@ -191,7 +191,7 @@ pub fn run_milp(inst: &Instance, cfg: &MilpConfig) -> Result<MilpRun> {
                 model
                     .try_set_option("mip_max_nodes", n)
                     .map_err(|e| backend(format!("option mip_max_nodes: {e:?}")))?;
-                Some(NodeLog::attach(&mut model)?)
+                NodeLog::attach(&mut model)
             }
             None => None,
         };
@@ -204,8 +204,11 @@ pub fn run_milp(inst: &Instance, cfg: &MilpConfig) -> Result<MilpRun> {
         let solved = model
             .try_solve()
             .map_err(|e| backend(format!("solve: {e:?}")))?;
-        let nodes = log.map(|l| l.nodes(&solved, max_nodes));
-        Ok((solved, enc, build_s, nodes.unwrap_or(0)))
+        let nodes = match log {
+            Some(l) => l.nodes(&solved, max_nodes),
+            None => NodeLog::unlogged(&solved, max_nodes),
+        };
+        Ok((solved, enc, build_s, nodes))
     };
     let (mut solved, mut enc, build_s, mut nodes) =
         attempt(cfg.warm_start.as_ref(), cfg.max_nodes)?;
@@ -275,8 +278,9 @@ struct NodeLog {
 }
 
 impl NodeLog {
-    /// Logs `model`'s run to a new file in the temporary directory.
-    fn attach(model: &mut highs::Model) -> Result<NodeLog> {
+    /// Logs `model`'s run to a new file in the temporary directory (`None` when HiGHS
+    /// refuses the file: the count then falls back as [`NodeLog::nodes`] says).
+    fn attach(model: &mut highs::Model) -> Option<NodeLog> {
         use std::sync::atomic::{AtomicU64, Ordering};
         static RUNS: AtomicU64 = AtomicU64::new(0);
         let run = RUNS.fetch_add(1, Ordering::Relaxed);
@@ -287,8 +291,8 @@ impl NodeLog {
             .try_set_option("log_to_console", false)
             .and_then(|_| model.try_set_option("log_file", text.as_str()))
             .and_then(|_| model.try_set_option("output_flag", true))
-            .map_err(|e| backend(format!("node log: {e:?}")))?;
-        Ok(NodeLog { path })
+            .ok()
+            .map(|_| NodeLog { path })
     }
 
     /// The run's node count; when the log cannot say, the limit when HiGHS stopped at it
@@ -301,10 +305,16 @@ impl NodeLog {
                 .strip_prefix("Nodes")
                 .and_then(|n| n.trim().parse::<u64>().ok())
         });
-        logged.unwrap_or(match (solved.status(), limit) {
+        logged.unwrap_or_else(|| NodeLog::unlogged(solved, limit))
+    }
+
+    /// Without a log: the limit when HiGHS stopped at it (it stops as the count reaches the
+    /// limit), else 0.
+    fn unlogged(solved: &highs::SolvedModel, limit: Option<u64>) -> u64 {
+        match (solved.status(), limit) {
             (HighsModelStatus::ReachedSolutionLimit, Some(n)) => n,
             _ => 0,
-        })
+        }
     }
 }
 

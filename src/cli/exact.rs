@@ -585,6 +585,11 @@ fn stronger_bound(
             "a longer {limit_flag} (the {} may prove more)",
             e.backend.model_noun()
         ));
+    } else if !whole_model && e.stop == StopReason::WorkLimit {
+        ways.push(format!(
+            "a larger --work-limit (the {} may prove more)",
+            e.backend.model_noun()
+        ));
     }
     match whole_model_bound {
         WholeModelBound::Off if layered => {

@@ -39,9 +39,8 @@ fn the_same_budget_gives_the_same_bytes_where_it_cuts_the_search() {
     let inst = small_instance(&temp("ops24.json"), "llama2-13b", "0..24");
     let sched = temp("ops24.sched.json");
     let (i, s) = (inst.to_str().unwrap(), sched.to_str().unwrap());
-    let solve = [
-        "solve",
-        "--exact",
+    // Both commands take the same instance, budget and schedule file.
+    let budget = [
         "--instance",
         i,
         "--no-warm-start",
@@ -50,10 +49,12 @@ fn the_same_budget_gives_the_same_bytes_where_it_cuts_the_search() {
         "--time-limit",
         "300",
         "--no-timings",
-        "--json",
         "-o",
         s,
     ];
+    let with =
+        |head: &[&'static str]| -> Vec<&str> { head.iter().copied().chain(budget).collect() };
+    let solve = with(&["solve", "--exact", "--json"]);
     let j = results(&same_bytes(&solve, &sched));
     // The budget cut the search (a test that passes when nothing is cut proves nothing).
     assert_eq!(j["stop"], "work_limit", "{j}");
@@ -69,19 +70,7 @@ fn the_same_budget_gives_the_same_bytes_where_it_cuts_the_search() {
         "{notes}"
     );
     // `gap`'s table, the text output, is the same bytes too.
-    let gap = [
-        "gap",
-        "--instance",
-        i,
-        "--no-warm-start",
-        "--work-limit",
-        "10",
-        "--time-limit",
-        "300",
-        "--no-timings",
-        "-o",
-        s,
-    ];
+    let gap = with(&["gap"]);
     let text = String::from_utf8(same_bytes(&gap, &sched)).unwrap();
     assert!(text.contains("exact status work limit (gap"), "{text}");
     assert!(
