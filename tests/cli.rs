@@ -57,3 +57,5 @@ mod stage_model;
 mod sweeps;
 #[path = "cli/training.rs"]
 mod training;
+#[path = "cli/work_limit.rs"]
+mod work_limit;

@@ -33,7 +33,7 @@ mod union;
 pub use first_bound::{CoupledStatus, COUPLED_SHARE_WHOLE_MODEL, COUPLED_SHARE_WITH_BACKEND};
 pub use layer::{layer_section, layer_section_union, LayerSection, LAYER};
 pub use report::{gap_report, run_exact, solve_exact, GapReference, GapReport, GapRow};
-pub use settings::{ExactSettings, GapStep, WORKER_GRACE};
+pub use settings::{ExactSettings, GapStep, WORKER_GRACE, WORK_LIMIT_POSITIVE};
 pub use summary::{
     bound_name, status_word, ExactSummary, ImprovementJson, ModelJson, OptionsKept, PhaseJson,
     SearchJson, UnionPart,

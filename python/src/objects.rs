@@ -194,6 +194,7 @@ impl NativeInstance {
             input: self.input.clone(),
             bound: BoundChoice::parse(bound).map_err(Failure::from)?,
             layer_exact_s: layer_exact,
+            layer_work_limit: None,
             no_timings,
         };
         request.validate().map_err(Failure::from)?;

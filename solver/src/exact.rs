@@ -14,7 +14,8 @@
 //! - `report.rs`: what a solve reports ([`ExactReport`]) and the same as a
 //!   [`Solved`](elk_stage::method::Solved); `event.rs`: what it tells as it runs;
 //! - `method.rs`: [`Exact`], the [`Method`](elk_stage::method::Method);
-//!   `worker.rs`: the child process, its pipe and the report of a killed worker.
+//!   `worker.rs`: the child process, its pipe and the report of a killed worker;
+//! - `work.rs`: the deterministic budget (`--work-limit`) and what one unit of it is.
 //!
 //! Verdicts and stop reasons are [`elk_stage::method::Verdict`] and
 //! [`elk_stage::method::StopReason`], the vocabulary every method shares.
@@ -28,6 +29,7 @@ mod options;
 mod report;
 mod solve;
 mod whole_model;
+mod work;
 pub mod worker;
 
 pub use event::ExactEvent;
@@ -35,3 +37,5 @@ pub use method::{Exact, WorkerCommand};
 pub use note::{texts, Note, NoteAbout};
 pub use options::{too_large, Backend, ExactOptions, WholeModelBound, WholeModelSearch};
 pub use report::{gap_pct, Bounds, ExactReport, GapReference, ModelStats, Phase};
+pub use solve::NO_SMT_BUDGET;
+pub use work::{Work, WorkUnit};

@@ -48,8 +48,8 @@ pub use error::{Result, SolverError};
 pub use exact::worker;
 pub use exact::{
     gap_pct, texts, too_large, Backend, Bounds, Exact, ExactEvent, ExactOptions, ExactReport,
-    GapReference, ModelStats, Note, NoteAbout, Phase, WholeModelBound, WholeModelSearch,
-    WorkerCommand,
+    GapReference, ModelStats, Note, NoteAbout, Phase, WholeModelBound, WholeModelSearch, Work,
+    WorkUnit, WorkerCommand, NO_SMT_BUDGET,
 };
 pub use extract::{OrderHint, RawSolution};
 pub use queue::{queue_for_options, requeue, QueueReport};

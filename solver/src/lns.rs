@@ -9,7 +9,8 @@
 //! The windows are fixed (`sweep_order`); the neighbourhood grows when a sweep improves
 //! nothing. Each window MILP is limited in branch-and-bound nodes and solved on one thread
 //! with a fixed seed, so the sequence of schedules does not depend on the machine's speed —
-//! only where the time limit cuts it does. docs/exact.md, "The window search", has the model
+//! only where the time limit cuts it does (a window budget, [`LnsOptions::max_windows`],
+//! stops it at the same window on every machine). docs/exact.md, "The window search", has the model
 //! and measurements.
 
 mod replicate;
@@ -48,6 +49,10 @@ pub struct LnsOptions {
     pub max_sweeps: usize,
     /// A proven lower bound: the search stops when the incumbent meets it (it is optimal).
     pub lower_bound: Option<Cycles>,
+    /// At most this many window MILPs (`--work-limit`): where the search stops then does
+    /// not depend on the machine's speed, and the time limit is only a hard stop on top
+    /// (the LPs around the windows — re-timing, the starts' queues — get all of it).
+    pub max_windows: Option<u64>,
 }
 
 impl Default for LnsOptions {
@@ -59,6 +64,7 @@ impl Default for LnsOptions {
             max_nodes: 200,
             max_sweeps: 12,
             lower_bound: None,
+            max_windows: None,
         }
     }
 }
@@ -107,6 +113,8 @@ pub enum LnsStop {
     Converged,
     /// The time limit was reached.
     TimeLimit,
+    /// The window budget ([`LnsOptions::max_windows`]) was used up.
+    WorkLimit,
     /// The incumbent meets the lower bound it was given: optimal.
     MeetsBound,
 }
@@ -299,6 +307,13 @@ pub fn improve(
                 .is_some_and(|b| crate::meets_bound(report.makespan_cycles, b))
             {
                 report.stop = LnsStop::MeetsBound;
+                break 'sweeps;
+            }
+            if opts
+                .max_windows
+                .is_some_and(|m| report.windows_solved as u64 >= m)
+            {
+                report.stop = LnsStop::WorkLimit;
                 break 'sweeps;
             }
             if left().is_zero() {

@@ -27,6 +27,10 @@ pub struct MilpConfig {
     pub time_limit: Option<Duration>,
     /// A valid schedule to start from.
     pub warm_start: Option<Schedule>,
+    /// At most this many branch-and-bound nodes (HiGHS's `mip_max_nodes`; the root is
+    /// always solved): a limit that, unlike time, stops HiGHS at the same point on every
+    /// machine (`--work-limit`).
+    pub max_nodes: Option<u64>,
 }
 
 /// How HiGHS ended.
@@ -36,6 +40,8 @@ pub enum MilpStatus {
     Optimal,
     /// Stopped by the time limit.
     TimeLimit,
+    /// Stopped by the node limit ([`MilpConfig::max_nodes`]).
+    WorkLimit,
     /// Proven infeasible.
     Infeasible,
 }
@@ -51,8 +57,8 @@ pub struct MilpRun {
     pub objective: Option<f64>,
     /// HiGHS's dual bound, cycles (a proven lower bound).
     pub dual_bound: Option<f64>,
-    /// Branch-and-bound nodes.
-    pub nodes: Option<i64>,
+    /// Branch-and-bound nodes (of both runs when the first is repeated without its start).
+    pub nodes: u64,
     /// Model size.
     pub size: ModelSize,
     /// Options kept after Pareto pruning / options in the instance.
@@ -161,7 +167,9 @@ pub(crate) fn reports_its_columns(
 pub fn run_milp(inst: &Instance, cfg: &MilpConfig) -> Result<MilpRun> {
     let start = Instant::now();
     let pruned = prune(inst);
-    let attempt = |warm_start: Option<&Schedule>| -> Result<(highs::SolvedModel, Encoding, f64)> {
+    let attempt = |warm_start: Option<&Schedule>,
+                   max_nodes: Option<u64>|
+     -> Result<(highs::SolvedModel, Encoding, f64, u64)> {
         let mut enc = encode::encode(inst, &pruned, cfg.linearisation, false);
         let warm = warm_start.map(|s| warm::warm_values(inst, &pruned, &enc, s));
         let empty = good_lp::ProblemVariables::new()
@@ -177,6 +185,16 @@ pub fn run_milp(inst: &Instance, cfg: &MilpConfig) -> Result<MilpRun> {
             .time_limit
             .map(|l| l.saturating_sub(start.elapsed()).mul_f64(0.9));
         let mut model = configured(problem, remaining)?;
+        let log = match max_nodes {
+            Some(n) => {
+                let n = i32::try_from(n).unwrap_or(i32::MAX);
+                model
+                    .try_set_option("mip_max_nodes", n)
+                    .map_err(|e| backend(format!("option mip_max_nodes: {e:?}")))?;
+                NodeLog::attach(&mut model)
+            }
+            None => None,
+        };
         let build_s = start.elapsed().as_secs_f64();
         if let Some(values) = &warm {
             model
@@ -186,14 +204,24 @@ pub fn run_milp(inst: &Instance, cfg: &MilpConfig) -> Result<MilpRun> {
         let solved = model
             .try_solve()
             .map_err(|e| backend(format!("solve: {e:?}")))?;
-        Ok((solved, enc, build_s))
+        let nodes = match log {
+            Some(l) => l.nodes(&solved, max_nodes),
+            None => NodeLog::unlogged(&solved, max_nodes),
+        };
+        Ok((solved, enc, build_s, nodes))
     };
-    let (mut solved, mut enc, build_s) = attempt(cfg.warm_start.as_ref())?;
+    let (mut solved, mut enc, build_s, mut nodes) =
+        attempt(cfg.warm_start.as_ref(), cfg.max_nodes)?;
     if cfg.warm_start.is_some() && !reports_its_columns(&solved, enc.d.iter().map(|c| c.index)) {
-        let (again, enc_again, _) = attempt(None)?;
-        if again.primal_solution_status() == highs::HighsSolutionStatus::Feasible {
-            solved = again;
-            enc = enc_again;
+        let left = cfg.max_nodes.map(|n| n.saturating_sub(nodes));
+        // With no node left the first run stands (its objective is read from its columns).
+        if left != Some(0) {
+            let (again, enc_again, _, more) = attempt(None, left)?;
+            nodes += more;
+            if again.primal_solution_status() == highs::HighsSolutionStatus::Feasible {
+                solved = again;
+                enc = enc_again;
+            }
         }
     }
     let size = enc.size;
@@ -201,6 +229,8 @@ pub fn run_milp(inst: &Instance, cfg: &MilpConfig) -> Result<MilpRun> {
     let status = match solved.status() {
         HighsModelStatus::Optimal => MilpStatus::Optimal,
         HighsModelStatus::Infeasible => MilpStatus::Infeasible,
+        // Only the node limit is set among the limits HiGHS reports as a solution limit.
+        HighsModelStatus::ReachedSolutionLimit if cfg.max_nodes.is_some() => MilpStatus::WorkLimit,
         HighsModelStatus::ReachedTimeLimit
         | HighsModelStatus::ReachedIterationLimit
         | HighsModelStatus::ReachedSolutionLimit
@@ -212,7 +242,6 @@ pub fn run_milp(inst: &Instance, cfg: &MilpConfig) -> Result<MilpRun> {
         .double_info_value(c"mip_dual_bound")
         .ok()
         .filter(|b| b.is_finite());
-    let nodes = solved.int_info_value(c"mip_node_count").ok();
     let options_kept = (
         pruned.kept.iter().map(Vec::len).sum(),
         inst.ops.iter().map(|o| o.options.len()).sum(),
@@ -237,6 +266,56 @@ pub fn run_milp(inst: &Instance, cfg: &MilpConfig) -> Result<MilpRun> {
         ));
     }
     Ok(run)
+}
+
+/// The branch-and-bound nodes of one HiGHS run under a node limit, read from its log: HiGHS
+/// keeps the count in a 64-bit info value (`mip_node_count`) that the `highs` binding cannot
+/// read (it reads `HighsInt` values only, and the workspace forbids the unsafe call that
+/// would), so the run logs to a file of its own, not to the console (a worker's stdout is
+/// its answer), and the count is the last `Nodes` line of the solving report.
+struct NodeLog {
+    path: std::path::PathBuf,
+}
+
+impl NodeLog {
+    /// Logs `model`'s run to a new file in the temporary directory (`None` when HiGHS
+    /// refuses the file: the count then falls back as [`NodeLog::nodes`] says).
+    fn attach(model: &mut highs::Model) -> Option<NodeLog> {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static RUNS: AtomicU64 = AtomicU64::new(0);
+        let run = RUNS.fetch_add(1, Ordering::Relaxed);
+        let path =
+            std::env::temp_dir().join(format!("elk-opt-highs-{}-{run}.log", std::process::id()));
+        let text = path.to_string_lossy().into_owned();
+        model
+            .try_set_option("log_to_console", false)
+            .and_then(|_| model.try_set_option("log_file", text.as_str()))
+            .and_then(|_| model.try_set_option("output_flag", true))
+            .ok()
+            .map(|_| NodeLog { path })
+    }
+
+    /// The run's node count; when the log cannot say, the limit when HiGHS stopped at it
+    /// (it stops as the count reaches the limit), else 0.
+    fn nodes(self, solved: &highs::SolvedModel, limit: Option<u64>) -> u64 {
+        let text = std::fs::read_to_string(&self.path).unwrap_or_default();
+        let _ = std::fs::remove_file(&self.path);
+        let logged = text.lines().rev().find_map(|l| {
+            l.trim_start()
+                .strip_prefix("Nodes")
+                .and_then(|n| n.trim().parse::<u64>().ok())
+        });
+        logged.unwrap_or_else(|| NodeLog::unlogged(solved, limit))
+    }
+
+    /// Without a log: the limit when HiGHS stopped at it (it stops as the count reaches the
+    /// limit), else 0.
+    fn unlogged(solved: &highs::SolvedModel, limit: Option<u64>) -> u64 {
+        match (solved.status(), limit) {
+            (HighsModelStatus::ReachedSolutionLimit, Some(n)) => n,
+            _ => 0,
+        }
+    }
 }
 
 /// The LP relaxation's optimum: a lower bound on every schedule's makespan.

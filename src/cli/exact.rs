@@ -45,6 +45,13 @@ pub struct ExactFlags {
     /// improving it by the window search (docs/exact.md, "The window search").
     #[arg(long)]
     no_window_search: bool,
+    /// A deterministic budget in solver work, so that the same command gives the same
+    /// result on any machine: N branch-and-bound nodes of the MILP (40 % for its fixed-order
+    /// restriction), or N window MILPs on a model too large for it. --time-limit stays a
+    /// hard stop on top; when it stops the solve first the output says the result is not
+    /// reproducible (docs/exact.md, "Reproducible certificates").
+    #[arg(long, value_name = "N", value_parser = super::flags::work_limit, allow_negative_numbers = true)]
+    work_limit: Option<u64>,
 }
 
 /// `solve --exact --json` and `gap --json`: the inputs.
@@ -77,6 +84,7 @@ impl ExactFlags {
             whole_model_bound: self.whole_model_bound,
             window_search: !self.no_window_search,
             bound_cache: super::plan_cache::bounds(),
+            work_limit: self.work_limit,
         };
         settings.check().map_err(super::flags::Usage)?;
         Ok(settings)
@@ -544,6 +552,9 @@ pub(super) fn print_gap(
     if out.exact.coupled == CoupledStatus::Held {
         println!("ν: NoC cycles per HBM cycle of a load's option; the coupled LP balances the load work moved across layer boundaries per ν instead of pricing it, so it is at least as tight as every μ (docs/exact.md, \"The coupled relaxation\")");
     }
+    if let Some(w) = &out.exact.work {
+        println!("{}", w.sentence());
+    }
     if let Some(hint) = stronger_bound(inst, out, limit_flag, whole_model_bound) {
         println!("{hint}");
     }
@@ -572,6 +583,11 @@ fn stronger_bound(
     } else if !whole_model && e.stop.time_limited() {
         ways.push(format!(
             "a longer {limit_flag} (the {} may prove more)",
+            e.backend.model_noun()
+        ));
+    } else if !whole_model && e.stop == StopReason::WorkLimit {
+        ways.push(format!(
+            "a larger --work-limit (the {} may prove more)",
             e.backend.model_noun()
         ));
     }

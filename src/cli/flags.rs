@@ -119,6 +119,15 @@ pub fn count<T: std::str::FromStr>(s: &str) -> Result<T, String> {
         .map_err(|_| "expected a positive whole number".into())
 }
 
+/// `--work-limit N`: a positive whole number of work units (0, a negative number and a
+/// non-number are refused in one line, exit code 2).
+pub fn work_limit(s: &str) -> Result<u64, String> {
+    match s.parse::<u64>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(elk_app::gap::WORK_LIMIT_POSITIVE.into()),
+    }
+}
+
 /// `--window W`: a whole number of stages, 0 or more.
 pub fn window(s: &str) -> Result<u32, String> {
     if s.starts_with('-') && s.parse::<f64>().is_ok() {

@@ -17,11 +17,16 @@ use elk_stage::instance::Instance;
 /// name different best heuristics when they do.
 pub(super) fn print(layer: &Instance, s: &LayerSection, whole: &[elk_app::compare::Row]) {
     let proven = s.gap.reference_is_optimum();
+    let budget = s
+        .work_limit
+        .map_or(String::new(), |n| format!(" --work-limit {n}"));
     println!();
     println!(
-        "one layer of the same model, {} (as `elk-opt gap --layers {LAYER}..{} --time-limit {}`): {}, {} operators",
+        "one layer of the same model, {} (as `elk-opt gap --layers {LAYER}..{} --time-limit {}{budget}`): {}, {} operators",
         if proven {
             "solved exactly"
+        } else if s.work_limit.is_some() {
+            "not proven within the limits"
         } else {
             "not proven within the time limit"
         },
@@ -31,8 +36,11 @@ pub(super) fn print(layer: &Instance, s: &LayerSection, whole: &[elk_app::compar
         s.operators
     );
     println!(
-        "exact MILP (1 HiGHS thread, limit {} s{}): {}{}",
+        "exact MILP (1 HiGHS thread, limit {} s{}{}): {}{}",
         s.time_limit_s,
+        s.work_limit.map_or(String::new(), |n| format!(
+            ", at most {n} branch-and-bound nodes"
+        )),
         s.gap
             .exact
             .warm_start

@@ -32,7 +32,8 @@ pub struct SolveArgs {
             "linearisation",
             "no_warm_start",
             "no_lp_bound",
-            "whole_model_bound"
+            "whole_model_bound",
+            "work_limit"
         ]
     )]
     method: Option<String>,
@@ -239,6 +240,11 @@ pub struct CompareArgs {
         conflicts_with_all = ["instance", "layers", "ops"]
     )]
     layer_exact: Option<f64>,
+    /// With --layer-exact: stop the layer's MILP after N branch-and-bound nodes, so that the
+    /// section is the same on every machine (the seconds stay a hard stop; docs/exact.md,
+    /// "Reproducible certificates").
+    #[arg(long, value_name = "N", value_parser = super::flags::work_limit, allow_negative_numbers = true)]
+    work_limit: Option<u64>,
     /// The certified lower bound of the `gap ≤ %` column: `roofline` (instant), or
     /// `segment`, the coupled segment relaxation LP that `gap`, sweeps with `bound = true` and
     /// the main job use (seconds on a 7B–70B model, then kept in the bound cache beside the
@@ -270,8 +276,12 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
         input: a.source.input(),
         bound: a.bound,
         layer_exact_s: a.layer_exact,
+        layer_work_limit: a.work_limit,
         no_timings: a.timings.no_timings,
     };
+    request
+        .validate()
+        .map_err(|e| super::flags::Usage(e.to_string()))?;
     if let Some(counts) = a.source.per_reader_count()? {
         return compare_reader_counts(&a, &request, counts);
     }

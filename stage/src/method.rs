@@ -40,6 +40,9 @@ pub enum StopReason {
     Completed,
     /// The time limit was reached (the backend's own limit).
     TimeLimit,
+    /// The work budget (`--work-limit`: branch-and-bound nodes, window MILPs) was used up
+    /// first: unlike a time limit, where it stops does not depend on the machine's speed.
+    WorkLimit,
     /// The method declined to run (the instance is too large for it); what it reports is
     /// what it was given (a warm start) and the bounds it could compute without solving.
     NotAttempted,

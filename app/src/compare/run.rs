@@ -125,7 +125,7 @@ pub fn run(
         (Some(seconds), Some(graph)) => Some(layer(
             on,
             graph,
-            seconds,
+            (seconds, request.layer_work_limit),
             request.no_timings,
             worker,
             watch,
@@ -179,11 +179,11 @@ fn methods_and_bound(
 }
 
 /// The layer section: layer [`LAYER`] cut from the whole model (and, in a union, from the
-/// model without parallel sets), solved within `seconds`.
+/// model without parallel sets), solved within `seconds` and the work budget `work_limit`.
 fn layer(
     on: CompareOn<'_>,
     graph: &Graph,
-    seconds: f64,
+    (seconds, work_limit): (f64, Option<u64>),
     no_timings: bool,
     worker: Option<WorkerCommand>,
     watch: &dyn CompareWatch,
@@ -196,14 +196,18 @@ fn layer(
         _ => None,
     };
     let section = match &other {
-        None => layer_section(&layer, seconds, no_timings, worker, &|step| {
+        None => layer_section(&layer, seconds, work_limit, no_timings, worker, &|step| {
             watch.layer_step(&layer, step)
         })?,
-        Some(other) => {
-            layer_section_union(&layer, other, seconds, no_timings, worker, &|sets, step| {
-                watch.layer_step(if sets { &layer } else { other }, step)
-            })?
-        }
+        Some(other) => layer_section_union(
+            &layer,
+            other,
+            seconds,
+            work_limit,
+            no_timings,
+            worker,
+            &|sets, step| watch.layer_step(if sets { &layer } else { other }, step),
+        )?,
     };
     watch.layer_finished();
     Ok((layer, section))

@@ -25,9 +25,13 @@ pub const COUPLED_SHARE_WHOLE_MODEL: f64 = 0.9;
 /// may prove the optimum), and the backend keeps at least three quarters.
 pub const COUPLED_SHARE_WITH_BACKEND: f64 = 0.25;
 
-/// The share of `settings`' time limit the coupled LP of `inst` may take.
+/// The share of `settings`' time limit the coupled LP of `inst` may take: all of it under a
+/// work budget (one LP is the same work on every machine, so only the hard stop may cut it;
+/// the work budget splits what follows).
 pub(super) fn coupled_share(inst: &Instance, settings: &ExactSettings) -> f64 {
-    if elk_solver::too_large(inst, settings.backend) {
+    if settings.work_limit.is_some() {
+        1.0
+    } else if elk_solver::too_large(inst, settings.backend) {
         COUPLED_SHARE_WHOLE_MODEL
     } else {
         COUPLED_SHARE_WITH_BACKEND

@@ -24,6 +24,9 @@ pub struct LayerSection {
     pub operators: usize,
     /// The MILP's time limit.
     pub time_limit_s: f64,
+    /// `--work-limit`: the MILP's budget in branch-and-bound nodes (absent without one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub work_limit: Option<u64>,
     /// The exact solve's status in words.
     pub status: String,
     /// The proven optimum, or the best proven lower bound when `gap.reference` says so.
@@ -35,22 +38,18 @@ pub struct LayerSection {
 }
 
 /// The section of [`LAYER`], already cut from the model (`layer`): [`gap_report`] with the
-/// MILP's defaults within `seconds`.
+/// MILP's defaults within `seconds` and, given one, the work budget `work_limit`.
 pub fn layer_section(
     layer: &Instance,
     seconds: f64,
+    work_limit: Option<u64>,
     no_timings: bool,
     worker: Option<WorkerCommand>,
     progress: &dyn Fn(GapStep<'_>),
 ) -> Result<LayerSection, MethodError> {
-    let gap = gap_report(
-        layer,
-        &ExactSettings::milp_within(seconds),
-        no_timings,
-        worker,
-        progress,
-    )?;
-    Ok(section_of(layer, seconds, gap))
+    let settings = ExactSettings::milp_within(seconds).with_work_limit(work_limit);
+    let gap = gap_report(layer, &settings, no_timings, worker, progress)?;
+    Ok(section_of(layer, &settings, gap))
 }
 
 /// [`layer_section`] with `--expert-parallel`: the layer cut from the instance with parallel
@@ -61,21 +60,24 @@ pub fn layer_section_union(
     layer: &Instance,
     without: &Instance,
     seconds: f64,
+    work_limit: Option<u64>,
     no_timings: bool,
     worker: Option<WorkerCommand>,
     progress: &dyn Fn(bool, GapStep<'_>),
 ) -> Result<LayerSection, MethodError> {
-    let settings = ExactSettings::milp_within(seconds);
+    let settings = ExactSettings::milp_within(seconds).with_work_limit(work_limit);
     let gap = gap_union(layer, without, &settings, no_timings, worker, progress)?;
-    Ok(section_of(layer, seconds, gap))
+    Ok(section_of(layer, &settings, gap))
 }
 
-/// The section of `gap`, the report of `layer` (or of the union it is the sets' side of).
-fn section_of(layer: &Instance, seconds: f64, gap: GapReport) -> LayerSection {
+/// The section of `gap`, the report of `layer` (or of the union it is the sets' side of)
+/// solved with `settings`.
+fn section_of(layer: &Instance, settings: &ExactSettings, gap: GapReport) -> LayerSection {
     LayerSection {
         layer: LAYER,
         operators: layer.ops.len(),
-        time_limit_s: seconds,
+        time_limit_s: settings.time_limit_s,
+        work_limit: settings.work_limit,
         status: gap.status(),
         reference_ms: layer.ms(gap.reference_cycles),
         solve_s: gap.exact.solve_s,

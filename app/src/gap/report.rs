@@ -31,7 +31,9 @@ pub fn run_exact(
     let started = Instant::now();
     let limit_s = settings.time_limit_s;
     let first = coupled_first(inst, settings, warm.as_ref(), progress)?;
-    let floor_s = (1.0 - coupled_share(inst, settings)) * limit_s;
+    // Under a work budget the coupled LP may take the whole limit; the exact part still gets
+    // a tenth as its hard stop (what time cuts is reported as not reproducible).
+    let floor_s = (1.0 - coupled_share(inst, settings)).max(0.1) * limit_s;
     let left_s = (limit_s - started.elapsed().as_secs_f64()).max(floor_s);
     let exact = settings.method(warm, first.given, worker);
     // The limit the backend really has: what the coupled LP left of --time-limit.
@@ -53,6 +55,9 @@ pub fn run_exact(
         report.phases.insert(0, phase);
     }
     report.notes.extend(first.note);
+    if let (Some(work), CoupledStatus::Unfinished { .. }) = (report.work.as_mut(), first.how) {
+        work.cut_by_time = true;
+    }
     Ok((report, first.how))
 }
 

@@ -11,6 +11,10 @@ use elk_stage::schedule::Schedule;
 use serde::Serialize;
 use std::time::Duration;
 
+/// Why a work budget must be positive, as every refusal of one says it.
+pub const WORK_LIMIT_POSITIVE: &str =
+    "must be a positive whole number of work units (branch-and-bound nodes, window MILPs)";
+
 /// Seconds after the time limit before the worker is killed.
 pub const WORKER_GRACE: Duration = Duration::from_millis(1000);
 
@@ -38,6 +42,11 @@ pub struct ExactSettings {
     /// cache; `None`: solved every time).
     #[serde(skip)]
     pub bound_cache: Option<BoundCache>,
+    /// A deterministic budget in solver work (`--work-limit`; [`elk_solver::Work`]): the
+    /// same command gives the same result, the time limit being only a hard stop on top.
+    /// Absent from `--json`'s `config` when not given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub work_limit: Option<u64>,
 }
 
 impl ExactSettings {
@@ -54,7 +63,13 @@ impl ExactSettings {
             whole_model_bound: WholeModelBound::Lp,
             window_search: true,
             bound_cache: None,
+            work_limit: None,
         }
+    }
+
+    /// These settings with the work budget `work_limit` (`None`: none).
+    pub fn with_work_limit(self, work_limit: Option<u64>) -> ExactSettings {
+        ExactSettings { work_limit, ..self }
     }
 
     /// The time limit is a positive number of seconds and the backend is in this build (the
@@ -69,7 +84,14 @@ impl ExactSettings {
         if let Some(why) = self.backend.missing() {
             return Err(format!("--backend {}: {why}", self.backend.name()));
         }
-        Ok(())
+        match self.work_limit {
+            Some(0) => Err(format!("--work-limit 0: {}", WORK_LIMIT_POSITIVE)),
+            Some(_) if self.backend == Backend::Smt => Err(elk_solver::NO_SMT_BUDGET.into()),
+            Some(_) if self.whole_model_bound == WholeModelBound::Milp => Err(
+                "--work-limit with --whole-model-bound milp: the segment MILPs have no work budget (only a time limit); use --whole-model-bound lp".into(),
+            ),
+            _ => Ok(()),
+        }
     }
 
     /// The exact method these settings describe, warm-started from `warm`, given the coupled
@@ -94,6 +116,7 @@ impl ExactSettings {
                     WholeModelSearch::Off
                 },
                 coupled,
+                work_limit: self.work_limit,
             },
             worker,
         }
@@ -142,5 +165,21 @@ mod tests {
         let err = ExactSettings::milp_within(0.0).check().unwrap_err();
         assert_eq!(err, "--time-limit 0: must be a positive number of seconds");
         assert!(ExactSettings::milp_within(f64::NAN).check().is_err());
+    }
+
+    #[test]
+    fn a_work_limit_must_be_positive_and_counted() {
+        let with = |n| ExactSettings::milp_within(1.0).with_work_limit(Some(n));
+        assert!(with(1).check().is_ok());
+        let err = with(0).check().unwrap_err();
+        assert!(
+            err.starts_with("--work-limit 0: must be a positive"),
+            "{err}"
+        );
+        let milp_bound = ExactSettings {
+            whole_model_bound: WholeModelBound::Milp,
+            ..with(5)
+        };
+        assert!(milp_bound.check().unwrap_err().contains("segment MILPs"));
     }
 }

@@ -54,6 +54,10 @@ pub struct ExactSummary {
     /// The window search of a whole model (times left out with `--no-timings`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub search: Option<SearchJson>,
+    /// `--work-limit`: the budget and what it bought (`work_limit`, `work_used`, `work_unit`,
+    /// `cut_by_time`; absent without a budget).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub work: Option<elk_solver::Work>,
     /// How the coupled segment LP's bound was had (the notes say it in words).
     #[serde(skip)]
     pub coupled: CoupledStatus,
@@ -208,6 +212,7 @@ pub(super) fn what_ran(inst: &Instance, r: &ExactReport, warm: Option<(&str, Cyc
                 match s.stop {
                     LnsStop::Converged => "converged",
                     LnsStop::TimeLimit => "time limit",
+                    LnsStop::WorkLimit => "work limit",
                     LnsStop::MeetsBound => "meets the bound: optimal",
                 },
                 inst.ms(s.input_cycles),
@@ -241,6 +246,11 @@ pub(super) fn what_ran(inst: &Instance, r: &ExactReport, warm: Option<(&str, Cyc
             bound_name(&r.bounds, r.backend, r.bound_source)
         ),
         StopReason::TimeLimit => format!("{backend}: time limit{kept}"),
+        StopReason::WorkLimit if r.status == Verdict::Optimal => format!(
+            "{backend}: work limit, optimal (meets the {} bound){kept}",
+            bound_name(&r.bounds, r.backend, r.bound_source)
+        ),
+        StopReason::WorkLimit => format!("{backend}: work limit{kept}"),
     }
 }
 
@@ -285,7 +295,13 @@ pub(super) fn summary(
         warm_start: warm.map(|w| w.0.to_string()),
         from_warm_start: r.from_warm_start,
         bounds: r.bounds.clone(),
-        notes: r.notes.clone(),
+        // The budget's account is a note too, so the text says what --json's fields say.
+        notes: r
+            .notes
+            .iter()
+            .cloned()
+            .chain(r.work.map(|w| Note::general(w.sentence())))
+            .collect(),
         phases: (!no_timings).then(|| {
             r.phases
                 .iter()
@@ -299,6 +315,7 @@ pub(super) fn summary(
             .search
             .as_ref()
             .map(|s| SearchJson::new(inst, s, no_timings)),
+        work: r.work,
         coupled,
     }
 }
@@ -319,6 +336,9 @@ pub fn status_word(
         (_, StopReason::WindowSearch) if search == Some(LnsStop::TimeLimit) => format!(
             "time limit in the window search ({gap} against the {bound} bound; the whole-model MILP is too large to build)"
         ),
+        (_, StopReason::WindowSearch) if search == Some(LnsStop::WorkLimit) => format!(
+            "work limit in the window search ({gap} against the {bound} bound; the whole-model MILP is too large to build)"
+        ),
         (_, StopReason::WindowSearch) if search == Some(LnsStop::Converged) => format!(
             "window search converged: no window improves ({gap} against the {bound} bound; the whole-model MILP is too large to build)"
         ),
@@ -326,6 +346,8 @@ pub fn status_word(
             "not attempted (model too large; {gap} against the bound; cut it with --layers/--ops or --window)"
         ),
         (_, StopReason::Killed) => format!("time limit, worker killed ({gap})"),
+        (Verdict::Feasible, StopReason::WorkLimit) => format!("work limit ({gap})"),
+        (Verdict::Unknown, StopReason::WorkLimit) => "work limit (no schedule found)".into(),
         (Verdict::Feasible, _) => format!("time limit ({gap})"),
         (Verdict::Unknown, _) => "time limit (no schedule found)".into(),
     }

@@ -40,17 +40,30 @@ pub struct CompareRequest {
     pub bound: BoundChoice,
     /// `--layer-exact SECONDS`: one layer of the model solved exactly within that limit.
     pub layer_exact_s: Option<f64>,
+    /// `--work-limit N` with `--layer-exact`: the layer's MILP stops after N branch-and-bound
+    /// nodes (the same result on every machine; the seconds stay a hard stop).
+    pub layer_work_limit: Option<u64>,
     /// `--no-timings`: compile times left out, so that two runs give the same bytes.
     pub no_timings: bool,
 }
 
 impl CompareRequest {
-    /// Refuses a layer-exact limit that is not a positive number of seconds.
+    /// Refuses a layer-exact limit that is not a positive number of seconds, and a work
+    /// budget that is zero or comes without `--layer-exact` (nothing exact would spend it).
     pub fn validate(&self) -> Result<()> {
         if let Some(s) = self.layer_exact_s {
             positive_seconds("--layer-exact", s)?;
         }
-        Ok(())
+        match (self.layer_work_limit, self.layer_exact_s) {
+            (Some(0), _) => Err(RequestError::refused(format!(
+                "--work-limit 0: {}",
+                crate::gap::WORK_LIMIT_POSITIVE
+            ))),
+            (Some(n), None) => Err(RequestError::refused(format!(
+                "--work-limit {n} without --layer-exact: compare runs no exact method to spend it on; add --layer-exact SECONDS (the layer's MILP then stops after {n} branch-and-bound nodes)"
+            ))),
+            _ => Ok(()),
+        }
     }
 
     /// The inputs as `--json` prints them in `config`.
@@ -59,6 +72,7 @@ impl CompareRequest {
             source: self.input.config(),
             bound: self.bound,
             layer_exact_s: self.layer_exact_s,
+            layer_work_limit: self.layer_work_limit,
             no_timings: self.no_timings,
         }
     }
@@ -83,6 +97,9 @@ pub struct CompareConfig {
     bound: BoundChoice,
     /// `--layer-exact SECONDS` (`null`: no layer section).
     layer_exact_s: Option<f64>,
+    /// `--work-limit N` (absent without one).
+    #[serde(rename = "work_limit", skip_serializing_if = "Option::is_none")]
+    layer_work_limit: Option<u64>,
     no_timings: bool,
 }
 

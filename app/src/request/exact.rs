@@ -84,6 +84,9 @@ pub struct ExactKeys {
     /// Not `--no-window-search`.
     #[serde(default)]
     pub window_search: Option<bool>,
+    /// `--work-limit`: a deterministic budget in solver work.
+    #[serde(default)]
+    pub work_limit: Option<u64>,
 }
 
 /// One of `values` by name, or a refusal naming the keyword and the names it takes.
@@ -137,6 +140,7 @@ impl ExactKeys {
             )?,
             window_search: self.window_search.unwrap_or(d.window_search),
             bound_cache: None,
+            work_limit: self.work_limit,
         };
         settings.check().map_err(RequestError::refused)?;
         Ok(settings)

@@ -91,6 +91,8 @@ fn refusals_name_what_they_refuse() {
         "--time-limit 0: must be a positive number of seconds"
     );
     assert!(exact(r#"{"backend": "gurobi"}"#).starts_with("backend 'gurobi': one of milp"));
+    assert!(exact(r#"{"work_limit": 0}"#).starts_with("--work-limit 0: must be a positive"));
+    assert!(exact(r#"{"backend": "smt", "work_limit": 5}"#).contains("--backend smt"));
     let moe = keys::parse::<MoeKeys>("moe", r#"{"steps": 0}"#)
         .unwrap()
         .request();

@@ -24,6 +24,20 @@ pub(crate) struct BackendResult {
     pub(crate) objective: Option<f64>,
     pub(crate) bound: Option<f64>,
     pub(crate) model: ModelStats,
+    /// Work units used ([`crate::exact::Work`]: branch-and-bound nodes).
+    pub(crate) work: u64,
+    /// Why it stopped short of a proof: its time limit or its work budget (`None`: it
+    /// proved optimality or infeasibility, or did not run).
+    pub(crate) cut: Option<Cut>,
+}
+
+/// What stopped a backend before it proved anything.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Cut {
+    /// Its time limit.
+    Time,
+    /// Its work budget.
+    Work,
 }
 
 impl BackendResult {
@@ -35,29 +49,39 @@ impl BackendResult {
             objective: None,
             bound: None,
             model: ModelStats::default(),
+            work: 0,
+            cut: None,
         }
     }
 }
 
-/// Runs the options' backend on `inst` for at most `limit`, from `warm_start` where the
+/// What a backend may spend: wall-clock time and, under `--work-limit`, work units
+/// ([`crate::exact::Work`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Allowance {
+    pub(crate) time: Option<Duration>,
+    pub(crate) work: Option<u64>,
+}
+
+/// Runs the options' backend on `inst` within `allowance`, from `warm_start` where the
 /// backend takes one (HiGHS does; z3 does not), recording its phases.
 pub(crate) fn run(
     inst: &Instance,
     opts: &ExactOptions,
-    limit: Option<Duration>,
+    allowance: Allowance,
     warm_start: Option<&Schedule>,
     phases: &mut Vec<Phase>,
 ) -> Result<BackendResult> {
     match opts.backend {
-        Backend::Milp => milp_backend(inst, opts, limit, warm_start, phases),
-        Backend::Smt => smt_backend(inst, limit),
+        Backend::Milp => milp_backend(inst, opts, allowance, warm_start, phases),
+        Backend::Smt => smt_backend(inst, allowance.time),
     }
 }
 
 pub(crate) fn milp_backend(
     inst: &Instance,
     opts: &ExactOptions,
-    limit: Option<Duration>,
+    allowance: Allowance,
     warm_start: Option<&Schedule>,
     phases: &mut Vec<Phase>,
 ) -> Result<BackendResult> {
@@ -65,8 +89,9 @@ pub(crate) fn milp_backend(
         inst,
         &MilpConfig {
             linearisation: opts.linearisation,
-            time_limit: limit,
+            time_limit: allowance.time,
             warm_start: warm_start.cloned(),
+            max_nodes: allowance.work,
         },
     )?;
     let what = if inst.load_order == LoadOrder::Named(NamedOrder::Fixed) {
@@ -93,7 +118,7 @@ pub(crate) fn milp_backend(
         constraints: run.size.constraints,
         options_kept: Some(run.options_kept),
     };
-    Ok(assemble(
+    let mut result = assemble(
         inst,
         Backend::Milp.method_name(),
         status,
@@ -101,7 +126,14 @@ pub(crate) fn milp_backend(
         run.objective,
         run.dual_bound,
         model,
-    ))
+    );
+    result.work = run.nodes;
+    result.cut = match run.status {
+        MilpStatus::TimeLimit => Some(Cut::Time),
+        MilpStatus::WorkLimit => Some(Cut::Work),
+        MilpStatus::Optimal | MilpStatus::Infeasible => None,
+    };
+    Ok(result)
 }
 
 /// The common verdict of a backend that proved optimality, proved infeasibility, or stopped
@@ -136,6 +168,8 @@ fn assemble(
         objective,
         bound,
         model,
+        work: 0,
+        cut: None,
     }
 }
 
@@ -161,7 +195,7 @@ fn smt_backend(inst: &Instance, limit: Option<Duration>) -> Result<BackendResult
         options_kept: None,
     };
     let bound = (run.proven_below > 0.0).then_some(run.proven_below);
-    Ok(assemble(
+    let mut result = assemble(
         inst,
         Backend::Smt.method_name(),
         status,
@@ -169,7 +203,9 @@ fn smt_backend(inst: &Instance, limit: Option<Duration>) -> Result<BackendResult
         run.objective,
         bound,
         model,
-    ))
+    );
+    result.cut = (run.status == SmtStatus::TimeLimit).then_some(Cut::Time);
+    Ok(result)
 }
 
 /// The simulator's makespan of a schedule, or the first violation.

@@ -5,10 +5,10 @@
 
 use crate::bounds::BoundSource;
 use crate::error::{Result, SolverError};
-use crate::exact::backend::{judge, BackendResult};
+use crate::exact::backend::{judge, BackendResult, Cut};
 use crate::exact::solve::Solve;
 use crate::exact::{gap_pct, Backend, Bounds, ExactReport};
-use crate::exact::{Note, NoteAbout};
+use crate::exact::{Note, NoteAbout, Work, WorkUnit};
 use crate::tolerance::{meets_bound, OBJECTIVE_TOLERANCE};
 use elk_stage::method::{StopReason, Verdict};
 use elk_stage::schedule::Schedule;
@@ -39,10 +39,12 @@ impl Solve<'_> {
         // Why it stopped is the backend's verdict, fixed before any promotion below: a solve
         // cut off by its limit whose schedule meets the bound is optimal, but it did stop at
         // the limit.
-        let stop = match result.status {
-            Verdict::Optimal | Verdict::Infeasible => StopReason::Completed,
+        let stop = match (result.status, result.cut) {
+            (Verdict::Optimal | Verdict::Infeasible, _) => StopReason::Completed,
+            (_, Some(Cut::Work)) => StopReason::WorkLimit,
             _ => StopReason::TimeLimit,
         };
+        let work = self.work(WorkUnit::Nodes);
         let (objective, model) = (result.objective, result.model);
         let mut notes = self.notes.clone();
         let mut settled = self.judge_backend(result, &mut notes)?;
@@ -72,6 +74,17 @@ impl Solve<'_> {
             notes,
             phases: self.phases,
             search: None,
+            work,
+        })
+    }
+
+    /// The work budget's account so far, counted in `unit` (`None`: no budget).
+    pub(super) fn work(&self, unit: WorkUnit) -> Option<Work> {
+        self.opts.work_limit.map(|limit| Work {
+            limit,
+            used: Some(self.work_used),
+            unit,
+            cut_by_time: self.time_cut,
         })
     }
 
@@ -212,6 +225,8 @@ mod tests {
                 objective: Some(t * (1.0 + rel)),
                 bound: Some(t),
                 model: ModelStats::default(),
+                work: 0,
+                cut: None,
             };
             let run = Solve::new(&inst, &opts, &quiet, Instant::now(), None);
             let r = run.finish(result).unwrap();
@@ -239,6 +254,8 @@ mod tests {
             objective: Some(t),
             bound: Some(t),
             model: ModelStats::default(),
+            work: 0,
+            cut: None,
         };
         let opts = ExactOptions::default();
         let warm = Some((s, t * (1.0 - 1e-6)));

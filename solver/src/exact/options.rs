@@ -124,6 +124,12 @@ pub struct ExactOptions {
     /// `skip`ped one (the caller ran out of time) is not tried again.
     #[serde(default)]
     pub coupled: CoupledLp,
+    /// A deterministic budget ([`crate::exact::Work`]; `--work-limit`): branch-and-bound
+    /// nodes on an instance the MILP can build, window MILPs on a model too large for it.
+    /// Where it splits the solve into phases, the split is by work, not by time, and the
+    /// time limit is only a hard stop on top.
+    #[serde(default)]
+    pub work_limit: Option<u64>,
 }
 
 /// What improves the schedule of a model too large for the exact backends.

@@ -5,6 +5,7 @@
 use crate::bounds::{roofline, BoundSource, Roofline};
 use crate::exact::Backend;
 use crate::exact::Note;
+use crate::exact::Work;
 use crate::lns::LnsSummary;
 use elk_stage::instance::Instance;
 use elk_stage::method::{Outcome, Solved, StopReason, Verdict};
@@ -116,6 +117,9 @@ pub struct ExactReport {
     /// What the window search did (models too large for the backend).
     #[serde(default)]
     pub search: Option<LnsSummary>,
+    /// The work budget and what it bought (only under `--work-limit`).
+    #[serde(default)]
+    pub work: Option<Work>,
 }
 
 /// A timed phase of a solve.

@@ -6,7 +6,7 @@
 //! (`whole_model.rs`).
 
 use crate::error::{Result, SolverError};
-use crate::exact::backend::{self, judge, BackendResult};
+use crate::exact::backend::{self, judge, Allowance, BackendResult, Cut};
 use crate::exact::options::max_size;
 use crate::exact::{too_large, Backend, Bounds, ExactEvent, ExactOptions, ExactReport, Phase};
 use crate::exact::{Note, NoteAbout};
@@ -26,6 +26,9 @@ pub(crate) fn solve(
     opts: &ExactOptions,
     progress: &dyn Fn(&ExactEvent),
 ) -> Result<ExactReport> {
+    if opts.work_limit.is_some() && opts.backend == Backend::Smt && !too_large(inst, opts.backend) {
+        return Err(SolverError::Input(NO_SMT_BUDGET.into()));
+    }
     let mut run = Solve::start(inst, opts, progress)?;
     if too_large(inst, opts.backend) {
         return run.whole_model();
@@ -47,6 +50,10 @@ pub(crate) fn solve(
     let result = run.backend()?;
     run.finish(result)
 }
+
+/// Why `--work-limit` is refused with the SMT backend: z3 has no work budget here yet (its
+/// `rlimit` would be one; docs/exact.md, "Reproducible certificates").
+pub const NO_SMT_BUDGET: &str = "--work-limit with --backend smt: the SMT backend has no work budget yet (only the MILP's branch-and-bound nodes and the window search's MILPs are counted); use --backend milp";
 
 /// The note that names the coupled segment relaxation's bound (given or solved): the same
 /// words either way, so a bound read from a cache prints what solving it would.
@@ -72,6 +79,11 @@ pub(crate) struct Solve<'a> {
     pub(super) warm: Option<(Schedule, f64)>,
     pub(super) notes: Vec<Note>,
     pub(super) phases: Vec<Phase>,
+    /// Work units used so far ([`crate::exact::Work`]).
+    pub(super) work_used: u64,
+    /// A time limit cut some phase short (under a work budget: the result is not
+    /// reproducible).
+    pub(super) time_cut: bool,
     /// The makespan of the last [`ExactEvent::Incumbent`] told (the warm start's at first).
     told: Cell<f64>,
 }
@@ -122,6 +134,8 @@ impl<'a> Solve<'a> {
                 .into_iter()
                 .collect(),
             phases: Vec::new(),
+            work_used: 0,
+            time_cut: false,
         }
     }
 
@@ -135,6 +149,23 @@ impl<'a> Solve<'a> {
                 elapsed_s: self.started.elapsed().as_secs_f64(),
             });
         }
+    }
+
+    /// The share of what is left of the time limit a phase gets: `share` of it, or all of it
+    /// under a work budget, where work splits the phases and time is only a hard stop.
+    pub(super) fn time_share(&self, share: f64) -> Option<Duration> {
+        let left = self.remaining();
+        match self.opts.work_limit {
+            Some(_) => left,
+            None => left.map(|l| l.mul_f64(share)),
+        }
+    }
+
+    /// The work units left of the budget (`None`: no budget).
+    pub(super) fn work_left(&self) -> Option<u64> {
+        self.opts
+            .work_limit
+            .map(|l| crate::exact::work::left(l, self.work_used))
     }
 
     /// What is left of the time limit.
@@ -171,15 +202,22 @@ impl<'a> Solve<'a> {
         });
     }
 
-    /// The LP relaxation's bound, with a quarter of the time limit.
+    /// The LP relaxation's bound, with a quarter of the time limit (under a work budget, all
+    /// of it: one LP is the same work on every machine, and only the hard stop may cut it).
     fn lp_relaxation(&mut self) -> Result<()> {
         self.phase("LP relaxation");
-        let lp_limit = self.opts.time_limit.map(|l| l / 4);
+        let lp_limit = match self.opts.work_limit {
+            Some(_) => self.opts.time_limit,
+            None => self.opts.time_limit.map(|l| l / 4),
+        };
         match lp_bound(self.inst, self.opts.linearisation, lp_limit)? {
             Some((v, _)) => self.bounds.lp_cycles = Some(Cycles(v)),
-            None => self.notes.push(Note::general(
-                "LP relaxation not solved within its time share",
-            )),
+            None => {
+                self.time_cut = true;
+                self.notes.push(Note::general(
+                    "LP relaxation not solved within its time share",
+                ))
+            }
         }
         Ok(())
     }
@@ -201,7 +239,11 @@ impl<'a> Solve<'a> {
         self.phase("fixed-order MILP");
         let mut fixed = self.inst.clone();
         fixed.load_order = LoadOrder::Named(NamedOrder::Fixed);
-        let share = self.remaining().map(|r| r.mul_f64(0.4));
+        let allowance = Allowance {
+            time: self.time_share(0.4),
+            // 40 % of the budget, at least one node; what it leaves goes to the MILP.
+            work: self.work_left().map(|w| (w * 2 / 5).max(1)),
+        };
         let valid_warm = self
             .warm
             .as_ref()
@@ -210,10 +252,12 @@ impl<'a> Solve<'a> {
         let restricted = backend::milp_backend(
             &fixed,
             self.opts,
-            share,
+            allowance,
             valid_warm.as_ref(),
             &mut self.phases,
         )?;
+        self.work_used += restricted.work;
+        self.time_cut |= restricted.cut == Some(Cut::Time);
         let Some(mut s) = restricted.schedule else {
             self.notes
                 .push(Note::general("fixed-order restriction: no schedule"));
@@ -225,10 +269,10 @@ impl<'a> Solve<'a> {
         })?;
         self.notes.push(Note::general(format!(
             "fixed-order restriction: {t:.1} cycles ({})",
-            if restricted.status == Verdict::Optimal {
-                "optimal for fixed order"
-            } else {
-                "time limit"
+            match restricted.cut {
+                _ if restricted.status == Verdict::Optimal => "optimal for fixed order",
+                Some(Cut::Work) => "its share of the work budget",
+                _ => "time limit",
             }
         )));
         if self.warm.as_ref().is_none_or(|(_, wt)| t < *wt) {
@@ -245,24 +289,39 @@ impl<'a> Solve<'a> {
                 objective: restricted.objective,
                 bound: Some(known_bound),
                 model: restricted.model,
+                work: 0,
+                cut: None,
             }));
         }
         Ok(None)
     }
 
     /// The backend on the whole instance, from the best schedule so far, with what is left of
-    /// the time limit.
+    /// the time limit and of the work budget (none left: it does not run, and the solve
+    /// stops on work).
     fn backend(&mut self) -> Result<BackendResult> {
+        if self.work_left() == Some(0) {
+            return Ok(BackendResult {
+                cut: Some(Cut::Work),
+                ..BackendResult::nothing()
+            });
+        }
         self.phase(self.opts.backend.phase());
         let warm = self.warm.as_ref().map(|w| w.0.clone());
-        let remaining = self.remaining();
-        backend::run(
+        let allowance = Allowance {
+            time: self.remaining(),
+            work: self.work_left(),
+        };
+        let result = backend::run(
             self.inst,
             self.opts,
-            remaining,
+            allowance,
             warm.as_ref(),
             &mut self.phases,
-        )
+        )?;
+        self.work_used += result.work;
+        self.time_cut |= result.cut == Some(Cut::Time);
+        Ok(result)
     }
 
     /// The note that says why no model is built (`whole_model.rs` goes on from there).

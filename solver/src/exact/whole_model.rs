@@ -7,7 +7,7 @@ use crate::error::Result;
 use crate::exact::backend::BackendResult;
 use crate::exact::solve::{coupled_note, Solve};
 use crate::exact::{ExactEvent, ExactReport, Phase, WholeModelBound, WholeModelSearch};
-use crate::exact::{Note, NoteAbout};
+use crate::exact::{Note, NoteAbout, WorkUnit};
 use crate::lns::{improve_from_starts, LnsOptions, LnsStep, LnsStop, LnsSummary};
 use crate::segments::{segment_bound_with, CoupledLp, PricedBound, SegmentOptions, SegmentStep};
 use elk_stage::instance::Instance;
@@ -29,6 +29,9 @@ impl Solve<'_> {
             None
         };
         let mut r = self.finish(BackendResult::nothing())?;
+        if let Some(w) = r.work.as_mut() {
+            w.unit = WorkUnit::Windows;
+        }
         r.from_warm_start = search
             .as_ref()
             .is_none_or(|s| s.makespan_cycles >= s.input_cycles);
@@ -55,9 +58,7 @@ impl Solve<'_> {
             return Ok(None);
         }
         let share = if searching { 0.5 } else { 0.9 };
-        let time_limit = self
-            .remaining()
-            .map_or(Duration::from_secs(60), |r| r.mul_f64(share));
+        let time_limit = self.time_share(share).unwrap_or(Duration::from_secs(60));
         let lp_only = opts.whole_model == WholeModelBound::Lp;
         let seg_opts = SegmentOptions {
             lp_only,
@@ -76,6 +77,12 @@ impl Solve<'_> {
             });
         };
         let found = segment_bound_with(inst, &seg_opts, &on_step)?;
+        // Its LPs stop at the time limit only; one that reached it may have been cut.
+        let layered = inst.layers().layers >= 2;
+        self.time_cut |= match &found {
+            Some(b) => b.seconds >= time_limit.as_secs_f64(),
+            None => layered,
+        };
         match &found {
             Some(b) => {
                 let about = if b.price.is_some() {
@@ -127,7 +134,8 @@ impl Solve<'_> {
 
     /// The window search ([`crate::lns`]) from the best schedule so far and, with the segment
     /// relaxation's `price`, from its options, with nine tenths of what is left of the limit
-    /// (60 s without one); an improvement replaces `self.warm`.
+    /// (60 s without one) and, under a work budget, at most the window MILPs left of it; an
+    /// improvement replaces `self.warm`.
     fn window_search(&mut self, price: Option<f64>) -> Result<Option<LnsSummary>> {
         let inst = self.inst;
         let Some((input, _)) = self.warm.clone() else {
@@ -138,6 +146,7 @@ impl Solve<'_> {
                 .remaining()
                 .map_or(Duration::from_secs(60), |r| r.mul_f64(0.9)),
             lower_bound: Some(self.bound()),
+            max_windows: self.work_left(),
             ..LnsOptions::default()
         };
         self.phase("window search");
@@ -161,6 +170,9 @@ impl Solve<'_> {
         };
         let found = improve_from_starts(inst, &input, price, &opts, &on_step)?;
         let s = &found.summary;
+        self.work_used += s.windows_solved as u64;
+        // Every step of the search stops at its time limit: one that reached it may be cut.
+        self.time_cut |= s.stop == LnsStop::TimeLimit || s.seconds >= opts.time_limit.as_secs_f64();
         self.phases.push(Phase {
             what: "window search".into(),
             seconds: s.seconds,
@@ -171,6 +183,7 @@ impl Solve<'_> {
             match s.stop {
                 LnsStop::Converged => "converged",
                 LnsStop::TimeLimit => "time limit",
+                LnsStop::WorkLimit => "work limit",
                 LnsStop::MeetsBound => "meets the bound",
             },
             inst.ms(s.input_cycles),

@@ -4,7 +4,7 @@
 //! the starts' own makespans (Llama2-13B at 12 TB/s: the mean-ν queue start ends 1.0 % above
 //! the bound, the refined one 1.7 %, the input 2.1 %; Llama2-70B: the refined one best), so
 //! each start gets an equal first round of half the time, and the best result so far the
-//! rest. docs/exact.md, "Queue re-timing", has the measurements.
+//! rest (under a window budget, half of the windows and the rest, in the same way). docs/exact.md, "Queue re-timing", has the measurements.
 
 use super::{
     improve, LnsImprovement, LnsOptions, LnsReport, LnsStep, LnsStop, LnsSummary, LNS_METHOD,
@@ -30,26 +30,39 @@ pub fn improve_from_starts(
 ) -> Result<LnsReport> {
     let started = Instant::now();
     let left = || opts.time_limit.saturating_sub(started.elapsed());
-    let queued = requeue(inst, input, LNS_METHOD, REFINEMENTS, left().mul_f64(0.1))?;
+    // A share of what is left, or all of it under a window budget: there windows split the
+    // search, and time is only a hard stop (these LPs are the same work on every machine).
+    let share = |f: f64| match opts.max_windows {
+        Some(_) => left(),
+        None => left().mul_f64(f),
+    };
+    let queued = requeue(inst, input, LNS_METHOD, REFINEMENTS, share(0.1))?;
     let mut starts: Vec<(&str, Schedule)> = vec![("input", input.clone())];
     let names = ["queue re-timing, mean ν", "queue re-timing, refined ν"];
     for (name, (s, _)) in names.iter().zip(queued.seeds) {
         starts.push((name, s));
     }
     if let Some(price) = relaxation_price {
-        if let Some(options) = relaxation_options(inst, price, left().mul_f64(0.05))? {
-            let q = queue_for_options(inst, options, LNS_METHOD, REFINEMENTS, left().mul_f64(0.1))?;
+        if let Some(options) = relaxation_options(inst, price, share(0.05))? {
+            let q = queue_for_options(inst, options, LNS_METHOD, REFINEMENTS, share(0.1))?;
             if q.makespan_cycles.get().is_finite() {
                 starts.push(("queue schedule of the relaxation's options", q.schedule));
             }
         }
     }
     let first_round = left().mul_f64(0.5).div_f64(starts.len() as f64);
+    // Under a window budget, each start gets an equal part of half of it (time only stops).
+    let round_windows = opts.max_windows.map(|w| w / 2 / starts.len() as u64);
     let mut rounds = Rounds::default();
     for (name, start) in &starts {
         let at = started.elapsed().as_secs_f64();
         let round = LnsOptions {
-            time_limit: first_round.min(left()),
+            time_limit: if round_windows.is_some() {
+                left()
+            } else {
+                first_round.min(left())
+            },
+            max_windows: round_windows,
             ..opts.clone()
         };
         rounds.keep(improve(inst, start, &round, on)?, name, at);
@@ -59,10 +72,14 @@ pub fn improve_from_starts(
     }
     let met = rounds.met_bound();
     let (mut best, mut summary) = rounds.best.expect("the input is always a start");
-    if !met && !left().is_zero() {
+    let windows_left = opts
+        .max_windows
+        .map(|w| w.saturating_sub(summary.windows_solved as u64));
+    if !met && !left().is_zero() && windows_left != Some(0) {
         let at = started.elapsed().as_secs_f64();
         let rest = LnsOptions {
             time_limit: left(),
+            max_windows: windows_left,
             ..opts.clone()
         };
         let r = improve(inst, &best, &rest, on)?;

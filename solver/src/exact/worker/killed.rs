@@ -4,8 +4,8 @@
 use super::Told;
 use crate::bounds::BoundSource;
 use crate::exact::solve::coupled_note;
-use crate::exact::Note;
 use crate::exact::{gap_pct, too_large, Bounds, ExactOptions, ExactReport, ModelStats, Phase};
+use crate::exact::{Note, Work, WorkUnit};
 use crate::tolerance::meets_bound;
 use elk_stage::instance::Instance;
 use elk_stage::method::{StopReason, Verdict};
@@ -73,6 +73,17 @@ fn killed_with(
             seconds,
         }],
         search: None,
+        // Killed at the hard time limit: whatever the budget, time stopped it.
+        work: options.work_limit.map(|limit| Work {
+            limit,
+            used: None,
+            unit: if too_large(inst, backend) {
+                WorkUnit::Windows
+            } else {
+                WorkUnit::Nodes
+            },
+            cut_by_time: true,
+        }),
     }
 }
 

@@ -1,0 +1,221 @@
+//! `--work-limit N`: the same command with the same budget gives the same bytes (stdout,
+//! `--json`, the `-o` schedule) on a rerun and with one rayon thread as with four, on an
+//! instance where the budget cuts the search; and a budget that is zero, negative, not a
+//! number or given without an exact method is refused in one line with exit code 2.
+//! docs/exact.md, "Reproducible certificates".
+
+use super::common::{elk, elk_env, results, scratch, small_instance};
+use std::path::PathBuf;
+
+fn temp(name: &str) -> PathBuf {
+    scratch("work-limit").join(name)
+}
+
+/// Runs `args` (which write the schedule to `schedule`) three times: default threads twice,
+/// one thread once; each run's stdout and schedule file must be the same bytes. Returns the
+/// stdout.
+fn same_bytes(args: &[&str], schedule: &PathBuf) -> Vec<u8> {
+    let run = |threads: &str| {
+        let _ = std::fs::remove_file(schedule);
+        let out = elk_env(args, &[("RAYON_NUM_THREADS", threads)]);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (out.stdout, std::fs::read(schedule).unwrap())
+    };
+    let (a, b, c) = (run("4"), run("4"), run("1"));
+    assert!(a == b, "{args:?}: two runs differ");
+    assert!(a == c, "{args:?}: one thread differs from four");
+    a.0
+}
+
+/// 24 operators of a Llama2-13B layer, free order, without a warm start: the MILP needs
+/// well over 10 branch-and-bound nodes to prove its optimum (25 with a budget of 60, 141
+/// without the fixed-order phase), so a budget of 10 stops it.
+#[test]
+fn the_same_budget_gives_the_same_bytes_where_it_cuts_the_search() {
+    let inst = small_instance(&temp("ops24.json"), "llama2-13b", "0..24");
+    let sched = temp("ops24.sched.json");
+    let (i, s) = (inst.to_str().unwrap(), sched.to_str().unwrap());
+    // Both commands take the same instance, budget and schedule file.
+    let budget = [
+        "--instance",
+        i,
+        "--no-warm-start",
+        "--work-limit",
+        "10",
+        "--time-limit",
+        "300",
+        "--no-timings",
+        "-o",
+        s,
+    ];
+    let with =
+        |head: &[&'static str]| -> Vec<&str> { head.iter().copied().chain(budget).collect() };
+    let solve = with(&["solve", "--exact", "--json"]);
+    let j = results(&same_bytes(&solve, &sched));
+    // The budget cut the search (a test that passes when nothing is cut proves nothing).
+    assert_eq!(j["stop"], "work_limit", "{j}");
+    assert_eq!(j["status"], "feasible", "{j}");
+    assert_eq!(j["work_limit"], 10, "{j}");
+    assert_eq!(j["work_used"], 10, "{j}");
+    assert_eq!(j["work_unit"], "nodes", "{j}");
+    assert_eq!(j["cut_by_time"], false, "{j}");
+    assert!(j["gap_pct"].as_f64().unwrap() > 0.0, "not proven: {j}");
+    let notes = j["notes"].to_string();
+    assert!(
+        notes.contains("stopped by the budget: reproducible"),
+        "{notes}"
+    );
+    // `gap`'s table, the text output, is the same bytes too.
+    let gap = with(&["gap"]);
+    let text = String::from_utf8(same_bytes(&gap, &sched)).unwrap();
+    assert!(text.contains("exact status work limit (gap"), "{text}");
+    assert!(
+        text.contains("10 of 10 branch-and-bound nodes used; stopped by the budget"),
+        "{text}"
+    );
+}
+
+/// A time limit that fires before the budget: said, and said to be not reproducible.
+#[test]
+fn a_time_limit_before_the_budget_says_the_result_is_not_reproducible() {
+    let inst = small_instance(&temp("ops24.json"), "llama2-13b", "0..24");
+    let out = elk(&[
+        "solve",
+        "--exact",
+        "--instance",
+        inst.to_str().unwrap(),
+        "--no-warm-start",
+        "--work-limit",
+        "100000",
+        "--time-limit",
+        "0.05",
+        "--no-timings",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let j = results(&out.stdout);
+    assert_eq!(j["cut_by_time"], true, "{j}");
+    assert_eq!(j["work_limit"], 100000, "{j}");
+    assert!(j["notes"].to_string().contains("NOT reproducible"), "{j}");
+}
+
+#[test]
+fn a_budget_of_zero_a_negative_one_a_non_number_or_one_without_an_exact_method_is_refused() {
+    let inst = small_instance(&temp("ops8.json"), "llama2-13b", "0..8");
+    let i = inst.to_str().unwrap();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            vec!["solve", "--exact", "--instance", i, "--work-limit", "0"],
+            "--work-limit 0: must be a positive whole number",
+        ),
+        (
+            vec!["solve", "--exact", "--instance", i, "--work-limit", "-5"],
+            "--work-limit -5: must be a positive whole number",
+        ),
+        (
+            vec!["gap", "--instance", i, "--work-limit", "many"],
+            "--work-limit many: must be a positive whole number",
+        ),
+        (
+            vec![
+                "solve",
+                "--method",
+                "elk-full",
+                "--instance",
+                i,
+                "--work-limit",
+                "5",
+            ],
+            "--work-limit cannot be used with --method",
+        ),
+        (
+            vec!["compare", "--model", "llama2-7b", "--work-limit", "5"],
+            "--work-limit 5 without --layer-exact",
+        ),
+        (
+            vec![
+                "compare",
+                "--model",
+                "llama2-7b",
+                "--layer-exact",
+                "5",
+                "--work-limit",
+                "0",
+            ],
+            "--work-limit 0: must be a positive whole number",
+        ),
+        (
+            vec![
+                "gap",
+                "--instance",
+                i,
+                "--backend",
+                "smt",
+                "--work-limit",
+                "5",
+            ],
+            "--work-limit with --backend smt",
+        ),
+    ];
+    for (args, says) in cases {
+        let out = elk(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: one line: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}: nothing on stdout");
+    }
+}
+
+/// A model too large for the MILP (the whole OPT-1.3B): the budget counts window MILPs, and
+/// the window search stops after them the same way on every run (two runs, ≈ 20 s each: one
+/// with four rayon threads, one with one).
+#[test]
+fn a_window_budget_stops_the_whole_model_search_at_the_same_window() {
+    let sched = temp("opt.sched.json");
+    let s = sched.to_str().unwrap();
+    let args = [
+        "solve",
+        "--exact",
+        "--model",
+        "opt-1.3b",
+        "--work-limit",
+        "6",
+        "--time-limit",
+        "600",
+        "--no-timings",
+        "--json",
+        "-o",
+        s,
+    ];
+    let run = |threads: &str| {
+        let _ = std::fs::remove_file(&sched);
+        let out = elk_env(&args, &[("RAYON_NUM_THREADS", threads)]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (out.stdout, std::fs::read(&sched).unwrap())
+    };
+    let (a, b) = (run("4"), run("1"));
+    assert!(a == b, "two runs (four threads, one) differ");
+    let j = results(&a.0);
+    assert_eq!(j["stop"], "window_search", "{j}");
+    assert_eq!(
+        j["search"]["stop"], "work-limit",
+        "the budget cut the search: {j}"
+    );
+    assert_eq!(j["search"]["solved_windows"], 6, "{j}");
+    assert_eq!(j["work_used"], 6, "{j}");
+    assert_eq!(j["work_unit"], "windows", "{j}");
+    assert_eq!(j["cut_by_time"], false, "{j}");
+}
