@@ -184,3 +184,45 @@ fn stdout_is_the_same_bytes_on_a_terminal_and_piped() {
     only_warnings(&piped.stderr);
     assert_eq!(std::fs::read(&file).unwrap(), piped.stdout);
 }
+
+#[test]
+fn a_milp_tells_its_nodes_incumbent_and_bound_while_it_runs() {
+    // The first 24 operators of a Llama2-13B layer, free order: without a warm start HiGHS
+    // needs branch and bound (141 nodes to prove it; 30 allowed here), and its callback
+    // tells the spinner its nodes, incumbent and bound as they move, inside the phase.
+    let inst = temp("ops24.json");
+    elk_ok(&[
+        "instance",
+        "--model",
+        "llama2-13b",
+        "--num-layers",
+        "1",
+        "--ops",
+        "0..24",
+        "--load-order",
+        "free",
+        "-o",
+        inst.to_str().unwrap(),
+    ]);
+    let shown = on_terminal(
+        &[
+            "solve",
+            "--exact",
+            "--instance",
+            inst.to_str().unwrap(),
+            "--time-limit",
+            LIMIT,
+            "--work-limit",
+            "30",
+            "--no-warm-start",
+        ],
+        &temp("milp-progress.txt"),
+    );
+    showed(
+        &shown,
+        &[
+            "exact milp (limit 60 s): MILP (HiGHS), ",
+            " nodes · incumbent ",
+        ],
+    );
+}
