@@ -143,19 +143,7 @@ fn gap_on_a_chain_of_layers_shows_the_coupled_segment_lp_first() {
 
 #[test]
 fn solve_exact_without_a_warm_start_shows_its_phases_and_no_heuristics() {
-    let inst = norm_and_qkv();
-    let shown = on_terminal(
-        &[
-            "solve",
-            "--exact",
-            "--instance",
-            inst.to_str().unwrap(),
-            "--time-limit",
-            LIMIT,
-            "--no-warm-start",
-        ],
-        &temp("solve-terminal.txt"),
-    );
+    let shown = solve_exact_cold(&norm_and_qkv(), &[], "solve-terminal.txt");
     // No schedule until the fixed-order MILP has one; the full MILP starts from it.
     showed(
         &shown,
@@ -204,20 +192,7 @@ fn a_milp_tells_its_nodes_incumbent_and_bound_while_it_runs() {
         "-o",
         inst.to_str().unwrap(),
     ]);
-    let shown = on_terminal(
-        &[
-            "solve",
-            "--exact",
-            "--instance",
-            inst.to_str().unwrap(),
-            "--time-limit",
-            LIMIT,
-            "--work-limit",
-            "30",
-            "--no-warm-start",
-        ],
-        &temp("milp-progress.txt"),
-    );
+    let shown = solve_exact_cold(&inst, &["--work-limit", "30"], "milp-progress.txt");
     showed(
         &shown,
         &[
@@ -225,4 +200,20 @@ fn a_milp_tells_its_nodes_incumbent_and_bound_while_it_runs() {
             " nodes · incumbent ",
         ],
     );
+}
+
+/// `solve --exact` on `inst` without a warm start, with `extra` flags, on a terminal: what it
+/// showed (stdout into `out`).
+fn solve_exact_cold(inst: &Path, extra: &[&str], out: &str) -> String {
+    let mut args = vec![
+        "solve",
+        "--exact",
+        "--instance",
+        inst.to_str().unwrap(),
+        "--time-limit",
+        LIMIT,
+        "--no-warm-start",
+    ];
+    args.extend(extra);
+    on_terminal(&args, &temp(out))
 }
