@@ -165,6 +165,17 @@ pub(crate) fn reports_its_columns(
 /// (found by the window search's tests, docs/exact.md "The window search"); such a run is
 /// repeated without the starting solution, with the time that is left.
 pub fn run_milp(inst: &Instance, cfg: &MilpConfig) -> Result<MilpRun> {
+    run_milp_watched(inst, cfg, &|_| {})
+}
+
+/// [`run_milp`], telling `on` HiGHS's progress (its incumbent's objective and its bound,
+/// cycles, and its nodes) whenever either moves during branch and bound. What `on` hears
+/// changes nothing of the run.
+pub fn run_milp_watched(
+    inst: &Instance,
+    cfg: &MilpConfig,
+    on: &dyn Fn(&highs_watch::MipProgress),
+) -> Result<MilpRun> {
     let start = Instant::now();
     let pruned = prune(inst);
     let attempt = |warm_start: Option<&Schedule>,
@@ -185,29 +196,24 @@ pub fn run_milp(inst: &Instance, cfg: &MilpConfig) -> Result<MilpRun> {
             .time_limit
             .map(|l| l.saturating_sub(start.elapsed()).mul_f64(0.9));
         let mut model = configured(problem, remaining)?;
-        let log = match max_nodes {
-            Some(n) => {
-                let n = i32::try_from(n).unwrap_or(i32::MAX);
-                model
-                    .try_set_option("mip_max_nodes", n)
-                    .map_err(|e| backend(format!("option mip_max_nodes: {e:?}")))?;
-                NodeLog::attach(&mut model)
-            }
-            None => None,
-        };
+        if let Some(n) = max_nodes {
+            let n = i32::try_from(n).unwrap_or(i32::MAX);
+            model
+                .try_set_option("mip_max_nodes", n)
+                .map_err(|e| backend(format!("option mip_max_nodes: {e:?}")))?;
+        }
         let build_s = start.elapsed().as_secs_f64();
         if let Some(values) = &warm {
             model
                 .try_set_solution(Some(values), None, None, None)
                 .map_err(|e| backend(format!("warm start: {e:?}")))?;
         }
-        let solved = model
-            .try_solve()
+        let (solved, _) = highs_watch::solve_watched(model, &mut |p| on(p))
             .map_err(|e| backend(format!("solve: {e:?}")))?;
-        let nodes = match log {
-            Some(l) => l.nodes(&solved, max_nodes),
-            None => NodeLog::unlogged(&solved, max_nodes),
-        };
+        // HiGHS's own count (a 64-bit info value); none when it ran no branch and bound.
+        let nodes = highs_watch::int64_info(&solved, c"mip_node_count")
+            .and_then(|n| u64::try_from(n).ok())
+            .unwrap_or(0);
         Ok((solved, enc, build_s, nodes))
     };
     let (mut solved, mut enc, build_s, mut nodes) =
@@ -266,56 +272,6 @@ pub fn run_milp(inst: &Instance, cfg: &MilpConfig) -> Result<MilpRun> {
         ));
     }
     Ok(run)
-}
-
-/// The branch-and-bound nodes of one HiGHS run under a node limit, read from its log: HiGHS
-/// keeps the count in a 64-bit info value (`mip_node_count`) that the `highs` binding cannot
-/// read (it reads `HighsInt` values only, and the workspace forbids the unsafe call that
-/// would), so the run logs to a file of its own, not to the console (a worker's stdout is
-/// its answer), and the count is the last `Nodes` line of the solving report.
-struct NodeLog {
-    path: std::path::PathBuf,
-}
-
-impl NodeLog {
-    /// Logs `model`'s run to a new file in the temporary directory (`None` when HiGHS
-    /// refuses the file: the count then falls back as [`NodeLog::nodes`] says).
-    fn attach(model: &mut highs::Model) -> Option<NodeLog> {
-        use std::sync::atomic::{AtomicU64, Ordering};
-        static RUNS: AtomicU64 = AtomicU64::new(0);
-        let run = RUNS.fetch_add(1, Ordering::Relaxed);
-        let path =
-            std::env::temp_dir().join(format!("elk-opt-highs-{}-{run}.log", std::process::id()));
-        let text = path.to_string_lossy().into_owned();
-        model
-            .try_set_option("log_to_console", false)
-            .and_then(|_| model.try_set_option("log_file", text.as_str()))
-            .and_then(|_| model.try_set_option("output_flag", true))
-            .ok()
-            .map(|_| NodeLog { path })
-    }
-
-    /// The run's node count; when the log cannot say, the limit when HiGHS stopped at it
-    /// (it stops as the count reaches the limit), else 0.
-    fn nodes(self, solved: &highs::SolvedModel, limit: Option<u64>) -> u64 {
-        let text = std::fs::read_to_string(&self.path).unwrap_or_default();
-        let _ = std::fs::remove_file(&self.path);
-        let logged = text.lines().rev().find_map(|l| {
-            l.trim_start()
-                .strip_prefix("Nodes")
-                .and_then(|n| n.trim().parse::<u64>().ok())
-        });
-        logged.unwrap_or_else(|| NodeLog::unlogged(solved, limit))
-    }
-
-    /// Without a log: the limit when HiGHS stopped at it (it stops as the count reaches the
-    /// limit), else 0.
-    fn unlogged(solved: &highs::SolvedModel, limit: Option<u64>) -> u64 {
-        match (solved.status(), limit) {
-            (HighsModelStatus::ReachedSolutionLimit, Some(n)) => n,
-            _ => 0,
-        }
-    }
 }
 
 /// The LP relaxation's optimum: a lower bound on every schedule's makespan.

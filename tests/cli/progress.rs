@@ -143,19 +143,7 @@ fn gap_on_a_chain_of_layers_shows_the_coupled_segment_lp_first() {
 
 #[test]
 fn solve_exact_without_a_warm_start_shows_its_phases_and_no_heuristics() {
-    let inst = norm_and_qkv();
-    let shown = on_terminal(
-        &[
-            "solve",
-            "--exact",
-            "--instance",
-            inst.to_str().unwrap(),
-            "--time-limit",
-            LIMIT,
-            "--no-warm-start",
-        ],
-        &temp("solve-terminal.txt"),
-    );
+    let shown = solve_exact_cold(&norm_and_qkv(), &[], "solve-terminal.txt");
     // No schedule until the fixed-order MILP has one; the full MILP starts from it.
     showed(
         &shown,
@@ -183,4 +171,49 @@ fn stdout_is_the_same_bytes_on_a_terminal_and_piped() {
     let piped = elk_ok(&args);
     only_warnings(&piped.stderr);
     assert_eq!(std::fs::read(&file).unwrap(), piped.stdout);
+}
+
+#[test]
+fn a_milp_tells_its_nodes_incumbent_and_bound_while_it_runs() {
+    // The first 24 operators of a Llama2-13B layer, free order: without a warm start HiGHS
+    // needs branch and bound (141 nodes to prove it; 30 allowed here), and its callback
+    // tells the spinner its nodes, incumbent and bound as they move, inside the phase.
+    let inst = temp("ops24.json");
+    elk_ok(&[
+        "instance",
+        "--model",
+        "llama2-13b",
+        "--num-layers",
+        "1",
+        "--ops",
+        "0..24",
+        "--load-order",
+        "free",
+        "-o",
+        inst.to_str().unwrap(),
+    ]);
+    let shown = solve_exact_cold(&inst, &["--work-limit", "30"], "milp-progress.txt");
+    showed(
+        &shown,
+        &[
+            "exact milp (limit 60 s): MILP (HiGHS), ",
+            " nodes · incumbent ",
+        ],
+    );
+}
+
+/// `solve --exact` on `inst` without a warm start, with `extra` flags, on a terminal: what it
+/// showed (stdout into `out`).
+fn solve_exact_cold(inst: &Path, extra: &[&str], out: &str) -> String {
+    let mut args = vec![
+        "solve",
+        "--exact",
+        "--instance",
+        inst.to_str().unwrap(),
+        "--time-limit",
+        LIMIT,
+        "--no-warm-start",
+    ];
+    args.extend(extra);
+    on_terminal(&args, &temp(out))
 }

@@ -8,13 +8,14 @@ use crate::error::Result;
 use crate::error::SolverError;
 use crate::exact::{Backend, ExactOptions, ModelStats, Phase};
 use crate::extract::to_schedule;
-use crate::milp::{run_milp, MilpConfig, MilpStatus};
+use crate::milp::{run_milp_watched, MilpConfig, MilpStatus};
 #[cfg(feature = "smt")]
 use crate::smt::{run_smt, SmtConfig, SmtStatus};
 use elk_stage::instance::{Instance, LoadOrder, NamedOrder};
 use elk_stage::method::Verdict;
 use elk_stage::schedule::Schedule;
 use elk_stage::units::Cycles;
+use highs_watch::MipProgress;
 use std::time::Duration;
 
 /// What a backend returned, in common terms.
@@ -71,9 +72,10 @@ pub(crate) fn run(
     allowance: Allowance,
     warm_start: Option<&Schedule>,
     phases: &mut Vec<Phase>,
+    on: &dyn Fn(&MipProgress),
 ) -> Result<BackendResult> {
     match opts.backend {
-        Backend::Milp => milp_backend(inst, opts, allowance, warm_start, phases),
+        Backend::Milp => milp_backend(inst, opts, allowance, warm_start, phases, on),
         Backend::Smt => smt_backend(inst, allowance.time),
     }
 }
@@ -84,8 +86,9 @@ pub(crate) fn milp_backend(
     allowance: Allowance,
     warm_start: Option<&Schedule>,
     phases: &mut Vec<Phase>,
+    on: &dyn Fn(&MipProgress),
 ) -> Result<BackendResult> {
-    let run = run_milp(
+    let run = run_milp_watched(
         inst,
         &MilpConfig {
             linearisation: opts.linearisation,
@@ -93,6 +96,7 @@ pub(crate) fn milp_backend(
             warm_start: warm_start.cloned(),
             max_nodes: allowance.work,
         },
+        on,
     )?;
     let what = if inst.load_order == LoadOrder::Named(NamedOrder::Fixed) {
         "fixed-order MILP"

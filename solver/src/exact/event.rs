@@ -41,6 +41,21 @@ pub enum ExactEvent {
         /// Wall-clock seconds since the solve started.
         elapsed_s: f64,
     },
+    /// HiGHS's branch and bound moved inside a MILP phase: its incumbent or its bound
+    /// changed. The incumbent is the MILP's objective, not yet a judged schedule (the
+    /// simulator judges the phase's result when it ends); the bound is proven.
+    Milp {
+        /// The phase ("MILP (HiGHS)", "fixed-order MILP").
+        what: String,
+        /// The best makespan known: the phase's incumbent or HiGHS's, the smaller.
+        incumbent: Option<Cycles>,
+        /// The best proven bound: the solve's or HiGHS's dual bound, the larger.
+        bound: Cycles,
+        /// Branch-and-bound nodes of this MILP so far.
+        nodes: u64,
+        /// Wall-clock seconds since the solve started.
+        elapsed_s: f64,
+    },
     /// The segment relaxation is about to solve a segment problem.
     Segment {
         /// Where its price search is.
@@ -71,6 +86,17 @@ impl ExactEvent {
             } => (
                 format!("new incumbent at {elapsed_s:.0} s"),
                 Some(schedule.makespan_cycles),
+                *bound,
+            ),
+            ExactEvent::Milp {
+                what,
+                incumbent,
+                bound,
+                nodes,
+                elapsed_s: _,
+            } => (
+                format!("{what}, {nodes} nodes"),
+                *incumbent,
                 *bound,
             ),
             ExactEvent::Segment {

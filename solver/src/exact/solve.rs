@@ -16,8 +16,12 @@ use elk_stage::instance::{Instance, LoadOrder, NamedOrder};
 use elk_stage::method::{StopReason, Verdict};
 use elk_stage::schedule::Schedule;
 use elk_stage::units::Cycles;
+use highs_watch::MipProgress;
 use std::cell::Cell;
 use std::time::{Duration, Instant};
+
+/// How often a MILP's moving bound is told at most ([`Solve::milp_watch`]).
+const MILP_TELL_EVERY: Duration = Duration::from_millis(250);
 
 /// Solves `inst` in this process (the backends' own time limits only): what
 /// [`crate::Exact`] runs, here or in a worker process killed at a hard limit.
@@ -202,6 +206,35 @@ impl<'a> Solve<'a> {
         });
     }
 
+    /// What tells the callback HiGHS's progress in the MILP phase `what`: its incumbent
+    /// against the solve's best, its dual bound against the solve's, as they move: a new
+    /// incumbent at once, a moved bound at most every [`MILP_TELL_EVERY`] (HiGHS's bound may
+    /// move at every node, and a worker sends each event down its pipe).
+    fn milp_watch(&self, what: &str) -> impl Fn(&MipProgress) + 'a {
+        let (on, started, what) = (self.on, self.started, what.to_string());
+        let (incumbent, bound) = (self.incumbent(), self.bound());
+        let last: Cell<Option<(Instant, u64)>> = Cell::new(None);
+        move |p: &MipProgress| {
+            let theirs = |x: f64| x.is_finite().then_some(Cycles(x));
+            let told = last.get();
+            let new_incumbent = told.is_none_or(|(_, b)| b != p.primal_bound.to_bits());
+            if !new_incumbent && told.is_some_and(|(t, _)| t.elapsed() < MILP_TELL_EVERY) {
+                return;
+            }
+            last.set(Some((Instant::now(), p.primal_bound.to_bits())));
+            on(&ExactEvent::Milp {
+                what: what.clone(),
+                incumbent: [incumbent, theirs(p.primal_bound)]
+                    .into_iter()
+                    .flatten()
+                    .reduce(Cycles::min),
+                bound: theirs(p.dual_bound).map_or(bound, |b| bound.max(b)),
+                nodes: u64::try_from(p.nodes).unwrap_or(0),
+                elapsed_s: started.elapsed().as_secs_f64(),
+            });
+        }
+    }
+
     /// The LP relaxation's bound, with a quarter of the time limit (under a work budget, all
     /// of it: one LP is the same work on every machine, and only the hard stop may cut it).
     fn lp_relaxation(&mut self) -> Result<()> {
@@ -249,12 +282,14 @@ impl<'a> Solve<'a> {
             .as_ref()
             .filter(|(s, _)| elk_sim::validate(&fixed, s).is_empty())
             .map(|w| w.0.clone());
+        let watch = self.milp_watch("fixed-order MILP");
         let restricted = backend::milp_backend(
             &fixed,
             self.opts,
             allowance,
             valid_warm.as_ref(),
             &mut self.phases,
+            &watch,
         )?;
         self.work_used += restricted.work;
         self.time_cut |= restricted.cut == Some(Cut::Time);
@@ -312,12 +347,14 @@ impl<'a> Solve<'a> {
             time: self.remaining(),
             work: self.work_left(),
         };
+        let watch = self.milp_watch(self.opts.backend.phase());
         let result = backend::run(
             self.inst,
             self.opts,
             allowance,
             warm.as_ref(),
             &mut self.phases,
+            &watch,
         )?;
         self.work_used += result.work;
         self.time_cut |= result.cut == Some(Cut::Time);

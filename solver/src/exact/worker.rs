@@ -99,6 +99,10 @@ impl Told {
     pub fn hear(&mut self, e: &ExactEvent) {
         let bound = match e {
             ExactEvent::Phase { bound, .. } | ExactEvent::Segment { bound, .. } => *bound,
+            // HiGHS's running bound is shown, not kept: after a warm start HiGHS 1.16 may
+            // report an objective below its own columns (docs/exact.md, "The window
+            // search"), and only the run's end is checked for it.
+            ExactEvent::Milp { .. } => return,
             ExactEvent::Incumbent {
                 schedule, bound, ..
             } => {
