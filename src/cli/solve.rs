@@ -231,7 +231,7 @@ pub struct CompareArgs {
     /// and print its optimum, or its best bound when the limit stops the solve, with every
     /// heuristic's gap there. The main job (no arguments) uses 1: a look at the layer, not
     /// a proof (its gaps are upper bounds; `gap --layers 0..1 --time-limit 60` proves the
-    /// main job's layer optimal in 20–35 s on 2 cores).
+    /// main job's layer optimal in about 7 s on 2 shared cores).
     #[arg(
         allow_negative_numbers = true,
         long,
