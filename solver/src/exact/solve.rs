@@ -423,7 +423,7 @@ pub(super) mod tests {
         let phases: Vec<String> = events
             .into_inner()
             .into_iter()
-            .map(|e| match e {
+            .filter_map(|e| match e {
                 ExactEvent::Phase {
                     what,
                     incumbent,
@@ -433,7 +433,26 @@ pub(super) mod tests {
                     // What is known at a phase's start is never better than the end result.
                     assert!(bound <= plain.lower_bound_cycles, "{what}: bound {bound:?}");
                     assert!(incumbent.is_none(), "{what}: no warm start was given");
-                    what
+                    Some(what)
+                }
+                // HiGHS's progress inside a phase: never past the end result either.
+                ExactEvent::Milp {
+                    what,
+                    incumbent,
+                    bound,
+                    ..
+                } => {
+                    let tolerance = 1.0 + crate::milp::REL_GAP;
+                    assert!(
+                        bound.get() <= plain.lower_bound_cycles.get() * tolerance,
+                        "{what}"
+                    );
+                    let best = plain.makespan_cycles.map_or(0.0, Cycles::get);
+                    assert!(
+                        incumbent.is_none_or(|t| t.get() * tolerance >= best),
+                        "{what}"
+                    );
+                    None
                 }
                 other => panic!("no segment relaxation on two operators: {other:?}"),
             })
