@@ -90,6 +90,37 @@ fn auto_keeps_each_method_s_fastest_count_under_the_lowest_bound() {
 }
 
 #[test]
+fn an_hbm_override_scales_the_interleaved_and_the_readers_rates_too() {
+    // --hbm-tbps 0.534 doubles the n150's saturated 267 GB/s. Were only the peak replaced,
+    // the interleaved 190 GB/s and the readers' 264 GB/s would still cap every read and the
+    // flag would change nothing.
+    let mut args = vec!["compare", "--dram-readers", "auto", "--hbm-tbps", "0.534"];
+    args.extend(ON_N150);
+    let doubled = elk_json(&args);
+    let rates: Vec<f64> = doubled["dram_reader_counts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["dram_gb_per_s"].as_f64().unwrap())
+        .collect();
+    let expected = [380.0, 352.0, 528.0];
+    assert!(
+        rates
+            .iter()
+            .zip(expected)
+            .all(|(r, e)| (r - e).abs() < 1e-6 * e),
+        "{rates:?}"
+    );
+    let plain = compare("auto");
+    assert!(
+        makespan(&doubled, "elk-full") < makespan(&plain, "elk-full"),
+        "{} against {}",
+        makespan(&doubled, "elk-full"),
+        makespan(&plain, "elk-full")
+    );
+}
+
+#[test]
 fn bad_counts_are_refused_in_one_line() {
     let out = scratch("dram-readers").join("never.json");
     let o = out.to_str().unwrap();

@@ -262,4 +262,29 @@ mod tests {
             "{e}"
         );
     }
+
+    #[test]
+    fn an_hbm_override_moves_the_rates_readers_and_interleaving_reach() {
+        use crate::chip::ChipOverrides;
+        // --hbm-tbps 0.534 doubles the saturated 267 GB/s: with it the interleaved rate and
+        // the readers' rate double too, else they would still cap every read at the old rate.
+        let doubled = n150()
+            .with_overrides(&ChipOverrides {
+                hbm_tbps: Some(0.534),
+                ..ChipOverrides::default()
+            })
+            .unwrap();
+        let rate = |k: u64| {
+            doubled
+                .clone()
+                .with_dram_readers(k, "t")
+                .unwrap()
+                .hbm
+                .bandwidth_bytes_per_s
+        };
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-3 * b;
+        assert!(close(rate(0), 380e9), "{}", rate(0));
+        assert!(close(rate(8), 352e9), "{}", rate(8));
+        assert!(close(rate(16), 528e9), "{}", rate(16));
+    }
 }

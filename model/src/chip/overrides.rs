@@ -12,7 +12,9 @@ pub struct ChipOverrides {
     /// Names the overridden chip in errors, in place of a file name
     /// (`(--chip with overrides)`).
     pub file: String,
-    /// HBM bandwidth in TB/s (decimal).
+    /// HBM bandwidth in TB/s (decimal). On a chip with DRAM-reader rates (docs/chips.md,
+    /// "DRAM-reader cores") the interleaved and per-reader rates scale with it, so each keeps
+    /// its share of the peak.
     pub hbm_tbps: Option<f64>,
     /// Number of cores.
     pub cores: Option<u64>,
@@ -35,7 +37,7 @@ impl ChipSpec {
     /// the overridden chip: an `explicit` placement becomes `edges`.
     pub fn with_overrides(mut self, overrides: &ChipOverrides) -> Result<ChipSpec> {
         if let Some(tbps) = overrides.hbm_tbps {
-            self.hbm.bandwidth_bytes_per_s = tbps * 1e12;
+            self.scale_dram_to(tbps * 1e12);
         }
         if let Some(c) = overrides.cores {
             self.cores = c;
@@ -65,6 +67,22 @@ impl ChipSpec {
         }
         self.validate(&overrides.file)?;
         Ok(self)
+    }
+}
+
+impl ChipSpec {
+    /// Sets the saturated DRAM rate to `bytes_per_s`. The interleaved rate and the per-reader
+    /// rate, when the chip has them, scale by the same factor: without that they would still
+    /// cap every DRAM read at their old values and the new peak would change nothing.
+    fn scale_dram_to(&mut self, bytes_per_s: f64) {
+        let factor = bytes_per_s / self.hbm.bandwidth_bytes_per_s;
+        self.hbm.bandwidth_bytes_per_s = bytes_per_s;
+        if let Some(rate) = self.hbm.interleaved_bytes_per_s.as_mut() {
+            *rate *= factor;
+        }
+        if let Some(rate) = self.hbm.reader_bytes_per_cycle.as_mut() {
+            *rate *= factor;
+        }
     }
 }
 
