@@ -7,6 +7,7 @@
 //! `elk_reports::studies`, which runs each one through here.
 
 pub mod ablation;
+pub mod budget;
 pub mod corpus;
 pub mod cost_noise;
 pub mod gap;

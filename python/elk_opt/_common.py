@@ -71,7 +71,7 @@ def _progress(progress: Progress, what: str) -> "tuple[Optional[Callable[[int, i
 
 #: The exact solver's keywords (``gap``, ``solve(exact=True)``), defaults in ``DEFAULTS``.
 EXACT_KEYS = ("backend", "time_limit", "linearisation", "warm_start", "lp_bound", "whole_model_bound",
-              "window_search")
+              "window_search", "work_limit")
 
 
 def _exact_keys(flags: Dict[str, Any]) -> str:

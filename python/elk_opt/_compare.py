@@ -203,6 +203,7 @@ def gap(
     lp_bound: bool = DEFAULTS["lp_bound"],
     whole_model_bound: str = DEFAULTS["whole_model_bound"],
     window_search: bool = DEFAULTS["window_search"],
+    work_limit: Optional[int] = DEFAULTS["work_limit"],
     no_timings: bool = False,
     progress: Progress = None,
     **build: Any,
@@ -214,7 +215,10 @@ def gap(
     (``compare(bound="segment")``'s bound, the same bits) is solved first with up to 90 % of
     ``time_limit`` on a model too large for the backend (25 % beside it) and bounds every gap beside what the exact part proves; on a model too
     large for the backend the window search then improves the warm start
-    (``window_search``; ``whole_model_bound``: ``lp``, ``milp``, ``off``). The keyword arguments of :func:`instance`
+    (``window_search``; ``whole_model_bound``: ``lp``, ``milp``, ``off``). ``work_limit=N``
+    (``--work-limit``): a budget in solver work (branch-and-bound nodes, or window MILPs on
+    a model too large for the MILP) instead of seconds, so the same call gives the same
+    result on any machine; ``time_limit`` stays a hard stop on top. The keyword arguments of :func:`instance`
     apply, or ``model`` is an :class:`Instance`. With ``expert_parallel=True``
     (``--expert-parallel``) the gap runs on the instances with and without parallel sets,
     each within the whole ``time_limit`` (so up to twice it in all: ``config``'s
@@ -231,6 +235,7 @@ def gap(
         lp_bound=lp_bound,
         whole_model_bound=whole_model_bound,
         window_search=window_search,
+        work_limit=work_limit,
         no_timings=no_timings,
         progress=progress,
         _without=without,

@@ -257,6 +257,7 @@ def solve(
     lp_bound: bool = DEFAULTS["lp_bound"],
     whole_model_bound: str = DEFAULTS["whole_model_bound"],
     window_search: bool = DEFAULTS["window_search"],
+    work_limit: Optional[int] = DEFAULTS["work_limit"],
     no_timings: bool = False,
     progress: Progress = None,
     **build: Any,
@@ -266,7 +267,10 @@ def solve(
     backend (``backend`` ``milp`` or ``smt``) warm-started from the best of them within
     ``time_limit`` seconds (hard: it runs in a worker process, killed 1 s after), and the
     schedule's :attr:`Schedule.row` is ``solve --exact --json``'s results (``status``,
-    ``lower_bound_cycles``, ``gap_pct``, ``ran``, ``bounds``, …). Raises
+    ``lower_bound_cycles``, ``gap_pct``, ``ran``, ``bounds``, …). ``work_limit=N``
+    (``--work-limit``) stops the exact solve after N units of solver work instead of
+    seconds, so the same call gives the same result on any machine (docs/exact.md,
+    "Reproducible certificates"); ``time_limit`` stays a hard stop on top. Raises
     :class:`SolverError` when no schedule is found (the CLI exits 1 for a method; for
     ``--exact`` it prints the report). With ``expert_parallel=True`` (``--expert-parallel``)
     both instances, with and without parallel sets, are solved and the faster schedule is
@@ -275,7 +279,8 @@ def solve(
     CG-5)."""
     inst, without = _instances(model, chip, batch, kv, build)
     if not exact:
-        values = (backend, time_limit, linearisation, warm_start, lp_bound, whole_model_bound, window_search)
+        values = (backend, time_limit, linearisation, warm_start, lp_bound, whole_model_bound, window_search,
+                  work_limit)
         given = {k: v for k, v in zip(EXACT_KEYS, values) if v != DEFAULTS[k]}
         return inst.solve(method, no_timings=no_timings, progress=progress, _without=without, **given)
     return inst.solve(
@@ -288,6 +293,7 @@ def solve(
         lp_bound=lp_bound,
         whole_model_bound=whole_model_bound,
         window_search=window_search,
+        work_limit=work_limit,
         no_timings=no_timings,
         progress=progress,
         _without=without,

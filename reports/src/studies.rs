@@ -7,6 +7,7 @@
 //! runs its study through `elk_app::studies` (which computes the results) and writes them.
 
 pub mod ablation;
+mod budget;
 pub mod cost_noise;
 pub mod gap;
 pub mod gap_whole;

@@ -274,12 +274,22 @@ pub fn run_milp_watched(
     Ok(run)
 }
 
+/// Why the LP relaxation has no optimum.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LpMiss {
+    /// HiGHS stopped before the end (its time limit): the machine's speed decided.
+    Stopped,
+    /// No point satisfies it (nor, then, any schedule), or it is unbounded: a fact of the
+    /// instance, the same on every machine.
+    NoOptimum,
+}
+
 /// The LP relaxation's optimum: a lower bound on every schedule's makespan.
 pub fn lp_bound(
     inst: &Instance,
     linearisation: Linearisation,
     time_limit: Option<Duration>,
-) -> Result<Option<(f64, ModelSize)>> {
+) -> Result<std::result::Result<(f64, ModelSize), LpMiss>> {
     let pruned = prune(inst);
     let enc = encode::encode(inst, &pruned, linearisation, true);
     let size = enc.size;
@@ -288,8 +298,11 @@ pub fn lp_bound(
         .try_solve()
         .map_err(|e| backend(format!("LP relaxation: {e:?}")))?;
     Ok(match solved.status() {
-        HighsModelStatus::Optimal => Some((solved.objective_value(), size)),
-        _ => None,
+        HighsModelStatus::Optimal => Ok((solved.objective_value(), size)),
+        HighsModelStatus::ReachedTimeLimit
+        | HighsModelStatus::ReachedIterationLimit
+        | HighsModelStatus::ReachedInterrupt => Err(LpMiss::Stopped),
+        _ => Err(LpMiss::NoOptimum),
     })
 }
 

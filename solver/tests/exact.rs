@@ -30,6 +30,8 @@ mod supervisor;
 mod warm_start;
 #[path = "exact/window_search.rs"]
 mod window_search;
+#[path = "exact/work_budget.rs"]
+mod work_budget;
 
 use elk_solver::{Exact, ExactOptions, ExactReport};
 use elk_stage::instance::Instance;

@@ -105,8 +105,12 @@ names its command, inputs and date at its top; plots are SVG with units on every
 sweeps' raw results are `fig17.jsonl` and `fig19.jsonl` (`elk-opt report FILE -o DIR` redraws \
 a report from them). Basic, Static, Elk-Dyn and Elk-Full are the reference artifact's algorithms \
 (docs/heuristics.md); `*-fill` and `*-greedy` are elk-opt's named variants.\n\n\
-Caveats: exact results use a 20–40 s limit per instance (unproven instances are listed, not used \
-in gap statistics); which instances get proven can vary with machine load. The detailed simulator \
+Caveats: exact results (gap, ideal, order-pruning, gap-whole) are bought with a budget of solver \
+work, not seconds (branch-and-bound nodes per instance, window MILPs per whole model; \
+docs/exact.md \"Reproducible certificates\"), so the same command gives the same makespans and \
+bounds on any machine; a hard time stop sits on top, and each report names any row it cut \
+(such a row is not reproducible). Unproven instances are listed, not used in gap statistics. \
+The detailed simulator \
 paces loads to each schedule's plan by default (`--loads greedy`: as fast as HBM and links \
 allow); every makespan here is the stage model's with the phased NoC row, which the paced \
 replay matches within 1 % (replay-fidelity), not SPEC §4's, which that study finds up to 8.7 % \

@@ -350,7 +350,7 @@ impl CompareMoeKeys {
 /// Every default a keyword takes when left out, by its Python name, as JSON: `model`,
 /// `chip`, `mode`, `batch`, `kv`, `load_order`, `noc_row`, the exact solver's (`backend`,
 /// `time_limit`, `linearisation`, `warm_start`, `lp_bound`, `whole_model_bound`,
-/// `window_search`) and `moe`'s (`moe_model`, `routing`, `steps`, `seed`, `methods`).
+/// `window_search`, `work_limit`) and `moe`'s (`moe_model`, `routing`, `steps`, `seed`, `methods`).
 pub fn defaults() -> Value {
     let shape = RunShape::default();
     let choices = StageChoices::default();
@@ -364,6 +364,7 @@ pub fn defaults() -> Value {
         "lp_bound": exact.lp_bound,
         "whole_model_bound": exact.whole_model_bound,
         "window_search": exact.window_search,
+        "work_limit": exact.work_limit,
         "moe_model": moe.model,
         "routing": moe.routing,
         "steps": moe.steps,

@@ -3,9 +3,10 @@
 //! [`Row`] per instance. The `ideal` study reads the same rows; `order-pruning` solves its
 //! layers with [`evaluate`]. Whole models are [`super::gap_whole`], a study of its own.
 
+use super::budget::ExactBudget;
 use super::{corpus, OnStep, Steps};
 use crate::Result;
-use elk_solver::{retime, Exact, ExactOptions, RETIME_SUFFIX};
+use elk_solver::{retime, Exact, ExactOptions, Work, WorkUnit, RETIME_SUFFIX};
 use elk_stage::instance::Instance;
 use elk_stage::method::{Budget, Verdict};
 use elk_stage::schedule::Schedule;
@@ -25,8 +26,12 @@ pub const METHODS: [&str; 6] = [
 /// Elk-Full's index in [`METHODS`] (the faithful one: the headline).
 pub const FULL: usize = 3;
 
-/// Seconds per exact solve of the corpus (`gap` and `ideal`).
-pub const LIMIT_S: f64 = 20.0;
+/// The exact solve's budget per instance of the corpus (`gap` and `ideal`).
+pub const BUDGET: ExactBudget = ExactBudget {
+    work: 5_000,
+    unit: WorkUnit::Nodes,
+    seconds: 60.0,
+};
 
 /// The heuristics (indexes in [`METHODS`]) whose schedules are also re-timed by the LP of
 /// [`elk_solver::retime`] for the warm start: Elk-Dyn and Elk-Full, as `gap` does.
@@ -46,6 +51,8 @@ pub struct Row {
     pub exact: Option<f64>,
     /// Proven optimal.
     pub optimal: bool,
+    /// Proven to have no schedule at all.
+    pub infeasible: bool,
     /// The certified lower bound.
     pub bound: f64,
     /// The exact schedule.
@@ -54,10 +61,20 @@ pub struct Row {
     pub ideal: f64,
     /// LP relaxation, cycles.
     pub lp: Option<f64>,
+    /// The work budget and what the solve used of it.
+    pub work: Option<Work>,
 }
 
-/// Heuristics and the exact solve (time limit `limit_s`) on one instance.
-pub fn evaluate(inst: &Instance, limit_s: f64) -> Result<Row> {
+impl Row {
+    /// The time limit stopped the exact solve before its work budget did: this row depends on
+    /// the machine's speed.
+    pub fn cut_by_time(&self) -> bool {
+        self.work.is_some_and(|w| w.cut_by_time)
+    }
+}
+
+/// Heuristics and the exact solve (within `budget`) on one instance.
+pub fn evaluate(inst: &Instance, budget: ExactBudget) -> Result<Row> {
     let mut heuristic = Vec::new();
     let mut schedules = Vec::new();
     for m in METHODS {
@@ -87,9 +104,10 @@ pub fn evaluate(inst: &Instance, limit_s: f64) -> Result<Row> {
     let r = Exact::in_process(ExactOptions {
         warm_start: warm,
         lp_bound: true,
+        work_limit: Some(budget.work),
         ..ExactOptions::default()
     })
-    .report(inst, &Budget::seconds(limit_s))?;
+    .report(inst, &Budget::seconds(budget.seconds))?;
     Ok(Row {
         name: inst.name.clone(),
         ops: inst.ops.len(),
@@ -97,19 +115,21 @@ pub fn evaluate(inst: &Instance, limit_s: f64) -> Result<Row> {
         schedules,
         exact: r.makespan_cycles.map(Cycles::get),
         optimal: r.status == Verdict::Optimal,
+        infeasible: r.status == Verdict::Infeasible,
         bound: r.lower_bound_cycles.get(),
         exact_schedule: r.schedule.clone(),
         ideal: elk_heuristics::ideal(inst)
             .cycles
             .map_or(f64::NAN, Cycles::get),
         lp: r.bounds.lp_cycles.map(Cycles::get),
+        work: r.work,
     })
 }
 
 /// The corpus evaluated (real windows and random instances), in corpus order; `progress`
 /// hears of each instance as it finishes.
 pub fn corpus_rows(
-    limit_s: f64,
+    budget: ExactBudget,
     plans: Option<&elk_model::plan::PlanCache>,
     progress: &OnStep<'_>,
 ) -> Result<Vec<Row>> {
@@ -120,16 +140,16 @@ pub fn corpus_rows(
     steps.starting("heuristics and exact solves");
     all.par_iter()
         .map(|inst| {
-            let row = evaluate(inst, limit_s);
+            let row = evaluate(inst, budget);
             steps.finished(&format!("done: {}", inst.name));
             row
         })
         .collect()
 }
 
-/// The study's rows: the corpus evaluated with [`LIMIT_S`] per exact solve, in corpus order.
+/// The study's rows: the corpus evaluated with [`BUDGET`] per exact solve, in corpus order.
 pub fn run(plans: Option<&elk_model::plan::PlanCache>, progress: &OnStep<'_>) -> Result<Vec<Row>> {
-    corpus_rows(LIMIT_S, plans, progress)
+    corpus_rows(BUDGET, plans, progress)
 }
 
 /// Whether an instance is one of the corpus' random ones (named `random seed N`).

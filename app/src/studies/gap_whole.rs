@@ -2,18 +2,20 @@
 //! cores, against ≈ 5 for the rest of `study gap`): Llama2-13B and
 //! Llama2-70B (decode B32 KV2048, ipu-pod4, free load order) at HBM 4, 8, 12 and 16 TB/s.
 //! Every heuristic and Elk-Full re-timed are judged by the simulator; the certified lower
-//! bound is the best of the roofline bounds and the segment relaxation (LP per price, one
-//! time limit per point; docs/exact.md "Whole models"), so each gap is an upper bound on the
+//! bound is the best of the roofline bounds and the segment relaxation (LPs run to their end,
+//! then the window search within a budget of window MILPs per point; docs/exact.md "Whole
+//! models"), so each gap is an upper bound on the
 //! true gap to the optimum. This is its run, one [`Point`] per (model, HBM); its report is
 //! `elk_reports::studies::gap_whole`.
 
+use super::budget::ExactBudget;
 use super::gap::METHODS;
 use super::{OnStep, Steps};
 use crate::cell::cell_instance;
 use crate::grid::Cell;
 use crate::Result;
 use elk_model::plan::PlanCache;
-use elk_solver::{Exact, ExactOptions, Retimed, WholeModelBound};
+use elk_solver::{Exact, ExactOptions, Retimed, WholeModelBound, Work, WorkUnit};
 use elk_stage::instance::Instance;
 use elk_stage::method::Budget;
 use elk_stage::schedule::Schedule;
@@ -24,9 +26,16 @@ use std::time::Instant;
 pub const MODELS: [&str; 2] = ["llama2-13b", "llama2-70b"];
 /// HBM bandwidths, TB/s.
 pub const HBM_TBPS: [f64; 4] = [4.0, 8.0, 12.0, 16.0];
-/// The time limit per (model, HBM) point for the segment relaxation (half of it at most)
-/// and then the window search (the rest), seconds.
-pub const BOUND_LIMIT_S: f64 = 300.0;
+/// The budget per (model, HBM) point: window MILPs of the window search, after the segment
+/// relaxation's LPs (run to their end), with a hard time stop on top.
+pub const BUDGET: ExactBudget = ExactBudget {
+    work: WINDOWS,
+    unit: WorkUnit::Windows,
+    seconds: 1_200.0,
+};
+
+/// Window MILPs per point ([`BUDGET`]).
+const WINDOWS: u64 = 40;
 /// The re-timed method shown beside the heuristics.
 pub const RETIMED: &str = "elk-full+retime";
 /// The whole-model optimizer's column: the window search from the best of the others.
@@ -51,6 +60,8 @@ pub struct Point {
     pub heuristics_s: f64,
     /// See `heuristics_s`.
     pub bound_s: f64,
+    /// The work budget and what the point used of it.
+    pub work: Option<Work>,
 }
 
 impl Point {
@@ -110,7 +121,7 @@ fn judge_all(
 pub fn point(
     model: &'static str,
     hbm_tbps: f64,
-    bound_limit_s: f64,
+    budget: ExactBudget,
     (steps, plans): (&Steps<'_>, Option<&PlanCache>),
 ) -> Result<Point> {
     let start = Instant::now();
@@ -126,9 +137,10 @@ pub fn point(
     let r = Exact::in_process(ExactOptions {
         warm_start: best,
         whole_model: WholeModelBound::Lp,
+        work_limit: Some(budget.work),
         ..ExactOptions::default()
     })
-    .report_with(&inst, &Budget::seconds(bound_limit_s), &|e| {
+    .report_with(&inst, &Budget::seconds(budget.seconds), &|e| {
         steps.starting(&format!("{label}: {}", e.describe(&inst)))
     })?;
     let roofline = elk_solver::bounds::roofline(&inst).best();
@@ -146,12 +158,13 @@ pub fn point(
         segment_ms: r.bounds.segment_cycles.map(|c| inst.ms(c)),
         heuristics_s,
         bound_s: start.elapsed().as_secs_f64() - heuristics_s,
+        work: r.work,
     })
 }
 
 /// Every point, in [`MODELS`] × [`HBM_TBPS`] order; `progress` hears of each step.
 pub fn points(
-    bound_limit_s: f64,
+    budget: ExactBudget,
     plans: Option<&PlanCache>,
     progress: &OnStep<'_>,
 ) -> Result<Vec<Point>> {
@@ -159,7 +172,7 @@ pub fn points(
     let mut all = Vec::new();
     for model in MODELS {
         for hbm in HBM_TBPS {
-            all.push(point(model, hbm, bound_limit_s, (&steps, plans))?);
+            all.push(point(model, hbm, budget, (&steps, plans))?);
             steps.finished(&format!("{model} @ {hbm:.0} TB/s done"));
         }
     }

@@ -3,6 +3,7 @@
 //! optimum, and against every block permutation where their number is small enough. This is
 //! its run, one [`Row`] per layer; its report is `elk_reports::studies::order_pruning`.
 
+use super::budget::ExactBudget;
 use super::{corpus, OnStep, Steps};
 use crate::Result;
 use elk_heuristics::orders::OrderSearch;
@@ -11,8 +12,12 @@ use elk_stage::instance::Instance;
 use elk_stage::method::Method;
 use rayon::prelude::*;
 
-/// Seconds per exact solve.
-pub const LIMIT_S: f64 = 40.0;
+/// The budget of each layer's exact solve.
+pub const BUDGET: ExactBudget = ExactBudget {
+    work: 5_000,
+    unit: elk_solver::WorkUnit::Nodes,
+    seconds: 120.0,
+};
 
 /// Block orders enumerated exhaustively up to this many.
 pub const EXHAUSTIVE: usize = 40_321;
@@ -37,6 +42,9 @@ pub struct Row {
     pub optimum: Option<f64>,
     /// The certified lower bound.
     pub bound: f64,
+    /// The time stopped the exact solve before its work budget ([`BUDGET`]): this row
+    /// depends on the machine's speed.
+    pub cut_by_time: bool,
 }
 
 /// A layer's row: its heuristics, beside `exact`, its exact solve.
@@ -64,6 +72,7 @@ fn evaluate(inst: &Instance, steps: &Steps<'_>, exact: super::gap::Row) -> Resul
         orders: orders.len(),
         optimum: exact.exact.filter(|_| exact.optimal),
         bound: exact.bound,
+        cut_by_time: exact.cut_by_time(),
     })
 }
 
@@ -80,8 +89,8 @@ pub fn run(plans: Option<&elk_model::plan::PlanCache>, progress: &OnStep<'_>) ->
     let exact: Vec<super::gap::Row> = insts
         .par_iter()
         .map(|inst| {
-            steps.starting(&format!("{}: exact ({LIMIT_S} s)", inst.name));
-            super::gap::evaluate(inst, LIMIT_S)
+            steps.starting(&format!("{}: exact ({})", inst.name, BUDGET.describe()));
+            super::gap::evaluate(inst, BUDGET)
         })
         .collect::<Result<_>>()?;
     let rows: Vec<Row> = insts

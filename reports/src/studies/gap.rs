@@ -3,10 +3,11 @@
 //! rows `elk_app::studies::gap` computes. Whole models are [`super::gap_whole`], a report of
 //! its own.
 
+use super::budget::{budget_paragraph, cut_by_time};
 use crate::finding::Finding;
 use crate::plot::cdf;
 use crate::report::{Files, Header};
-use elk_app::studies::gap::{is_random, Row, FULL, METHODS};
+use elk_app::studies::gap::{is_random, Row, BUDGET, FULL, METHODS};
 use elk_app::studies::{summary, OnStep};
 use elk_app::Result;
 
@@ -48,14 +49,37 @@ fn explain(row: &Row, m: usize) -> String {
     )
 }
 
+/// A row's exact outcome with the nodes it took: "optimal (212 nodes)", "infeasible (proven)
+/// (0 nodes)", "bound 1003.2 (5000 nodes)", marked when the time stop cut it.
+fn status(r: &Row) -> String {
+    let outcome = if r.optimal {
+        "optimal".to_string()
+    } else if r.infeasible {
+        "infeasible (proven)".to_string()
+    } else {
+        format!("bound {:.1}", r.bound)
+    };
+    match r.work {
+        Some(w) => format!(
+            "{outcome} ({} nodes{})",
+            w.used.map_or("?".into(), |n| n.to_string()),
+            if w.cut_by_time { ", cut by time" } else { "" }
+        ),
+        None => outcome,
+    }
+}
+
 /// Runs the study and writes its report.
 pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
     let rows = elk_app::studies::gap::run(header.plan_cache.as_ref(), progress)?;
     let mut md = header.markdown("Study: optimality gap of the heuristics");
-    md.push_str("Gap = 100·(T − T*)/T* with T* the exact optimum (MILP, proven; 20 s limit per instance, warm-started from the best heuristic schedule or its LP re-timing, elk-dyn+retime or elk-full+retime, as `elk-opt gap` does). Corpus: 16-operator windows of the first layer of llama2-7b, llama2-13b, opt-1.3b, gemma2-27b and bert-base at (B8, KV512, 4 TB/s) and (B32, KV2048, 16 TB/s) on ipu-pod4, free load order; and 20 random instances (6–10 operators, 1–4 options, tight SRAM).\n\n");
+    md.push_str("Gap = 100·(T − T*)/T* with T* the exact optimum (MILP, proven, warm-started from the best heuristic schedule or its LP re-timing, elk-dyn+retime or elk-full+retime, as `elk-opt gap` does). Corpus: 16-operator windows of the first layer of llama2-7b, llama2-13b, opt-1.3b, gemma2-27b and bert-base at (B8, KV512, 4 TB/s) and (B32, KV2048, 16 TB/s) on ipu-pod4, free load order; and 20 random instances (6–10 operators, 1–4 options, tight SRAM).\n\n");
+    md.push_str(&budget_paragraph("gap", BUDGET, &cut_by_time(&rows)));
     let proven: Vec<&Row> = rows.iter().filter(|r| r.optimal).collect();
+    let infeasible = rows.iter().filter(|r| r.infeasible).count();
     md.push_str(&format!(
-        "{} instances, {} proven optimal (the rest are left out of the gaps below).\n\n",
+        "{} instances, {} proven optimal, {infeasible} proven to have no schedule at all (the \
+         rest, if any, are left out of the gaps below).\n\n",
         rows.len(),
         proven.len()
     ));
@@ -182,11 +206,7 @@ pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
             cell(r.heuristic[2]),
             cell(r.heuristic[3]),
             cell(r.exact),
-            if r.optimal {
-                "optimal".to_string()
-            } else {
-                format!("bound {:.1}", r.bound)
-            }
+            status(r)
         ));
     }
     // The whole-model part takes ≈ 35 min on 2 cores, so it is a report of its own.

@@ -3,15 +3,35 @@
 //! method's certified gap to the best lower bound, from the points
 //! `elk_app::studies::gap_whole` computes.
 
+use super::budget::budget_paragraph;
 use crate::finding::Finding;
 use crate::plot::{lines, Figure, Series, Style};
 use crate::report::{Files, Header};
-use elk_app::studies::gap_whole::{method_names, points, Point, BOUND_LIMIT_S, MODELS, SEARCH};
+use elk_app::studies::gap_whole::{method_names, points, Point, BUDGET, MODELS, SEARCH};
 use elk_app::studies::OnStep;
 use elk_app::Result;
 
 fn cell(v: Option<f64>, digits: usize) -> String {
     v.map_or("no schedule".into(), |v| format!("{v:.digits$}"))
+}
+
+/// A point as the text names it: "llama2-70b @ 12 TB/s".
+fn label(p: &Point) -> String {
+    format!("{} @ {:.0} TB/s", p.model, p.hbm_tbps)
+}
+
+/// The window MILPs a point used of its budget ("12 of 40"; "cut by time" when the time
+/// stopped it first).
+fn windows(p: &Point) -> String {
+    match p.work {
+        Some(w) => format!(
+            "{} of {}{}",
+            w.used.map_or("?".into(), |u| u.to_string()),
+            w.limit,
+            if w.cut_by_time { ", cut by time" } else { "" }
+        ),
+        None => "-".into(),
+    }
 }
 
 /// One point's headline: ("model @ X TB/s", Elk-Full's gap ≤ %, the best schedule's gap ≤ %).
@@ -21,18 +41,25 @@ pub type Headline = (String, f64, f64);
 pub fn section(points: &[Point], style: &Style) -> Result<(String, Figure, Vec<Headline>)> {
     let names = method_names();
     let full = names.iter().position(|n| *n == "elk-full").unwrap_or(0);
+    let labels: Vec<String> = points.iter().map(label).collect();
+    let cut: Vec<&str> = points
+        .iter()
+        .zip(&labels)
+        .filter(|(p, _)| p.work.is_some_and(|w| w.cut_by_time))
+        .map(|(_, l)| l.as_str())
+        .collect();
     let mut md = format!(
         "\n## Whole models: certified gaps against HBM bandwidth\n\n\
          Decode B32 KV2048 on ipu-pod4, free load order, HBM overridden. Bound = the best of the \
          roofline bounds (Σ H, Σ min exec, prefix) and the segment relaxation (layers as \
          segments: the better of one LP over the distinct layers with the work moved across \
          layer boundaries balanced per NoC-per-HBM ratio, and the same LPs with that balance \
-         priced, the price searched on their slopes; at most half of {BOUND_LIMIT_S:.0} s per \
-         point; proofs in docs/exact.md \"Whole models\" and \"The coupled relaxation\"). \
+         priced, the price searched on their slopes; run to their end; proofs in docs/exact.md \"Whole models\" and \"The coupled relaxation\"). \
          The {SEARCH} column is the whole-model optimizer (docs/exact.md \"The window search\"): \
-         from the best of the other columns, with the rest of the {BOUND_LIMIT_S:.0} s. A gap ≤ x % \
-         is certified: the optimum lies between the bound and the best schedule.\n\n\
-         | model | HBM TB/s | {} | best ms | bound ms | roofline ms | segment ms | heuristics s | bound + search s |\n|---|---|{}---|---|---|---|---|---|\n",
+         from the best of the other columns. A gap ≤ x % \
+         is certified: the optimum lies between the bound and the best schedule.\n\n{}\
+         | model | HBM TB/s | {} | best ms | bound ms | roofline ms | segment ms | windows | heuristics s | bound + search s |\n|---|---|{}---|---|---|---|---|---|---|\n",
+        budget_paragraph("gap-whole", BUDGET, &cut),
         names.join(" | "),
         "---|".repeat(names.len())
     );
@@ -45,7 +72,7 @@ pub fn section(points: &[Point], style: &Style) -> Result<(String, Figure, Vec<H
             })
             .collect();
         md.push_str(&format!(
-            "| {} | {:.0} | {} | {} | {:.4} | {:.4} | {} | {:.1} | {:.1} |\n",
+            "| {} | {:.0} | {} | {} | {:.4} | {:.4} | {} | {} | {:.1} | {:.1} |\n",
             p.model,
             p.hbm_tbps,
             gaps.join(" | "),
@@ -53,12 +80,13 @@ pub fn section(points: &[Point], style: &Style) -> Result<(String, Figure, Vec<H
             p.bound_ms,
             p.roofline_ms,
             cell(p.segment_ms, 4),
+            windows(p),
             p.heuristics_s,
             p.bound_s
         ));
         if let (Some(g), Some(best)) = (p.gap_pct(full), p.best_ms()) {
             let best_gap = 100.0 * (best - p.bound_ms) / p.bound_ms;
-            headline.push((format!("{} @ {:.0} TB/s", p.model, p.hbm_tbps), g, best_gap));
+            headline.push((label(p), g, best_gap));
         }
     }
     md.push_str(
@@ -97,7 +125,7 @@ pub fn section(points: &[Point], style: &Style) -> Result<(String, Figure, Vec<H
 
 /// `study gap-whole`: the section alone, as its own report.
 pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
-    let points = points(BOUND_LIMIT_S, header.plan_cache.as_ref(), progress)?;
+    let points = points(BUDGET, header.plan_cache.as_ref(), progress)?;
     let (section_md, figure, headline) = section(&points, &header.style)?;
     let [svg, csv] = figure.files("whole-model-gaps");
     let mut md = header.markdown("Study: certified gaps on whole models");

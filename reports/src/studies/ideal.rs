@@ -3,10 +3,11 @@
 //! above the optimum it over-states the best achievable latency. Its run is the gap study's
 //! (`elk_app::studies::gap`, whose rows carry Ideal and the LP bound); this is its report.
 
+use super::budget::{budget_paragraph, cut_by_time};
 use crate::finding::Finding;
 use crate::plot::cdf;
 use crate::report::{Files, Header};
-use elk_app::studies::gap::{is_random, Row};
+use elk_app::studies::gap::{is_random, Row, BUDGET};
 use elk_app::studies::{summary, OnStep};
 use elk_app::Result;
 
@@ -16,6 +17,7 @@ pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
     let proven: Vec<_> = rows.iter().filter(|r| r.optimal).collect();
     let mut md = header.markdown("Study: Elk's Ideal vs the exact optimum and the LP bound");
     md.push_str("Ideal (Elk's definition: fastest option per operator with the whole SRAM, loads never contend) compared with the proven optimum T* and the LP relaxation bound, on the gap study's corpus (instances proven optimal only). Δ = 100·(Ideal − X)/X.\n\n");
+    md.push_str(&budget_paragraph("ideal", BUDGET, &cut_by_time(&rows)));
     let vs_opt: Vec<f64> = proven
         .iter()
         .filter_map(|r| r.exact.map(|x| 100.0 * (r.ideal - x) / x))

@@ -10,7 +10,7 @@ use crate::exact::backend::{self, judge, Allowance, BackendResult, Cut};
 use crate::exact::options::max_size;
 use crate::exact::{too_large, Backend, Bounds, ExactEvent, ExactOptions, ExactReport, Phase};
 use crate::exact::{Note, NoteAbout};
-use crate::milp::lp_bound;
+use crate::milp::{lp_bound, LpMiss};
 use crate::tolerance::meets_bound;
 use elk_stage::instance::{Instance, LoadOrder, NamedOrder};
 use elk_stage::method::{StopReason, Verdict};
@@ -244,13 +244,16 @@ impl<'a> Solve<'a> {
             None => self.opts.time_limit.map(|l| l / 4),
         };
         match lp_bound(self.inst, self.opts.linearisation, lp_limit)? {
-            Some((v, _)) => self.bounds.lp_cycles = Some(Cycles(v)),
-            None => {
+            Ok((v, _)) => self.bounds.lp_cycles = Some(Cycles(v)),
+            Err(LpMiss::Stopped) => {
                 self.time_cut = true;
                 self.notes.push(Note::general(
                     "LP relaxation not solved within its time share",
                 ))
             }
+            // Infeasible (so is every schedule: the backend says so) or unbounded; either
+            // way the same on every machine, and no bound.
+            Err(LpMiss::NoOptimum) => {}
         }
         Ok(())
     }
