@@ -204,6 +204,16 @@ pub(super) fn fill_ratios(rows: &mut [Row], bound: Cycles) {
     }
 }
 
+/// The fastest schedule's row of `rows`: the one with the smallest makespan that is not
+/// Ideal's (Ideal is not a schedule), the first of equals.
+pub fn fastest(rows: &[Row]) -> Option<&Row> {
+    rows.iter()
+        .filter(|r| r.status != RowStatus::Ideal)
+        .filter_map(|r| Some((r, r.makespan_cycles?)))
+        .min_by(|(_, a), (_, b)| a.get().total_cmp(&b.get()))
+        .map(|(r, _)| r)
+}
+
 /// `elk-opt compare`'s results (`elk-opt/compare/1`, without the optional `layer` and `moe`
 /// sections the CLI adds after these keys).
 #[derive(Serialize, Debug, Clone)]
@@ -241,6 +251,13 @@ pub struct CompareReport {
     pub bound_cycles: Cycles,
 }
 
+impl CompareReport {
+    /// The fastest schedule's row ([`fastest`]).
+    pub fn best(&self) -> Option<&Row> {
+        fastest(&self.methods)
+    }
+}
+
 /// One count of DRAM-reader cores as `compare` tried it.
 #[derive(Serialize, Debug, Clone, PartialEq)]
 pub struct ReaderCount {
@@ -256,4 +273,7 @@ pub struct ReaderCount {
     pub best_ms: Option<f64>,
     /// The certified bound on this count's schedules, ms.
     pub bound_ms: f64,
+    /// This count's roofline bound's parts (not in `--json`).
+    #[serde(skip)]
+    pub roofline: elk_solver::bounds::Roofline,
 }
