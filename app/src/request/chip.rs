@@ -33,7 +33,7 @@ pub enum DramReaders {
     /// This many.
     Count(u64),
     /// Every count the chip offers ([`ChipSpec::dram_reader_choices`]): only `compare` tries
-    /// them ([`crate::compare::readers::run`]); a chip resolved for one instance refuses it.
+    /// them ([`crate::compare::run::run_reader_counts`]); a chip resolved for one instance refuses it.
     Auto,
 }
 
@@ -103,7 +103,7 @@ impl ChipRequest {
                 )))
             }
         };
-        Ok(self.chosen(spec, readers)?)
+        self.chosen(spec, readers)
     }
 
     /// The chip with each count of DRAM-reader cores worth comparing (`[0]` when it has no
