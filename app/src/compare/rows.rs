@@ -277,3 +277,34 @@ pub struct ReaderCount {
     #[serde(skip)]
     pub roofline: elk_solver::bounds::Roofline,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(method: &str, status: RowStatus, cycles: Option<f64>) -> Row {
+        let inst =
+            elk_stage::corpus::random_instance(1, &elk_stage::corpus::RandomSpec::tiny(2, 2));
+        Row {
+            method: method.into(),
+            status,
+            makespan_cycles: cycles.map(Cycles),
+            ..ideal_row(&inst, true)
+        }
+    }
+
+    /// The fastest schedule is never Ideal's figure, skips rows without a schedule and is
+    /// the first of equals.
+    #[test]
+    fn fastest_is_the_first_quickest_schedule_not_ideal() {
+        let rows = [
+            row("basic", RowStatus::Heuristic, Some(9.0)),
+            row("static", RowStatus::NoSchedule, None),
+            row("elk-dyn", RowStatus::Heuristic, Some(7.0)),
+            row("elk-full", RowStatus::Heuristic, Some(7.0)),
+            row("ideal", RowStatus::Ideal, Some(5.0)),
+        ];
+        assert_eq!(fastest(&rows).map(|r| r.method.as_str()), Some("elk-dyn"));
+        assert!(fastest(&rows[4..]).is_none());
+    }
+}

@@ -213,3 +213,38 @@ impl Serialize for KeysInOrder {
         map.end()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::request::Collected;
+
+    /// Reading the chip once gives each count the chip (and record) that resolving that
+    /// count on its own gives; `auto` is refused by `resolve`, naming the counts.
+    #[test]
+    fn each_reader_count_is_each_count_resolved_alone() {
+        let auto = ChipRequest {
+            dram_readers: Some(DramReaders::Auto),
+            ..ChipRequest::with_hbm("wormhole-n150", Some(0.534))
+        };
+        let each = auto.each_reader_count(&mut Collected::default()).unwrap();
+        assert_eq!(each.iter().map(|(k, _)| *k).collect::<Vec<_>>(), [0, 8, 16]);
+        for (k, chip) in each {
+            let alone = ChipRequest {
+                dram_readers: Some(DramReaders::Count(k)),
+                ..auto.clone()
+            }
+            .resolve(&mut Collected::default())
+            .unwrap();
+            assert_eq!(chip.spec, alone.spec, "{k}");
+            assert_eq!(chip.record, alone.record, "{k}");
+        }
+        let refused = auto.resolve(&mut Collected::default()).unwrap_err();
+        assert!(
+            refused
+                .to_string()
+                .contains("give one (wormhole-n150 here: 0, 8, 16)"),
+            "{refused}"
+        );
+    }
+}
