@@ -28,7 +28,7 @@ mod rows;
 pub mod run;
 mod union;
 use rows::fill_ratios;
-pub use rows::{ideal_row, row_of, run_method, CompareReport, Row, RowStatus};
+pub use rows::{fastest, ideal_row, row_of, run_method, CompareReport, Row, RowStatus};
 pub use union::{ideal_union, solve_union, union};
 pub(crate) use union::{paired, MethodRow};
 
@@ -268,7 +268,6 @@ pub fn compare(
     let roof = elk_solver::bounds::roofline(inst);
     let (bound, bound_source) = crate::bound::certified(inst, segment);
     fill_ratios(&mut rows, bound);
-    let ideal_index = rows.len() - 1;
     Ok(CompareReport {
         instance: inst.name.clone(),
         chip: chip.map(|c| c.label_with_hbm()),
@@ -278,7 +277,7 @@ pub fn compare(
         warnings: chip
             .and_then(|c| c.ideal_unreachable())
             .into_iter()
-            .chain(dominant_warning(inst, &rows[..ideal_index]))
+            .chain(dominant_warning(inst, &rows))
             .collect(),
         notes: behind_basic_notes(inst, chip.map(|c| c.spec), &rows, &chosen),
         bound_ms: inst.ms(bound),
@@ -291,12 +290,10 @@ pub fn compare(
     })
 }
 
-/// The warning of [`crate::dominant`] against the best of `rows`' makespans, if any.
+/// The warning of [`crate::dominant`] against the fastest schedule of `rows` ([`fastest`]),
+/// if any.
 pub fn dominant_warning(inst: &Instance, rows: &[Row]) -> Option<String> {
-    let best = rows
-        .iter()
-        .filter_map(|r| r.makespan_cycles)
-        .min_by(|a, b| a.get().total_cmp(&b.get()))?;
+    let best = fastest(rows)?.makespan_cycles?;
     crate::dominant::dominant_class(inst, best).map(|d| d.warning(inst.clock_hz, best))
 }
 

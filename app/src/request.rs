@@ -25,7 +25,7 @@ mod moe;
 mod notice;
 mod sweep;
 
-pub use chip::{ChipRequest, ChosenChip, DEFAULT_CHIP};
+pub use chip::{ChipRequest, ChosenChip, DramReaders, DEFAULT_CHIP};
 pub use compare::{
     positive_seconds, BoundChoice, CompareConfig, CompareRequest, SolveConfig, SolveRequest,
 };

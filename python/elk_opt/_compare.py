@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Union
 from . import _native
 from ._common import DEFAULTS, _Result, _progress, _rows_frame, _warn
 from ._instance import Instance, _instance_keys, _instances
+from ._models import Chip
 
 if TYPE_CHECKING:
     from ._common import Progress
@@ -106,7 +107,16 @@ def compare(
     the union of the instances with and without parallel sets, as the CLI does: each
     method's faster schedule (its row's ``parallel_sets`` says which), the lower of the two
     bounds (docs/core-groups.md, CG-5); an :class:`Instance` built with
-    ``expert_parallel=True`` compares that instance alone."""
+    ``expert_parallel=True`` compares that instance alone. On a chip with
+    ``dram_readers="auto"`` (``--dram-readers auto``) the model is compared on the chip with
+    each count of DRAM-reader cores it offers, as the CLI does: each method's fastest row
+    (its ``dram_readers`` says which count), the lowest bound, each count's summary in
+    ``dram_reader_counts`` (docs/chips.md, "DRAM-reader cores"); :attr:`CompareResult.instance`
+    is the fastest count's. Not with ``layer_exact`` or ``routing`` (they are of one chip)."""
+    if isinstance(chip, Chip) and chip.dram_readers == "auto" and not isinstance(model, Instance):
+        if routing is not None:
+            raise ValueError(_native.AUTO_OF_ONE_CHIP)
+        return _compare_reader_counts(model, chip, batch, kv, bound, layer_exact, no_timings, progress, build)
     moe_keys = None
     if routing is not None:
         # Checked before any work, as the CLI checks --routing.
@@ -125,6 +135,24 @@ def compare(
         _warn(warns)
         r._results["moe"] = json.loads(section)
     return r
+
+
+def _compare_reader_counts(
+    model: ModelLike, chip: ChipLike, batch: int, kv: int, bound: str, layer_exact: Optional[float],
+    no_timings: bool, progress: Progress, build: Dict[str, Any],
+) -> CompareResult:
+    """:func:`compare` with ``dram_readers="auto"``: every count, merged in the extension
+    (which refuses ``layer_exact``)."""
+    keys = _instance_keys(model, chip, batch, kv, build)
+    cb, close = _progress(progress, "methods")
+    try:
+        out, config, native, warns = _native.compare_reader_counts(
+            json.dumps(keys), bool(build.get("cache", True)), no_timings, cb, bound,
+            None if layer_exact is None else float(layer_exact))
+    finally:
+        close()
+    _warn(warns)
+    return CompareResult(json.loads(out), json.loads(config), Instance(native))
 
 
 class GapResult(_Result):

@@ -126,18 +126,22 @@ class Chip:
     it, overrides applied; its name gains them (``sn40l-like (hbm_controllers=8)``).
     ``dram_readers`` (``--dram-readers K``) gives K of the chip's cores to streaming weights
     from DRAM, on a chip whose file has a reader rate (``wormhole-n150``, ``blackhole-p150``;
-    docs/chips.md, "DRAM-reader cores")."""
+    docs/chips.md, "DRAM-reader cores"); ``dram_readers="auto"`` (``--dram-readers auto``)
+    lets :func:`compare` try every count the chip offers (``spec`` is then the chip without
+    readers; an instance is built on one count, so :func:`instance`, :func:`solve` and
+    :func:`gap` refuse it)."""
 
     def __init__(
         self,
         name_or_path: Union[str, "os.PathLike[str]"] = DEFAULTS["chip"],
         hbm_tbps: Optional[float] = None,
-        dram_readers: Optional[int] = None,
+        dram_readers: Union[int, str, None] = None,
         **overrides: Any,
     ) -> None:
         self.given = os.fspath(name_or_path)
         self.hbm_tbps = None if hbm_tbps is None else float(hbm_tbps)
-        self.dram_readers = None if dram_readers is None else int(dram_readers)
+        self.dram_readers: Union[int, str, None] = (
+            dram_readers if dram_readers is None or dram_readers == "auto" else int(dram_readers))
         #: The keys set, as given (a key set to None keeps the chip's value).
         self.overrides: Dict[str, Any] = {k: v for k, v in overrides.items() if v is not None}
         spec, warns = _native.chip_json(json.dumps(self._keys()))

@@ -4,6 +4,7 @@ and classes of `elk_opt` instead: these take dicts of the CLI's flags and return
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 TOOL_VERSION: str
+AUTO_OF_ONE_CHIP: str
 
 class SolverError(RuntimeError):
     """A run failed: what the CLI exits 1 for."""
@@ -16,6 +17,14 @@ def chip_json(
 def check_model(name: str) -> Tuple[str, int, List[str]]: ...
 def method_names() -> List[str]: ...
 def build_instance(graph: Dict[str, Any], build: Dict[str, Any]) -> Tuple[NativeInstance, List[str]]: ...
+def compare_reader_counts(
+    keys_json: str,
+    cache: bool,
+    no_timings: bool = False,
+    progress: Optional[Callable[[int, int, str], Any]] = None,
+    bound: str = "roofline",
+    layer_exact: Optional[float] = None,
+) -> Tuple[str, str, NativeInstance, List[str]]: ...
 
 def moe_json(
     choice: Dict[str, Any],

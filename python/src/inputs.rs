@@ -3,7 +3,7 @@
 //! `--model`, `--import`, `--onnx`, `--chip` and `--hbm-tbps` build.
 
 use crate::errors::Failure;
-use elk_app::request::{keys, ChosenChip, Collected, ModelSource};
+use elk_app::request::{keys, ChosenChip, Collected, DramReaders, ModelSource};
 use elk_model::chip::{ChipSpec, PRESETS};
 use pyo3::prelude::*;
 use std::path::PathBuf;
@@ -53,9 +53,13 @@ pub fn model_kind(path: PathBuf) -> &'static str {
 }
 
 /// A chip from its keywords (`{"given": …, "hbm_tbps": …, "keys": [[name, value], …]}` as
-/// JSON), resolved, and its warnings.
+/// JSON), resolved, and its warnings. With `dram_readers = "auto"`: the chip without reader
+/// cores (`compare` tries every count).
 pub fn chip(keys_json: &str) -> Result<(ChosenChip, Vec<String>), Failure> {
-    let request = keys::parse::<keys::ChipKeys>("chip", keys_json)?.request()?;
+    let mut request = keys::parse::<keys::ChipKeys>("chip", keys_json)?.request()?;
+    if request.dram_readers == Some(DramReaders::Auto) {
+        request.dram_readers = None;
+    }
     let mut notice = Collected::default();
     let chip = request.resolve(&mut notice)?;
     Ok((chip, notice.0))

@@ -23,6 +23,7 @@ use pyo3::prelude::*;
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("SolverError", m.py().get_type::<errors::SolverError>())?;
     m.add("TOOL_VERSION", env!("CARGO_PKG_VERSION"))?;
+    m.add("AUTO_OF_ONE_CHIP", elk_app::compare::run::AUTO_OF_ONE_CHIP)?;
     m.add_function(wrap_pyfunction!(inputs::models_json, m)?)?;
     m.add_function(wrap_pyfunction!(inputs::chips_json, m)?)?;
     m.add_function(wrap_pyfunction!(inputs::chip_json, m)?)?;
@@ -31,6 +32,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(inputs::model_kind, m)?)?;
     m.add_function(wrap_pyfunction!(inputs::method_names, m)?)?;
     m.add_function(wrap_pyfunction!(objects::build_instance, m)?)?;
+    m.add_function(wrap_pyfunction!(objects::compare_reader_counts, m)?)?;
     m.add_function(wrap_pyfunction!(moe::moe_json, m)?)?;
     m.add_function(wrap_pyfunction!(moe::check_compare_moe, m)?)?;
     m.add_function(wrap_pyfunction!(moe::moe_section_json, m)?)?;

@@ -4,11 +4,11 @@
 
 use crate::errors::Failure;
 use crate::exact::{exact_request, python_worker, StepsTold};
-use elk_app::compare::run::{run, CompareOn, CompareWatch};
+use elk_app::compare::run::{run, run_reader_counts, CompareOn, CompareWatch};
 use elk_app::compare::{self, ChipLabel};
 use elk_app::request::{
-    keys, BoundChoice, ChipRequest, Collected, CompareRequest, Cut, InstanceInput, Notice,
-    SolveRequest,
+    keys, BoundChoice, ChipRequest, Collected, CompareRequest, Cut, DramReaders, InstanceInput,
+    Notice, SolveRequest,
 };
 use elk_model::chip::ChipSpec;
 use elk_model::graph::Graph;
@@ -77,6 +77,63 @@ pub fn build_instance(
         ))
     })?;
     Ok(result)
+}
+
+/// `compare(chip=Chip(…, dram_readers="auto"))`: `compare --dram-readers auto --json`'s
+/// results and config as JSON ([`run_reader_counts`]: every count of DRAM-reader cores the
+/// chip offers, merged), the instance of the count with the fastest schedule, and the
+/// warnings; `progress(k, n, name)` before each method row of each count (`layer_exact` is
+/// refused, as the CLI refuses `--layer-exact` with `auto`). The instance is
+/// built from the keywords (`cache = false` is `--no-cache`), GIL released.
+#[pyfunction]
+#[pyo3(signature = (keys_json, cache, no_timings=false, progress=None, bound="roofline", layer_exact=None))]
+pub fn compare_reader_counts(
+    py: Python<'_>,
+    keys_json: &str,
+    cache: bool,
+    no_timings: bool,
+    progress: Option<Py<PyAny>>,
+    bound: &str,
+    layer_exact: Option<f64>,
+) -> PyResult<(String, String, NativeInstance, Vec<String>)> {
+    let built = keys::parse::<keys::InstanceKeys>("instance", keys_json)
+        .and_then(|k| k.request())
+        .map_err(Failure::from)?;
+    let request = CompareRequest {
+        input: InstanceInput::Build(Box::new(built.clone())),
+        bound: BoundChoice::parse(bound).map_err(Failure::from)?,
+        layer_exact_s: layer_exact,
+        no_timings,
+        ..CompareRequest::default()
+    };
+    let config = serde_json::to_string(&request.config()).map_err(Failure::from)?;
+    let result = py.detach(|| -> Result<_, Failure> {
+        let mut notice = Collected::default();
+        let plans = if cache {
+            PlanCache::default_location()
+        } else {
+            None
+        };
+        let watch = Told {
+            progress: progress.as_ref(),
+        };
+        // No bound cache, as in `NativeInstance::compare`.
+        let counts = run_reader_counts(&request, plans, &mut notice, None, &watch)?;
+        let json = serde_json::to_string(&counts.outcome.results(None))?;
+        let readers = counts.outcome.report.dram_reader_counts[counts.kept].readers;
+        let mut input = built.clone();
+        input.chip.dram_readers = Some(DramReaders::Count(readers));
+        let whole = built.cut == Cut::default();
+        let kept = NativeInstance {
+            instance: counts.built.instance,
+            input: InstanceInput::Build(Box::new(input)),
+            chip: Some((counts.built.chip.spec, counts.built.chip.record)),
+            graph: whole.then_some(counts.built.graph),
+            build_s: counts.build_s,
+        };
+        Ok((json, kept, notice.0))
+    })?;
+    Ok((result.0, config, result.1, result.2))
 }
 
 /// Python's [`CompareWatch`]: `progress(k, n, name)` before each method row; in a union

@@ -6,6 +6,8 @@ that the two runs can be compared byte for byte."""
 
 import json
 
+import pytest
+
 import elk_opt
 from conftest import cli
 
@@ -75,6 +77,28 @@ def test_compare_with_dram_reader_cores():
     same(r.to_dict(), out["results"])
     same(r.config, out["config"])
     assert out["config"]["dram_readers"] == 16
+
+
+def test_compare_every_dram_reader_count():
+    # --dram-readers auto: the n150 with none, one and two columns of readers, merged in the
+    # extension as in the CLI (each method's fastest count, the lowest bound).
+    dtype = "w=bfp8,ffn=bfp4,kv=bfp8,a=bf16"
+    r = elk_opt.compare(elk_opt.Model("llama3.2-1b", dtype=dtype), elk_opt.Chip("wormhole-n150", dram_readers="auto"),
+                        kv=128, num_layers=1, no_timings=True)
+    out = cli("compare", "--model", "llama3.2-1b", "--num-layers", 1, "--dtype", dtype,
+              "--chip", "wormhole-n150", "--dram-readers", "auto", "--kv", 128, "--json",
+              "--no-timings")
+    same(r.to_dict(), out["results"])
+    same(r.config, out["config"])
+    assert [c["readers"] for c in out["results"]["dram_reader_counts"]] == [0, 8, 16]
+    kept = min(out["results"]["dram_reader_counts"], key=lambda c: c["best_ms"])
+    assert r.instance.config["dram_readers"] == kept["readers"]
+    with pytest.raises(ValueError, match="--dram-readers auto with --layer-exact"):
+        elk_opt.compare("llama3.2-1b", elk_opt.Chip("wormhole-n150", dram_readers="auto"), layer_exact=1,
+                        num_layers=1)
+    with pytest.raises(ValueError, match="only `compare` tries every count"):
+        elk_opt.solve("llama3.2-1b", elk_opt.Chip("wormhole-n150", dram_readers="auto"), method="basic",
+                      num_layers=1)
 
 
 def test_gap():

@@ -36,6 +36,10 @@ impl Bars {
 }
 
 impl CompareWatch for Bars {
+    fn reader_count(&self, readers: u64) {
+        eprintln!("--dram-readers {readers}:");
+    }
+
     fn method(&self, _sets: Option<bool>, k: usize, n: usize, name: &str) {
         let mut methods = self.methods.borrow_mut();
         if k > n {

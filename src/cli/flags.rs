@@ -2,7 +2,7 @@
 //! error naming the flag, exit code 2), and the CLI's own usage error.
 
 use clap::Args;
-use elk_app::request::RunShape;
+use elk_app::request::{DramReaders, RunShape};
 use elk_model::graph::Mode;
 use elk_model::import::Compat;
 use elk_stage::instance::LoadOrder;
@@ -225,17 +225,8 @@ impl OldOut {
     }
 }
 
-/// `--dram-readers`: a number of DRAM-reader cores, or `auto` (`compare` tries every count
-/// worth trying and keeps each method's fastest).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DramReaders {
-    /// This many.
-    Count(u64),
-    /// Every count the chip offers ([`elk_model::chip::ChipSpec::dram_reader_choices`]).
-    Auto,
-}
-
-/// Parses `--dram-readers`: `auto` or a whole number of cores.
+/// Parses `--dram-readers`: `auto` (`compare` tries every count worth trying and keeps each
+/// method's fastest) or a whole number of cores.
 pub fn dram_readers(s: &str) -> Result<DramReaders, String> {
     match s {
         "auto" => Ok(DramReaders::Auto),

@@ -2,12 +2,11 @@
 //! (zoo model or import), a chip and the instance options; and the build `instance` shares.
 
 use super::chip_choice::{Chip, DEFAULT_CHIP};
-use super::flags::DramReaders;
 use super::notice::{cli_error, Stderr};
 use super::source::GraphSource;
 use clap::Args;
 use elk_app::request::{
-    ChipRequest, Cut, InstanceInput, InstanceRequest, MoeRequest, StageChoices,
+    ChipRequest, Cut, DramReaders, InstanceInput, InstanceRequest, MoeRequest, StageChoices,
 };
 use elk_model::graph::Graph;
 use elk_stage::instance::{Instance, InstanceFile, LoadOrder, NocRow};
@@ -125,10 +124,7 @@ impl InstanceSource {
             model: self.graph.request_or_default(),
             shape: self.graph.shape.shape(),
             chip: ChipRequest {
-                dram_readers: match self.dram_readers {
-                    Some(DramReaders::Count(k)) => Some(k),
-                    Some(DramReaders::Auto) | None => None,
-                },
+                dram_readers: self.dram_readers,
                 ..ChipRequest::with_hbm(&self.chip, self.hbm_tbps)
             },
             cut: Cut {
@@ -248,18 +244,6 @@ impl InstanceSource {
     }
 
     fn build_with(&self, choices: StageChoices) -> anyhow::Result<(InstanceFile, Chip, Graph)> {
-        if self.dram_readers == Some(DramReaders::Auto) {
-            let counts = self.dram_reader_choices()?;
-            return super::flags::Usage::err(format!(
-                "--dram-readers auto: only `compare` tries every count; give one ({} here: {})",
-                self.chip,
-                counts
-                    .iter()
-                    .map(u64::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
-        }
         let request = InstanceRequest {
             choices,
             ..self.request()
@@ -273,34 +257,6 @@ impl InstanceSource {
 }
 
 impl InstanceSource {
-    /// `--dram-readers auto`: the counts `compare` tries, each as a source of its own.
-    /// `None` without `auto`.
-    pub fn per_reader_count(&self) -> anyhow::Result<Option<Vec<(u64, InstanceSource)>>> {
-        if self.dram_readers != Some(DramReaders::Auto) {
-            return Ok(None);
-        }
-        let sources = self
-            .dram_reader_choices()?
-            .into_iter()
-            .map(|k| {
-                let source = InstanceSource {
-                    dram_readers: Some(DramReaders::Count(k)),
-                    emit_instance: None,
-                    ..self.clone()
-                };
-                (k, source)
-            })
-            .collect();
-        Ok(Some(sources))
-    }
-
-    /// The DRAM-reader counts worth trying on `--chip`.
-    fn dram_reader_choices(&self) -> anyhow::Result<Vec<u64>> {
-        ChipRequest::with_hbm(&self.chip, self.hbm_tbps)
-            .dram_reader_choices()
-            .map_err(cli_error)
-    }
-
     /// The `elk-opt moe` run of the model this builds, for `compare --routing`
     /// ([`MoeRequest::of_compare`]: refused for anything but a zoo model in decode, whole).
     pub fn moe_request(&self, m: &super::moe::CompareMoe) -> anyhow::Result<MoeRequest> {

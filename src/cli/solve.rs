@@ -7,8 +7,9 @@ use super::flags::Timings;
 use super::instance_source::{InstanceSource, Loaded};
 use super::method_rows::{ideal_row, method_named, method_parser, run_method};
 use clap::Args;
-use elk_app::compare::readers::{best_over_counts, CountChip};
-use elk_app::compare::run::{CompareOn, CompareOutcome, CompareResults};
+use elk_app::compare::run::{
+    every_reader_count, run_reader_counts, CompareOn, CompareOutcome, AUTO_OF_ONE_CHIP,
+};
 use elk_app::compare::RowStatus;
 use elk_app::request::{BoundChoice, CompareRequest, SolveRequest};
 use elk_sim::evaluate_with;
@@ -282,8 +283,8 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
     request
         .validate()
         .map_err(|e| super::flags::Usage(e.to_string()))?;
-    if let Some(counts) = a.source.per_reader_count()? {
-        return compare_reader_counts(&a, &request, counts);
+    if every_reader_count(&request).is_some() {
+        return compare_reader_counts(&a, &request);
     }
     let loaded = a.source.load_full()?;
     let worker = match a.layer_exact {
@@ -363,64 +364,50 @@ fn compare_loaded(
 }
 
 /// `compare --dram-readers auto`: the model compared on the chip with each count of
-/// DRAM-reader cores, merged ([`best_over_counts`]); the header, `--csv` and `--emit-instance`
-/// are the count with the fastest schedule's.
-fn compare_reader_counts(
-    a: &CompareArgs,
-    request: &CompareRequest,
-    counts: Vec<(u64, InstanceSource)>,
-) -> anyhow::Result<()> {
-    if a.layer_exact.is_some() || a.moe.routing.is_some() {
-        return super::flags::Usage::err(
-            "--dram-readers auto with --layer-exact or --routing: give one count of readers \
-             (the layer and the routing are of one chip)",
-        );
+/// DRAM-reader cores, merged ([`run_reader_counts`]); the header, `--csv` and
+/// `--emit-instance` are the count with the fastest schedule's.
+fn compare_reader_counts(a: &CompareArgs, request: &CompareRequest) -> anyhow::Result<()> {
+    if a.moe.routing.is_some() {
+        return super::flags::Usage::err(AUTO_OF_ONE_CHIP);
     }
-    let mut per = Vec::new();
-    let mut built = Vec::new();
-    for (readers, source) in counts {
-        eprintln!("--dram-readers {readers}:");
-        let loaded = source.load_full()?;
-        let outcome = compare_loaded(&source, request, &loaded, None)?;
-        let spec = &loaded
-            .chip
-            .as_ref()
-            .expect("a built instance has its chip")
-            .spec;
-        let chip = CountChip {
-            readers,
-            compute_cores: spec.cores,
-            dram_bytes_per_s: spec.hbm.bandwidth_bytes_per_s,
-        };
-        per.push((chip, outcome.report));
-        built.push((loaded, outcome.segment));
-    }
-    let (kept, bounded, report) = best_over_counts(per).expect("a chip has at least one count");
-    let segment = built[bounded].1.as_ref();
-    let loaded = &built[kept].0;
-    a.source.emit(loaded)?;
+    let counts = run_reader_counts(
+        request,
+        super::plan_cache::get(),
+        &mut super::notice::Stderr::default(),
+        super::plan_cache::bounds().as_ref(),
+        &super::compare_watch::Bars::default(),
+    )
+    .map_err(super::notice::app_error)?;
+    super::plan_cache::warn_on_write_error(&counts.built.cache);
+    let loaded = Loaded {
+        instance: counts.built.instance,
+        build_s: counts.build_s,
+        chip: Some(counts.built.chip),
+        graph: Some(counts.built.graph),
+    };
+    a.source.emit(&loaded)?;
+    let (report, segment) = (&counts.outcome.report, counts.outcome.segment.as_ref());
     let (inst, chip) = (&loaded.instance, loaded.chip.as_ref());
     if a.json {
-        let results = CompareResults {
-            base: &report,
-            layer: None,
-            moe: None,
-        };
-        return super::json::print_json("compare", &request.config(), &results);
+        return super::json::print_json(
+            "compare",
+            &request.config(),
+            &counts.outcome.results(None),
+        );
     }
     if a.csv {
-        compare_table::print_csv(inst, chip, &report);
+        compare_table::print_csv(inst, chip, report);
         return Ok(());
     }
     compare_table::print_text(
         inst,
         chip,
         (None, &loaded.rules_suffix()),
-        &report,
+        report,
         loaded.build_s,
         a.timings.no_timings,
     );
-    compare_table::print_bound(inst, &report, segment, a.bound);
+    compare_table::print_bound(inst, report, segment, a.bound);
     Ok(())
 }
 

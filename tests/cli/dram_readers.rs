@@ -165,7 +165,30 @@ fn bad_counts_are_refused_in_one_line() {
         &out,
     );
     assert_refused(
+        &with(&["gap", "--dram-readers", "auto"]),
+        "--dram-readers auto: only `compare` tries every count; give one (wormhole-n150 here: \
+         0, 8, 16)",
+        &out,
+    );
+    assert_refused(
         &with(&["compare", "--dram-readers", "auto", "--layer-exact", "1"]),
+        "--dram-readers auto with --layer-exact or --routing",
+        &out,
+    );
+    assert_refused(
+        &[
+            "compare",
+            "--dram-readers",
+            "auto",
+            "--routing",
+            "zipf:1.2",
+            "--chip",
+            "wormhole-n150",
+            "--model",
+            "olmoe-1b-7b",
+            "--emit-instance",
+            o,
+        ],
         "--dram-readers auto with --layer-exact or --routing",
         &out,
     );

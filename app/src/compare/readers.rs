@@ -6,31 +6,25 @@
 
 pub use super::rows::ReaderCount;
 use super::rows::{fill_ratios, CompareReport, Row};
+use elk_model::chip::ChipSpec;
 use elk_stage::units::Cycles;
 
-/// What a count's compare ran on, besides its report.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct CountChip {
-    /// Reader cores.
-    pub readers: u64,
-    /// Compute cores.
-    pub compute_cores: u64,
-    /// DRAM rate with them, bytes/s.
-    pub dram_bytes_per_s: f64,
-}
-
-/// The reports of every count merged: each method's fastest row (the fewer readers on a tie),
-/// marked with its count; Ideal the smallest figure; the bound the lowest (with its roofline
-/// parts); every ratio and gap measured again. The header (instance, chip, warnings, notes)
-/// is the report of the count with the fastest schedule; each count's summary is in
-/// `dram_reader_counts`. With the indices in `per` of that count and of the bound's. `None`
-/// when `per` is empty.
+/// The reports of every count merged, each given with its count of readers and the chip it
+/// ran on: each method's fastest row (the fewer readers on a tie), marked with its count;
+/// Ideal the smallest figure; the bound the lowest (with its roofline parts); every ratio
+/// and gap measured again. The header (instance, chip, warnings, notes) is the report of the
+/// count with the fastest schedule; each count's summary, filled from its chip and report,
+/// is in `dram_reader_counts`. With the indices in `per` of that count and of the bound's.
+/// `None` when `per` is empty.
 pub fn best_over_counts(
-    per: Vec<(CountChip, CompareReport)>,
+    per: Vec<(u64, &ChipSpec, CompareReport)>,
 ) -> Option<(usize, usize, CompareReport)> {
-    let summaries: Vec<ReaderCount> = per.iter().map(|(c, r)| summary(c, r)).collect();
+    let summaries: Vec<ReaderCount> = per
+        .iter()
+        .map(|(k, chip, r)| summary(*k, chip, r))
+        .collect();
     let kept = (0..per.len()).min_by(|&a, &b| {
-        let t = |i: usize| best_row(&per[i].1).and_then(|r| r.makespan_cycles);
+        let t = |i: usize| per[i].2.best().and_then(|r| r.makespan_cycles);
         match (t(a), t(b)) {
             (Some(x), Some(y)) => x.get().total_cmp(&y.get()).then(a.cmp(&b)),
             (Some(_), None) => std::cmp::Ordering::Less,
@@ -41,23 +35,18 @@ pub fn best_over_counts(
     let bounded = (0..per.len())
         .min_by(|&a, &b| {
             per[a]
-                .1
+                .2
                 .bound_cycles
                 .get()
-                .total_cmp(&per[b].1.bound_cycles.get())
+                .total_cmp(&per[b].2.bound_cycles.get())
                 .then(a.cmp(&b))
         })
         .expect("per is not empty");
-    let mut rows: Vec<Row> = per[kept].1.methods.clone();
+    let mut rows: Vec<Row> = per[kept].2.methods.clone();
     for row in rows.iter_mut() {
         let fastest = per
             .iter()
-            .filter_map(|(c, r)| {
-                Some((
-                    c.readers,
-                    r.methods.iter().find(|m| m.method == row.method)?,
-                ))
-            })
+            .filter_map(|(k, _, r)| Some((*k, r.methods.iter().find(|m| m.method == row.method)?)))
             .filter(|(_, r)| r.makespan_cycles.is_some())
             .min_by(|(_, a), (_, b)| cycles(a).total_cmp(&cycles(b)));
         if let Some((readers, r)) = fastest {
@@ -65,7 +54,7 @@ pub fn best_over_counts(
             row.dram_readers = Some(readers);
         }
     }
-    let bound = &per[bounded].1;
+    let bound = &per[bounded].2;
     fill_ratios(&mut rows, bound.bound_cycles);
     let report = CompareReport {
         methods: rows,
@@ -75,7 +64,7 @@ pub fn best_over_counts(
         roofline_bound_ms: bound.roofline_bound_ms,
         roofline: bound.roofline,
         dram_reader_counts: summaries,
-        ..per[kept].1.clone()
+        ..per[kept].2.clone()
     };
     Some((kept, bounded, report))
 }
@@ -84,23 +73,17 @@ fn cycles(r: &Row) -> f64 {
     r.makespan_cycles.map_or(f64::INFINITY, Cycles::get)
 }
 
-/// The fastest schedule's row of a report (Ideal is not a schedule).
-fn best_row(report: &CompareReport) -> Option<&Row> {
-    report
-        .methods
-        .iter()
-        .filter(|r| r.method != "ideal" && r.makespan_cycles.is_some())
-        .min_by(|a, b| cycles(a).total_cmp(&cycles(b)))
-}
-
-fn summary(chip: &CountChip, report: &CompareReport) -> ReaderCount {
-    let best = best_row(report);
+/// What `dram_reader_counts` says of a count: its chip's cores and DRAM rate, its report's
+/// fastest schedule and bound.
+fn summary(readers: u64, chip: &ChipSpec, report: &CompareReport) -> ReaderCount {
+    let best = report.best();
     ReaderCount {
-        readers: chip.readers,
-        compute_cores: chip.compute_cores,
-        dram_gb_per_s: chip.dram_bytes_per_s / 1e9,
+        readers,
+        compute_cores: chip.cores,
+        dram_gb_per_s: chip.hbm.bandwidth_bytes_per_s / 1e9,
         best_method: best.map(|r| r.method.clone()),
         best_ms: best.and_then(|r| r.makespan_ms),
         bound_ms: report.bound_ms,
+        roofline: report.roofline,
     }
 }

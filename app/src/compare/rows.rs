@@ -204,6 +204,16 @@ pub(super) fn fill_ratios(rows: &mut [Row], bound: Cycles) {
     }
 }
 
+/// The fastest schedule's row of `rows`: the one with the smallest makespan that is not
+/// Ideal's (Ideal is not a schedule), the first of equals.
+pub fn fastest(rows: &[Row]) -> Option<&Row> {
+    rows.iter()
+        .filter(|r| r.status != RowStatus::Ideal)
+        .filter_map(|r| Some((r, r.makespan_cycles?)))
+        .min_by(|(_, a), (_, b)| a.get().total_cmp(&b.get()))
+        .map(|(r, _)| r)
+}
+
 /// `elk-opt compare`'s results (`elk-opt/compare/1`, without the optional `layer` and `moe`
 /// sections the CLI adds after these keys).
 #[derive(Serialize, Debug, Clone)]
@@ -241,6 +251,13 @@ pub struct CompareReport {
     pub bound_cycles: Cycles,
 }
 
+impl CompareReport {
+    /// The fastest schedule's row ([`fastest`]).
+    pub fn best(&self) -> Option<&Row> {
+        fastest(&self.methods)
+    }
+}
+
 /// One count of DRAM-reader cores as `compare` tried it.
 #[derive(Serialize, Debug, Clone, PartialEq)]
 pub struct ReaderCount {
@@ -256,4 +273,38 @@ pub struct ReaderCount {
     pub best_ms: Option<f64>,
     /// The certified bound on this count's schedules, ms.
     pub bound_ms: f64,
+    /// This count's roofline bound's parts (not in `--json`).
+    #[serde(skip)]
+    pub roofline: elk_solver::bounds::Roofline,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(method: &str, status: RowStatus, cycles: Option<f64>) -> Row {
+        let inst =
+            elk_stage::corpus::random_instance(1, &elk_stage::corpus::RandomSpec::tiny(2, 2));
+        Row {
+            method: method.into(),
+            status,
+            makespan_cycles: cycles.map(Cycles),
+            ..ideal_row(&inst, true)
+        }
+    }
+
+    /// The fastest schedule is never Ideal's figure, skips rows without a schedule and is
+    /// the first of equals.
+    #[test]
+    fn fastest_is_the_first_quickest_schedule_not_ideal() {
+        let rows = [
+            row("basic", RowStatus::Heuristic, Some(9.0)),
+            row("static", RowStatus::NoSchedule, None),
+            row("elk-dyn", RowStatus::Heuristic, Some(7.0)),
+            row("elk-full", RowStatus::Heuristic, Some(7.0)),
+            row("ideal", RowStatus::Ideal, Some(5.0)),
+        ];
+        assert_eq!(fastest(&rows).map(|r| r.method.as_str()), Some("elk-dyn"));
+        assert!(fastest(&rows[4..]).is_none());
+    }
 }

@@ -1,15 +1,21 @@
 //! A [`CompareRequest`] answered on its instance(s): every method's row with the bound the
 //! request chose, the union with the instance without parallel sets (`--expert-parallel`),
-//! and the optional layer section (`--layer-exact`). The CLI's `compare` and Python's
-//! `compare()` both call [`run`]; what each shows while it runs is its [`CompareWatch`].
+//! and the optional layer section (`--layer-exact`); with `--dram-readers auto`, every count
+//! of DRAM-reader cores merged ([`run_reader_counts`]). The CLI's `compare` and Python's
+//! `compare()` both call [`run`] (and [`run_reader_counts`]); what each shows while it runs
+//! is its [`CompareWatch`].
 
 use crate::bound::{cached_bound, coupled_bound, BoundCache, Coupled, COUPLED_LIMIT};
 use crate::compare::{compare, union, ChipLabel, CompareReport};
 use crate::error::{AppError, Result};
 use crate::gap::{layer_section, layer_section_union, GapStep, LayerSection, LAYER};
-use crate::request::{BoundChoice, CompareRequest, RequestError};
+use crate::request::{
+    BoundChoice, BuiltInstance, CompareRequest, DramReaders, InstanceInput, InstanceRequest,
+    Notice, RequestError,
+};
 use elk_model::build::{cut_instance, OpRange};
 use elk_model::graph::Graph;
+use elk_model::plan::PlanCache;
 use elk_solver::segments::SegmentStep;
 use elk_solver::WorkerCommand;
 use elk_stage::instance::Instance;
@@ -18,6 +24,8 @@ use elk_stage::units::Cycles;
 /// What a front end shows while a compare runs. Every method has a default that shows
 /// nothing.
 pub trait CompareWatch {
+    /// `--dram-readers auto`: the count `readers` is built and compared next.
+    fn reader_count(&self, _readers: u64) {}
     /// Method row `k` of `n` starts (`k = n + 1`: the rows are done). `sets`: in a union,
     /// which instance (`true`: the one with parallel sets); `None` outside one.
     fn method(&self, _sets: Option<bool>, _k: usize, _n: usize, _name: &str) {}
@@ -137,6 +145,97 @@ pub fn run(
         segment,
         layer,
     })
+}
+
+/// The instance request of `request` when it asks for `--dram-readers auto` (then
+/// [`run_reader_counts`] answers it, not [`run`]).
+pub fn every_reader_count(request: &CompareRequest) -> Option<&InstanceRequest> {
+    match &request.input {
+        InstanceInput::Build(b) if b.chip.dram_readers == Some(DramReaders::Auto) => Some(b),
+        _ => None,
+    }
+}
+
+/// `--dram-readers auto` answered: the model built and compared ([`run`], the
+/// `--expert-parallel` union included) on the chip with each count of DRAM-reader cores it
+/// offers, the chip read once; the counts merged by [`super::readers::best_over_counts`].
+/// The segment LP is the bound's count's. Instances are planned through `plans`, their
+/// warnings told to `notice`. Refused with `--layer-exact` (the layer is of one chip), and
+/// for a request without `auto`.
+pub fn run_reader_counts(
+    request: &CompareRequest,
+    plans: Option<PlanCache>,
+    notice: &mut dyn Notice,
+    bound_cache: Option<&BoundCache>,
+    watch: &dyn CompareWatch,
+) -> Result<ReaderCounts> {
+    request.validate().map_err(refused)?;
+    let Some(build) = every_reader_count(request) else {
+        return Err(refused(RequestError::refused(
+            "every DRAM-reader count is compared with `--dram-readers auto` only",
+        )));
+    };
+    if request.layer_exact_s.is_some() {
+        return Err(refused(RequestError::refused(AUTO_OF_ONE_CHIP)));
+    }
+    let mut builds = Vec::new();
+    let mut outcomes = Vec::new();
+    for (readers, chip) in build.chip.each_reader_count(notice)? {
+        watch.reader_count(readers);
+        let start = std::time::Instant::now();
+        let built = build.build_on(chip.clone(), plans.clone(), notice)?;
+        let build_s = start.elapsed().as_secs_f64();
+        let plain = if build.choices.expert_parallel {
+            Some(build.without_sets().build_on(chip, plans.clone(), notice)?)
+        } else {
+            None
+        };
+        let on = CompareOn {
+            inst: &built.instance,
+            graph: Some(&built.graph),
+            chip: Some(built.chip.as_label()),
+            without: plain.as_ref().map(|p| (&p.instance, Some(&p.graph))),
+        };
+        outcomes.push(run(request, on, bound_cache, None, watch)?);
+        builds.push((readers, built, build_s));
+    }
+    let mut segments = Vec::new();
+    let mut reports = Vec::new();
+    for ((readers, built, _), outcome) in builds.iter().zip(outcomes) {
+        segments.push(outcome.segment);
+        reports.push((*readers, &built.chip.spec, outcome.report));
+    }
+    let (kept, bounded, report) = super::readers::best_over_counts(reports)
+        .ok_or_else(|| refused(RequestError::refused("the chip offers no count of readers")))?;
+    let (_, built, build_s) = builds.swap_remove(kept);
+    Ok(ReaderCounts {
+        outcome: CompareOutcome {
+            report,
+            segment: segments.swap_remove(bounded),
+            layer: None,
+        },
+        kept,
+        built,
+        build_s,
+    })
+}
+
+/// Why `--dram-readers auto` is refused with `--layer-exact` (and the CLI's `--routing`).
+pub const AUTO_OF_ONE_CHIP: &str = "--dram-readers auto with --layer-exact or --routing: give \
+     one count of readers (the layer and the routing are of one chip)";
+
+/// [`run_reader_counts`]'s answer.
+pub struct ReaderCounts {
+    /// The counts merged: every method's fastest row, the lowest bound (and its segment LP),
+    /// no layer section.
+    pub outcome: CompareOutcome,
+    /// The index in `outcome.report.dram_reader_counts` of the count with the fastest
+    /// schedule.
+    pub kept: usize,
+    /// That count's instance: the header's, `--csv`'s and `--emit-instance`'s.
+    pub built: BuiltInstance,
+    /// Seconds spent building it.
+    pub build_s: f64,
 }
 
 /// A refusal of the request.

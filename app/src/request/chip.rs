@@ -22,9 +22,29 @@ pub struct ChipRequest {
     /// Other keys of a chip file, in the order given (`sram_bytes_per_core`,
     /// `noc.link_bytes_per_s`, … as [`elk_model::chip::keys::resolve`] names them).
     pub keys: Vec<(String, toml::Value)>,
-    /// `--dram-readers K`: cores that only stream weights from DRAM
+    /// `--dram-readers K|auto`: cores that only stream weights from DRAM
     /// ([`ChipSpec::with_dram_readers`]); `None` is none.
-    pub dram_readers: Option<u64>,
+    pub dram_readers: Option<DramReaders>,
+}
+
+/// `--dram-readers`: how many cores only stream weights from DRAM.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DramReaders {
+    /// This many.
+    Count(u64),
+    /// Every count the chip offers ([`ChipSpec::dram_reader_choices`]): only `compare` tries
+    /// them ([`crate::compare::run::run_reader_counts`]); a chip resolved for one instance refuses it.
+    Auto,
+}
+
+impl DramReaders {
+    /// The count, if one is given.
+    pub fn count(self) -> Option<u64> {
+        match self {
+            DramReaders::Count(k) => Some(k),
+            DramReaders::Auto => None,
+        }
+    }
 }
 
 impl Default for ChipRequest {
@@ -64,29 +84,44 @@ impl ChipRequest {
 
     /// Reads the chip and applies the overrides; implausible values are warned about through
     /// `notice`. A non-positive bandwidth, an unknown key or a bad value is refused, naming it.
+    /// `--dram-readers auto` is refused: an instance is built on one count (only `compare`
+    /// tries every count, [`ChipRequest::each_reader_count`]).
     pub fn resolve(&self, notice: &mut dyn Notice) -> Result<ChosenChip> {
-        let readers = self.dram_readers.unwrap_or(0);
-        let spec = self
-            .before_readers(notice)?
-            .with_dram_readers(readers, &self.given)?;
+        let spec = self.before_readers(notice)?;
+        let readers = match self.dram_readers {
+            None => 0,
+            Some(DramReaders::Count(k)) => k,
+            Some(DramReaders::Auto) => {
+                return Err(RequestError::refused(format!(
+                    "--dram-readers auto: only `compare` tries every count; give one ({} here: {})",
+                    self.given,
+                    spec.dram_reader_choices()
+                        .iter()
+                        .map(u64::to_string)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )))
+            }
+        };
+        self.chosen(spec, readers)
+    }
+
+    /// The chip with each count of DRAM-reader cores worth comparing (`[0]` when it has no
+    /// reader rate; [`ChipSpec::dram_reader_choices`]), read once: what `compare
+    /// --dram-readers auto` tries, with each count.
+    pub fn each_reader_count(&self, notice: &mut dyn Notice) -> Result<Vec<(u64, ChosenChip)>> {
+        let spec = self.before_readers(notice)?;
+        spec.dram_reader_choices()
+            .into_iter()
+            .map(|k| Ok((k, self.chosen(spec.clone(), k)?)))
+            .collect()
+    }
+
+    /// `spec` (the chip before readers) with `readers` reader cores, and its record.
+    fn chosen(&self, spec: ChipSpec, readers: u64) -> Result<ChosenChip> {
+        let spec = spec.with_dram_readers(readers, &self.given)?;
         let record = chip_ref(&spec, &self.given, self.hbm_tbps);
         Ok(ChosenChip { spec, record })
-    }
-
-    /// The DRAM-reader counts worth comparing on this chip (`[0]` when it has no reader
-    /// rate): what `compare --dram-readers auto` tries.
-    pub fn dram_reader_choices(&self) -> Result<Vec<u64>> {
-        Ok(self
-            .before_readers(&mut super::notice::Collected::default())?
-            .dram_reader_choices())
-    }
-
-    /// The same chip with `readers` DRAM-reader cores.
-    pub fn with_dram_readers(&self, readers: u64) -> ChipRequest {
-        ChipRequest {
-            dram_readers: Some(readers),
-            ..self.clone()
-        }
     }
 
     /// The chip with its overrides, before DRAM-reader cores are chosen.
@@ -176,5 +211,40 @@ impl Serialize for KeysInOrder {
             map.serialize_entry(k, v)?;
         }
         map.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::request::Collected;
+
+    /// Reading the chip once gives each count the chip (and record) that resolving that
+    /// count on its own gives; `auto` is refused by `resolve`, naming the counts.
+    #[test]
+    fn each_reader_count_is_each_count_resolved_alone() {
+        let auto = ChipRequest {
+            dram_readers: Some(DramReaders::Auto),
+            ..ChipRequest::with_hbm("wormhole-n150", Some(0.534))
+        };
+        let each = auto.each_reader_count(&mut Collected::default()).unwrap();
+        assert_eq!(each.iter().map(|(k, _)| *k).collect::<Vec<_>>(), [0, 8, 16]);
+        for (k, chip) in each {
+            let alone = ChipRequest {
+                dram_readers: Some(DramReaders::Count(k)),
+                ..auto.clone()
+            }
+            .resolve(&mut Collected::default())
+            .unwrap();
+            assert_eq!(chip.spec, alone.spec, "{k}");
+            assert_eq!(chip.record, alone.record, "{k}");
+        }
+        let refused = auto.resolve(&mut Collected::default()).unwrap_err();
+        assert!(
+            refused
+                .to_string()
+                .contains("give one (wormhole-n150 here: 0, 8, 16)"),
+            "{refused}"
+        );
     }
 }

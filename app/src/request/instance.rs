@@ -1,7 +1,7 @@
 //! The instance of a request: a model on a chip, cut to a range and built with the stage
 //! model's choices.
 
-use super::chip::{ChipRequest, ChosenChip, KeysInOrder};
+use super::chip::{ChipRequest, ChosenChip, DramReaders, KeysInOrder};
 use super::error::{RequestError, Result};
 use super::model::{GraphConfig, ModelRequest, RunShape};
 use super::notice::Notice;
@@ -119,6 +119,17 @@ impl InstanceRequest {
         notice: &mut dyn Notice,
     ) -> Result<BuiltInstance> {
         let chip = self.chip.resolve(notice)?;
+        self.build_on(chip, plan_cache, notice)
+    }
+
+    /// [`InstanceRequest::build`] on `chip`, already resolved from the request's (one count
+    /// of [`ChipRequest::each_reader_count`]).
+    pub fn build_on(
+        &self,
+        chip: ChosenChip,
+        plan_cache: Option<PlanCache>,
+        notice: &mut dyn Notice,
+    ) -> Result<BuiltInstance> {
         let range = self.cut.range()?;
         let graph = self.model.load_on(&self.shape, Some(&chip.spec), notice)?;
         notice.planning(&format!(
@@ -143,7 +154,7 @@ impl InstanceRequest {
             chip: self.chip.given.clone(),
             chip_keys: KeysInOrder(self.chip.keys.clone()),
             hbm_tbps: self.chip.hbm_tbps,
-            dram_readers: self.chip.dram_readers,
+            dram_readers: self.chip.dram_readers.and_then(DramReaders::count),
             load_order: self.choices.load_order,
             layers: self.cut.layers.clone(),
             ops: self.cut.ops.clone(),
@@ -187,7 +198,8 @@ pub struct InstanceConfig {
     chip_keys: KeysInOrder,
     /// `--hbm-tbps` (`null`: the chip's own bandwidth).
     hbm_tbps: Option<f64>,
-    /// `--dram-readers K` (left out when not given).
+    /// `--dram-readers K` (left out when not given, and with `auto`: each count's is in
+    /// the results' `dram_reader_counts`).
     #[serde(skip_serializing_if = "Option::is_none")]
     dram_readers: Option<u64>,
     load_order: LoadOrder,

@@ -3,7 +3,7 @@
 //! same defaults and refusals the CLI's flags get. A keyword left out takes the request's
 //! default ([`defaults`] lists them, and Python's signatures show them from there).
 
-use super::chip::ChipRequest;
+use super::chip::{ChipRequest, DramReaders};
 use super::error::{RequestError, Result};
 use super::input::InstanceInput;
 use super::instance::{Cut, InstanceRequest, StageChoices};
@@ -48,9 +48,9 @@ pub struct ChipKeys {
     /// `--hbm-tbps`.
     #[serde(default)]
     pub hbm_tbps: Option<f64>,
-    /// `--dram-readers K`.
+    /// `--dram-readers K`, or `"auto"`.
     #[serde(default)]
-    pub dram_readers: Option<u64>,
+    pub dram_readers: Option<ReadersKey>,
     /// Any other chip key, `[[name, value], …]` in the order given.
     #[serde(default)]
     pub keys: Vec<(String, Value)>,
@@ -147,6 +147,28 @@ impl ModelKeys {
     }
 }
 
+/// Python's `Chip(dram_readers=…)`: a count or `"auto"`.
+#[derive(Deserialize, Debug)]
+#[serde(untagged)]
+pub enum ReadersKey {
+    /// `--dram-readers K`.
+    Count(u64),
+    /// `--dram-readers auto` (any other word is refused).
+    Word(String),
+}
+
+impl ReadersKey {
+    fn request(&self) -> Result<DramReaders> {
+        match self {
+            ReadersKey::Count(k) => Ok(DramReaders::Count(*k)),
+            ReadersKey::Word(w) if w == "auto" => Ok(DramReaders::Auto),
+            ReadersKey::Word(w) => Err(RequestError::refused(format!(
+                "dram_readers '{w}': a whole number of cores, or \"auto\""
+            ))),
+        }
+    }
+}
+
 impl ChipKeys {
     /// The chip request: the default chip without `given`.
     pub fn request(&self) -> Result<ChipRequest> {
@@ -167,7 +189,11 @@ impl ChipKeys {
                 .unwrap_or_else(|| ChipRequest::default().given),
             hbm_tbps: self.hbm_tbps,
             keys,
-            dram_readers: self.dram_readers,
+            dram_readers: self
+                .dram_readers
+                .as_ref()
+                .map(ReadersKey::request)
+                .transpose()?,
         })
     }
 }

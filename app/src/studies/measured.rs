@@ -3,18 +3,18 @@
 //! is built as `elk-opt compare --model M --chip C --batch 32 --kv 128 --dtype` [`DTYPES`]
 //! builds it (the request layer: a Tensix chip's lm_head split and separate gate/up
 //! included), with `--dram-readers auto` (each count of DRAM-reader cores the preset offers,
-//! the fastest kept), every method runs on it ([`crate::compare::compare`], no timings), and the best
+//! the fastest kept), every method runs on it
+//! ([`crate::compare::run::run_reader_counts`], no timings), and the best
 //! schedule's makespan is set against the certified roofline bound (the coupled segment LP
 //! took 42 s on the Llama 3.1 8B n150 row, over the 20 s per row this study affords), the
 //! measured time per token and the terms that explain the difference. Nothing is fitted to these measurements:
 //! they are the check. Its report is `elk_reports::studies::measured`.
 
 use super::{OnStep, Steps};
-use crate::compare::readers::{best_over_counts, CountChip};
-use crate::compare::{compare, ChipLabel, CompareReport};
+use crate::compare::run::{run_reader_counts, Unwatched};
 use crate::request::{
-    ChipRequest, Collected, Cut, InstanceRequest, ModelRequest, ModelSource, RequestError,
-    RunShape, StageChoices,
+    ChipRequest, Collected, CompareRequest, Cut, DramReaders, InstanceInput, InstanceRequest,
+    ModelRequest, ModelSource, RequestError, RunShape, StageChoices,
 };
 use crate::Result;
 use elk_model::chip::CostModelSpec;
@@ -155,53 +155,48 @@ impl Row {
 }
 
 /// Builds `m`'s instance as `compare` does on every count of DRAM-reader cores the preset
-/// offers (`compare --dram-readers auto`), runs every method on each and fills its [`Row`]
-/// with the fastest schedule over the counts and the lowest bound; instances are planned
-/// through `plans`.
+/// offers (`compare --dram-readers auto --no-timings`), runs every method on each and fills
+/// its [`Row`] with the fastest schedule over the counts, the lowest bound and the kept
+/// count's roofline; instances are planned through `plans`.
 pub fn row(m: &Measurement, plans: Option<&PlanCache>) -> Result<Row> {
-    let chip = ChipRequest::named(m.chip);
-    let mut per = Vec::new();
-    let mut built = Vec::new();
-    for readers in chip.dram_reader_choices()? {
-        let b = instance_request(m, chip.with_dram_readers(readers))?
-            .build(plans.cloned(), &mut Collected::default())?;
-        let label = ChipLabel {
-            spec: &b.chip.spec,
-            record: &b.chip.record,
-        };
-        let report = compare(&b.instance, Some(label), true, None, &mut |_, _, _| {})?;
-        let count = CountChip {
-            readers,
-            compute_cores: b.chip.spec.cores,
-            dram_bytes_per_s: b.chip.spec.hbm.bandwidth_bytes_per_s,
-        };
-        per.push((count, report));
-        built.push(b);
-    }
-    let without_readers_ms = per.first().and_then(|(_, r)| best_of(r)).map(|b| b.1);
-    let (kept, _, report) = best_over_counts(per).expect("a chip has a count");
-    let best = best_of(&report);
+    let chip = ChipRequest {
+        dram_readers: Some(DramReaders::Auto),
+        ..ChipRequest::named(m.chip)
+    };
+    let request = CompareRequest {
+        input: InstanceInput::Build(Box::new(instance_request(m, chip)?)),
+        no_timings: true,
+        ..CompareRequest::default()
+    };
+    let counts = run_reader_counts(
+        &request,
+        plans.cloned(),
+        &mut Collected::default(),
+        None,
+        &Unwatched,
+    )?;
+    let report = &counts.outcome.report;
+    let kept = &report.dram_reader_counts[counts.kept];
     // The terms are of the count the best schedule ran on, at that count's DRAM rate.
-    let (inst, spec) = (&built[kept].instance, &built[kept].chip.spec);
-    let roofline = elk_solver::bounds::roofline(inst);
+    let (inst, spec) = (&counts.built.instance, &counts.built.chip.spec);
     let overhead_cycles = match spec.cost_model {
         CostModelSpec::Tensix {
             op_overhead_cycles, ..
         } => op_overhead_cycles,
         _ => 0.0,
     };
-    let hbm_ms = inst.ms(roofline.hbm_cycles);
+    let hbm_ms = inst.ms(kept.roofline.hbm_cycles);
     Ok(Row {
         measured: *m,
-        best_method: best.as_ref().map(|b| b.0.clone()),
-        best_ms: best.map(|b| b.1),
-        readers: report.dram_reader_counts[kept].readers,
-        compute_cores: spec.cores,
-        without_readers_ms,
+        best_method: kept.best_method.clone(),
+        best_ms: kept.best_ms,
+        readers: kept.readers,
+        compute_cores: kept.compute_cores,
+        without_readers_ms: report.dram_reader_counts.first().and_then(|c| c.best_ms),
         bound_ms: report.bound_ms,
         bound_source: report.bound_source.to_string(),
         hbm_ms,
-        exec_ms: inst.ms(roofline.exec_cycles),
+        exec_ms: inst.ms(kept.roofline.exec_cycles),
         ops: inst.ops.len(),
         overhead_ms: 1000.0 * inst.ops.len() as f64 * overhead_cycles / inst.clock_hz,
         bytes: hbm_ms / 1000.0 * spec.hbm.bandwidth_bytes_per_s,
@@ -227,16 +222,6 @@ fn instance_request(m: &Measurement, chip: ChipRequest) -> Result<InstanceReques
         cut: Cut::default(),
         choices: StageChoices::default(),
     })
-}
-
-/// The fastest schedule of a report: its method and makespan, ms.
-fn best_of(report: &CompareReport) -> Option<(String, f64)> {
-    report
-        .methods
-        .iter()
-        .filter(|r| r.method != "ideal")
-        .filter_map(|r| r.makespan_ms.map(|t| (r.method.clone(), t)))
-        .min_by(|a, b| a.1.total_cmp(&b.1))
 }
 
 /// Runs the study, each measurement a step of `progress`; instances are planned through
