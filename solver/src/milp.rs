@@ -395,6 +395,8 @@ pub(crate) struct CoupledRun {
     /// With merged classes, whether the solution lifts to one class per ν
     /// ([`encode::lift_check`]).
     pub lift: Option<Lift>,
+    /// Wall-clock seconds of the lift check.
+    pub lift_seconds: f64,
 }
 
 /// The optimum of the coupled segment LP ([`encode::encode_coupled`]): a lower bound on every
@@ -416,6 +418,7 @@ pub(crate) fn coupled_bound(
         return Ok(None);
     }
     let optimum = solved.objective_value();
+    let lift_start = Instant::now();
     let lift = if lift {
         let left = time_limit.map(|t| t.saturating_sub(start.elapsed()));
         let sol = solved.get_solution();
@@ -435,6 +438,7 @@ pub(crate) fn coupled_bound(
         size,
         iterations: solved.simplex_iteration_count(),
         lift,
+        lift_seconds: lift_start.elapsed().as_secs_f64(),
     }))
 }
 

@@ -42,6 +42,8 @@ pub struct Round {
     pub proven: bool,
     /// Wall-clock seconds of the round (the LP and the lift check).
     pub seconds: f64,
+    /// Of which the lift check's.
+    pub lift_seconds: f64,
 }
 
 /// The coupled relaxation's result.
@@ -91,7 +93,7 @@ impl Group {
 /// How the coupled LP's ν classes are chosen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Classes {
-    /// One class per ν value, one LP (the reference).
+    /// One class per ν value, one LP (the default).
     Exact,
     /// Classes merged to `start_digits` decimals, refined until the solution lifts to one
     /// class per ν: the exact LP's bound.
@@ -116,13 +118,14 @@ impl Classes {
 
 /// The coupled segment relaxation bound of `inst` with `per` layers per segment, or `None`
 /// when the chain has too few layers to cut or the LP did not finish within `time_limit`.
-/// The classes are refined lazily; the bound is the exact LP's ([`Classes::Lazy`]).
+/// One class per ν ([`Classes::Exact`]: the lazy refinement proves the same bound, but
+/// slower on the main job; docs/exact.md, "Classes refined lazily").
 pub fn coupled_segment_bound(
     inst: &Instance,
     per: usize,
     time_limit: Duration,
 ) -> Result<Option<CoupledBound>> {
-    coupled_segment_bound_with(inst, per, time_limit, Classes::LAZY)
+    coupled_segment_bound_with(inst, per, time_limit, Classes::Exact)
 }
 
 /// [`coupled_segment_bound`] with the classes chosen by `classes`.
@@ -267,6 +270,7 @@ pub(super) fn bound_of(
             optimum_cycles: run.optimum,
             proven,
             seconds: round_start.elapsed().as_secs_f64(),
+            lift_seconds: run.lift_seconds,
         });
         let to_split = match run.lift {
             Some(Lift::Split(cs)) => cs,
