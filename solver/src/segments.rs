@@ -107,6 +107,7 @@ pub fn fingerprint() -> &'static str {
             include_str!("milp/encode/columns.rs"),
             include_str!("milp/encode/rows.rs"),
             include_str!("milp/encode/order.rs"),
+            include_str!("milp/encode/lift.rs"),
             include_str!("milp/warm.rs"),
             include_str!("../../Cargo.lock"),
         ] {
