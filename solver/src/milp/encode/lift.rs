@@ -64,6 +64,14 @@ impl Lp {
         self.count += 1;
         (self.vars.add(variable().min(0.0)), self.count - 1)
     }
+
+    /// One ν's share of a split: its work and the part of it beside compute (≤ the work).
+    fn share(&mut self) -> (Variable, Variable) {
+        let (work, _) = self.column();
+        let (beside, _) = self.column();
+        self.rows.push(Expression::from(beside).leq(work));
+        (work, beside)
+    }
 }
 
 /// Whether the merged coupled LP's solution `cols` (optimum `optimum`) lifts to the LP with
@@ -99,11 +107,18 @@ pub(crate) fn lift_check(
     let mut balance: BTreeMap<u64, Expression> = BTreeMap::new();
     for (part, at) in parts.iter().zip(&layout.layouts) {
         let mut rows: HashMap<(usize, NocKind), Extra> = HashMap::new();
-        let mut charge = |k: usize, kind: NocKind, class: usize, delta: f64, split: Expression| {
-            let e = rows.entry((k, kind)).or_default();
-            e.split += delta * split;
-            if delta > 0.0 {
-                e.classes.insert(class);
+        // Work `w` in stage k, `y` of it beside compute, `delta` above its charged ν.
+        let mut charge = |k: usize, class: usize, delta: f64, w: Expression, y: Expression| {
+            for (kind, split) in [
+                (NocKind::Spec, w.clone()),
+                (NocKind::Beside, y.clone()),
+                (NocKind::Left, w - y),
+            ] {
+                let e = rows.entry((k, kind)).or_default();
+                e.split += delta * split;
+                if delta > 0.0 {
+                    e.classes.insert(class);
+                }
             }
         };
         let prologue = part.boundary.prologue_price.is_some();
@@ -136,17 +151,13 @@ pub(crate) fn lift_check(
                         let (w, y): (Expression, Expression) = if members.len() == 1 {
                             (work.into(), beside.into())
                         } else {
-                            let (w, _) = lp.column();
-                            let (y, _) = lp.column();
-                            lp.rows.push(Expression::from(y).leq(w));
+                            let (w, y) = lp.share();
                             sum_w += w;
                             sum_y += y;
                             caps[m] += w;
                             (w.into(), y.into())
                         };
-                        charge(k, NocKind::Spec, class, delta, w.clone());
-                        charge(k, NocKind::Beside, class, delta, y.clone());
-                        charge(k, NocKind::Left, class, delta, w.clone() - y.clone());
+                        charge(k, class, delta, w.clone(), y);
                         if prologue && lo == 0 && k == 0 && merged(f.nu).is_some() {
                             *balance.entry(f.nu.to_bits()).or_default() -= part.count * w;
                         }
@@ -185,16 +196,12 @@ pub(crate) fn lift_check(
                 let mut sum_a = Expression::from(0.0);
                 let mut sum_b = Expression::from(0.0);
                 for (m, &nu) in members.iter().enumerate() {
-                    let (a, _) = lp.column();
-                    let (b, _) = lp.column();
-                    lp.rows.push(Expression::from(b).leq(a));
+                    let (a, b) = lp.share();
                     sum_a += a;
                     sum_b += b;
                     caps[m] += a;
                     let delta = nu - members[0];
-                    charge(k, NocKind::Spec, c, delta, a.into());
-                    charge(k, NocKind::Beside, c, delta, b.into());
-                    charge(k, NocKind::Left, c, delta, a - b);
+                    charge(k, c, delta, a.into(), b.into());
                     *balance.entry(nu.to_bits()).or_default() += part.count * a;
                 }
                 lp.rows.push(sum_a.eq(work));
