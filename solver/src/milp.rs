@@ -5,7 +5,7 @@
 mod encode;
 mod warm;
 
-pub(crate) use encode::{Absorb, AbsorbClass, Boundary, CoupledPart};
+pub(crate) use encode::{Absorb, AbsorbClass, Boundary, CoupledPart, Lift};
 pub use encode::{Linearisation, ModelSize};
 
 use crate::error::{Result, SolverError};
@@ -397,19 +397,62 @@ pub(crate) fn boundary_lp_options(
     ))
 }
 
+/// A solved [`encode::encode_coupled`] model.
+#[derive(Clone, Debug)]
+pub(crate) struct CoupledRun {
+    /// The LP optimum, cycles.
+    pub optimum: f64,
+    pub size: ModelSize,
+    /// HiGHS's simplex iterations.
+    pub iterations: i64,
+    /// With merged classes, whether the solution lifts to one class per ν
+    /// ([`encode::lift_check`]).
+    pub lift: Option<Lift>,
+    /// Wall-clock seconds of the lift check.
+    pub lift_seconds: f64,
+}
+
 /// The optimum of the coupled segment LP ([`encode::encode_coupled`]): a lower bound on every
 /// schedule of the chain the parts were cut from. `None` when HiGHS ends without an optimum.
+/// With `lift`, the solution is also checked for a lift to one class per ν.
 pub(crate) fn coupled_bound(
     parts: &[CoupledPart],
-    classes: &[f64],
+    classes: &[Vec<f64>],
     time_limit: Option<Duration>,
-) -> Result<Option<(f64, ModelSize)>> {
-    let (problem, size) = encode::encode_coupled(parts, classes);
+    lift: bool,
+) -> Result<Option<CoupledRun>> {
+    let start = Instant::now();
+    let (problem, size, layout) = encode::encode_coupled(parts, classes);
     let model = configured(problem, time_limit)?;
     let solved = model
         .try_solve()
         .map_err(|e| backend(format!("coupled segment bound: {e:?}")))?;
-    Ok((solved.status() == HighsModelStatus::Optimal).then(|| (solved.objective_value(), size)))
+    if solved.status() != HighsModelStatus::Optimal {
+        return Ok(None);
+    }
+    let optimum = solved.objective_value();
+    let lift_start = Instant::now();
+    let lift = if lift {
+        let left = time_limit.map(|t| t.saturating_sub(start.elapsed()));
+        let sol = solved.get_solution();
+        Some(encode::lift_check(
+            parts,
+            classes,
+            &layout,
+            sol.columns(),
+            optimum,
+            left,
+        )?)
+    } else {
+        None
+    };
+    Ok(Some(CoupledRun {
+        optimum,
+        size,
+        iterations: solved.simplex_iteration_count(),
+        lift,
+        lift_seconds: lift_start.elapsed().as_secs_f64(),
+    }))
 }
 
 /// What [`boundary_bound`] proved.

@@ -30,7 +30,10 @@ use crate::error::Result;
 use crate::milp::{boundary_bound, boundary_lp_options, Absorb, AbsorbClass, Boundary};
 
 mod coupled;
-pub use coupled::{coupled_segment_bound, CoupledBound};
+pub use coupled::{
+    coupled_segment_bound, coupled_segment_bound_with, rounded_partition, Classes, CoupledBound,
+    Round, START_DIGITS,
+};
 
 /// How to compute the bound.
 #[derive(Clone, Debug)]
@@ -104,6 +107,7 @@ pub fn fingerprint() -> &'static str {
             include_str!("milp/encode/columns.rs"),
             include_str!("milp/encode/rows.rs"),
             include_str!("milp/encode/order.rs"),
+            include_str!("milp/encode/lift.rs"),
             include_str!("milp/warm.rs"),
             include_str!("../../Cargo.lock"),
         ] {
@@ -373,9 +377,14 @@ pub fn segment_bound_with(
     // so it goes first; the price search still runs for its price (the window search's start).
     let coupled = match (opts.coupled, opts.prices.is_empty()) {
         (CoupledLp::Known(c), true) => Some(c.get()),
-        (CoupledLp::Solve, true) => {
-            coupled::bound_of(inst, &segs, &groups, opts.time_limit)?.map(|c| c.bound_cycles)
-        }
+        (CoupledLp::Solve, true) => coupled::bound_of(
+            inst,
+            &segs,
+            &groups,
+            opts.time_limit,
+            coupled::Classes::LAZY,
+        )?
+        .map(|c| c.bound_cycles),
         _ => None,
     };
     let found = |bound_cycles: f64, price: Option<f64>, prices: Vec<PricedBound>| SegmentBound {

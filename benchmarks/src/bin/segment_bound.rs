@@ -2,11 +2,14 @@
 //! each price, with its roofline for comparison. A `--timings` report for the bound.
 //!
 //! `cargo run --release -p elk-benchmarks --bin segment_bound -- FILE [--layers-per-segment L]
-//! [--lp] [--time-limit S] [--prices 0.5,0.8,1] [--coupled]` (`--coupled`: the coupled LP of
-//! docs/exact.md, "The coupled relaxation", instead of the price search)
+//! [--lp] [--time-limit S] [--prices 0.5,0.8,1] [--coupled [--classes C]]` (`--coupled`: the
+//! coupled LP of docs/exact.md, "The coupled relaxation", instead of the price search; `C`:
+//! `exact` (one class per ν, the default), `lazy` (classes refined lazily from ν rounded down to
+//! two decimals; `lazyD` from D decimals) or `D` (ν rounded down to D decimals, one LP, a
+//! weaker bound); docs/exact.md, "Classes refined lazily")
 #![allow(clippy::unwrap_used)] // a benchmark that cannot load its input should stop loudly
 
-use elk_solver::segments::{coupled_segment_bound, segment_bound, SegmentOptions};
+use elk_solver::segments::{coupled_segment_bound_with, segment_bound, Classes, SegmentOptions};
 use elk_stage::instance::Instance;
 
 fn main() {
@@ -37,25 +40,53 @@ fn main() {
         inst.ms(elk_stage::units::Cycles(roof))
     );
     if args.iter().any(|a| a == "--coupled") {
+        let classes = match value("--classes").map(String::as_str) {
+            None | Some("exact") => Classes::Exact,
+            Some("lazy") => Classes::LAZY,
+            Some(d) if d.starts_with("lazy") => Classes::Lazy {
+                start_digits: d[4..].parse().unwrap(),
+            },
+            Some(d) => Classes::Rounded(d.parse().unwrap()),
+        };
         let Some(b) =
-            coupled_segment_bound(&inst, opts.layers_per_segment, opts.time_limit).unwrap()
+            coupled_segment_bound_with(&inst, opts.layers_per_segment, opts.time_limit, classes)
+                .unwrap()
         else {
             println!("no coupled bound (fewer than two segments, or the LP did not finish)");
             return;
         };
         println!(
-            "coupled: {} segments ({} distinct), {} ν classes, {} columns, {} rows, {:.1} s\n\
+            "coupled: {} segments ({} distinct), {} ν classes, {} columns, {} rows, {} iterations, {:.1} s\n\
              bound {:.1} cycles = {:.4} ms ({:+.2} % vs roofline)",
             b.segments,
             b.distinct,
             b.classes,
             b.size.variables,
             b.size.constraints,
+            b.iterations,
             b.seconds,
             b.bound_cycles,
             inst.ms(elk_stage::units::Cycles(b.bound_cycles)),
             100.0 * (b.bound_cycles / roof - 1.0),
         );
+        println!(
+            "| round | classes | columns | rows | iterations | s (lift check) | optimum ms | lifted |"
+        );
+        println!("|---|---:|---:|---:|---:|---:|---:|---|");
+        for (i, r) in b.rounds.iter().enumerate() {
+            println!(
+                "| {} | {} | {} | {} | {} | {:.1} ({:.1}) | {:.6} | {} |",
+                i + 1,
+                r.classes,
+                r.size.variables,
+                r.size.constraints,
+                r.iterations,
+                r.seconds,
+                r.lift_seconds,
+                inst.ms(elk_stage::units::Cycles(r.optimum_cycles)),
+                r.proven
+            );
+        }
         return;
     }
     let Some(b) = segment_bound(&inst, &opts).unwrap() else {

@@ -14,6 +14,7 @@
 //! start can be written and a solution read back.
 
 mod columns;
+mod lift;
 mod order;
 mod rows;
 
@@ -23,8 +24,10 @@ use good_lp::{Expression, ProblemVariables, Variable};
 use serde::Serialize;
 
 use crate::prune::Pruned;
+pub(crate) use lift::{lift_check, Lift};
+
 use columns::{Columns, Layout};
-use rows::Rows;
+use rows::{Rows, StageSlack};
 
 /// How the cold-bytes × started products in the memory rows are made linear.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
@@ -180,6 +183,7 @@ pub(crate) fn encode_segment(
         at: &layout,
         problem: cols.vars.minimise(objective).using(good_lp::highs),
         count: 0,
+        slacks: None,
     };
     rows.add_all();
     let (problem, mut size) = (rows.problem, cols.size);
@@ -204,19 +208,40 @@ pub(crate) fn encode_segment(
 /// One segment problem of a [`encode_coupled`] model: its instance, boundary (prices 0) and
 /// how many segments of the chain it stands for.
 pub(crate) struct CoupledPart<'a> {
+    /// The segment, its options' ν lowered to their classes' least (the instance itself
+    /// with one class per ν).
     pub inst: &'a Instance,
+    /// The segment with its own ν values (what [`lift_check`] lifts to).
+    pub fine: &'a Instance,
+    /// Options kept, of both `inst` and `fine` (pruned on `fine`).
     pub pruned: &'a Pruned,
     pub boundary: Boundary,
+    /// Per ν value of the whole chain, ascending, the absorbed work's cap in that ν alone
+    /// (empty when the part absorbs nothing).
+    pub fine_caps: Vec<(f64, f64)>,
     pub count: f64,
 }
 
+/// Where an [`encode_coupled`] model keeps what [`lift_check`] reads of its solution.
+pub(crate) struct CoupledLayout {
+    /// good_lp's variables in column order.
+    vars: Vec<Variable>,
+    layouts: Vec<Layout>,
+    /// Per part, its NoC rows' slacks.
+    slacks: Vec<Vec<StageSlack>>,
+}
+
 /// The segment problems of `parts` as one model (always an LP relaxation): the objective is
-/// Σ_parts count·(Σ stage durations beyond the prologue), and for every ν in `classes` one
-/// coupling row says the work absorbed in that class (Σ count·absorbed) equals the work the
-/// parts' own loads do in their prologues with options of that ν. Every part's absorbed
-/// classes must be `classes`, in order (empty for the last part). Proof: docs/exact.md,
-/// "The coupled relaxation".
-pub(crate) fn encode_coupled(parts: &[CoupledPart], classes: &[f64]) -> (HighsProblem, ModelSize) {
+/// Σ_parts count·(Σ stage durations beyond the prologue), and for every class of `classes`
+/// (its ν values, ascending) one coupling row says the work absorbed in that class
+/// (Σ count·absorbed) equals the work the parts' own loads do in their prologues with
+/// options of those ν. Every part's absorbed classes must be `classes`, in order, each
+/// charged at most its least ν (empty for the last part). Proof: docs/exact.md, "The coupled
+/// relaxation" and "Classes refined lazily".
+pub(crate) fn encode_coupled(
+    parts: &[CoupledPart],
+    classes: &[Vec<f64>],
+) -> (HighsProblem, ModelSize, CoupledLayout) {
     let mut cols = Columns {
         vars: ProblemVariables::new(),
         size: ModelSize::default(),
@@ -239,8 +264,10 @@ pub(crate) fn encode_coupled(parts: &[CoupledPart], classes: &[f64]) -> (HighsPr
         .zip(&layouts)
         .map(|(p, l)| p.count * l.objective(&p.boundary))
         .sum();
+    let vars: Vec<Variable> = cols.vars.iter_variables_with_def().map(|v| v.0).collect();
     let mut problem = cols.vars.minimise(objective).using(good_lp::highs);
     let mut count = 0;
+    let mut slacks = Vec::new();
     for (p, layout) in parts.iter().zip(&layouts) {
         let mut rows = Rows {
             inst: p.inst,
@@ -250,11 +277,14 @@ pub(crate) fn encode_coupled(parts: &[CoupledPart], classes: &[f64]) -> (HighsPr
             at: layout,
             problem,
             count,
+            slacks: Some(Vec::new()),
         };
         rows.add_all();
+        slacks.push(rows.slacks.unwrap_or_default());
         (problem, count) = (rows.problem, rows.count);
     }
-    for (c, &nu) in classes.iter().enumerate() {
+    for (c, members) in classes.iter().enumerate() {
+        let member = |nu: f64| members.iter().any(|m| m.to_bits() == nu.to_bits());
         let mut balance = Expression::from(0.0);
         for (p, layout) in parts.iter().zip(&layouts) {
             if let Some(absorbed) = layout.absorbed.get(c) {
@@ -265,7 +295,7 @@ pub(crate) fn encode_coupled(parts: &[CoupledPart], classes: &[f64]) -> (HighsPr
             }
             for &j in layout.loads.iter().filter(|&&j| layout.lo[j] == 0) {
                 for (g, w) in layout.groups[j].iter().zip(&layout.w[j][0]) {
-                    if g.nu.to_bits() == nu.to_bits() {
+                    if member(g.nu) {
                         balance -= p.count * w.var;
                     }
                 }
@@ -277,5 +307,10 @@ pub(crate) fn encode_coupled(parts: &[CoupledPart], classes: &[f64]) -> (HighsPr
     }
     let mut size = cols.size;
     size.constraints = count;
-    (problem, size)
+    let layout = CoupledLayout {
+        vars,
+        layouts,
+        slacks,
+    };
+    (problem, size, layout)
 }

@@ -246,6 +246,9 @@ fn coupled_bounds_lie_between_the_priced_search_and_the_chains_lp() {
     // chain; one that let absorbed work cost less NoC than its class fails neither, which is
     // what the count of chains where classes beat the price search guards.
     let (mut checked, mut tighter, mut equal_to_lp) = (0, 0, 0);
+    // Lazily refined classes: chains whose one-class LP is below the exact one (its solution
+    // cannot lift), and chains where a merged round's solution lifted.
+    let (mut merged_lower, mut merged_lifted) = (0, 0);
     for seed in 0..40 {
         for phased in [false, true] {
             let inst = Instance {
@@ -264,6 +267,30 @@ fn coupled_bounds_lie_between_the_priced_search_and_the_chains_lp() {
                 .unwrap()
                 .unwrap()
                 .bound_cycles;
+            // The classes refined lazily from one class (ν rounded down to no decimals): the
+            // same bound (docs/exact.md, "Classes refined lazily"), never above the optimum.
+            // A lift check that accepted a solution that does not lift would stop at a
+            // merged round below the exact LP on the chains counted in `merged_lower`.
+            let lazy = elk_solver::segments::coupled_segment_bound_with(
+                &inst,
+                1,
+                limit,
+                elk_solver::segments::Classes::Lazy { start_digits: 0 },
+            )
+            .unwrap()
+            .unwrap();
+            assert!(
+                (lazy.bound_cycles - c).abs() <= 1e-6 * c.abs()
+                    && lazy.bound_cycles <= t.get() * (1.0 + 1e-9),
+                "{name}: lazy classes {}, exact classes {c}, optimum {t}",
+                lazy.bound_cycles
+            );
+            assert!(lazy.rounds.last().is_some_and(|r| r.proven), "{name}");
+            let first = &lazy.rounds[0];
+            merged_lower += usize::from(first.optimum_cycles < c * (1.0 - 1e-6));
+            merged_lifted += usize::from(
+                first.proven && lazy.rounds.len() == 1 && first.classes < exact_classes(&inst),
+            );
             let (lp, _) = elk_solver::milp::lp_bound(
                 &inst,
                 elk_solver::milp::Linearisation::BigM,
@@ -321,8 +348,22 @@ fn coupled_bounds_lie_between_the_priced_search_and_the_chains_lp() {
         }
     }
     eprintln!(
-        "coupled bounds: {checked} chains, above the price search on {tighter}, equal to the chain's LP on {equal_to_lp}"
+        "coupled bounds: {checked} chains, above the price search on {tighter}, equal to the chain's LP on {equal_to_lp}; one merged class below the exact LP on {merged_lower}, a merged round lifted on {merged_lifted}"
     );
     assert!(checked >= 60, "only {checked} chains");
     assert!(tighter >= 1, "the ν classes never beat the price search");
+    assert!(merged_lower >= 1, "merging classes never weakened the LP");
+}
+
+/// The distinct ν values of the chain's load options (the exact LP's classes).
+fn exact_classes(inst: &Instance) -> usize {
+    let mut nus: Vec<u64> = inst
+        .ops
+        .iter()
+        .filter(|op| op.hbm_cycles.get() > 0.0)
+        .flat_map(|op| op.options.iter().map(|o| o.noc_per_hbm.to_bits()))
+        .collect();
+    nus.sort_unstable();
+    nus.dedup();
+    nus.len()
 }

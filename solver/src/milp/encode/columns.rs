@@ -74,7 +74,8 @@ fn first_stage(inst: &Instance, j: usize) -> usize {
     inst.window_start(OpId(j)).index()
 }
 
-fn nu_groups(inst: &Instance, pruned: &Pruned, j: usize) -> Vec<NuGroup> {
+/// Load j's kept options grouped by equal ν, in order of first appearance.
+pub(super) fn nu_groups(inst: &Instance, pruned: &Pruned, j: usize) -> Vec<NuGroup> {
     let mut groups: Vec<NuGroup> = Vec::new();
     for (pos, &o) in pruned.kept[j].iter().enumerate() {
         let nu = inst.ops[j].options[o].noc_per_hbm;

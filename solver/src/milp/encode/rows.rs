@@ -20,6 +20,27 @@ pub(super) struct Rows<'a> {
     pub problem: good_lp::solvers::highs::HighsProblem,
     /// Rows added so far.
     pub count: usize,
+    /// When `Some`, every NoC row's slack is kept here as it is added (the lift check of
+    /// `super::lift` reads them at a solution).
+    pub slacks: Option<Vec<StageSlack>>,
+}
+
+/// Which NoC row of a stage a [`StageSlack`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(super) enum NocKind {
+    /// SPEC §4's: the stage lasts at least its NoC work.
+    Spec,
+    /// The phased row's work beside the compute phase fits in it.
+    Beside,
+    /// The phased row's: the stage lasts at least exec plus the NoC work after compute.
+    Left,
+}
+
+/// A NoC row's slack (its greater side less its lesser side) as an expression.
+pub(super) struct StageSlack {
+    pub stage: usize,
+    pub kind: NocKind,
+    pub slack: Expression,
 }
 
 impl Rows<'_> {
@@ -38,6 +59,17 @@ impl Rows<'_> {
         self.absorb_cap();
         self.load_order();
         self.displacement();
+    }
+
+    /// Keeps a NoC row's slack when slacks are kept.
+    fn keep(&mut self, stage: usize, kind: NocKind, slack: impl FnOnce() -> Expression) {
+        if let Some(slacks) = self.slacks.as_mut() {
+            slacks.push(StageSlack {
+                stage,
+                kind,
+                slack: slack(),
+            });
+        }
     }
 
     pub(super) fn add(&mut self, c: Constraint) {
@@ -226,6 +258,7 @@ impl Rows<'_> {
             }
         }
         if k >= first_real {
+            self.keep(k, NocKind::Spec, || at.d[k].var - noc.clone());
             self.add(Expression::from(at.d[k].var).geq(noc));
         }
         self.add(Expression::from(at.d[k].var).geq(hbm));
@@ -270,8 +303,12 @@ impl Rows<'_> {
             }
         }
         self.add(beside.leq(comp.clone()));
+        self.keep(k, NocKind::Beside, || comp.clone() - beside_noc.clone());
         self.add(beside_noc.leq(comp));
         let exec = self.per_option(i, |o| o.exec_cycles.get());
+        self.keep(k, NocKind::Left, || {
+            at.d[k].var - exec.clone() - left_noc.clone()
+        });
         self.add(Expression::from(at.d[k].var).geq(exec + left_noc));
     }
 
