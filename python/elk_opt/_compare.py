@@ -84,6 +84,7 @@ def compare(
     *,
     bound: str = "roofline",
     layer_exact: Optional[float] = None,
+    work_limit: Optional[int] = None,
     routing: Optional[str] = None,
     steps: int = 100,
     seed: int = 1,
@@ -97,7 +98,8 @@ def compare(
     with ``bound="segment"`` the coupled segment LP's where it is stronger (``--bound
     segment``; the bound :func:`gap` and the CLI's sweeps use, the same bits). ``layer_exact=SECONDS`` (``--layer-exact``) adds the ``layer`` section: layer
     0 of the same model solved by the MILP within SECONDS, every heuristic's gap there
-    (:attr:`CompareResult.layer`). ``routing`` (``--routing``, with ``steps``, ``seed``,
+    (:attr:`CompareResult.layer`); ``work_limit=N`` (``--work-limit``) buys that solve with N
+    branch-and-bound nodes instead of seconds, so it is the same on any machine. ``routing`` (``--routing``, with ``steps``, ``seed``,
     ``policies``) adds the ``moe`` section: an MoE model's load policies over sampled routing
     steps, as :func:`moe` runs them (:attr:`CompareResult.moe`). ``model`` may be an
     :class:`Instance` (``--instance``; not with ``layer_exact`` or ``routing``); otherwise
@@ -116,7 +118,8 @@ def compare(
     if isinstance(chip, Chip) and chip.dram_readers == "auto" and not isinstance(model, Instance):
         if routing is not None:
             raise ValueError(_native.AUTO_OF_ONE_CHIP)
-        return _compare_reader_counts(model, chip, batch, kv, bound, layer_exact, no_timings, progress, build)
+        return _compare_reader_counts(model, chip, batch, kv, bound, layer_exact, work_limit, no_timings,
+                                      progress, build)
     moe_keys = None
     if routing is not None:
         # Checked before any work, as the CLI checks --routing.
@@ -125,7 +128,8 @@ def compare(
                                    policies=policies))
         _native.check_compare_moe(moe_keys)
     inst, without = _instances(model, chip, batch, kv, build)
-    r = inst.compare(no_timings=no_timings, progress=progress, bound=bound, layer_exact=layer_exact, _without=without)
+    r = inst.compare(no_timings=no_timings, progress=progress, bound=bound, layer_exact=layer_exact,
+                     work_limit=work_limit, _without=without)
     if moe_keys is not None:
         cb, close = _progress(progress, "routing steps")
         try:
@@ -139,16 +143,16 @@ def compare(
 
 def _compare_reader_counts(
     model: ModelLike, chip: ChipLike, batch: int, kv: int, bound: str, layer_exact: Optional[float],
-    no_timings: bool, progress: Progress, build: Dict[str, Any],
+    work_limit: Optional[int], no_timings: bool, progress: Progress, build: Dict[str, Any],
 ) -> CompareResult:
     """:func:`compare` with ``dram_readers="auto"``: every count, merged in the extension
-    (which refuses ``layer_exact``)."""
+    (which refuses ``layer_exact`` and so ``work_limit``)."""
     keys = _instance_keys(model, chip, batch, kv, build)
     cb, close = _progress(progress, "methods")
     try:
         out, config, native, warns = _native.compare_reader_counts(
             json.dumps(keys), bool(build.get("cache", True)), no_timings, cb, bound,
-            None if layer_exact is None else float(layer_exact))
+            None if layer_exact is None else float(layer_exact), work_limit)
     finally:
         close()
     _warn(warns)

@@ -59,6 +59,7 @@ class Instance:
         progress: Progress = None,
         bound: str = "roofline",
         layer_exact: Optional[float] = None,
+        work_limit: Optional[int] = None,
         _without: Optional["Instance"] = None,
     ) -> "CompareResult":
         """Every method on this instance: :func:`compare`. ``_without`` (set by
@@ -74,6 +75,7 @@ class Instance:
                 None if layer_exact is None else float(layer_exact),
                 sys.executable,
                 None if _without is None else _without._native,
+                work_limit=work_limit,
             )
         finally:
             close()

@@ -24,6 +24,7 @@ def compare_reader_counts(
     progress: Optional[Callable[[int, int, str], Any]] = None,
     bound: str = "roofline",
     layer_exact: Optional[float] = None,
+    work_limit: Optional[int] = None,
 ) -> Tuple[str, str, NativeInstance, List[str]]: ...
 
 def moe_json(
@@ -66,6 +67,7 @@ class NativeInstance:
         layer_exact: Optional[float] = None,
         python: Optional[str] = None,
         without: Optional[NativeInstance] = None,
+        work_limit: Optional[int] = None,
     ) -> str: ...
     def gap(
         self,

@@ -86,7 +86,8 @@ pub fn build_instance(
 /// refused, as the CLI refuses `--layer-exact` with `auto`). The instance is
 /// built from the keywords (`cache = false` is `--no-cache`), GIL released.
 #[pyfunction]
-#[pyo3(signature = (keys_json, cache, no_timings=false, progress=None, bound="roofline", layer_exact=None))]
+#[pyo3(signature = (keys_json, cache, no_timings=false, progress=None, bound="roofline", layer_exact=None, work_limit=None))]
+#[allow(clippy::too_many_arguments)]
 pub fn compare_reader_counts(
     py: Python<'_>,
     keys_json: &str,
@@ -95,6 +96,7 @@ pub fn compare_reader_counts(
     progress: Option<Py<PyAny>>,
     bound: &str,
     layer_exact: Option<f64>,
+    work_limit: Option<u64>,
 ) -> PyResult<(String, String, NativeInstance, Vec<String>)> {
     let built = keys::parse::<keys::InstanceKeys>("instance", keys_json)
         .and_then(|k| k.request())
@@ -103,8 +105,8 @@ pub fn compare_reader_counts(
         input: InstanceInput::Build(Box::new(built.clone())),
         bound: BoundChoice::parse(bound).map_err(Failure::from)?,
         layer_exact_s: layer_exact,
+        layer_work_limit: work_limit,
         no_timings,
-        ..CompareRequest::default()
     };
     let config = serde_json::to_string(&request.config()).map_err(Failure::from)?;
     let result = py.detach(|| -> Result<_, Failure> {
@@ -233,7 +235,7 @@ impl NativeInstance {
     /// SECONDS`, its exact part in `python`'s worker. `without`: `--expert-parallel`, this
     /// instance (with parallel sets) and `without` (the same, without), their union
     /// ([`compare::union`]); the layer is cut from this one, as the CLI cuts it.
-    #[pyo3(signature = (no_timings=false, progress=None, bound="roofline", layer_exact=None, python=None, without=None))]
+    #[pyo3(signature = (no_timings=false, progress=None, bound="roofline", layer_exact=None, python=None, without=None, work_limit=None))]
     #[allow(clippy::too_many_arguments)]
     fn compare(
         &self,
@@ -244,6 +246,7 @@ impl NativeInstance {
         layer_exact: Option<f64>,
         python: Option<PathBuf>,
         without: Option<PyRef<'_, NativeInstance>>,
+        work_limit: Option<u64>,
     ) -> PyResult<(String, String)> {
         let without = without.as_deref();
         // Checked before any work, as the CLI's flags are.
@@ -251,7 +254,7 @@ impl NativeInstance {
             input: self.input.clone(),
             bound: BoundChoice::parse(bound).map_err(Failure::from)?,
             layer_exact_s: layer_exact,
-            layer_work_limit: None,
+            layer_work_limit: work_limit,
             no_timings,
         };
         request.validate().map_err(Failure::from)?;

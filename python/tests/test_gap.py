@@ -149,6 +149,18 @@ def test_compare_layer_exact_equals_the_cli_json():
     assert list(r.layer_df["method"])[-1] == r.layer["gap"]["rows"][-1]["method"]
 
 
+def test_compare_layer_work_limit_equals_the_cli_json():
+    r = elk_opt.compare("bert-base", batch=8, kv=512, num_layers=1, layer_exact=LIMIT, work_limit=50,
+                        no_timings=True)
+    out = cli("compare", "--model", "bert-base", "--batch", 8, "--kv", 512, "--num-layers", 1,
+              "--layer-exact", LIMIT, "--work-limit", 50, "--json", "--no-timings")
+    assert r.to_dict() == out["results"]
+    assert r.config == out["config"] and r.config["work_limit"] == 50
+    assert r.layer["gap"]["exact"]["work_limit"] == 50
+    with pytest.raises(ValueError, match="work-limit"):
+        elk_opt.compare("bert-base", num_layers=1, work_limit=5)
+
+
 def test_layer_exact_needs_the_model_graph(tmp_path):
     inst = elk_opt.instance("llama2-7b", num_layers=1, ops="0..8")
     with pytest.raises(ValueError, match="--layer-exact cuts a layer from the model's graph"):
