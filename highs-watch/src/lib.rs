@@ -1,6 +1,7 @@
 //! What elk-opt needs of HiGHS beyond the `highs` crate, behind a safe API: the MIP solver's
 //! progress while it runs ([`solve_watched`]: its incumbent, bound and nodes, from HiGHS's
-//! callback) and 64-bit info values ([`int64_info`]: `mip_node_count`, which the `highs`
+//! callback), a stop after a number of simplex iterations that the MIP checks at the root too
+//! (through the same callback's interrupt), and 64-bit info values ([`int64_info`]: `mip_node_count`, which the `highs`
 //! crate's `int_info_value` cannot read).
 //!
 //! This is the workspace's one crate with `unsafe` code: three C calls of the HiGHS C API
@@ -32,6 +33,25 @@ pub struct MipProgress {
 struct Watcher<'a> {
     on: &'a mut dyn FnMut(&MipProgress),
     last: Option<MipProgress>,
+    /// Interrupt at the first check with at least this many simplex iterations.
+    stop_after: Option<i64>,
+    /// The simplex iterations at the latest callback.
+    iterations: i64,
+    /// The interrupt was asked for.
+    interrupted: bool,
+}
+
+/// What [`solve_watched`] saw.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Watched {
+    /// The progress last told (`None`: HiGHS told none, e.g. an LP, or a MIP solved in
+    /// presolve).
+    pub last: Option<MipProgress>,
+    /// The solve was interrupted because its simplex iterations reached the limit given
+    /// (HiGHS then reports `ReachedInterrupt`).
+    pub stopped_by_iterations: bool,
+    /// The simplex iterations HiGHS had done at its latest callback (0: none came).
+    pub iterations: i64,
 }
 
 /// Called by HiGHS at the callbacks [`solve_watched`] starts.
@@ -41,11 +61,14 @@ struct Watcher<'a> {
 /// [`solve_watched`] gave `Highs_setCallback`: a `Watcher` on its stack that outlives the solve,
 /// since the callback is removed before `solve_watched` returns. HiGHS calls back on the thread
 /// that called `Highs_run` (these models run with one thread), so the `&mut` is unique.
+///
+/// `data_in`, when not null, is HiGHS's input for this call, valid for it; only an interrupt
+/// callback reads `user_interrupt` back.
 unsafe extern "C" fn trampoline(
-    _kind: c_int,
+    kind: c_int,
     _message: *const c_char,
     data_out: *const HighsCallbackDataOut,
-    _data_in: *mut HighsCallbackDataIn,
+    data_in: *mut HighsCallbackDataIn,
     user_data: *mut c_void,
 ) {
     if data_out.is_null() || user_data.is_null() {
@@ -53,6 +76,15 @@ unsafe extern "C" fn trampoline(
     }
     // SAFETY: see the function's comment.
     let (out, watcher) = unsafe { (&*data_out, &mut *(user_data as *mut Watcher<'_>)) };
+    watcher.iterations = watcher.iterations.max(out.mip_total_lp_iterations);
+    let over = watcher
+        .stop_after
+        .is_some_and(|cap| out.mip_total_lp_iterations >= cap);
+    if over && kind == highs_sys::kHighsCallbackMipInterrupt as c_int && !data_in.is_null() {
+        // SAFETY: `data_in` is HiGHS's input for this interrupt callback (see above).
+        unsafe { (*data_in).user_interrupt = 1 };
+        watcher.interrupted = true;
+    }
     let now = MipProgress {
         running_time_s: out.running_time,
         nodes: out.mip_node_count,
@@ -73,14 +105,26 @@ unsafe extern "C" fn trampoline(
 }
 
 /// Solves `model`, calling `on` whenever HiGHS's incumbent or dual bound moves during a MIP
-/// solve (between nodes, and at each improving solution). Nothing it does changes the
-/// solve: it only reads what HiGHS reports. Returns the solved model with the progress last
-/// told (`None`: HiGHS told none, e.g. an LP, or a MIP solved in presolve).
+/// solve (between nodes, and at each improving solution). Nothing `on` does changes the
+/// solve: it only reads what HiGHS reports.
+///
+/// With `stop_after_iterations`, a MIP solve is interrupted at HiGHS's first interrupt check
+/// with at least that many simplex iterations in all (root included: HiGHS checks between
+/// its root's cut rounds and heuristics, and between nodes, not inside one LP). On one
+/// thread the checks fall at the same iterations every run, so the stop is the same on every
+/// machine. Returns the solved model and what was seen.
 pub fn solve_watched(
     mut model: Model,
     on: &mut dyn FnMut(&MipProgress),
-) -> Result<(SolvedModel, Option<MipProgress>), HighsStatus> {
-    let mut watcher = Watcher { on, last: None };
+    stop_after_iterations: Option<u64>,
+) -> Result<(SolvedModel, Watched), HighsStatus> {
+    let mut watcher = Watcher {
+        on,
+        last: None,
+        stop_after: stop_after_iterations.map(|n| i64::try_from(n).unwrap_or(i64::MAX)),
+        interrupted: false,
+        iterations: 0,
+    };
     let highs = model.as_mut_ptr();
     let user_data = &mut watcher as *mut Watcher<'_> as *mut c_void;
     // SAFETY: `highs` is the live HiGHS instance `model` owns; `trampoline` has the C type
@@ -106,7 +150,12 @@ pub fn solve_watched(
     match solved {
         Ok(mut s) => {
             remove(s.as_mut_ptr());
-            Ok((s, watcher.last))
+            let watched = Watched {
+                last: watcher.last,
+                stopped_by_iterations: watcher.interrupted,
+                iterations: watcher.iterations,
+            };
+            Ok((s, watched))
         }
         Err(e) => Err(e),
     }
@@ -148,11 +197,12 @@ mod tests {
     #[test]
     fn progress_is_told_as_the_bounds_move_and_the_result_is_unchanged() {
         let mut told = Vec::new();
-        let (solved, last) = solve_watched(knapsack(), &mut |p| told.push(*p)).unwrap();
+        let (solved, watched) = solve_watched(knapsack(), &mut |p| told.push(*p), None).unwrap();
         let plain = knapsack().solve();
         assert_eq!(solved.objective_value(), plain.objective_value());
         assert!(!told.is_empty(), "HiGHS told nothing");
-        assert_eq!(last, told.last().copied());
+        assert_eq!(watched.last, told.last().copied());
+        assert!(!watched.stopped_by_iterations);
         // The incumbent only improves and the bound only rises.
         for w in told.windows(2) {
             assert!(w[1].primal_bound <= w[0].primal_bound, "{w:?}");
@@ -161,5 +211,50 @@ mod tests {
         let nodes = int64_info(&solved, c"mip_node_count").unwrap();
         assert!(nodes >= 1, "{nodes}");
         assert!(int64_info(&solved, c"no_such_info").is_none());
+    }
+
+    /// A knapsack with four weight rows (a one-row knapsack's LPs need no simplex
+    /// iterations), so its LPs iterate.
+    fn multi_knapsack() -> Model {
+        let mut p = RowProblem::default();
+        let cols: Vec<_> = (0..40)
+            .map(|i| p.add_integer_column(-((17 * i % 23 + 5) as f64), 0..=1))
+            .collect();
+        for r in 0..4 {
+            let weights = cols
+                .iter()
+                .enumerate()
+                .map(|(i, &c)| (c, ((7 * i + 11 * r) % 13 + 2) as f64));
+            p.add_row(..=60.0 + 5.0 * r as f64, weights);
+        }
+        let mut m = p.optimise(Sense::Minimise);
+        m.make_quiet();
+        m.set_option("threads", 1);
+        m
+    }
+
+    #[test]
+    fn an_iteration_limit_interrupts_the_mip_at_the_same_point_every_run() {
+        use highs::HighsModelStatus;
+        let (full, seen) = solve_watched(multi_knapsack(), &mut |_| {}, None).unwrap();
+        let total = seen.iterations;
+        assert!(total > 2, "{total}");
+        let stopped = || {
+            let (s, watched) = solve_watched(multi_knapsack(), &mut |_| {}, Some(1)).unwrap();
+            (
+                s.status(),
+                watched.stopped_by_iterations,
+                watched.iterations,
+            )
+        };
+        let (status, by_iterations, iterations) = stopped();
+        assert_eq!(status, HighsModelStatus::ReachedInterrupt);
+        assert!(by_iterations);
+        assert!(iterations < total, "{iterations} of {total}");
+        assert_eq!(stopped(), (status, by_iterations, iterations));
+        // A limit the solve never reaches changes nothing.
+        let (s, watched) = solve_watched(multi_knapsack(), &mut |_| {}, Some(1 << 40)).unwrap();
+        assert_eq!(s.objective_value(), full.objective_value());
+        assert!(!watched.stopped_by_iterations);
     }
 }

@@ -27,11 +27,19 @@ pub struct MilpConfig {
     pub time_limit: Option<Duration>,
     /// A valid schedule to start from.
     pub warm_start: Option<Schedule>,
-    /// At most this many branch-and-bound nodes (HiGHS's `mip_max_nodes`; the root is
-    /// always solved): a limit that, unlike time, stops HiGHS at the same point on every
+    /// At most this many branch-and-bound nodes (HiGHS's `mip_max_nodes`), and at most
+    /// [`LP_ITERATIONS_PER_NODE`] simplex iterations per node in all, which bounds the root
+    /// too (it is not a node): limits that, unlike time, stop HiGHS at the same point on every
     /// machine (`--work-limit`).
     pub max_nodes: Option<u64>,
 }
+
+/// Under a node limit, the simplex iterations HiGHS may spend per node of it, root included
+/// (`--work-limit`; docs/exact.md, "Reproducible certificates"). A node's LP warm-starts from
+/// its parent's and takes tens to hundreds of iterations, so the cap only binds where the
+/// root alone is long: two Llama2-7B layers' root does ~14,000 in its first 10 s and keeps
+/// going for minutes.
+pub const LP_ITERATIONS_PER_NODE: u64 = 10_000;
 
 /// How HiGHS ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,7 +48,7 @@ pub enum MilpStatus {
     Optimal,
     /// Stopped by the time limit.
     TimeLimit,
-    /// Stopped by the node limit ([`MilpConfig::max_nodes`]).
+    /// Stopped by the node limit or its simplex-iteration cap ([`MilpConfig::max_nodes`]).
     WorkLimit,
     /// Proven infeasible.
     Infeasible,
@@ -59,6 +67,8 @@ pub struct MilpRun {
     pub dual_bound: Option<f64>,
     /// Branch-and-bound nodes (of both runs when the first is repeated without its start).
     pub nodes: u64,
+    /// The node limit's simplex-iteration cap stopped HiGHS ([`LP_ITERATIONS_PER_NODE`]).
+    pub iterations_capped: bool,
     /// Model size.
     pub size: ModelSize,
     /// Options kept after Pareto pruning / options in the instance.
@@ -180,7 +190,7 @@ pub fn run_milp_watched(
     let pruned = prune(inst);
     let attempt = |warm_start: Option<&Schedule>,
                    max_nodes: Option<u64>|
-     -> Result<(highs::SolvedModel, Encoding, f64, u64)> {
+     -> Result<(highs::SolvedModel, Encoding, f64, u64, bool)> {
         let mut enc = encode::encode(inst, &pruned, cfg.linearisation, false);
         let warm = warm_start.map(|s| warm::warm_values(inst, &pruned, &enc, s));
         let empty = good_lp::ProblemVariables::new()
@@ -208,25 +218,29 @@ pub fn run_milp_watched(
                 .try_set_solution(Some(values), None, None, None)
                 .map_err(|e| backend(format!("warm start: {e:?}")))?;
         }
-        let (solved, _) = highs_watch::solve_watched(model, &mut |p| on(p))
+        let iterations = max_nodes.map(|n| n.saturating_mul(LP_ITERATIONS_PER_NODE));
+        let (solved, watched) = highs_watch::solve_watched(model, &mut |p| on(p), iterations)
             .map_err(|e| backend(format!("solve: {e:?}")))?;
+        let capped =
+            watched.stopped_by_iterations && solved.status() == HighsModelStatus::ReachedInterrupt;
         // HiGHS's own count (a 64-bit info value); none when it ran no branch and bound.
         let nodes = highs_watch::int64_info(&solved, c"mip_node_count")
             .and_then(|n| u64::try_from(n).ok())
             .unwrap_or(0);
-        Ok((solved, enc, build_s, nodes))
+        Ok((solved, enc, build_s, nodes, capped))
     };
-    let (mut solved, mut enc, build_s, mut nodes) =
+    let (mut solved, mut enc, build_s, mut nodes, mut capped) =
         attempt(cfg.warm_start.as_ref(), cfg.max_nodes)?;
     if cfg.warm_start.is_some() && !reports_its_columns(&solved, enc.d.iter().map(|c| c.index)) {
         let left = cfg.max_nodes.map(|n| n.saturating_sub(nodes));
         // With no node left the first run stands (its objective is read from its columns).
         if left != Some(0) {
-            let (again, enc_again, _, more) = attempt(None, left)?;
+            let (again, enc_again, _, more, capped_again) = attempt(None, left)?;
             nodes += more;
             if again.primal_solution_status() == highs::HighsSolutionStatus::Feasible {
                 solved = again;
                 enc = enc_again;
+                capped = capped_again;
             }
         }
     }
@@ -237,6 +251,7 @@ pub fn run_milp_watched(
         HighsModelStatus::Infeasible => MilpStatus::Infeasible,
         // Only the node limit is set among the limits HiGHS reports as a solution limit.
         HighsModelStatus::ReachedSolutionLimit if cfg.max_nodes.is_some() => MilpStatus::WorkLimit,
+        HighsModelStatus::ReachedInterrupt if capped => MilpStatus::WorkLimit,
         HighsModelStatus::ReachedTimeLimit
         | HighsModelStatus::ReachedIterationLimit
         | HighsModelStatus::ReachedSolutionLimit
@@ -258,6 +273,7 @@ pub fn run_milp_watched(
         objective: None,
         dual_bound,
         nodes,
+        iterations_capped: capped,
         size,
         options_kept,
         build_s,

@@ -79,6 +79,53 @@ fn the_same_budget_gives_the_same_bytes_where_it_cuts_the_search() {
     );
 }
 
+/// Two OPT-1.3B layers, free order: the MILP's root (not a node) takes far more than the
+/// 10,000 simplex iterations a budget of one node allows, so the budget's iteration cap stops
+/// it at the root, at the same iteration every run (it once ran until the time limit killed
+/// the worker, and said "NOT reproducible"). Two runs, one thread and four.
+#[test]
+fn a_budget_stops_a_long_root_at_the_same_simplex_iteration() {
+    let sched = temp("opt2.sched.json");
+    let args = [
+        "solve",
+        "--exact",
+        "--model",
+        "opt-1.3b",
+        "--num-layers",
+        "2",
+        "--work-limit",
+        "1",
+        "--time-limit",
+        "600",
+        "--no-timings",
+        "--json",
+        "-o",
+        sched.to_str().unwrap(),
+    ];
+    let run = |threads: &str| {
+        let _ = std::fs::remove_file(&sched);
+        let out = elk_env(&args, &[("RAYON_NUM_THREADS", threads)]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (out.stdout, std::fs::read(&sched).unwrap())
+    };
+    let (four, one) = (run("4"), run("1"));
+    assert!(four == one, "one thread differs from four");
+    let j = results(&four.0);
+    assert_eq!(j["stop"], "work_limit", "{j}");
+    assert_eq!(j["iterations_capped"], true, "{j}");
+    assert_eq!(j["cut_by_time"], false, "{j}");
+    assert!(
+        j["notes"]
+            .to_string()
+            .contains("stopped by the budget's cap of 10000 simplex iterations per node"),
+        "{j}"
+    );
+}
+
 /// A time limit that fires before the budget: said, and said to be not reproducible.
 #[test]
 fn a_time_limit_before_the_budget_says_the_result_is_not_reproducible() {

@@ -37,8 +37,11 @@ pub(crate) struct BackendResult {
 pub(crate) enum Cut {
     /// Its time limit.
     Time,
-    /// Its work budget.
+    /// Its work budget: the nodes.
     Work,
+    /// Its work budget: the simplex-iteration cap that comes with the nodes
+    /// ([`crate::milp::LP_ITERATIONS_PER_NODE`]), which bounds the MILP's root too.
+    Iterations,
 }
 
 impl BackendResult {
@@ -134,6 +137,7 @@ pub(crate) fn milp_backend(
     result.work = run.nodes;
     result.cut = match run.status {
         MilpStatus::TimeLimit => Some(Cut::Time),
+        MilpStatus::WorkLimit if run.iterations_capped => Some(Cut::Iterations),
         MilpStatus::WorkLimit => Some(Cut::Work),
         MilpStatus::Optimal | MilpStatus::Infeasible => None,
     };

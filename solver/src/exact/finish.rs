@@ -41,7 +41,7 @@ impl Solve<'_> {
         // the limit.
         let stop = match (result.status, result.cut) {
             (Verdict::Optimal | Verdict::Infeasible, _) => StopReason::Completed,
-            (_, Some(Cut::Work)) => StopReason::WorkLimit,
+            (_, Some(Cut::Work | Cut::Iterations)) => StopReason::WorkLimit,
             _ => StopReason::TimeLimit,
         };
         let work = self.work(WorkUnit::Nodes);
@@ -85,6 +85,7 @@ impl Solve<'_> {
             used: Some(self.work_used),
             unit,
             cut_by_time: self.time_cut,
+            iterations_capped: self.iterations_capped,
         })
     }
 

@@ -88,6 +88,8 @@ pub(crate) struct Solve<'a> {
     /// A time limit cut some phase short (under a work budget: the result is not
     /// reproducible).
     pub(super) time_cut: bool,
+    /// The work budget's simplex-iteration cap stopped a MILP (its root, typically).
+    pub(super) iterations_capped: bool,
     /// The makespan of the last [`ExactEvent::Incumbent`] told (the warm start's at first).
     told: Cell<f64>,
 }
@@ -140,6 +142,7 @@ impl<'a> Solve<'a> {
             phases: Vec::new(),
             work_used: 0,
             time_cut: false,
+            iterations_capped: false,
         }
     }
 
@@ -296,6 +299,7 @@ impl<'a> Solve<'a> {
         )?;
         self.work_used += restricted.work;
         self.time_cut |= restricted.cut == Some(Cut::Time);
+        self.iterations_capped |= restricted.cut == Some(Cut::Iterations);
         let Some(mut s) = restricted.schedule else {
             self.notes
                 .push(Note::general("fixed-order restriction: no schedule"));
@@ -310,6 +314,7 @@ impl<'a> Solve<'a> {
             match restricted.cut {
                 _ if restricted.status == Verdict::Optimal => "optimal for fixed order",
                 Some(Cut::Work) => "its share of the work budget",
+                Some(Cut::Iterations) => "its share of the work budget's simplex iterations",
                 _ => "time limit",
             }
         )));
@@ -361,6 +366,7 @@ impl<'a> Solve<'a> {
         )?;
         self.work_used += result.work;
         self.time_cut |= result.cut == Some(Cut::Time);
+        self.iterations_capped |= result.cut == Some(Cut::Iterations);
         Ok(result)
     }
 

@@ -8,8 +8,11 @@
 //! One unit is
 //! - on an instance the MILP can build: one HiGHS branch-and-bound node, summed over the
 //!   fixed-order restriction (at most 40 % of the budget) and the MILP (the rest). The root
-//!   (presolve, root LP, cuts, root heuristics) is not a node and always runs; the LP
-//!   relaxation bound is one LP, run to its end (only the time limit stops it);
+//!   (presolve, root LP, cuts, root heuristics) is not a node; each unit also allows
+//!   [`crate::milp::LP_ITERATIONS_PER_NODE`] simplex iterations, root included, so a long
+//!   root stops at the same iteration on every machine (between its cut rounds and
+//!   heuristics, where HiGHS checks). The LP relaxation bound is one LP, run to its end
+//!   (only the time limit stops it);
 //! - on a model too large for it: one window MILP of the window search (each at most 200
 //!   nodes); the starts share half of the windows equally and the best start continues with
 //!   the rest. The segment relaxation's LPs and the starts' queue LPs run to their end.
@@ -52,6 +55,10 @@ pub struct Work {
     /// A time limit stopped some part of the solve (or the worker was killed) before the
     /// budget did: the result depends on the machine's speed and is not reproducible.
     pub cut_by_time: bool,
+    /// The budget's simplex-iteration cap ([`crate::milp::LP_ITERATIONS_PER_NODE`] per
+    /// node) stopped a MILP before its nodes were spent: its root, which is not a node.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub iterations_capped: bool,
 }
 
 impl Work {
@@ -75,6 +82,11 @@ impl Work {
         if self.cut_by_time {
             format!(
                 "{head}; cut by the time limit before the budget: NOT reproducible (where a time limit stops depends on the machine's speed; raise --time-limit)"
+            )
+        } else if self.iterations_capped {
+            format!(
+                "{head}; stopped by the budget's cap of {} simplex iterations per node (the MILP's root is not a node): reproducible (the same command gives the same result)",
+                crate::milp::LP_ITERATIONS_PER_NODE
             )
         } else if self.exhausted() {
             format!("{head}; stopped by the budget: reproducible (the same command gives the same result)")
@@ -100,6 +112,7 @@ mod tests {
             used: Some(10),
             unit: WorkUnit::Nodes,
             cut_by_time: false,
+            iterations_capped: false,
         };
         assert!(w.exhausted());
         assert!(w
@@ -115,5 +128,13 @@ mod tests {
         assert!(cut.sentence().contains("NOT reproducible"));
         let done = Work { used: Some(3), ..w };
         assert!(done.sentence().contains("finished within the budget"));
+        let root = Work {
+            used: Some(0),
+            iterations_capped: true,
+            ..w
+        };
+        assert!(root
+            .sentence()
+            .contains("0 of 10 branch-and-bound nodes used; stopped by the budget's cap of 10000 simplex iterations per node"));
     }
 }

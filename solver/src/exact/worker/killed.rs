@@ -83,6 +83,7 @@ fn killed_with(
                 WorkUnit::Nodes
             },
             cut_by_time: true,
+            iterations_capped: false,
         }),
     }
 }
