@@ -11,10 +11,9 @@ fn temp(name: &str) -> PathBuf {
     scratch("work-limit").join(name)
 }
 
-/// Runs `args` (which write the schedule to `schedule`) three times: default threads twice,
-/// one thread once; each run's stdout and schedule file must be the same bytes. Returns the
-/// stdout.
-fn same_bytes(args: &[&str], schedule: &PathBuf) -> Vec<u8> {
+/// Runs `args` (which write the schedule to `schedule`) once per entry of `threads` (rayon
+/// threads); each run's stdout and schedule file must be the same bytes. Returns the stdout.
+fn same_bytes(args: &[&str], schedule: &PathBuf, threads: &[&str]) -> Vec<u8> {
     let run = |threads: &str| {
         let _ = std::fs::remove_file(schedule);
         let out = elk_env(args, &[("RAYON_NUM_THREADS", threads)]);
@@ -25,11 +24,19 @@ fn same_bytes(args: &[&str], schedule: &PathBuf) -> Vec<u8> {
         );
         (out.stdout, std::fs::read(schedule).unwrap())
     };
-    let (a, b, c) = (run("4"), run("4"), run("1"));
-    assert!(a == b, "{args:?}: two runs differ");
-    assert!(a == c, "{args:?}: one thread differs from four");
-    a.0
+    let first = run(threads[0]);
+    for t in &threads[1..] {
+        assert!(
+            run(t) == first,
+            "{args:?}: {t} threads differ from {}",
+            threads[0]
+        );
+    }
+    first.0
 }
+
+/// Default threads twice, one thread once: a rerun and a change of threads.
+const RERUN_AND_ONE_THREAD: [&str; 3] = ["4", "4", "1"];
 
 /// 24 operators of a Llama2-13B layer, free order, without a warm start: the MILP needs
 /// well over 10 branch-and-bound nodes to prove its optimum (25 with a budget of 60, 141
@@ -55,7 +62,7 @@ fn the_same_budget_gives_the_same_bytes_where_it_cuts_the_search() {
     let with =
         |head: &[&'static str]| -> Vec<&str> { head.iter().copied().chain(budget).collect() };
     let solve = with(&["solve", "--exact", "--json"]);
-    let j = results(&same_bytes(&solve, &sched));
+    let j = results(&same_bytes(&solve, &sched, &RERUN_AND_ONE_THREAD));
     // The budget cut the search (a test that passes when nothing is cut proves nothing).
     assert_eq!(j["stop"], "work_limit", "{j}");
     assert_eq!(j["status"], "feasible", "{j}");
@@ -71,7 +78,7 @@ fn the_same_budget_gives_the_same_bytes_where_it_cuts_the_search() {
     );
     // `gap`'s table, the text output, is the same bytes too.
     let gap = with(&["gap"]);
-    let text = String::from_utf8(same_bytes(&gap, &sched)).unwrap();
+    let text = String::from_utf8(same_bytes(&gap, &sched, &RERUN_AND_ONE_THREAD)).unwrap();
     assert!(text.contains("exact status work limit (gap"), "{text}");
     assert!(
         text.contains("10 of 10 branch-and-bound nodes used; stopped by the budget"),
@@ -102,19 +109,7 @@ fn a_budget_stops_a_long_root_at_the_same_simplex_iteration() {
         "-o",
         sched.to_str().unwrap(),
     ];
-    let run = |threads: &str| {
-        let _ = std::fs::remove_file(&sched);
-        let out = elk_env(&args, &[("RAYON_NUM_THREADS", threads)]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        (out.stdout, std::fs::read(&sched).unwrap())
-    };
-    let (four, one) = (run("4"), run("1"));
-    assert!(four == one, "one thread differs from four");
-    let j = results(&four.0);
+    let j = results(&same_bytes(&args, &sched, &["4", "1"]));
     assert_eq!(j["stop"], "work_limit", "{j}");
     assert_eq!(j["iterations_capped"], true, "{j}");
     assert_eq!(j["cut_by_time"], false, "{j}");
@@ -243,19 +238,7 @@ fn a_window_budget_stops_the_whole_model_search_at_the_same_window() {
         "-o",
         s,
     ];
-    let run = |threads: &str| {
-        let _ = std::fs::remove_file(&sched);
-        let out = elk_env(&args, &[("RAYON_NUM_THREADS", threads)]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        (out.stdout, std::fs::read(&sched).unwrap())
-    };
-    let (a, b) = (run("4"), run("1"));
-    assert!(a == b, "two runs (four threads, one) differ");
-    let j = results(&a.0);
+    let j = results(&same_bytes(&args, &sched, &["4", "1"]));
     assert_eq!(j["stop"], "window_search", "{j}");
     assert_eq!(
         j["search"]["stop"], "work-limit",
