@@ -41,6 +41,17 @@ pub struct MoeArgs {
     /// Override the chip's HBM bandwidth, TB/s.
     #[arg(long, allow_negative_numbers = true)]
     pub hbm_tbps: Option<f64>,
+    /// K of the chip's cores only stream weights from DRAM into the others' SRAM (a multiple
+    /// of the grid's height; docs/chips.md, "DRAM-reader cores"). Without it a chip with a
+    /// reader rate (wormhole-n150, blackhole-p150) reads DRAM at its interleaved rate. `auto`
+    /// is `compare`'s alone.
+    #[arg(
+        long,
+        value_name = "K",
+        value_parser = super::flags::dram_readers,
+        allow_negative_numbers = true
+    )]
+    pub dram_readers: Option<elk_app::request::DramReaders>,
     /// How tokens choose experts: uniform, zipf:S (skewed, e.g. zipf:1.2), balanced,
     /// grouped or grouped:S (group-limited, DeepSeek's routers) or trace:FILE (docs/moe.md
     /// has the trace format).
@@ -171,7 +182,10 @@ impl MoeArgs {
             kv: self.kv,
             num_layers: self.num_layers,
             dtype: self.dtype,
-            chip: ChipRequest::with_hbm(&self.chip, self.hbm_tbps),
+            chip: ChipRequest {
+                dram_readers: self.dram_readers,
+                ..ChipRequest::with_hbm(&self.chip, self.hbm_tbps)
+            },
             routing: self.routing.clone(),
             steps: self.steps,
             seed: self.seed,

@@ -2,7 +2,7 @@
 //! chip with K cores that only read DRAM, and `compare --dram-readers auto` keeps each
 //! method's fastest schedule over every count, under the lowest of their bounds.
 
-use super::common::{assert_refused, elk_json, scratch};
+use super::common::{assert_refused, elk_json, elk_ok, envelope, scratch};
 
 /// Two Llama 3.2 1B layers on the Wormhole n150, decode B32 KV128, in the vendor's dtypes.
 const ON_N150: [&str; 12] = [
@@ -190,6 +190,57 @@ fn bad_counts_are_refused_in_one_line() {
             o,
         ],
         "--dram-readers auto with --layer-exact or --routing",
+        &out,
+    );
+}
+
+#[test]
+fn moe_runs_on_the_chip_with_reader_cores_and_says_so() {
+    // OLMoE on the n150, decode B8 KV128, two routing steps: with 16 readers the steps run on
+    // 48 cores at 264 GB/s, not 64 at the interleaved 190 GB/s, and the oracle's mean moves.
+    let moe = |extra: &[&'static str]| {
+        let mut args = vec![
+            "moe",
+            "--model",
+            "olmoe-1b-7b",
+            "--chip",
+            "wormhole-n150",
+            "--batch",
+            "8",
+            "--kv",
+            "128",
+            "--steps",
+            "2",
+            "--json",
+        ];
+        args.extend(extra);
+        envelope(&elk_ok(&args).stdout)
+    };
+    let with = moe(&["--dram-readers", "16"]);
+    let without = moe(&[]);
+    assert_eq!(with["config"]["dram_readers"], 16, "{}", with["config"]);
+    assert!(without["config"].get("dram_readers").is_none());
+    let summary = |r: &serde_json::Value| r["results"]["summary"].to_string();
+    assert_ne!(summary(&with), summary(&without));
+    assert!(
+        with["results"]["instance"]
+            .to_string()
+            .contains("(16 DRAM readers)"),
+        "{}",
+        with["results"]["instance"]
+    );
+    let out = scratch("dram-readers").join("moe-never.json");
+    assert_refused(
+        &[
+            "moe",
+            "--model",
+            "olmoe-1b-7b",
+            "--chip",
+            "wormhole-n150",
+            "--dram-readers",
+            "auto",
+        ],
+        "--dram-readers auto: only `compare` tries every count",
         &out,
     );
 }

@@ -227,6 +227,7 @@ impl MoeRequest {
             chip: self.chip.given.clone(),
             chip_keys: KeysInOrder(self.chip.keys.clone()),
             hbm_tbps: self.chip.hbm_tbps,
+            dram_readers: self.chip.dram_readers.and_then(super::DramReaders::count),
             routing: prepared.spec.routing.label(),
             steps: self.steps,
             seed: self.seed,
@@ -278,6 +279,9 @@ pub struct MoeConfig {
     #[serde(skip_serializing_if = "KeysInOrder::is_empty")]
     chip_keys: KeysInOrder,
     hbm_tbps: Option<f64>,
+    /// `--dram-readers K` (left out when not given).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dram_readers: Option<u64>,
     routing: String,
     steps: u64,
     seed: u64,
