@@ -1,12 +1,13 @@
 //! What elk-opt needs of HiGHS beyond the `highs` crate, behind a safe API: the MIP solver's
 //! progress while it runs ([`solve_watched`]: its incumbent, bound and nodes, from HiGHS's
 //! callback), a stop after a number of simplex iterations that the MIP checks at the root too
-//! (through the same callback's interrupt), and 64-bit info values ([`int64_info`]: `mip_node_count`, which the `highs`
-//! crate's `int_info_value` cannot read).
+//! (through the same callback's interrupt), and 64-bit info values ([`int64_info`]:
+//! `mip_node_count`, which the `highs` crate's `int_info_value` cannot read).
 //!
 //! This is the workspace's one crate with `unsafe` code: three C calls of the HiGHS C API
-//! (`Highs_setCallback`, `Highs_startCallback`, `Highs_getInt64InfoValue`), each with the
-//! argument for its soundness beside it.
+//! (`Highs_setCallback`, `Highs_startCallback`, `Highs_getInt64InfoValue`) and the
+//! callback's reads and one write of HiGHS's data, each with the argument for its soundness
+//! beside it.
 
 use highs::{HighsStatus, Model, SolvedModel};
 use highs_sys::{HighsCallbackDataIn, HighsCallbackDataOut};
