@@ -227,7 +227,10 @@ impl MoeRequest {
             chip: self.chip.given.clone(),
             chip_keys: KeysInOrder(self.chip.keys.clone()),
             hbm_tbps: self.chip.hbm_tbps,
-            dram_readers: self.chip.dram_readers.and_then(super::chip::DramReaders::count),
+            dram_readers: self
+                .chip
+                .dram_readers
+                .and_then(super::chip::DramReaders::count),
             routing: prepared.spec.routing.label(),
             steps: self.steps,
             seed: self.seed,
