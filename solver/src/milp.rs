@@ -188,9 +188,7 @@ pub fn run_milp_watched(
 ) -> Result<MilpRun> {
     let start = Instant::now();
     let pruned = prune(inst);
-    let attempt = |warm_start: Option<&Schedule>,
-                   max_nodes: Option<u64>|
-     -> Result<(highs::SolvedModel, Encoding, f64, u64, bool)> {
+    let attempt = |warm_start: Option<&Schedule>, max_nodes: Option<u64>| -> Result<Attempt> {
         let mut enc = encode::encode(inst, &pruned, cfg.linearisation, false);
         let warm = warm_start.map(|s| warm::warm_values(inst, &pruned, &enc, s));
         let empty = good_lp::ProblemVariables::new()
@@ -227,23 +225,36 @@ pub fn run_milp_watched(
         let nodes = highs_watch::int64_info(&solved, c"mip_node_count")
             .and_then(|n| u64::try_from(n).ok())
             .unwrap_or(0);
-        Ok((solved, enc, build_s, nodes, capped))
+        Ok(Attempt {
+            solved,
+            enc,
+            build_s,
+            nodes,
+            capped,
+        })
     };
-    let (mut solved, mut enc, build_s, mut nodes, mut capped) =
-        attempt(cfg.warm_start.as_ref(), cfg.max_nodes)?;
-    if cfg.warm_start.is_some() && !reports_its_columns(&solved, enc.d.iter().map(|c| c.index)) {
+    let mut run = attempt(cfg.warm_start.as_ref(), cfg.max_nodes)?;
+    let build_s = run.build_s;
+    let mut nodes = run.nodes;
+    if cfg.warm_start.is_some()
+        && !reports_its_columns(&run.solved, run.enc.d.iter().map(|c| c.index))
+    {
         let left = cfg.max_nodes.map(|n| n.saturating_sub(nodes));
         // With no node left the first run stands (its objective is read from its columns).
         if left != Some(0) {
-            let (again, enc_again, _, more, capped_again) = attempt(None, left)?;
-            nodes += more;
-            if again.primal_solution_status() == highs::HighsSolutionStatus::Feasible {
-                solved = again;
-                enc = enc_again;
-                capped = capped_again;
+            let again = attempt(None, left)?;
+            nodes += again.nodes;
+            if again.solved.primal_solution_status() == highs::HighsSolutionStatus::Feasible {
+                run = again;
             }
         }
     }
+    let Attempt {
+        solved,
+        enc,
+        capped,
+        ..
+    } = run;
     let size = enc.size;
     let solve_s = start.elapsed().as_secs_f64() - build_s;
     let status = match solved.status() {
@@ -288,6 +299,17 @@ pub fn run_milp_watched(
         ));
     }
     Ok(run)
+}
+
+/// One HiGHS run of [`run_milp_watched`]: the solved model, its encoding, the seconds until
+/// HiGHS started, its branch-and-bound nodes, and whether the node limit's simplex-iteration
+/// cap stopped it.
+struct Attempt {
+    solved: highs::SolvedModel,
+    enc: Encoding,
+    build_s: f64,
+    nodes: u64,
+    capped: bool,
 }
 
 /// Why the LP relaxation has no optimum.

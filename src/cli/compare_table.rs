@@ -176,10 +176,9 @@ fn print_reader_counts(report: &CompareReport) {
         .collect();
     println!("readers of each row's schedule: {}", rows.join(", "));
     let best = report
-        .dram_reader_counts
-        .iter()
-        .filter_map(|c| c.best_ms)
-        .fold(f64::INFINITY, f64::min);
+        .best()
+        .and_then(|r| r.makespan_ms)
+        .unwrap_or(f64::INFINITY);
     let ruled_out: Vec<String> = report
         .dram_reader_counts
         .iter()

@@ -283,15 +283,20 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
     request
         .validate()
         .map_err(|e| super::flags::Usage(e.to_string()))?;
-    if every_reader_count(&request).is_some() {
-        return compare_reader_counts(&a, &request);
-    }
-    let loaded = a.source.load_full()?;
-    let worker = match a.layer_exact {
-        Some(_) => Some(super::exact::worker()?),
-        None => None,
+    let (loaded, outcome) = if every_reader_count(&request).is_some() {
+        if moe_args.is_some() {
+            return super::flags::Usage::err(AUTO_OF_ONE_CHIP);
+        }
+        compare_reader_counts(&a.source, &request)?
+    } else {
+        let loaded = a.source.load_full()?;
+        let worker = match a.layer_exact {
+            Some(_) => Some(super::exact::worker()?),
+            None => None,
+        };
+        let outcome = compare_loaded(&a.source, &request, &loaded, worker)?;
+        (loaded, outcome)
     };
-    let outcome = compare_loaded(&a.source, &request, &loaded, worker)?;
     let (inst, build_s) = (&loaded.instance, loaded.build_s);
     let chip = loaded.chip.as_ref();
     let moe = moe_args.as_ref().map(super::moe::run_section).transpose()?;
@@ -364,12 +369,12 @@ fn compare_loaded(
 }
 
 /// `compare --dram-readers auto`: the model compared on the chip with each count of
-/// DRAM-reader cores, merged ([`run_reader_counts`]); the header, `--csv` and
-/// `--emit-instance` are the count with the fastest schedule's.
-fn compare_reader_counts(a: &CompareArgs, request: &CompareRequest) -> anyhow::Result<()> {
-    if a.moe.routing.is_some() {
-        return super::flags::Usage::err(AUTO_OF_ONE_CHIP);
-    }
+/// DRAM-reader cores, merged ([`run_reader_counts`]), and the count with the fastest
+/// schedule's instance (the header's, `--csv`'s, and `--emit-instance`'s, written here).
+fn compare_reader_counts(
+    source: &InstanceSource,
+    request: &CompareRequest,
+) -> anyhow::Result<(Loaded, CompareOutcome)> {
     let counts = run_reader_counts(
         request,
         super::plan_cache::get(),
@@ -385,30 +390,8 @@ fn compare_reader_counts(a: &CompareArgs, request: &CompareRequest) -> anyhow::R
         chip: Some(counts.built.chip),
         graph: Some(counts.built.graph),
     };
-    a.source.emit(&loaded)?;
-    let (report, segment) = (&counts.outcome.report, counts.outcome.segment.as_ref());
-    let (inst, chip) = (&loaded.instance, loaded.chip.as_ref());
-    if a.json {
-        return super::json::print_json(
-            "compare",
-            &request.config(),
-            &counts.outcome.results(None),
-        );
-    }
-    if a.csv {
-        compare_table::print_csv(inst, chip, report);
-        return Ok(());
-    }
-    compare_table::print_text(
-        inst,
-        chip,
-        (None, &loaded.rules_suffix()),
-        report,
-        loaded.build_s,
-        a.timings.no_timings,
-    );
-    compare_table::print_bound(inst, report, segment, a.bound);
-    Ok(())
+    source.emit(&loaded)?;
+    Ok((loaded, counts.outcome))
 }
 
 /// `--csv` is the methods' table only: refused with the sections it cannot hold.

@@ -23,14 +23,10 @@ pub fn best_over_counts(
         .iter()
         .map(|(k, chip, r)| summary(*k, chip, r))
         .collect();
+    // The count of the fastest schedule (a count without any sorts last), the first of equals.
     let kept = (0..per.len()).min_by(|&a, &b| {
-        let t = |i: usize| per[i].2.best().and_then(|r| r.makespan_cycles);
-        match (t(a), t(b)) {
-            (Some(x), Some(y)) => x.get().total_cmp(&y.get()).then(a.cmp(&b)),
-            (Some(_), None) => std::cmp::Ordering::Less,
-            (None, Some(_)) => std::cmp::Ordering::Greater,
-            (None, None) => a.cmp(&b),
-        }
+        let t = |i: usize| per[i].2.best().map_or(f64::INFINITY, cycles);
+        t(a).total_cmp(&t(b)).then(a.cmp(&b))
     })?;
     let bounded = (0..per.len())
         .min_by(|&a, &b| {

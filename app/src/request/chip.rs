@@ -95,11 +95,7 @@ impl ChipRequest {
                 return Err(RequestError::refused(format!(
                     "--dram-readers auto: only `compare` tries every count; give one ({} here: {})",
                     self.given,
-                    spec.dram_reader_choices()
-                        .iter()
-                        .map(u64::to_string)
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    spec.dram_reader_choices_listed()
                 )))
             }
         };

@@ -40,6 +40,11 @@ impl ChipSpec {
         }
     }
 
+    /// [`ChipSpec::dram_reader_choices`] as refusals list them: "0, 8, 16".
+    pub fn dram_reader_choices_listed(&self) -> String {
+        list(&self.dram_reader_choices())
+    }
+
     /// The DRAM rate with `readers` reader cores, bytes/s: the interleaved rate without
     /// any, else one reader rate per reader up to one per controller, at most the saturated
     /// bandwidth. The chip's own bandwidth when it has no reader rate.
