@@ -48,7 +48,7 @@ def compare_reader_counts(
     work_limit: Optional[int] = None,
 ) -> Tuple[str, str, NativeInstance, List[str]]:
     """`compare --dram-readers auto --json`: results and config as JSON, the fastest count's
-    instance, the warnings."""
+    instance, every count's warnings (each once); `progress` runs over every count's rows."""
 
 def moe_json(
     keys_json: str, progress: _Progress = None, cache: bool = True
