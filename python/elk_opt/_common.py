@@ -56,6 +56,8 @@ def _progress(progress: Progress, what: str) -> "tuple[Optional[Callable[[int, i
         nonlocal bar
         if bar is None:
             bar = tqdm(total=n, desc=what)
+        # A union's or `dram_readers="auto"`'s total is known better as its rows run.
+        bar.total = n
         bar.n = min(k - 1, n) if k > 0 else 0
         bar.set_postfix_str(name)
         bar.refresh()

@@ -12,13 +12,15 @@ use elk_app::request::{
 };
 use elk_model::chip::ChipSpec;
 use elk_model::graph::Graph;
-use elk_model::plan::PlanCache;
+use elk_model::plan::{CacheStats, PlanCache};
 use elk_sim::detailed::{simulate_detailed, DetailedConfig};
 use elk_sim::evaluate_with;
 use elk_sim::trace::{ChromeTrace, NoTrace};
 use elk_stage::instance::{ChipRef, Instance, InstanceFile};
 use elk_stage::schedule::Schedule;
 use pyo3::prelude::*;
+use std::cell::Cell;
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -36,6 +38,25 @@ pub(crate) fn report_progress(progress: Option<&Py<PyAny>>, k: usize, n: usize, 
             let _ = cb.call1(py, (k, n, name));
         });
     }
+}
+
+/// Warns when the plan cache could not be written (the results are unaffected), as the CLI
+/// does, naming Python's way to skip it.
+fn warn_on_write_error(stats: &CacheStats, notice: &mut dyn Notice) {
+    if let Some(e) = &stats.write_error {
+        notice.warn(format!(
+            "plan cache not updated: {e} (pass cache=False to skip it)"
+        ));
+    }
+}
+
+/// `lines` without repeats, each where it first came.
+fn first_of_each(lines: Vec<String>) -> Vec<String> {
+    let mut seen = HashSet::new();
+    lines
+        .into_iter()
+        .filter(|l| seen.insert(l.clone()))
+        .collect()
 }
 
 /// Builds the instance of a request's keywords (an `InstanceKeys` object as JSON: what
@@ -59,11 +80,7 @@ pub fn build_instance(
             None
         };
         let built = request.build(plan_cache, &mut notice)?;
-        if let Some(e) = &built.cache.write_error {
-            notice.warn(format!(
-                "plan cache not updated: {e} (pass cache=False to skip it)"
-            ));
-        }
+        warn_on_write_error(&built.cache, &mut notice);
         let whole = request.cut == Cut::default();
         Ok((
             NativeInstance {
@@ -81,10 +98,12 @@ pub fn build_instance(
 
 /// `compare(chip=Chip(…, dram_readers="auto"))`: `compare --dram-readers auto --json`'s
 /// results and config as JSON ([`run_reader_counts`]: every count of DRAM-reader cores the
-/// chip offers, merged), the instance of the count with the fastest schedule, and the
-/// warnings; `progress(k, n, name)` before each method row of each count (`layer_exact` is
-/// refused, as the CLI refuses `--layer-exact` with `auto`). The instance is
-/// built from the keywords (`cache = false` is `--no-cache`), GIL released.
+/// chip offers, merged), the instance of the count with the fastest schedule, and every
+/// count's warnings, each once, in the order they came (a model's warnings repeat on every
+/// count); `progress(k, n, name)` before each method row of each count, as one run of
+/// counts × rows whose names say the count (`readers 8 of 0/8/16: elk-full`). `layer_exact`
+/// is refused, as the CLI refuses `--layer-exact` with `auto`. The instance is built from the
+/// keywords (`cache = false` is `--no-cache`), GIL released.
 #[pyfunction]
 #[pyo3(signature = (keys_json, cache, no_timings=false, progress=None, bound="roofline", layer_exact=None, work_limit=None))]
 #[allow(clippy::too_many_arguments)]
@@ -116,11 +135,18 @@ pub fn compare_reader_counts(
         } else {
             None
         };
-        let watch = Told {
-            progress: progress.as_ref(),
-        };
+        // The counts `run_reader_counts` will try, to name them in the progress; a chip that
+        // does not resolve is left for it to refuse.
+        let each = built
+            .chip
+            .each_reader_count(&mut Collected::default())
+            .map(|each| each.into_iter().map(|(readers, _)| readers).collect())
+            .unwrap_or_default();
+        let watch = Told::new(progress.as_ref(), Some(Counts::of(each)));
         // No bound cache, as in `NativeInstance::compare`.
         let counts = run_reader_counts(&request, plans, &mut notice, None, &watch)?;
+        // The kept count's, as the CLI warns (the others' are not returned).
+        warn_on_write_error(&counts.built.cache, &mut notice);
         let json = serde_json::to_string(&counts.outcome.results(None))?;
         let readers = counts.outcome.report.dram_reader_counts[counts.kept].readers;
         let mut input = built.clone();
@@ -133,33 +159,114 @@ pub fn compare_reader_counts(
             graph: whole.then_some(counts.built.graph),
             build_s: counts.build_s,
         };
-        Ok((json, kept, notice.0))
+        Ok((json, kept, first_of_each(notice.0)))
     })?;
     Ok((result.0, config, result.1, result.2))
 }
 
-/// Python's [`CompareWatch`]: `progress(k, n, name)` before each method row; in a union
-/// both instances' rows as one run of 2n steps, each named for its instance.
+/// Python's [`CompareWatch`]: `progress(k, n, name)` before each method row, and `(n + 1, n,
+/// "")` once at the end. In a union both instances' rows are one run, each named for its
+/// instance (the total counts the rows with parallel sets twice until the ones without
+/// start: those lack `elk-full-groups`); with `counts` (`dram_readers="auto"`) every
+/// count's rows are one run, each named for its count (the total counts the rows of the
+/// count being compared once for each count left).
 struct Told<'a> {
     progress: Option<&'a Py<PyAny>>,
+    counts: Option<Counts>,
+    /// In a union: the rows with parallel sets, which the rows without follow.
+    with_sets: Cell<usize>,
+}
+
+/// The DRAM-reader counts of a `dram_readers="auto"` compare, and where it is.
+struct Counts {
+    each: Vec<u64>,
+    /// `0/8/16`.
+    listed: String,
+    /// The count being compared (its index in `each`; `None`: none yet).
+    at: Cell<Option<usize>>,
+    /// The steps of the counts before it.
+    before: Cell<usize>,
+    /// The steps of the count being compared, as last told.
+    steps: Cell<usize>,
+}
+
+impl Counts {
+    fn of(each: Vec<u64>) -> Counts {
+        let listed = each
+            .iter()
+            .map(u64::to_string)
+            .collect::<Vec<_>>()
+            .join("/");
+        Counts {
+            each,
+            listed,
+            at: Cell::new(None),
+            before: Cell::new(0),
+            steps: Cell::new(0),
+        }
+    }
+}
+
+impl<'a> Told<'a> {
+    fn new(progress: Option<&'a Py<PyAny>>, counts: Option<Counts>) -> Told<'a> {
+        Told {
+            progress,
+            counts: counts.filter(|c| !c.each.is_empty()),
+            with_sets: Cell::new(0),
+        }
+    }
+
+    /// Step `k` of `n` of one compare (of an instance, or a union's two); `k > n`: done.
+    fn step(&self, k: usize, n: usize, name: &str) {
+        let Some(counts) = &self.counts else {
+            return report_progress(self.progress, k, n, name);
+        };
+        let at = counts.at.get().unwrap_or(0);
+        let before = counts.before.get();
+        let total = before + n * (counts.each.len() - at);
+        counts.steps.set(n);
+        if k > n {
+            // One end, after the last count's rows.
+            if at + 1 == counts.each.len() {
+                report_progress(self.progress, total + 1, total, "");
+            }
+            return;
+        }
+        let name = format!("readers {} of {}: {name}", counts.each[at], counts.listed);
+        report_progress(self.progress, before + k, total, &name);
+    }
 }
 
 impl CompareWatch for Told<'_> {
+    fn reader_count(&self, readers: u64) {
+        let Some(counts) = &self.counts else {
+            return;
+        };
+        if let Some(at) = counts.each.iter().position(|&r| r == readers) {
+            if counts.at.get().is_some() {
+                counts.before.set(counts.before.get() + counts.steps.get());
+            }
+            counts.at.set(Some(at));
+        }
+    }
+
     fn method(&self, sets: Option<bool>, k: usize, n: usize, name: &str) {
         match sets {
-            None => report_progress(self.progress, k, n, name),
-            Some(true) if k <= n => {
-                let name = format!("with parallel sets: {name}");
-                report_progress(self.progress, k, 2 * n, &name);
+            None => self.step(k, n, name),
+            Some(true) => {
+                self.with_sets.set(n);
+                if k <= n {
+                    self.step(k, 2 * n, &format!("with parallel sets: {name}"));
+                }
             }
-            Some(true) => {}
             Some(false) => {
+                let first = self.with_sets.get();
                 let name = if k <= n {
                     format!("without parallel sets: {name}")
                 } else {
                     String::new()
                 };
-                report_progress(self.progress, n + k, 2 * n, &name);
+                self.step(first + k, first + n, &name);
             }
         }
     }
@@ -266,9 +373,7 @@ impl NativeInstance {
                 chip: self.label(),
                 without: without.map(|w| (&w.instance, w.graph.as_ref())),
             };
-            let watch = Told {
-                progress: progress.as_ref(),
-            };
+            let watch = Told::new(progress.as_ref(), None);
             // Solved every time: the Python package keeps no bound cache (the bits are the
             // same as the CLI's cached ones).
             let outcome = run(&request, on, None, python.map(python_worker), &watch)?;

@@ -19,6 +19,23 @@ SMALL = dict(num_layers=1, ops="0..16")
 SMALL_FLAGS = ["--model", "llama2-7b", "--num-layers", 1, "--ops", "0..16", "--no-timings"]
 
 
+def test_compare_union_progress_is_one_run_over_both_instances():
+    # The rows with parallel sets (elk-full-groups among them), then those without (one
+    # fewer): k counts on across both, and the end comes once, at the last row's total.
+    seen = []
+    elk_opt.compare("opt-1.3b", expert_parallel=True, no_timings=True,
+                    progress=lambda k, n, name: seen.append((k, n, name)), **MK2)
+    assert [k for k, _, _ in seen] == list(range(1, len(seen) + 1))
+    *steps, end = seen
+    assert end == (len(steps) + 1, len(steps), "")
+    assert all(k <= n for k, n, _ in steps)
+    sides = [name.split(": ", 1)[0] for _, _, name in steps]
+    with_sets = sides.count("with parallel sets")
+    assert sides == ["with parallel sets"] * with_sets + ["without parallel sets"] * (len(steps) - with_sets)
+    names = [name.split(": ", 1)[1] for _, _, name in steps]
+    assert "elk-full-groups" in names[:with_sets] and "elk-full-groups" not in names[with_sets:]
+
+
 def test_compare_union_equals_the_cli_json():
     r = elk_opt.compare("opt-1.3b", expert_parallel=True, no_timings=True, **MK2)
     out = cli("compare", *MK2_FLAGS, "--expert-parallel", "--json")
