@@ -12,9 +12,12 @@
 //! ```
 //! and T is at least the best over p of the sum. p = n gives max(Σ H, Σ exec_min).
 
+mod stage_lp;
+
 use elk_stage::instance::Instance;
 use elk_stage::units::Cycles;
 use serde::{Deserialize, Serialize};
+pub use stage_lp::{stage_bound, StageBound};
 
 /// The roofline bounds.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]

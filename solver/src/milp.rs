@@ -435,6 +435,19 @@ pub(crate) fn boundary_lp_options(
     ))
 }
 
+/// Solves an LP built with good_lp (one thread, quiet, within `time_limit`): its optimum and
+/// HiGHS's simplex iterations, or `None` when HiGHS ends without an optimum.
+pub(crate) fn solve_lp(
+    problem: good_lp::solvers::highs::HighsProblem,
+    time_limit: Duration,
+) -> Result<Option<(f64, i64)>> {
+    let solved = configured(problem, Some(time_limit))?
+        .try_solve()
+        .map_err(|e| backend(format!("LP: {e:?}")))?;
+    Ok((solved.status() == HighsModelStatus::Optimal)
+        .then(|| (solved.objective_value(), solved.simplex_iteration_count())))
+}
+
 /// A solved [`encode::encode_coupled`] model.
 #[derive(Clone, Debug)]
 pub(crate) struct CoupledRun {

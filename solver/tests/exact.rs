@@ -24,6 +24,8 @@ mod released;
 mod retime;
 #[path = "exact/segments.rs"]
 mod segments;
+#[path = "exact/stage.rs"]
+mod stage;
 #[path = "exact/supervisor.rs"]
 mod supervisor;
 #[path = "exact/warm_start.rs"]

@@ -6,7 +6,8 @@
 //! coupled LP of docs/exact.md, "The coupled relaxation", instead of the price search; `C`:
 //! `exact` (one class per ν, the default), `lazy` (classes refined lazily from ν rounded down to
 //! two decimals; `lazyD` from D decimals) or `D` (ν rounded down to D decimals, one LP, a
-//! weaker bound); docs/exact.md, "Classes refined lazily")
+//! weaker bound); docs/exact.md, "Classes refined lazily"). `FILE --stage`: the stage
+//! relaxation's LP instead (docs/exact.md, "The stage relaxation").
 #![allow(clippy::unwrap_used)] // a benchmark that cannot load its input should stop loudly
 
 use elk_solver::segments::{coupled_segment_bound_with, segment_bound, Classes, SegmentOptions};
@@ -39,6 +40,24 @@ fn main() {
         roof,
         inst.ms(elk_stage::units::Cycles(roof))
     );
+    if args.iter().any(|a| a == "--stage") {
+        let start = std::time::Instant::now();
+        let b = elk_solver::bounds::stage_bound(&inst, opts.time_limit)
+            .unwrap()
+            .expect("the stage LP did not finish");
+        println!(
+            "stage: {} columns, {} rows, {} iterations, {:.2} s\n\
+             bound {:.1} cycles = {:.6} ms ({:+.2} % vs roofline)",
+            b.columns,
+            b.rows,
+            b.iterations,
+            start.elapsed().as_secs_f64(),
+            b.bound_cycles,
+            inst.ms(elk_stage::units::Cycles(b.bound_cycles)),
+            100.0 * (b.bound_cycles / roof - 1.0)
+        );
+        return;
+    }
     if args.iter().any(|a| a == "--coupled") {
         let classes = match value("--classes").map(String::as_str) {
             None | Some("exact") => Classes::Exact,

@@ -1,0 +1,48 @@
+//! The stage relaxation (docs/exact.md, "The stage relaxation") against proven optima: on
+//! the layered chains of `segments` and on random tiny instances, with SPEC §4's NoC row and
+//! with the phased one, its bound never exceeds the optimum, and it beats the roofline on
+//! some, so a bound that forgot a stage's max (a sum of resources) would fail the count.
+
+use crate::segments::{layered, optimum};
+use elk_solver::bounds::{roofline, stage_bound};
+use elk_stage::corpus::{random_instance, RandomSpec};
+use elk_stage::instance::{Instance, NocRow};
+use std::time::Duration;
+
+fn with_row(inst: Instance, phased: bool) -> Instance {
+    Instance {
+        noc_row: if phased { NocRow::Phased } else { NocRow::Spec },
+        ..inst
+    }
+}
+
+#[test]
+fn stage_bounds_stay_below_proven_optima_and_beat_the_roofline() {
+    let (mut checked, mut above_roofline) = (0, 0);
+    let chains = (0..40).map(layered);
+    let tiny =
+        (0..60).map(|seed| random_instance(seed, &RandomSpec::tiny(2 + (seed % 3) as usize, 3)));
+    for inst in chains.chain(tiny) {
+        for phased in [false, true] {
+            let inst = with_row(inst.clone(), phased);
+            let name = format!("{} (phased: {phased})", inst.name);
+            let Some(t) = optimum(&inst) else { continue };
+            checked += 1;
+            let s = stage_bound(&inst, Duration::from_secs(60))
+                .unwrap()
+                .unwrap()
+                .bound_cycles;
+            assert!(
+                s <= t.get() * (1.0 + 1e-9),
+                "{name}: stage bound {s} above the optimum {t}"
+            );
+            above_roofline += usize::from(s > roofline(&inst).best().get() * (1.0 + 1e-6));
+        }
+    }
+    assert!(checked >= 150, "only {checked} feasible instances");
+    assert!(
+        above_roofline >= 3,
+        "the stage bound beat the roofline on only {above_roofline} of {checked}"
+    );
+    eprintln!("{checked} instances: stage bound above the roofline on {above_roofline}");
+}
