@@ -11,6 +11,9 @@
 //! Σ_{k>p} d_k ≥ Σ_{k>p} exec_min(k−1)
 //! ```
 //! and T is at least the best over p of the sum. p = n gives max(Σ H, Σ exec_min).
+//!
+//! [`stage_bound`] keeps each stage's max of these resources instead of summing them, in one
+//! small LP (the stage relaxation, `stage_lp`; docs/exact.md).
 
 mod stage_lp;
 
