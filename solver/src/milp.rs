@@ -116,6 +116,18 @@ fn configured(
     Ok(model)
 }
 
+/// Solves `problem` as [`configured`] sets it up (one thread, quiet, within `time_limit`);
+/// a HiGHS failure is a backend error naming `what`.
+fn solve_configured(
+    problem: good_lp::solvers::highs::HighsProblem,
+    time_limit: Option<Duration>,
+    what: &str,
+) -> Result<highs::SolvedModel> {
+    configured(problem, time_limit)?
+        .try_solve()
+        .map_err(|e| backend(format!("{what}: {e:?}")))
+}
+
 /// Rows + columns the MILP of `inst` would have, estimated in O(loads²) without building
 /// it (order rows dominate for free orders without a window), so that a whole model is
 /// refused with a clear message instead of exhausting memory.
@@ -331,10 +343,7 @@ pub fn lp_bound(
     let pruned = prune(inst);
     let enc = encode::encode(inst, &pruned, linearisation, true);
     let size = enc.size;
-    let model = configured(enc.problem, time_limit)?;
-    let solved = model
-        .try_solve()
-        .map_err(|e| backend(format!("LP relaxation: {e:?}")))?;
+    let solved = solve_configured(enc.problem, time_limit, "LP relaxation")?;
     Ok(match solved.status() {
         HighsModelStatus::Optimal => Ok((solved.objective_value(), size)),
         HighsModelStatus::ReachedTimeLimit
@@ -358,10 +367,7 @@ pub(crate) fn boundary_bound(
     let prologue_priced = boundary.prologue_price.is_some();
     let enc = encode::encode_segment(inst, &pruned, Linearisation::BigM, relax, boundary);
     let remaining = time_limit.map(|l| l.saturating_sub(start.elapsed()));
-    let model = configured(enc.problem, remaining)?;
-    let solved = model
-        .try_solve()
-        .map_err(|e| backend(format!("segment bound: {e:?}")))?;
+    let solved = solve_configured(enc.problem, remaining, "segment bound")?;
     let status = solved.status();
     let bound = if relax {
         (status == HighsModelStatus::Optimal).then(|| solved.objective_value())
@@ -412,10 +418,7 @@ pub(crate) fn boundary_lp_options(
 ) -> Result<Option<Vec<usize>>> {
     let pruned = prune(inst);
     let enc = encode::encode_segment(inst, &pruned, Linearisation::BigM, true, boundary);
-    let model = configured(enc.problem, Some(time_limit))?;
-    let solved = model
-        .try_solve()
-        .map_err(|e| backend(format!("segment options: {e:?}")))?;
+    let solved = solve_configured(enc.problem, Some(time_limit), "segment options")?;
     if solved.primal_solution_status() != highs::HighsSolutionStatus::Feasible {
         return Ok(None);
     }
@@ -441,9 +444,7 @@ pub(crate) fn solve_lp(
     problem: good_lp::solvers::highs::HighsProblem,
     time_limit: Duration,
 ) -> Result<Option<(f64, i64)>> {
-    let solved = configured(problem, Some(time_limit))?
-        .try_solve()
-        .map_err(|e| backend(format!("LP: {e:?}")))?;
+    let solved = solve_configured(problem, Some(time_limit), "LP")?;
     Ok((solved.status() == HighsModelStatus::Optimal)
         .then(|| (solved.objective_value(), solved.simplex_iteration_count())))
 }
@@ -474,10 +475,7 @@ pub(crate) fn coupled_bound(
 ) -> Result<Option<CoupledRun>> {
     let start = Instant::now();
     let (problem, size, layout) = encode::encode_coupled(parts, classes);
-    let model = configured(problem, time_limit)?;
-    let solved = model
-        .try_solve()
-        .map_err(|e| backend(format!("coupled segment bound: {e:?}")))?;
+    let solved = solve_configured(problem, time_limit, "coupled segment bound")?;
     if solved.status() != HighsModelStatus::Optimal {
         return Ok(None);
     }

@@ -46,11 +46,10 @@ fn least_nu(inst: &Instance) -> f64 {
 /// not reach the LP's optimum within `time_limit`.
 pub fn stage_bound(inst: &Instance, time_limit: Duration) -> Result<Option<StageBound>> {
     let n = inst.ops.len();
-    let nu = if inst.load_indices().is_empty() {
-        0.0
-    } else {
-        least_nu(inst)
-    };
+    // Without loads there is no load work to charge.
+    let nu = Some(least_nu(inst))
+        .filter(|nu| nu.is_finite())
+        .unwrap_or(0.0);
     let phased = inst.noc_row == NocRow::Phased;
     let mut vars = ProblemVariables::new();
     let x: Vec<Vec<Variable>> = inst
@@ -69,7 +68,7 @@ pub fn stage_bound(inst: &Instance, time_limit: Duration) -> Result<Option<Stage
     let y: Vec<Variable> = (0..=n).map(|_| stage()).collect();
     let d: Vec<Variable> = (0..=n).map(|_| stage()).collect();
     let done: Vec<Variable> = (0..=n).map(|_| stage()).collect();
-    let columns = x.iter().map(Vec::len).sum::<usize>() + 4 * (n + 1);
+    let columns = vars.len();
     let objective: Expression = d.iter().sum();
     let mut problem = vars.minimise(objective).using(good_lp::highs);
     let mut rows = 0;
