@@ -10,16 +10,17 @@
 //! plan cache, as a sweep cell and an MoE step take it.
 //!
 //! ```
-//! use elk_app::bound::{certified, coupled_bound, COUPLED_LIMIT};
+//! use elk_app::bound::{certified, coupled_bound, Beyond, COUPLED_LIMIT};
 //! let inst = elk_stage::corpus::random_instance(7, &elk_stage::corpus::RandomSpec::tiny(4, 2));
 //! // No layers to cut: the relaxation does not apply, and the roofline is the bound.
 //! let found = coupled_bound(&inst, COUPLED_LIMIT, None, &|_| {}).unwrap();
 //! assert!(found.bound.is_none() && !found.unfinished);
-//! let (_, source) = certified(&inst, None);
+//! let (_, source) = certified(&inst, Beyond::default());
 //! assert_eq!(source, elk_solver::BoundSource::Roofline);
 //! ```
 
 mod cache;
+mod staged;
 
 pub use cache::BoundCache;
 use elk_model::plan::PlanCache;
@@ -27,6 +28,7 @@ use elk_solver::segments::{segment_bound_with, SegmentBound, SegmentOptions, Seg
 use elk_solver::BoundSource;
 use elk_stage::instance::Instance;
 use elk_stage::units::Cycles;
+pub use staged::{stage, stage_within, Staged, STAGE_LIMIT, STAGE_MAX_OPERATORS};
 use std::time::Duration;
 
 /// The coupled LP's time limit where no budget says otherwise (`compare`, sweeps, Python's
@@ -107,14 +109,33 @@ pub fn coupled_bound(
     })
 }
 
-/// The certified lower bound of `inst` given its segment relaxation's bound `segment` (from
-/// [`coupled_bound`]): the better of it and the roofline, and which that is.
-pub fn certified(inst: &Instance, segment: Option<Cycles>) -> (Cycles, BoundSource) {
+/// The bounds beyond the roofline a caller computed for one instance.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Beyond {
+    /// The segment relaxation's (from [`coupled_bound`]).
+    pub segment: Option<Cycles>,
+    /// The stage relaxation's (from [`stage`]).
+    pub stage: Option<Cycles>,
+}
+
+/// The certified lower bound of `inst` given the bounds `beyond` the roofline: the best of
+/// them and the roofline, and which that is (on a tie the roofline, then the segment
+/// relaxation).
+pub fn certified(inst: &Instance, beyond: Beyond) -> (Cycles, BoundSource) {
     let roof = elk_solver::bounds::roofline(inst).best();
-    match segment {
-        Some(s) if s > roof => (s, BoundSource::SegmentRelaxation),
-        _ => (roof, BoundSource::Roofline),
-    }
+    [
+        (beyond.segment, BoundSource::SegmentRelaxation),
+        (beyond.stage, BoundSource::StageRelaxation),
+    ]
+    .into_iter()
+    .filter_map(|(b, source)| b.map(|b| (b, source)))
+    .fold((roof, BoundSource::Roofline), |best, (b, source)| {
+        if b > best.0 {
+            (b, source)
+        } else {
+            best
+        }
+    })
 }
 
 /// The certified lower bound of `inst`: the coupled segment LP's (what `compare --bound
@@ -126,5 +147,12 @@ pub fn certified_bound(
 ) -> elk_solver::Result<(Cycles, BoundSource)> {
     let cache = plans.map(BoundCache::beside);
     let found = coupled_bound(inst, COUPLED_LIMIT, cache.as_ref(), &|_| {})?;
-    Ok(certified(inst, found.bound.map(|b| Cycles(b.bound_cycles))))
+    let segment = found.bound.map(|b| Cycles(b.bound_cycles));
+    Ok(certified(
+        inst,
+        Beyond {
+            segment,
+            stage: None,
+        },
+    ))
 }

@@ -235,9 +235,9 @@ pub fn distribution_below_hbm(spec: &elk_model::chip::ChipSpec) -> Option<(f64, 
 
 /// Every heuristic of the registry, the re-timed rows of [`COMPARE_RETIMED`] and Elk's Ideal
 /// on `inst`, with each row's speedup over Basic, percent of Ideal and gap to the certified
-/// bound: the roofline's, or `segment` (the coupled segment LP's bound of
-/// [`crate::bound::coupled_bound`], computed by the caller: `elk-opt compare --bound segment`)
-/// where it is stronger ([`crate::bound::certified`]). What `elk-opt compare`
+/// bound: the best of the roofline's and those `beyond` it the caller computed (the stage
+/// relaxation's of [`crate::bound::stage`], `compare`'s default; the coupled segment LP's of
+/// [`crate::bound::coupled_bound`], `compare --bound segment`; [`crate::bound::certified`]). What `elk-opt compare`
 /// prints. `starting(k, n, name)` is called before row `k` (1-based) of the `n` method rows
 /// is computed, `starting(n + 1, n, "")` once they are done (a progress display).
 /// `no_timings` leaves the compile times out (`null`).
@@ -245,7 +245,7 @@ pub fn compare(
     inst: &Instance,
     chip: Option<ChipLabel<'_>>,
     no_timings: bool,
-    segment: Option<Cycles>,
+    beyond: crate::bound::Beyond,
     starting: &mut dyn FnMut(usize, usize, &str),
 ) -> Result<CompareReport, MethodError> {
     let (judged, n) = heuristic_rows(inst, starting, no_timings)?;
@@ -266,7 +266,7 @@ pub fn compare(
     }
     rows.push(ideal_row(inst, no_timings));
     let roof = elk_solver::bounds::roofline(inst);
-    let (bound, bound_source) = crate::bound::certified(inst, segment);
+    let (bound, bound_source) = crate::bound::certified(inst, beyond);
     fill_ratios(&mut rows, bound);
     Ok(CompareReport {
         instance: inst.name.clone(),

@@ -30,8 +30,8 @@ fn expert_parallel(c: &mut Criterion) {
     let run = || {
         let with = build_instance(&graph, &chip, &opts(true)).unwrap();
         let without = build_instance(&graph, &chip, &opts(false)).unwrap();
-        let a = compare(&with, None, true, None, &mut |_, _, _| {}).unwrap();
-        let b = compare(&without, None, true, None, &mut |_, _, _| {}).unwrap();
+        let a = compare(&with, None, true, Default::default(), &mut |_, _, _| {}).unwrap();
+        let b = compare(&without, None, true, Default::default(), &mut |_, _, _| {}).unwrap();
         union(a, b)
     };
     // Warm the plan cache once, as a second `compare` run finds it.

@@ -43,7 +43,7 @@ def compare_reader_counts(
     cache: bool,
     no_timings: bool = False,
     progress: _Progress = None,
-    bound: str = "roofline",
+    bound: str = "stage",
     layer_exact: Optional[float] = None,
     work_limit: Optional[int] = None,
 ) -> Tuple[str, str, NativeInstance, List[str]]:
@@ -93,7 +93,7 @@ class NativeInstance:
         self,
         no_timings: bool = False,
         progress: _Progress = None,
-        bound: str = "roofline",
+        bound: str = "stage",
         layer_exact: Optional[float] = None,
         python: Optional[_Path] = None,
         without: Optional[NativeInstance] = None,

@@ -105,7 +105,7 @@ pub fn build_instance(
 /// is refused, as the CLI refuses `--layer-exact` with `auto`. The instance is built from the
 /// keywords (`cache = false` is `--no-cache`), GIL released.
 #[pyfunction]
-#[pyo3(signature = (keys_json, cache, no_timings=false, progress=None, bound="roofline", layer_exact=None, work_limit=None))]
+#[pyo3(signature = (keys_json, cache, no_timings=false, progress=None, bound="stage", layer_exact=None, work_limit=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn compare_reader_counts(
     py: Python<'_>,
@@ -342,7 +342,7 @@ impl NativeInstance {
     /// SECONDS`, its exact part in `python`'s worker. `without`: `--expert-parallel`, this
     /// instance (with parallel sets) and `without` (the same, without), their union
     /// ([`compare::union`]); the layer is cut from this one, as the CLI cuts it.
-    #[pyo3(signature = (no_timings=false, progress=None, bound="roofline", layer_exact=None, python=None, without=None, work_limit=None))]
+    #[pyo3(signature = (no_timings=false, progress=None, bound="stage", layer_exact=None, python=None, without=None, work_limit=None))]
     #[allow(clippy::too_many_arguments)]
     fn compare(
         &self,

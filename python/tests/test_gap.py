@@ -165,7 +165,7 @@ def test_layer_exact_needs_the_model_graph(tmp_path):
     inst = elk_opt.instance("llama2-7b", num_layers=1, ops="0..8")
     with pytest.raises(ValueError, match="--layer-exact cuts a layer from the model's graph"):
         inst.compare(layer_exact=1)
-    with pytest.raises(ValueError, match="bound 'lp': one of roofline, segment"):
+    with pytest.raises(ValueError, match="bound 'lp': one of roofline, stage, segment"):
         inst.compare(bound="lp")
 
 

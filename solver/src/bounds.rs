@@ -100,6 +100,9 @@ pub enum BoundSource {
     /// The segment relaxation ([`crate::segments`]): the coupled LP, or priced segments.
     #[serde(rename = "segment relaxation")]
     SegmentRelaxation,
+    /// The stage relaxation ([`stage_bound`]): one LP over the stages.
+    #[serde(rename = "stage relaxation")]
+    StageRelaxation,
     /// HiGHS's dual bound.
     #[serde(rename = "MILP dual bound")]
     MilpDual,
@@ -121,6 +124,7 @@ impl BoundSource {
             BoundSource::Roofline => "roofline",
             BoundSource::LpRelaxation => "LP relaxation",
             BoundSource::SegmentRelaxation => "segment relaxation",
+            BoundSource::StageRelaxation => "stage relaxation",
             BoundSource::MilpDual => "MILP dual bound",
             BoundSource::SmtUnsat => "SMT unsat bound",
             BoundSource::ToldBeforeKill => "the best bound the worker told before the kill",

@@ -5,9 +5,10 @@
 use super::chip_choice::Chip;
 use super::method_rows::RETIME_LEGEND;
 use super::solve::header;
-use elk_app::bound::{Coupled, COUPLED_LIMIT};
+use elk_app::bound::{Coupled, Staged, COUPLED_LIMIT};
 use elk_app::compare::{CompareReport, RowStatus};
 use elk_app::request::BoundChoice;
+use elk_solver::segments::SegmentBound;
 use elk_solver::BoundSource;
 use elk_stage::instance::Instance;
 use elk_stage::units::Cycles;
@@ -238,16 +239,17 @@ fn ideal_pct_legend(report: &CompareReport) -> String {
     }
 }
 
-/// What the gaps are measured against (the coupled segment LP or the roofline, with its
-/// parts) and, when a stronger certified bound may exist, how to get it: `segment` is the
-/// coupled LP's result with `--bound segment`; with `--bound roofline` (`asked`), the bound
-/// cache's entry if it holds one, else `None`. Only a bound the user did not ask for is said
+/// What the gaps are measured against (the coupled segment LP, the stage relaxation or the
+/// roofline, with its parts) and, when a stronger certified bound may exist, how to get it:
+/// `segment` is the coupled LP's result with `--bound segment`; otherwise (`asked`), the
+/// bound cache's entry if it holds one, else `None`; `stage` the stage relaxation's LP with
+/// `--bound stage` (the default) or `segment`. Only a bound the user did not ask for is said
 /// to come from the cache: `--bound segment` prints the same bytes whether it solved the LP
 /// or read it.
 pub fn print_bound(
     inst: &Instance,
     report: &CompareReport,
-    segment: Option<&Coupled>,
+    (segment, stage): (Option<&Coupled>, Option<&Staged>),
     asked: BoundChoice,
 ) {
     let roof = report.roofline;
@@ -259,8 +261,12 @@ pub fn print_bound(
     );
     let prefix = "prefix: the best cut of the chain into a head, whose stages must hold the loads up to the cut (HBM or NoC time) or its executions, and a tail executed at full speed";
     let found = segment.and_then(|c| c.bound.as_ref());
-    match found {
-        Some(s) if report.bound_source == BoundSource::SegmentRelaxation => {
+    let roof_lower = format!(
+        "  the roofline bound is lower: {:.4} ms ({parts}); {prefix}",
+        inst.ms(roof.best())
+    );
+    match (found, report.bound_source) {
+        (Some(s), BoundSource::SegmentRelaxation) => {
             let coupled = s.coupled_cycles.is_some_and(|c| c >= s.bound_cycles);
             println!(
                 "gap ≤ %: against the certified segment relaxation lower bound {:.4} ms ({}, {} segments; docs/exact.md, \"Whole models\"), so at least that close to the optimum",
@@ -272,31 +278,37 @@ pub fn print_bound(
                 },
                 s.segments
             );
-            println!(
-                "  the roofline bound is lower: {:.4} ms ({parts}); {prefix}",
-                inst.ms(roof.best())
-            );
-            if asked == BoundChoice::Roofline && segment.is_some_and(|c| c.cached) {
+            if let Some(cycles) = stage.and_then(|s| s.cycles()) {
                 println!(
-                    "  the segment bound was read from the bound cache, where an earlier `--bound segment`, `gap` or sweep on this instance kept it (`--no-cache`: the roofline's gaps)"
+                    "  the stage relaxation is lower: {:.4} ms",
+                    inst.ms(Cycles(cycles))
+                );
+            }
+            println!("{roof_lower}");
+            if asked != BoundChoice::Segment && segment.is_some_and(|c| c.cached) {
+                println!(
+                    "  the segment bound was read from the bound cache, where an earlier `--bound segment`, `gap` or sweep on this instance kept it (`--no-cache`: without it)"
                 );
             }
         }
+        (_, BoundSource::StageRelaxation) => {
+            println!(
+                "gap ≤ %: against the certified stage relaxation lower bound {:.4} ms (one LP over the stages: each pays the most of its HBM work, its execution and its NoC, with the load work moved to earlier stages; docs/exact.md, \"The stage relaxation\"), so at least that close to the optimum{}",
+                report.bound_ms,
+                segment_why(segment, found, inst)
+            );
+            println!("{roof_lower}");
+        }
         _ => {
-            let why = match (segment, found) {
-                (Some(c), _) if c.unfinished => format!(
-                    "; the coupled segment LP did not finish within {} s",
-                    COUPLED_LIMIT.as_secs()
-                ),
-                (Some(_), Some(s)) => format!(
-                    "; the segment relaxation gives no more here ({:.4} ms)",
-                    inst.ms(Cycles(s.bound_cycles))
-                ),
-                (Some(_), None) => {
-                    "; the segment relaxation does not apply here (fewer than two layers)".into()
-                }
-                (None, _) => String::new(),
-            };
+            let mut why = segment_why(segment, found, inst);
+            match stage {
+                Some(Staged::Solved(b)) => why.push_str(&format!(
+                    "; the stage relaxation gives no more here ({:.4} ms)",
+                    inst.ms(Cycles(b.bound_cycles))
+                )),
+                Some(other) => why.push_str(&format!("; {}", other.missing().unwrap_or_default())),
+                None => {}
+            }
             println!(
                 "gap ≤ %: against the certified roofline lower bound {:.4} ms ({parts}), so at least that close to the optimum{why}",
                 report.bound_ms,
@@ -306,6 +318,25 @@ pub fn print_bound(
     }
     if let Some(hint) = stronger_bound(inst, segment) {
         println!("  {hint}");
+    }
+}
+
+/// Why the segment relaxation is not the bound, when it was asked for or cached (empty
+/// otherwise): unfinished, no stronger, or not applicable.
+fn segment_why(segment: Option<&Coupled>, found: Option<&SegmentBound>, inst: &Instance) -> String {
+    match (segment, found) {
+        (Some(c), _) if c.unfinished => format!(
+            "; the coupled segment LP did not finish within {} s",
+            COUPLED_LIMIT.as_secs()
+        ),
+        (Some(_), Some(s)) => format!(
+            "; the segment relaxation gives no more here ({:.4} ms)",
+            inst.ms(Cycles(s.bound_cycles))
+        ),
+        (Some(_), None) => {
+            "; the segment relaxation does not apply here (fewer than two layers)".into()
+        }
+        (None, _) => String::new(),
     }
 }
 

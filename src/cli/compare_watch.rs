@@ -1,9 +1,10 @@
 //! What `compare` shows on stderr while it runs: a bar over the methods (one per instance
-//! with `--expert-parallel`), a spinner over the coupled segment LP (`--bound segment`) and
+//! with `--expert-parallel`), a spinner over the stage relaxation's LP (`--bound stage`, the
+//! default, and `segment`), one over the coupled segment LP (`--bound segment`) and
 //! one over the layer's exact solve (`--layer-exact`).
 
 use super::progress::{bar, ExactProgress};
-use elk_app::bound::{Coupled, COUPLED_LIMIT};
+use elk_app::bound::{Coupled, Staged, COUPLED_LIMIT, STAGE_LIMIT};
 use elk_app::compare::run::CompareWatch;
 use elk_app::gap::GapStep;
 use elk_solver::segments::SegmentStep;
@@ -81,6 +82,18 @@ impl CompareWatch for Bars {
         if let Some(e) = &found.write_error {
             eprintln!("warning: bound cache not updated: {e} (pass --no-cache to skip it)");
         }
+    }
+
+    fn stage_started(&self, inst: &Instance) {
+        self.spin(&format!(
+            "stage relaxation: one LP over {} stages (limit {} s)",
+            inst.ops.len() + 1,
+            STAGE_LIMIT.as_secs()
+        ));
+    }
+
+    fn stage_finished(&self, _found: &Staged) {
+        self.stop();
     }
 
     fn layer_started(&self) {

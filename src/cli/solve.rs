@@ -246,11 +246,14 @@ pub struct CompareArgs {
     /// "Reproducible certificates").
     #[arg(long, value_name = "N", value_parser = super::flags::work_limit, allow_negative_numbers = true)]
     work_limit: Option<u64>,
-    /// The certified lower bound of the `gap ≤ %` column: `roofline` (instant), or
-    /// `segment`, the coupled segment relaxation LP that `gap`, sweeps with `bound = true` and
-    /// the main job use (seconds on a 7B–70B model, then kept in the bound cache beside the
-    /// plan tables; docs/exact.md, "Whole models").
-    #[arg(long, value_enum, default_value = "roofline")]
+    /// The certified lower bound of the `gap ≤ %` column: `roofline` (instant); `stage`, the
+    /// stage relaxation LP or the roofline where stronger (under a second on a dense 7B–70B
+    /// model, ≈ 6 s on OLMoE-1B-7B; not tried above 10,000 operators; docs/exact.md, "The
+    /// stage relaxation"); or `segment`, the best of that and the coupled segment relaxation
+    /// LP that `gap`, sweeps with `bound = true` and the main job use (seconds to a minute on
+    /// a 7B–70B model, then kept in the bound cache beside the plan tables; docs/exact.md,
+    /// "Whole models").
+    #[arg(long, value_enum, default_value = "stage")]
     bound: BoundChoice,
     #[command(flatten)]
     moe: super::moe::CompareMoe,
@@ -304,7 +307,7 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
         let config = request.config();
         return super::json::print_json("compare", &config, &outcome.results(moe.as_ref()));
     }
-    let (report, segment) = (&outcome.report, &outcome.segment);
+    let report = &outcome.report;
     if a.csv {
         compare_table::print_csv(inst, chip, &outcome.report);
         return Ok(());
@@ -323,7 +326,8 @@ pub fn compare(a: CompareArgs) -> anyhow::Result<()> {
         build_s,
         a.timings.no_timings,
     );
-    compare_table::print_bound(inst, report, segment.as_ref(), a.bound);
+    let computed = (outcome.segment.as_ref(), outcome.stage.as_ref());
+    compare_table::print_bound(inst, report, computed, a.bound);
     if let Some((layer, section)) = &outcome.layer {
         super::layer_exact::print(layer, section, &report.methods);
     }

@@ -385,6 +385,60 @@ fn solve_without_a_schedule_fails_and_writes_nothing() {
     assert_eq!(solve("elk-dyn", &[]).status.code(), Some(0));
 }
 
+/// No schedule of `compare --json`'s results `j` beats the certified `bound` (ms), and each
+/// row's gap is measured against it.
+fn assert_gaps_against(j: &serde_json::Value, bound: f64) {
+    for r in j["methods"].as_array().unwrap() {
+        if r["method"] == "ideal" {
+            continue;
+        }
+        let (t, g) = (
+            r["makespan_ms"].as_f64().unwrap(),
+            r["gap_le_pct"].as_f64().unwrap(),
+        );
+        assert!(g >= 0.0, "{r}");
+        assert!((t / (1.0 + g / 100.0) - bound).abs() <= 1e-9 * bound, "{r}");
+    }
+}
+
+#[test]
+fn compare_measures_every_gap_against_the_stage_relaxation_by_default() {
+    // Three Llama2-13B layers at 16 TB/s: HBM and the NoC-heavy norms balance, so the stage
+    // relaxation beats the roofline; without the bound cache, so nothing else is read.
+    let model = [
+        "compare",
+        "--model",
+        "llama2-13b",
+        "--num-layers",
+        "3",
+        "--no-cache",
+        "--no-timings",
+    ];
+    let j = elk_json(&[&model[..], &["--json"]].concat());
+    assert_eq!(j["bound_source"], "stage relaxation", "{j}");
+    let (bound, roof) = (
+        j["bound_ms"].as_f64().unwrap(),
+        j["roofline_bound_ms"].as_f64().unwrap(),
+    );
+    assert!(bound > 1.02 * roof, "{bound} vs roofline {roof}");
+    assert_gaps_against(&j, bound);
+    let text = String::from_utf8(elk_ok(&model).stdout).unwrap();
+    assert!(
+        text.contains("gap ≤ %: against the certified stage relaxation lower bound"),
+        "{text}"
+    );
+    assert!(text.contains("the roofline bound is lower: "), "{text}");
+    // `--bound roofline` skips it; `--bound segment` takes the best of both LPs.
+    let roofline = elk_json(&[&model[..], &["--bound", "roofline", "--json"]].concat());
+    assert_eq!(roofline["bound_source"], "roofline");
+    assert_eq!(roofline["bound_ms"], j["roofline_bound_ms"]);
+    let segment = elk_json(&[&model[..], &["--bound", "segment", "--json"]].concat());
+    assert!(segment["bound_ms"].as_f64().unwrap() >= bound, "{segment}");
+    let text =
+        String::from_utf8(elk_ok(&[&model[..], &["--bound", "segment"]].concat()).stdout).unwrap();
+    assert!(text.contains("the stage relaxation is lower: "), "{text}");
+}
+
 #[test]
 fn compare_bound_segment_measures_every_gap_against_the_segment_relaxation() {
     // Three Llama2-13B layers at 8 TB/s: the segment relaxation beats the roofline.
@@ -404,18 +458,7 @@ fn compare_bound_segment_measures_every_gap_against_the_segment_relaxation() {
         j["roofline_bound_ms"].as_f64().unwrap(),
     );
     assert!(bound > roof, "{bound} vs roofline {roof}");
-    for r in j["methods"].as_array().unwrap() {
-        if r["method"] == "ideal" {
-            continue;
-        }
-        let (t, g) = (
-            r["makespan_ms"].as_f64().unwrap(),
-            r["gap_le_pct"].as_f64().unwrap(),
-        );
-        // No schedule beats a certified bound, and each gap is measured against it.
-        assert!(g >= 0.0, "{r}");
-        assert!((t / (1.0 + g / 100.0) - bound).abs() <= 1e-9 * bound, "{r}");
-    }
+    assert_gaps_against(&j, bound);
     // The default reads the bound the run above kept in the bound cache, and says so;
     // without the cache it is the roofline, and the footer says what tightens it.
     let plain = elk_json(&[&model[..], &["--json"]].concat());

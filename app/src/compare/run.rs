@@ -5,7 +5,9 @@
 //! `compare()` both call [`run`] (and [`run_reader_counts`]); what each shows while it runs
 //! is its [`CompareWatch`].
 
-use crate::bound::{cached_bound, coupled_bound, BoundCache, Coupled, COUPLED_LIMIT};
+use crate::bound::{
+    cached_bound, coupled_bound, stage, Beyond, BoundCache, Coupled, Staged, COUPLED_LIMIT,
+};
 use crate::compare::{compare, union, ChipLabel, CompareReport};
 use crate::error::{AppError, Result};
 use crate::gap::{layer_section, layer_section_union, GapStep, LayerSection, LAYER};
@@ -35,6 +37,11 @@ pub trait CompareWatch {
     fn coupled_step(&self, _inst: &Instance, _step: &SegmentStep) {}
     /// It finished (read from the cache, solved, or unfinished).
     fn coupled_finished(&self, _found: &Coupled) {}
+    /// The stage relaxation's LP of `inst` starts (`--bound stage`, the default, and
+    /// `segment`).
+    fn stage_started(&self, _inst: &Instance) {}
+    /// It finished (solved, not tried, or unfinished).
+    fn stage_finished(&self, _found: &Staged) {}
     /// The layer section starts (`--layer-exact`).
     fn layer_started(&self) {}
     /// A step of the layer's gap, on `layer` (in a union, the instance it is on).
@@ -69,6 +76,9 @@ pub struct CompareOutcome {
     pub report: CompareReport,
     /// The coupled segment LP behind the bound, when one was read or solved.
     pub segment: Option<Coupled>,
+    /// The stage relaxation's LP, when the request asked for it (`--bound stage` or
+    /// `segment`).
+    pub stage: Option<Staged>,
     /// `--layer-exact`: the layer's instance and its section.
     pub layer: Option<(Instance, LayerSection)>,
 }
@@ -100,9 +110,11 @@ impl CompareOutcome {
     }
 }
 
-/// Answers `request` on `on`. The bound: the roofline, unless `bound_cache` holds the
-/// coupled LP's bound of this very instance (then that one); with [`BoundChoice::Segment`]
-/// the coupled LP's, solved (and kept in `bound_cache`) when the cache lacks it. The layer's
+/// Answers `request` on `on`. The bound: the best of the roofline, the coupled LP's bound of
+/// this very instance when `bound_cache` holds it, and what the request asks for: with
+/// [`BoundChoice::Stage`] (the default) the stage relaxation's LP, with
+/// [`BoundChoice::Segment`] that and the coupled LP's, solved (and kept in `bound_cache`)
+/// when the cache lacks it. The layer's
 /// exact part runs in `worker`. A `--layer-exact` without a graph is refused before any work.
 pub fn run(
     request: &CompareRequest,
@@ -119,13 +131,14 @@ pub fn run(
         )));
     }
     let sets = on.without.map(|_| true);
-    let (mut report, mut segment) =
+    let (mut report, mut segment, mut staged) =
         methods_and_bound(request, on.inst, on, sets, bound_cache, watch)?;
     if let Some((plain, _)) = on.without {
-        let (other, other_segment) =
+        let (other, other_segment, other_staged) =
             methods_and_bound(request, plain, on, Some(false), bound_cache, watch)?;
         if other.bound_cycles < report.bound_cycles {
             segment = other_segment;
+            staged = other_staged;
         }
         report = union(report, other);
     }
@@ -143,6 +156,7 @@ pub fn run(
     Ok(CompareOutcome {
         report,
         segment,
+        stage: staged,
         layer,
     })
 }
@@ -200,9 +214,11 @@ pub fn run_reader_counts(
         builds.push((readers, built, build_s));
     }
     let mut segments = Vec::new();
+    let mut stages = Vec::new();
     let mut reports = Vec::new();
     for ((readers, built, _), outcome) in builds.iter().zip(outcomes) {
         segments.push(outcome.segment);
+        stages.push(outcome.stage);
         reports.push((*readers, &built.chip.spec, outcome.report));
     }
     let (kept, bounded, report) = super::readers::best_over_counts(reports)
@@ -212,6 +228,7 @@ pub fn run_reader_counts(
         outcome: CompareOutcome {
             report,
             segment: segments.swap_remove(bounded),
+            stage: stages.swap_remove(bounded),
             layer: None,
         },
         kept,
@@ -226,8 +243,8 @@ pub const AUTO_OF_ONE_CHIP: &str = "--dram-readers auto with --layer-exact or --
 
 /// [`run_reader_counts`]'s answer.
 pub struct ReaderCounts {
-    /// The counts merged: every method's fastest row, the lowest bound (and its segment LP),
-    /// no layer section.
+    /// The counts merged: every method's fastest row, the lowest bound (and its segment and
+    /// stage LPs), no layer section.
     pub outcome: CompareOutcome,
     /// The index in `outcome.report.dram_reader_counts` of the count with the fastest
     /// schedule.
@@ -243,7 +260,8 @@ fn refused(e: impl Into<RequestError>) -> AppError {
     AppError::Request(e.into())
 }
 
-/// Every method's row on `inst` and the bound of the request's rule.
+/// Every method's row on `inst` and the bound of the request's rule, with the coupled and
+/// stage LPs behind it.
 fn methods_and_bound(
     request: &CompareRequest,
     inst: &Instance,
@@ -251,9 +269,20 @@ fn methods_and_bound(
     sets: Option<bool>,
     bound_cache: Option<&BoundCache>,
     watch: &dyn CompareWatch,
-) -> Result<(CompareReport, Option<Coupled>)> {
+) -> Result<(CompareReport, Option<Coupled>, Option<Staged>)> {
+    let staged = match request.bound {
+        BoundChoice::Roofline => None,
+        BoundChoice::Stage | BoundChoice::Segment => {
+            watch.stage_started(inst);
+            let found = stage(inst)?;
+            watch.stage_finished(&found);
+            Some(found)
+        }
+    };
     let segment = match request.bound {
-        BoundChoice::Roofline => bound_cache.and_then(|cache| cached_bound(inst, cache)),
+        BoundChoice::Roofline | BoundChoice::Stage => {
+            bound_cache.and_then(|cache| cached_bound(inst, cache))
+        }
         BoundChoice::Segment => {
             watch.coupled_started(inst);
             let found = coupled_bound(inst, COUPLED_LIMIT, bound_cache, &|s| {
@@ -263,18 +292,21 @@ fn methods_and_bound(
             Some(found)
         }
     };
-    let bound = segment
-        .as_ref()
-        .and_then(|c| c.bound.as_ref())
-        .map(|s| Cycles(s.bound_cycles));
+    let beyond = Beyond {
+        segment: segment
+            .as_ref()
+            .and_then(|c| c.bound.as_ref())
+            .map(|s| Cycles(s.bound_cycles)),
+        stage: staged.and_then(|s| s.cycles()).map(Cycles),
+    };
     let report = compare(
         inst,
         on.chip,
         request.no_timings,
-        bound,
+        beyond,
         &mut |k, n, name| watch.method(sets, k, n, name),
     )?;
-    Ok((report, segment))
+    Ok((report, segment, staged))
 }
 
 /// The layer section: layer [`LAYER`] cut from the whole model (and, in a union, from the

@@ -10,21 +10,26 @@ use std::path::PathBuf;
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum BoundChoice {
-    /// The roofline bound (HBM, execution, prefix).
-    #[default]
+    /// The roofline bound (HBM, execution, prefix): instant.
     Roofline,
-    /// The coupled segment relaxation LP, or the roofline where it is stronger.
+    /// The stage relaxation LP, or the roofline where it is stronger: under a second on a
+    /// dense model (docs/exact.md, "The stage relaxation").
+    #[default]
+    Stage,
+    /// The coupled segment relaxation LP and the stage relaxation LP, or the roofline,
+    /// whichever is strongest: seconds to a minute, then the coupled LP is cached.
     Segment,
 }
 
 impl BoundChoice {
-    /// Parses `roofline` or `segment`.
+    /// Parses `roofline`, `stage` or `segment`.
     pub fn parse(s: &str) -> Result<BoundChoice> {
         match s {
             "roofline" => Ok(BoundChoice::Roofline),
+            "stage" => Ok(BoundChoice::Stage),
             "segment" => Ok(BoundChoice::Segment),
             other => Err(RequestError::refused(format!(
-                "bound '{other}': one of roofline, segment"
+                "bound '{other}': one of roofline, stage, segment"
             ))),
         }
     }

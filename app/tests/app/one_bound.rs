@@ -48,8 +48,11 @@ fn compare_a_sweep_cell_and_gap_hold_the_same_bound_bits() {
         "{} vs {roof}",
         seg.bound_cycles
     );
-    let cycles = Some(Cycles(seg.bound_cycles));
-    let compared = elk_app::compare::compare(&inst, None, true, cycles, &mut |_, _, _| {}).unwrap();
+    let beyond = elk_app::bound::Beyond {
+        segment: Some(Cycles(seg.bound_cycles)),
+        stage: None,
+    };
+    let compared = elk_app::compare::compare(&inst, None, true, beyond, &mut |_, _, _| {}).unwrap();
     assert_eq!(compared.bound_source, BoundSource::SegmentRelaxation);
     assert_eq!(
         compared.bound_ms.to_bits(),

@@ -42,6 +42,49 @@ fn least_nu(inst: &Instance) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
+/// What the LP sees of an option: its execution, its NoC, and (phased rows) its compute phase.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Seen {
+    exec: f64,
+    comm: f64,
+    comp: f64,
+}
+
+impl Seen {
+    fn of(o: &elk_stage::instance::OpOption) -> Seen {
+        Seen {
+            exec: o.exec_cycles.get(),
+            comm: o.comm_cycles.get(),
+            comp: (o.exec_cycles - o.comm_cycles).get().max(0.0),
+        }
+    }
+
+    /// `self` is no worse than `other` in every row: no longer an execution, no more NoC,
+    /// and no shorter a compute phase for loads to hide beside (only phased rows see it).
+    fn covers(&self, other: &Seen, phased: bool) -> bool {
+        self.exec <= other.exec && self.comm <= other.comm && (!phased || self.comp >= other.comp)
+    }
+}
+
+/// The options of one operator the LP needs: one of each set of equal ones, and none that
+/// another covers ([`Seen::covers`]). Swapping a dominated option's weight in a blend to the
+/// option that covers it loosens every row and keeps Σ x = 1, so the optimum is unchanged.
+fn undominated(op: &elk_stage::instance::InstanceOp, phased: bool) -> Vec<Seen> {
+    let seen: Vec<Seen> = op.options.iter().map(Seen::of).collect();
+    let mut kept: Vec<Seen> = Vec::new();
+    for (i, s) in seen.iter().enumerate() {
+        // Equal options: the first stands for all.
+        let beaten = seen
+            .iter()
+            .enumerate()
+            .any(|(j, t)| j != i && t.covers(s, phased) && (!s.covers(t, phased) || j < i));
+        if !beaten {
+            kept.push(*s);
+        }
+    }
+    kept
+}
+
 /// The stage relaxation's lower bound on every schedule of `inst`, or `None` when HiGHS did
 /// not reach the LP's optimum within `time_limit`.
 pub fn stage_bound(inst: &Instance, time_limit: Duration) -> Result<Option<StageBound>> {
@@ -51,13 +94,12 @@ pub fn stage_bound(inst: &Instance, time_limit: Duration) -> Result<Option<Stage
         .filter(|nu| nu.is_finite())
         .unwrap_or(0.0);
     let phased = inst.noc_row == NocRow::Phased;
+    let options: Vec<Vec<Seen>> = inst.ops.iter().map(|op| undominated(op, phased)).collect();
     let mut vars = ProblemVariables::new();
-    let x: Vec<Vec<Variable>> = inst
-        .ops
+    let x: Vec<Vec<Variable>> = options
         .iter()
-        .map(|op| {
-            op.options
-                .iter()
+        .map(|kept| {
+            kept.iter()
                 .map(|_| vars.add(variable().min(0.0).max(1.0)))
                 .collect()
         })
@@ -76,13 +118,8 @@ pub fn stage_bound(inst: &Instance, time_limit: Duration) -> Result<Option<Stage
         problem.add_constraint(c);
         rows += 1;
     };
-    let blend = |i: usize, f: &dyn Fn(&elk_stage::instance::OpOption) -> f64| -> Expression {
-        inst.ops[i]
-            .options
-            .iter()
-            .zip(&x[i])
-            .map(|(o, &v)| f(o) * v)
-            .sum()
+    let blend = |i: usize, f: &dyn Fn(&Seen) -> f64| -> Expression {
+        options[i].iter().zip(&x[i]).map(|(o, &v)| f(o) * v).sum()
     };
     for xi in &x {
         add(&mut problem, xi.iter().sum::<Expression>().eq(1.0));
@@ -106,12 +143,12 @@ pub fn stage_bound(inst: &Instance, time_limit: Duration) -> Result<Option<Stage
             continue;
         }
         let i = k - 1;
-        let exec = blend(i, &|o| o.exec_cycles.get());
+        let exec = blend(i, &|o| o.exec);
         add(&mut problem, Expression::from(d[k]).geq(exec.clone()));
-        let comm = blend(i, &|o| o.comm_cycles.get());
+        let comm = blend(i, &|o| o.comm);
         add(&mut problem, Expression::from(d[k]).geq(comm + nu * w[k]));
         if phased {
-            let comp = blend(i, &|o| (o.exec_cycles - o.comm_cycles).get().max(0.0));
+            let comp = blend(i, &|o| o.comp);
             add(&mut problem, Expression::from(y[k]).leq(w[k]));
             add(&mut problem, Expression::from(y[k]).leq(comp.clone()));
             add(&mut problem, (nu * y[k]).leq(comp));
@@ -131,4 +168,53 @@ pub fn stage_bound(inst: &Instance, time_limit: Duration) -> Result<Option<Stage
         columns,
         rows,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use elk_stage::instance::{InstanceOp, OpOption};
+    use elk_stage::units::{Bytes, Cycles};
+
+    fn option(exec: f64, comm: f64) -> OpOption {
+        OpOption {
+            cold: Bytes(0),
+            hot: Bytes(0),
+            exec_cycles: Cycles(exec),
+            comm_cycles: Cycles(comm),
+            noc_per_hbm: 0.5,
+            groups: None,
+            members: None,
+        }
+    }
+
+    #[test]
+    fn only_options_no_other_covers_are_kept_and_equal_ones_once() {
+        let op = |options| InstanceOp {
+            name: "op".into(),
+            hbm_cycles: Cycles(0.0),
+            options: std::sync::Arc::new(options),
+            flops: None,
+            preload_window: None,
+            parallel: None,
+        };
+        // (exec, comm): (10, 4) covers (12, 4) and (10, 5); it and (8, 6) trade.
+        let all = op(vec![
+            option(10.0, 4.0),
+            option(12.0, 4.0),
+            option(10.0, 5.0),
+            option(8.0, 6.0),
+            option(10.0, 4.0),
+        ]);
+        let kept = |phased| -> Vec<(f64, f64)> {
+            undominated(&all, phased)
+                .iter()
+                .map(|s| (s.exec, s.comm))
+                .collect()
+        };
+        assert_eq!(kept(false), vec![(10.0, 4.0), (8.0, 6.0)]);
+        // With the phased row a longer compute phase is worth keeping: (12, 4) has 8 cycles
+        // of it where (10, 4) has 6, (10, 5) 5.
+        assert_eq!(kept(true), vec![(10.0, 4.0), (12.0, 4.0), (8.0, 6.0)]);
+    }
 }

@@ -1,0 +1,123 @@
+//! The stage relaxation as a command's bound: `compare`'s default, and beside the coupled LP
+//! with `--bound segment` ([`elk_solver::bounds::stage_bound`]; proof in docs/exact.md, "The
+//! stage relaxation").
+//!
+//! Unlike the coupled LP it needs no repeated layers, so it also bounds a single layer, a
+//! model cut by `--ops`, and an MoE model under any routing. It costs well under a second on
+//! a dense 7B–70B model (0.4 s on Llama2-13B, 0.6 s on 70B) and ≈ 6 s on OLMoE-1B-7B's 8,017
+//! operators; its simplex grows faster than the chain, so above [`STAGE_MAX_OPERATORS`] it is
+//! not tried (a rule on the instance, not on the clock, so the same input gets the same
+//! bound on every machine).
+
+use elk_solver::bounds::{stage_bound, StageBound};
+use elk_stage::instance::Instance;
+use std::time::Duration;
+
+/// The stage LP's hard time limit: a stop for a host far slower than ours, not a budget
+/// (every instance under [`STAGE_MAX_OPERATORS`] solves in seconds here).
+pub const STAGE_LIMIT: Duration = Duration::from_secs(60);
+
+/// The largest instance, in operators, whose stage LP is tried. OLMoE-1B-7B (8,017
+/// operators) solves in ≈ 6 s; DeepSeek-V3's did not finish in 600 s.
+pub const STAGE_MAX_OPERATORS: usize = 10_000;
+
+/// What [`stage`] found.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Staged {
+    /// The LP's bound.
+    Solved(StageBound),
+    /// Not tried: the instance has more operators than the rule allows (their count).
+    TooLarge(usize),
+    /// HiGHS did not reach the optimum within [`STAGE_LIMIT`].
+    Unfinished,
+}
+
+impl Staged {
+    /// The bound, cycles, when the LP was solved.
+    pub fn cycles(&self) -> Option<f64> {
+        match self {
+            Staged::Solved(b) => Some(b.bound_cycles),
+            _ => None,
+        }
+    }
+
+    /// Why there is no bound, in words for a footer (`None`: there is one).
+    pub fn missing(&self) -> Option<String> {
+        match self {
+            Staged::Solved(_) => None,
+            Staged::TooLarge(n) => Some(format!(
+                "the stage relaxation is not tried on {n} operators (above {STAGE_MAX_OPERATORS})"
+            )),
+            Staged::Unfinished => Some(format!(
+                "the stage relaxation's LP did not finish within {} s",
+                STAGE_LIMIT.as_secs()
+            )),
+        }
+    }
+}
+
+/// The stage relaxation's bound of `inst`, unless it has more than `max_operators`.
+pub fn stage_within(inst: &Instance, max_operators: usize) -> elk_solver::Result<Staged> {
+    if inst.ops.len() > max_operators {
+        return Ok(Staged::TooLarge(inst.ops.len()));
+    }
+    Ok(match stage_bound(inst, STAGE_LIMIT)? {
+        Some(b) => Staged::Solved(b),
+        None => Staged::Unfinished,
+    })
+}
+
+/// The stage relaxation's bound of `inst` under [`STAGE_MAX_OPERATORS`].
+pub fn stage(inst: &Instance) -> elk_solver::Result<Staged> {
+    stage_within(inst, STAGE_MAX_OPERATORS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bound::{certified, Beyond};
+    use elk_solver::BoundSource;
+    use elk_stage::corpus::{random_instance, RandomSpec};
+    use elk_stage::units::Cycles;
+
+    #[test]
+    fn an_instance_above_the_rule_is_not_tried_and_says_why() {
+        let inst = random_instance(3, &RandomSpec::tiny(5, 2));
+        let n = inst.ops.len();
+        let skipped = stage_within(&inst, n - 1).unwrap();
+        assert_eq!(skipped, Staged::TooLarge(n));
+        assert_eq!(skipped.cycles(), None);
+        assert!(skipped
+            .missing()
+            .unwrap()
+            .contains(&format!("on {n} operators")));
+        let solved = stage_within(&inst, n).unwrap();
+        let roof = elk_solver::bounds::roofline(&inst).best().get();
+        // The LP keeps the roofline's HBM and execution sums, less its safety margin.
+        assert!(
+            solved.cycles().unwrap() >= roof * (1.0 - 1e-5),
+            "{solved:?} vs {roof}"
+        );
+        assert_eq!(solved.missing(), None);
+    }
+
+    #[test]
+    fn the_certified_bound_is_the_strongest_and_a_tie_keeps_the_earlier_source() {
+        let inst = random_instance(3, &RandomSpec::tiny(5, 2));
+        let roof = elk_solver::bounds::roofline(&inst).best();
+        let above = Cycles(roof.get() + 10.0);
+        let higher = Cycles(roof.get() + 20.0);
+        let pick = |segment, stage| certified(&inst, Beyond { segment, stage });
+        assert_eq!(pick(None, None), (roof, BoundSource::Roofline));
+        assert_eq!(pick(None, Some(roof)), (roof, BoundSource::Roofline));
+        let stage = (above, BoundSource::StageRelaxation);
+        assert_eq!(pick(None, Some(above)), stage);
+        assert_eq!(pick(Some(roof), Some(above)), stage);
+        let segment = (above, BoundSource::SegmentRelaxation);
+        assert_eq!(pick(Some(above), Some(above)), segment);
+        assert_eq!(
+            pick(Some(above), Some(higher)).1,
+            BoundSource::StageRelaxation
+        );
+    }
+}
