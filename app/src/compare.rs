@@ -237,8 +237,8 @@ pub fn distribution_below_hbm(spec: &elk_model::chip::ChipSpec) -> Option<(f64, 
 /// on `inst`, with each row's speedup over Basic, percent of Ideal and gap to the certified
 /// bound: the best of the roofline's and those `beyond` it the caller computed (the stage
 /// relaxation's of [`crate::bound::stage`], `compare`'s default; the coupled segment LP's of
-/// [`crate::bound::coupled_bound`], `compare --bound segment`; [`crate::bound::certified`]). What `elk-opt compare`
-/// prints. `starting(k, n, name)` is called before row `k` (1-based) of the `n` method rows
+/// [`crate::bound::coupled_bound`], `compare --bound segment`; [`crate::bound::certified`]).
+/// What `elk-opt compare` prints. `starting(k, n, name)` is called before row `k` (1-based) of the `n` method rows
 /// is computed, `starting(n + 1, n, "")` once they are done (a progress display).
 /// `no_timings` leaves the compile times out (`null`).
 pub fn compare(

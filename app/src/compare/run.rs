@@ -114,8 +114,8 @@ impl CompareOutcome {
 /// this very instance when `bound_cache` holds it, and what the request asks for: with
 /// [`BoundChoice::Stage`] (the default) the stage relaxation's LP, with
 /// [`BoundChoice::Segment`] that and the coupled LP's, solved (and kept in `bound_cache`)
-/// when the cache lacks it. The layer's
-/// exact part runs in `worker`. A `--layer-exact` without a graph is refused before any work.
+/// when the cache lacks it. The layer's exact part runs in `worker`. A `--layer-exact`
+/// without a graph is refused before any work.
 pub fn run(
     request: &CompareRequest,
     on: CompareOn<'_>,
