@@ -138,21 +138,19 @@ pub fn certified(inst: &Instance, beyond: Beyond) -> (Cycles, BoundSource) {
     })
 }
 
-/// The certified lower bound of `inst`: the coupled segment LP's (what `compare --bound
-/// segment` and `gap` use; [`coupled_bound`]), read from or kept in the bound cache beside the
-/// plan cache, or the roofline's where it is stronger or the relaxation does not apply.
+/// The certified lower bound of `inst`, the strongest of what `compare --bound segment`
+/// computes: the coupled segment LP's ([`coupled_bound`], read from or kept in the bound
+/// cache beside the plan cache), the stage relaxation's ([`stage`]; it needs no repeated
+/// layers, so it also bounds an MoE step under sampled routing), or the roofline's.
 pub fn certified_bound(
     inst: &Instance,
     plans: Option<&PlanCache>,
 ) -> elk_solver::Result<(Cycles, BoundSource)> {
     let cache = plans.map(BoundCache::beside);
     let found = coupled_bound(inst, COUPLED_LIMIT, cache.as_ref(), &|_| {})?;
-    let segment = found.bound.map(|b| Cycles(b.bound_cycles));
-    Ok(certified(
-        inst,
-        Beyond {
-            segment,
-            stage: None,
-        },
-    ))
+    let beyond = Beyond {
+        segment: found.bound.map(|b| Cycles(b.bound_cycles)),
+        stage: stage(inst)?.cycles().map(Cycles),
+    };
+    Ok(certified(inst, beyond))
 }

@@ -9,7 +9,8 @@
 //!
 //! ```
 //! let inst = elk_stage::corpus::random_instance(7, &elk_stage::corpus::RandomSpec::tiny(6, 3));
-//! let report = elk_app::compare::compare(&inst, None, true, None, &mut |_, _, _| {}).unwrap();
+//! let beyond = elk_app::bound::Beyond::default(); // no bound beyond the roofline computed
+//! let report = elk_app::compare::compare(&inst, None, true, beyond, &mut |_, _, _| {}).unwrap();
 //! assert_eq!(report.bound_source, "roofline");
 //! assert_eq!(report.methods[0].method, "basic");
 //! assert_eq!(report.methods.last().unwrap().method, "ideal");

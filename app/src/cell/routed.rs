@@ -101,15 +101,25 @@ pub fn rows_of(report: &MoeReport, bound: bool) -> (Vec<MethodResult>, Option<Ce
 pub fn steps_bound(report: &MoeReport) -> CellBound {
     let bounds: Vec<f64> = report.steps.iter().map(|s| s.bound_ms).collect();
     let n = bounds.len();
-    let segment = report
-        .steps
-        .iter()
-        .filter(|s| s.bound_source != BoundSource::Roofline)
-        .count();
-    let source = match segment {
-        0 => "roofline".to_string(),
-        k if k == n => "segment relaxation".to_string(),
-        k => format!("segment relaxation on {k} of {n} steps, else roofline"),
+    // Each source with the steps it bounds, in the order first met.
+    let mut counts: Vec<(BoundSource, usize)> = Vec::new();
+    for s in &report.steps {
+        match counts
+            .iter_mut()
+            .find(|(source, _)| *source == s.bound_source)
+        {
+            Some((_, k)) => *k += 1,
+            None => counts.push((s.bound_source, 1)),
+        }
+    }
+    let source = match counts.as_slice() {
+        [] => BoundSource::Roofline.to_string(),
+        [(only, _)] => only.to_string(),
+        many => many
+            .iter()
+            .map(|(source, k)| format!("{source} on {k} of {n} steps"))
+            .collect::<Vec<_>>()
+            .join(", "),
     };
     CellBound {
         bound_ms: bounds.iter().sum::<f64>() / n.max(1) as f64,

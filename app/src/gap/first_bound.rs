@@ -4,7 +4,7 @@
 //! exact part as known (docs/exact.md, "One bound, whatever the command").
 
 use super::settings::{ExactSettings, GapStep};
-use crate::bound::coupled_bound;
+use crate::bound::{coupled_bound, Staged};
 use elk_solver::segments::CoupledLp;
 use elk_solver::{ExactEvent, Note, NoteAbout, Phase, WholeModelBound};
 use elk_stage::instance::Instance;
@@ -165,5 +165,65 @@ pub(super) fn coupled_first(
             ))),
         },
         None => not_used,
+    })
+}
+
+/// The stage relaxation before the exact part: its bound, its phase and its note.
+pub(super) struct StageFirst {
+    pub(super) bound: Option<Cycles>,
+    pub(super) phase: Option<Phase>,
+    pub(super) note: Option<Note>,
+}
+
+/// The stage relaxation's LP of `inst` ([`crate::bound::stage`]; docs/exact.md, "The stage
+/// relaxation") on a model too large for the backend, where the MILP's own LP relaxation, at
+/// least as strong, is not built: the bound `compare` reports by default, and the one beyond
+/// the roofline where the coupled LP does not apply (no repeated layers, as under sampled
+/// MoE routing) or does not finish (an MoE model). Skipped where it cannot add anything, as
+/// the coupled LP is: `--whole-model-bound off`, or a warm start that meets the roofline.
+pub(super) fn stage_first(
+    inst: &Instance,
+    settings: &ExactSettings,
+    warm: Option<&Schedule>,
+    progress: &dyn Fn(GapStep<'_>),
+) -> Result<StageFirst, MethodError> {
+    let roof = elk_solver::bounds::roofline(inst).best();
+    let incumbent = warm.map(|s| s.makespan_cycles);
+    if !elk_solver::too_large(inst, settings.backend)
+        || settings.whole_model_bound == WholeModelBound::Off
+        || incumbent.is_some_and(|t| elk_solver::meets_bound(t, roof))
+    {
+        return Ok(StageFirst {
+            bound: None,
+            phase: None,
+            note: None,
+        });
+    }
+    progress(GapStep::Exact {
+        label: "stage relaxation",
+        event: &ExactEvent::Phase {
+            what: format!("one LP over {} stages", inst.ops.len() + 1),
+            incumbent,
+            bound: roof,
+            elapsed_s: 0.0,
+        },
+    });
+    let started = Instant::now();
+    let found =
+        crate::bound::stage(inst).map_err(|e| e.for_method(settings.backend.method_name()))?;
+    let text = match (&found, found.missing()) {
+        (Staged::Solved(b), _) => format!(
+            "stage relaxation (one LP over the stages, each paying the most of its HBM work, execution and NoC): {:.4} ms",
+            inst.ms(Cycles(b.bound_cycles))
+        ),
+        (_, why) => why.unwrap_or_default(),
+    };
+    Ok(StageFirst {
+        bound: found.cycles().map(Cycles),
+        phase: Some(Phase {
+            what: "stage relaxation".into(),
+            seconds: started.elapsed().as_secs_f64(),
+        }),
+        note: Some(Note::general(text)),
     })
 }

@@ -2,7 +2,7 @@
 //! ([`run_exact`]), and each one's distance from the optimum or the best proven lower bound
 //! ([`gap_report`], [`GapReport`]); `solve --exact`'s results ([`solve_exact`]).
 
-use super::first_bound::{coupled_first, coupled_share, CoupledStatus};
+use super::first_bound::{coupled_first, coupled_share, stage_first, CoupledStatus};
 use super::settings::{ExactSettings, GapStep};
 use super::summary::{exact_row_name, summary, what_ran, ExactSummary, UnionPart};
 use crate::compare::{all_heuristics, Row};
@@ -17,7 +17,8 @@ use std::time::Instant;
 /// Runs the exact backend described by `settings` on `inst` (in `worker`, with a hard limit,
 /// or in this process), warm-started from `warm`, through the same
 /// [`elk_stage::method::Method`] road as every method, its phases told to `progress`. On a
-/// chain of layers the coupled segment LP comes first ([`super::COUPLED_SHARE_WHOLE_MODEL`],
+/// model too large for the backend the stage relaxation comes first, then on a
+/// chain of layers the coupled segment LP ([`super::COUPLED_SHARE_WHOLE_MODEL`],
 /// [`super::COUPLED_SHARE_WITH_BACKEND`]; from the bound
 /// cache when it holds it), so the exact part holds the bound every other command reports,
 /// a killed worker included.
@@ -30,12 +31,13 @@ pub fn run_exact(
 ) -> Result<(ExactReport, CoupledStatus), MethodError> {
     let started = Instant::now();
     let limit_s = settings.time_limit_s;
+    let stage = stage_first(inst, settings, warm.as_ref(), progress)?;
     let first = coupled_first(inst, settings, warm.as_ref(), progress)?;
     // Under a work budget the coupled LP may take the whole limit; the exact part still gets
     // a tenth as its hard stop (what time cuts is reported as not reproducible).
     let floor_s = (1.0 - coupled_share(inst, settings)).max(0.1) * limit_s;
     let left_s = (limit_s - started.elapsed().as_secs_f64()).max(floor_s);
-    let exact = settings.method(warm, first.given, worker);
+    let exact = settings.method(warm, (first.given, stage.bound), worker);
     // The limit the backend really has: what the coupled LP left of --time-limit.
     let limit = if left_s < limit_s - 0.05 {
         format!("{left_s:.1} s of the {limit_s} s")
@@ -50,10 +52,11 @@ pub fn run_exact(
             event: e,
         })
     })?;
-    if let Some(phase) = first.phase {
+    for phase in [first.phase, stage.phase].into_iter().flatten() {
         report.solve_s += phase.seconds;
         report.phases.insert(0, phase);
     }
+    report.notes.extend(stage.note);
     report.notes.extend(first.note);
     if let (Some(work), CoupledStatus::Unfinished { .. }) = (report.work.as_mut(), first.how) {
         work.cut_by_time = true;

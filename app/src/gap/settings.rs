@@ -8,6 +8,7 @@ use elk_solver::{
     Backend, Exact, ExactEvent, ExactOptions, WholeModelBound, WholeModelSearch, WorkerCommand,
 };
 use elk_stage::schedule::Schedule;
+use elk_stage::units::Cycles;
 use serde::Serialize;
 use std::time::Duration;
 
@@ -95,11 +96,12 @@ impl ExactSettings {
     }
 
     /// The exact method these settings describe, warm-started from `warm`, given the coupled
-    /// segment LP's bound `coupled`, run in `worker` (`None`: in this process).
+    /// segment LP's bound `coupled` and the stage relaxation's `stage`, run in `worker`
+    /// (`None`: in this process).
     pub(super) fn method(
         &self,
         warm: Option<Schedule>,
-        coupled: CoupledLp,
+        (coupled, stage): (CoupledLp, Option<Cycles>),
         worker: Option<WorkerCommand>,
     ) -> Exact {
         Exact {
@@ -116,6 +118,7 @@ impl ExactSettings {
                     WholeModelSearch::Off
                 },
                 coupled,
+                stage,
                 work_limit: self.work_limit,
             },
             worker,

@@ -30,11 +30,11 @@ pub enum StepBound {
     /// The roofline bound (SPEC §5): instant. What `elk-opt moe` reports.
     #[default]
     Roofline,
-    /// The strongest the tool has ([`crate::bound::certified_bound`]): the segment
-    /// relaxation's coupled LP where the step's layers repeat, else the roofline. Sampled
-    /// routings give every layer its own token counts, so there the relaxation does not
-    /// apply and this is the roofline; under the balanced routing it is tried (up to a
-    /// minute; identical steps are bounded once). What `bound = true` gives a grid's MoE
+    /// The strongest the tool has ([`crate::bound::certified_bound`]): the best of the stage
+    /// relaxation (any step up to 10,000 operators), the segment relaxation's coupled LP
+    /// where the step's layers repeat, and the roofline. Sampled routings give every layer
+    /// its own token counts, so there the segment relaxation does not apply; under the
+    /// balanced routing it is tried (up to a minute; identical steps are bounded once). What `bound = true` gives a grid's MoE
     /// cells and what the MoE study draws.
     Strongest,
 }

@@ -1,6 +1,7 @@
 //! One certified bound whatever the command: `compare --bound segment`, a sweep cell with
-//! `bound = true` and `gap` hold the same coupled segment LP bits for one instance, and `gap`
-//! reads the bound cache instead of solving the LP again.
+//! `bound = true` and `gap` hold the same coupled segment LP bits for one instance (and
+//! `compare` and `gap` the same stage relaxation bits), and `gap` reads the bound cache
+//! instead of solving the LP again.
 
 use elk_app::bound::{coupled_bound, BoundCache, COUPLED_LIMIT};
 use elk_app::gap::{gap_report, CoupledStatus, ExactSettings};
@@ -69,6 +70,18 @@ fn compare_a_sweep_cell_and_gap_hold_the_same_bound_bits() {
     assert_eq!(gap.exact.coupled, CoupledStatus::Held);
     assert_eq!(gap.reference_cycles.get().to_bits(), bits);
     assert_eq!(gap.exact.bound_source, BoundSource::SegmentRelaxation);
+    // `compare`'s default, the stage relaxation: below the coupled LP here, and held by
+    // `gap` with the same bits.
+    let stage = elk_app::bound::stage(&inst).unwrap().cycles().unwrap();
+    assert!(Cycles(stage) > roof && stage < seg.bound_cycles, "{stage}");
+    let staged = elk_app::bound::Beyond {
+        segment: None,
+        stage: Some(Cycles(stage)),
+    };
+    let compared = elk_app::compare::compare(&inst, None, true, staged, &mut |_, _, _| {}).unwrap();
+    assert_eq!(compared.bound_source, BoundSource::StageRelaxation);
+    let held = gap.exact.bounds.stage_cycles.map(|c| c.get().to_bits());
+    assert_eq!(held, Some(stage.to_bits()), "{:?}", gap.exact.notes);
 }
 
 #[test]
@@ -81,8 +94,12 @@ fn gap_reads_the_coupled_bound_from_the_cache_instead_of_solving_it() {
     assert!(!first.cached && first.write_error.is_none());
     let solved = first.bound.unwrap().bound_cycles;
     // The next reader takes the entry as it is: one whose bound no LP gives shows it was
-    // read, not solved again.
-    let planted = 0.999 * solved;
+    // read, not solved again. Planted between the roofline and the stage relaxation, it
+    // leaves the stage relaxation the bound.
+    let roof = elk_solver::bounds::roofline(&inst).best().get();
+    let stage = elk_app::bound::stage(&inst).unwrap().cycles().unwrap();
+    assert!(roof < stage && stage < solved, "{roof} {stage} {solved}");
+    let planted = 0.5 * (roof + stage);
     let file = cache.path(&inst);
     let mut entry: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
@@ -105,11 +122,15 @@ fn gap_reads_the_coupled_bound_from_the_cache_instead_of_solving_it() {
     assert_eq!(gap.exact.coupled, CoupledStatus::Held);
     let held = gap.exact.bounds.segment_cycles.map(|c| c.get().to_bits());
     assert_eq!(held, Some(planted.to_bits()), "{:?}", gap.exact.notes);
+    assert_eq!(gap.exact.bound_source, BoundSource::StageRelaxation);
+    assert_eq!(gap.reference_cycles.get().to_bits(), stage.to_bits());
     let phases = gap.exact.phases.unwrap();
+    // The stage relaxation, then the coupled LP read from the cache.
+    let named: Vec<&str> = phases.iter().map(|p| p.what.as_str()).collect();
+    assert_eq!(named[0], "stage relaxation", "{named:?}");
     assert!(
-        phases[0].what.ends_with("(read from the bound cache)"),
-        "{:?}",
-        phases.iter().map(|p| &p.what).collect::<Vec<_>>()
+        named[1].ends_with("(read from the bound cache)"),
+        "{named:?}"
     );
     let note = format!(
         "coupled by ν (one LP, the prices' constraints kept): {:.4} ms",

@@ -17,7 +17,7 @@ pub(super) fn certified_gaps(rows: &[&CellResult], md: &mut String, files: &mut 
     let ranged = bounded
         .iter()
         .any(|r| r.bound.as_ref().is_some_and(|b| b.min_ms.is_some()));
-    md.push_str("\n## Certified gaps\n\nEach method's gap ≤ % to the cell's certified lower bound (the segment relaxation's LP bound, or the roofline's where it is stronger; docs/exact.md): at least that close to the optimum. Data: [gaps.csv](gaps.csv).");
+    md.push_str("\n## Certified gaps\n\nEach method's gap ≤ % to the cell's certified lower bound (the best of the segment relaxation's LP bound, the stage relaxation's and the roofline's; docs/exact.md): at least that close to the optimum. Data: [gaps.csv](gaps.csv).");
     if ranged {
         md.push_str(" An MoE cell (with a routing) has a bound per sampled step, of the oracle's instance, which bounds every policy of that step; its makespans and its bound are means over the steps (the steps' lowest and highest bound in parentheses), so its gap bounds the mean makespan's distance to the mean optimum.");
     }

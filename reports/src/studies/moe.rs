@@ -66,9 +66,11 @@ fn write(header: &Header, cells: &[Run]) -> Result<Files> {
          experts and a run-time choice for the rest; **oracle** knows the step's routing (a \
          lower bound for every online policy, never above any policy on any step). Each \
          step also has a certified lower bound: the strongest bound of the oracle's instance \
-         (the segment relaxation where the step's layers repeat, else the roofline; sampled \
-         routings give every layer its own token counts, so here it is the roofline), below \
-         every policy of that step. In the tables, 'vs oracle' is the mean over steps of \
+         (the best of the stage relaxation, one LP over the stages that needs no repeated \
+         layers, the segment relaxation where the step's layers repeat, and the roofline; \
+         sampled routings give every layer its own token counts, so here it is the stage \
+         relaxation where that beats the roofline, and it is not tried above 10,000 \
+         operators; docs/exact.md), below every policy of that step. In the tables, 'vs oracle' is the mean over steps of \
          makespan / oracle − 1; 'experts' the experts loaded per layer; GB the expert weight \
          loaded per step; the certified bound is the mean of the steps' bounds, their lowest \
          and highest in parentheses. The figures draw each policy's mean makespan per step \

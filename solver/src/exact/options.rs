@@ -6,6 +6,7 @@ use crate::milp::Linearisation;
 use crate::segments::CoupledLp;
 use elk_stage::instance::Instance;
 use elk_stage::schedule::Schedule;
+use elk_stage::units::Cycles;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
@@ -124,6 +125,11 @@ pub struct ExactOptions {
     /// `skip`ped one (the caller ran out of time) is not tried again.
     #[serde(default)]
     pub coupled: CoupledLp,
+    /// The stage relaxation's bound ([`crate::bounds::stage_bound`]), computed by the caller
+    /// (`elk-opt gap` on a model too large for the backend, before the worker starts): it
+    /// holds from the solve's start, a killed worker's report included.
+    #[serde(default)]
+    pub stage: Option<Cycles>,
     /// A deterministic budget ([`crate::exact::Work`]; `--work-limit`): branch-and-bound
     /// nodes on an instance the MILP can build, window MILPs on a model too large for it.
     /// Where it splits the solve into phases, the split is by work, not by time, and the

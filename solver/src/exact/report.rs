@@ -29,6 +29,9 @@ pub struct Bounds {
     /// The segment relaxation's bound (whole models too large for the backend).
     #[serde(default)]
     pub segment_cycles: Option<Cycles>,
+    /// The stage relaxation's bound, when the caller gave it ([`ExactOptions::stage`]).
+    #[serde(default)]
+    pub stage_cycles: Option<Cycles>,
 }
 
 impl Bounds {
@@ -51,10 +54,12 @@ impl Bounds {
     }
 
     /// The strongest bound and what proved it, `backend_cycles` being `backend`'s dual bound
-    /// (on a tie the cheaper proof is named: roofline, LP relaxation, segment relaxation).
+    /// (on a tie the cheaper proof is named: roofline, stage relaxation, LP relaxation,
+    /// segment relaxation).
     pub fn best(&self, backend: Backend) -> (Cycles, BoundSource) {
         let mut best = (self.roofline_best(), BoundSource::Roofline);
         for (v, source) in [
+            (self.stage_cycles, BoundSource::StageRelaxation),
             (self.lp_cycles, BoundSource::LpRelaxation),
             (self.segment_cycles, BoundSource::SegmentRelaxation),
             (self.backend_cycles, backend.dual_bound()),

@@ -129,6 +129,7 @@ impl<'a> Solve<'a> {
             started,
             bounds: Bounds {
                 segment_cycles: opts.coupled.known(),
+                stage_cycles: opts.stage,
                 ..Bounds::roofline(inst)
             },
             told: Cell::new(warm.as_ref().map_or(f64::INFINITY, |w| w.1)),
@@ -190,7 +191,7 @@ impl<'a> Solve<'a> {
     /// The best lower bound so far.
     pub(super) fn bound(&self) -> Cycles {
         let b = &self.bounds;
-        [b.lp_cycles, b.segment_cycles]
+        [b.lp_cycles, b.segment_cycles, b.stage_cycles]
             .into_iter()
             .flatten()
             .fold(b.roofline_best(), Cycles::max)

@@ -22,6 +22,7 @@ fn killed_with(
     let backend = options.backend;
     let bounds = Bounds {
         segment_cycles: options.coupled.known(),
+        stage_cycles: options.stage,
         ..Bounds::roofline(inst)
     };
     let (lower, source) = bounds.best(backend);
