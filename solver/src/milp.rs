@@ -474,8 +474,14 @@ pub(crate) fn coupled_bound(
     lift: bool,
 ) -> Result<Option<CoupledRun>> {
     let start = Instant::now();
-    let (problem, size, layout) = encode::encode_coupled(parts, classes);
-    let solved = solve_configured(problem, time_limit, "coupled segment bound")?;
+    let Some((problem, size, layout)) =
+        encode::encode_coupled(parts, classes, time_limit.map(|t| start + t))
+    else {
+        // Building the model alone took the time limit.
+        return Ok(None);
+    };
+    let left = time_limit.map(|t| t.saturating_sub(start.elapsed()));
+    let solved = solve_configured(problem, left, "coupled segment bound")?;
     if solved.status() != HighsModelStatus::Optimal {
         return Ok(None);
     }

@@ -709,6 +709,20 @@ mod tests {
     }
 
     #[test]
+    fn the_coupled_lps_time_limit_holds_while_its_rows_are_built() {
+        // No time at all: the rows stop at the deadline and nothing is solved (before, the
+        // model was built whatever the limit, minutes on an MoE model, and HiGHS's 10 ms
+        // floor solved this small one).
+        let inst = layered();
+        assert!(coupled_segment_bound(&inst, 1, Duration::ZERO)
+            .unwrap()
+            .is_none());
+        assert!(coupled_segment_bound(&inst, 1, Duration::from_secs(60))
+            .unwrap()
+            .is_some());
+    }
+
+    #[test]
     fn progress_reports_every_segment_problem_and_changes_nothing() {
         let inst = layered();
         let opts = SegmentOptions {

@@ -4,7 +4,7 @@
 
 use super::dims::{coupled, Dim, Dims};
 use super::header::Files;
-use super::series::{method_series, unreachable_ideal, MethodSeries};
+use super::series::{bound_name, method_series, unreachable_ideal, MethodSeries};
 use super::values::{fmt, headline_method, label, methods_of, result_of, value_or_why};
 use crate::finding::Finding;
 use crate::plot::{facets, lines_marked, Panel, Style};
@@ -132,10 +132,17 @@ pub(crate) fn routing_panels(
     of: impl Fn(&MethodResult) -> Option<f64> + Copy,
     latency: bool,
 ) -> Vec<Panel> {
+    // One legend name for the bound in every panel, of all their points' sources: the panels
+    // must have the same series, and one routing's steps may have other bounds than
+    // another's (the stage relaxation on some steps, the roofline on others).
+    let shared = bound_name(rows);
     by_routing(rows)
         .into_iter()
         .map(|(title, rows)| {
-            let m = method_series(methods, &rows, x, of, latency);
+            let mut m = method_series(methods, &rows, x, of, latency);
+            if let (Some(s), Some(name)) = (m.marks.bound, &shared) {
+                m.series[s].name = name.clone();
+            }
             Panel {
                 title,
                 series: m.series,

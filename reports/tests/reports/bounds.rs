@@ -185,6 +185,27 @@ fn moe_cells() -> Vec<CellResult> {
 }
 
 #[test]
+fn moe_panels_whose_bounds_differ_share_one_bound_legend() {
+    // Under one routing the steps' bound is the stage relaxation, under the other the
+    // roofline: the panels still draw one series, named for both.
+    let mut results = moe_cells();
+    for r in &mut results {
+        if r.cell.routing.as_deref() == Some("zipf:1.2") {
+            r.bound.as_mut().unwrap().source = "stage relaxation".into();
+        }
+    }
+    let files = texts(report(&results, "moe", &header()).unwrap());
+    let svg = &files.iter().find(|f| f.0.ends_with(".svg")).unwrap().1;
+    let labels: Vec<String> = text_boxes(svg).into_iter().map(|t| t.0).collect();
+    let want = "certified lower bound (per point: roofline or stage relaxation)";
+    assert_eq!(
+        labels.iter().filter(|l| *l == want).count(),
+        1,
+        "{labels:?}"
+    );
+}
+
+#[test]
 fn moe_cells_are_one_figure_with_a_panel_per_routing_spread_and_band() {
     let results = moe_cells();
     let files = texts(report(&results, "moe", &header()).unwrap());

@@ -184,6 +184,8 @@ pub(crate) fn encode_segment(
         problem: cols.vars.minimise(objective).using(good_lp::highs),
         count: 0,
         slacks: None,
+        deadline: None,
+        overran: false,
     };
     rows.add_all();
     let (problem, mut size) = (rows.problem, cols.size);
@@ -238,10 +240,12 @@ pub(crate) struct CoupledLayout {
 /// options of those ν. Every part's absorbed classes must be `classes`, in order, each
 /// charged at most its least ν (empty for the last part). Proof: docs/exact.md, "The coupled
 /// relaxation" and "Classes refined lazily".
+/// `None` when `deadline` passed while its rows were being built (no model to solve).
 pub(crate) fn encode_coupled(
     parts: &[CoupledPart],
     classes: &[Vec<f64>],
-) -> (HighsProblem, ModelSize, CoupledLayout) {
+    deadline: Option<std::time::Instant>,
+) -> Option<(HighsProblem, ModelSize, CoupledLayout)> {
     let mut cols = Columns {
         vars: ProblemVariables::new(),
         size: ModelSize::default(),
@@ -278,8 +282,13 @@ pub(crate) fn encode_coupled(
             problem,
             count,
             slacks: Some(Vec::new()),
+            deadline,
+            overran: false,
         };
         rows.add_all();
+        if rows.overran {
+            return None;
+        }
         slacks.push(rows.slacks.unwrap_or_default());
         (problem, count) = (rows.problem, rows.count);
     }
@@ -312,5 +321,5 @@ pub(crate) fn encode_coupled(
         layouts,
         slacks,
     };
-    (problem, size, layout)
+    Some((problem, size, layout))
 }

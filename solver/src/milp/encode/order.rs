@@ -18,7 +18,7 @@ impl Rows<'_> {
 
     /// "a before b when `cond` = 1": a has no work after b's start.
     fn before(&mut self, a: usize, b: usize, cond: Expression, cond_const: Option<f64>) {
-        if cond_const == Some(0.0) {
+        if cond_const == Some(0.0) || self.past_deadline() {
             return;
         }
         let h = self.inst.ops[a].hbm_cycles.get();

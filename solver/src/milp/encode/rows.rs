@@ -23,6 +23,12 @@ pub(super) struct Rows<'a> {
     /// When `Some`, every NoC row's slack is kept here as it is added (the lift check of
     /// `super::lift` reads them at a solution).
     pub slacks: Option<Vec<StageSlack>>,
+    /// When to stop adding rows (`None`: never): building a large relaxation (the coupled
+    /// LP of an MoE model, with its pairwise order rows) can take minutes before HiGHS, whose
+    /// time limit starts only at the solve, sees it.
+    pub deadline: Option<std::time::Instant>,
+    /// The deadline passed: the rows are incomplete and the model must not be solved.
+    pub overran: bool,
 }
 
 /// Which NoC row of a stage a [`StageSlack`] is.
@@ -49,6 +55,9 @@ impl Rows<'_> {
         let at = self.at;
         self.one_option();
         for &j in &at.loads {
+            if self.past_deadline() {
+                return;
+            }
             self.load_work(j);
             self.linearise_memory(j);
         }
@@ -57,8 +66,23 @@ impl Rows<'_> {
             self.duration(k);
         }
         self.absorb_cap();
+        if self.past_deadline() {
+            return;
+        }
         self.load_order();
         self.displacement();
+    }
+
+    /// Whether the deadline has passed (then [`Rows::overran`] is set and stays set).
+    pub(super) fn past_deadline(&mut self) -> bool {
+        if !self.overran
+            && self
+                .deadline
+                .is_some_and(|d| std::time::Instant::now() >= d)
+        {
+            self.overran = true;
+        }
+        self.overran
     }
 
     /// Keeps a NoC row's slack when slacks are kept.
