@@ -67,6 +67,14 @@ fn seconds_text(s: f64) -> String {
     format!("{s:.decimals$}")
 }
 
+/// No bound before the exact part could add anything: none asked for (`--whole-model-bound
+/// off`), or a warm start (makespan `incumbent`) that meets the roofline `roof` (it is optimal
+/// already).
+fn adds_nothing(settings: &ExactSettings, incumbent: Option<Cycles>, roof: Cycles) -> bool {
+    settings.whole_model_bound == WholeModelBound::Off
+        || incumbent.is_some_and(|t| elk_solver::meets_bound(t, roof))
+}
+
 /// The coupled segment LP before the exact part: its bound, how it was had, its phase and a
 /// note when it did not finish.
 pub(super) struct CoupledFirst {
@@ -94,9 +102,7 @@ pub(super) fn coupled_first(
     };
     let roof = elk_solver::bounds::roofline(inst).best();
     let incumbent = warm.map(|s| s.makespan_cycles);
-    if settings.whole_model_bound == WholeModelBound::Off
-        || incumbent.is_some_and(|t| elk_solver::meets_bound(t, roof))
-    {
+    if adds_nothing(settings, incumbent, roof) {
         return Ok(not_used);
     }
     let share = coupled_share(inst, settings);
@@ -189,10 +195,7 @@ pub(super) fn stage_first(
 ) -> Result<StageFirst, MethodError> {
     let roof = elk_solver::bounds::roofline(inst).best();
     let incumbent = warm.map(|s| s.makespan_cycles);
-    if !elk_solver::too_large(inst, settings.backend)
-        || settings.whole_model_bound == WholeModelBound::Off
-        || incumbent.is_some_and(|t| elk_solver::meets_bound(t, roof))
-    {
+    if !elk_solver::too_large(inst, settings.backend) || adds_nothing(settings, incumbent, roof) {
         return Ok(StageFirst {
             bound: None,
             phase: None,
