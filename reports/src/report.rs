@@ -18,6 +18,7 @@ mod gaps;
 mod header;
 mod lines;
 mod series;
+pub(crate) use series::sources_named;
 mod values;
 
 pub use header::{today, Files, Header};

@@ -40,19 +40,32 @@ pub(super) fn cell_context(rows: &[&CellResult]) -> Vec<(String, Vec<String>)> {
 /// "(per point: roofline or segment relaxation)" when the points' differ (each point's is in
 /// the CSV). None: no cell has a bound.
 pub(super) fn bound_name(rows: &[&CellResult]) -> Option<String> {
-    let mut sources: Vec<&str> = Vec::new();
-    for b in rows.iter().filter_map(|r| r.bound.as_ref()) {
-        if !sources.contains(&b.source.as_str()) {
-            sources.push(&b.source);
+    let sources = rows
+        .iter()
+        .filter_map(|r| r.bound.as_ref())
+        .map(|b| b.source.as_str());
+    sources_named(sources).map(|s| format!("certified lower bound ({s})"))
+}
+
+/// What proved the bounds of several points, in a few words: the one source, or "per point:
+/// roofline or stage relaxation" when they differ. An MoE cell whose steps have different
+/// bounds names each with its count ("stage relaxation on 7 of 10 steps, roofline on 3 of 10
+/// steps", [`elk_app::cell::steps_bound`]); only the sources' names are kept here (the CSV
+/// has each point's). None: no point has a bound.
+pub(crate) fn sources_named<'a>(sources: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    let mut names: Vec<&str> = Vec::new();
+    for source in sources {
+        for part in source.split(", ") {
+            let name = part.split(" on ").next().unwrap_or(part);
+            if !names.contains(&name) {
+                names.push(name);
+            }
         }
     }
-    match sources.as_slice() {
+    match names.as_slice() {
         [] => None,
-        [one] => Some(format!("certified lower bound ({one})")),
-        many => Some(format!(
-            "certified lower bound (per point: {})",
-            many.join(" or ")
-        )),
+        [one] => Some(one.to_string()),
+        many => Some(format!("per point: {}", many.join(" or "))),
     }
 }
 

@@ -180,7 +180,12 @@ fn section(
 fn table(routing: &str, rows: &[&Run], sets: bool, md: &mut String) {
     let first = report_of(rows[0], sets);
     let names: Vec<&str> = first.summary.iter().map(|s| s.policy.as_str()).collect();
-    let source = steps_bound(first).source;
+    let sources: Vec<String> = rows
+        .iter()
+        .map(|c| steps_bound(report_of(c, sets)).source)
+        .collect();
+    let source =
+        crate::report::sources_named(sources.iter().map(String::as_str)).unwrap_or_default();
     let columns = if sets {
         "ms (vs oracle, × faster than without)"
     } else {

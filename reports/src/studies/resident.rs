@@ -103,7 +103,9 @@ fn table(chip: &str, rows: &[&Run], md: &mut String) {
         .iter()
         .map(|s| s.policy.as_str())
         .collect();
-    let source = steps_bound(&first.report).source;
+    let sources: Vec<String> = rows.iter().map(|c| steps_bound(&c.report).source).collect();
+    let source =
+        crate::report::sources_named(sources.iter().map(String::as_str)).unwrap_or_default();
     md.push_str(&format!(
         "On {chip}.\n\n| batch | experts with tokens / layer | {} | resident-auto keeps | \
          certified bound ms ({source}) |\n|---|---|{}---|---|\n",
