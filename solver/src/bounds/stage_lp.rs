@@ -30,47 +30,94 @@ pub struct StageBound {
     pub columns: usize,
     /// Rows of the LP.
     pub rows: usize,
+    /// ν classes of the loads' work ([`CLASS_SPREAD`]).
+    pub classes: usize,
 }
 
-/// The least ν of any option of any load (∞ without loads).
-fn least_nu(inst: &Instance) -> f64 {
-    inst.ops
+/// The ν classes measured beside the default of one class (`segment_bound --stage --spread`):
+/// a class holds the ν values from its least up to this times it, and is charged its least.
+/// Llama2-70B's `ffn.gate_up` has options of ν 0.35 and 0.69, which one class charged at the
+/// least ν lets the LP blend within a layer; classes win back 0.63 % of its bound there, but
+/// take 8× the time, and nothing on Llama2-13B (docs/exact.md, "The stage relaxation").
+pub const CLASS_SPREAD: f64 = 1.2;
+
+/// The ν classes of `inst`'s loads, each spanning up to `spread` times its least ν: each
+/// class's least ν, ascending (empty without loads).
+fn nu_classes(inst: &Instance, spread: f64) -> Vec<f64> {
+    let mut nus: Vec<f64> = inst
+        .ops
         .iter()
         .enumerate()
         .filter(|(j, _)| inst.is_load(OpId(*j)))
         .flat_map(|(_, op)| op.options.iter().map(|o| o.noc_per_hbm))
-        .fold(f64::INFINITY, f64::min)
+        .collect();
+    nus.sort_by(f64::total_cmp);
+    let mut least: Vec<f64> = Vec::new();
+    for nu in nus {
+        if least.last().is_none_or(|&l| nu > l * spread) {
+            least.push(nu);
+        }
+    }
+    least
 }
 
-/// What the LP sees of an option: its execution, its NoC, and (phased rows) its compute phase.
+/// The class of `nu` among `least` (the last whose least ν is at most `nu`).
+fn class_of(least: &[f64], nu: f64) -> usize {
+    least.iter().rposition(|&l| l <= nu).unwrap_or(0)
+}
+
+/// What the LP sees of an option: its execution, its NoC, (phased rows) its compute phase,
+/// and its load's ν class.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Seen {
     exec: f64,
     comm: f64,
     comp: f64,
+    class: usize,
 }
 
 impl Seen {
-    fn of(o: &elk_stage::instance::OpOption) -> Seen {
+    fn of(o: &elk_stage::instance::OpOption, class: usize) -> Seen {
         Seen {
             exec: o.exec_cycles.get(),
             comm: o.comm_cycles.get(),
             comp: (o.exec_cycles - o.comm_cycles).get().max(0.0),
+            class,
         }
     }
 
     /// `self` is no worse than `other` in every row: no longer an execution, no more NoC,
-    /// and no shorter a compute phase for loads to hide beside (only phased rows see it).
+    /// no shorter a compute phase for loads to hide beside (only phased rows see it), and
+    /// its load in no dearer a ν class.
     fn covers(&self, other: &Seen, phased: bool) -> bool {
-        self.exec <= other.exec && self.comm <= other.comm && (!phased || self.comp >= other.comp)
+        self.exec <= other.exec
+            && self.comm <= other.comm
+            && (!phased || self.comp >= other.comp)
+            && self.class <= other.class
     }
 }
 
-/// The options of one operator the LP needs: one of each set of equal ones, and none that
+/// The options of operator `i` the LP needs: one of each set of equal ones, and none that
 /// another covers ([`Seen::covers`]). Swapping a dominated option's weight in a blend to the
-/// option that covers it loosens every row and keeps Σ x = 1, so the optimum is unchanged.
-fn undominated(op: &elk_stage::instance::InstanceOp, phased: bool) -> Vec<Seen> {
-    let seen: Vec<Seen> = op.options.iter().map(Seen::of).collect();
+/// option that covers it loosens every row and keeps Σ x = 1 (its load's work moves to a
+/// class no dearer, in the same stages), so the optimum is unchanged. An operator without a
+/// load has all its options in class 0.
+fn undominated(inst: &Instance, i: usize, least: &[f64], phased: bool) -> Vec<Seen> {
+    let load = inst.is_load(OpId(i));
+    let seen: Vec<Seen> = inst.ops[i]
+        .options
+        .iter()
+        .map(|o| {
+            Seen::of(
+                o,
+                if load {
+                    class_of(least, o.noc_per_hbm)
+                } else {
+                    0
+                },
+            )
+        })
+        .collect();
     let mut kept: Vec<Seen> = Vec::new();
     for (i, s) in seen.iter().enumerate() {
         // Equal options: the first stands for all.
@@ -85,16 +132,31 @@ fn undominated(op: &elk_stage::instance::InstanceOp, phased: bool) -> Vec<Seen> 
     kept
 }
 
-/// The stage relaxation's lower bound on every schedule of `inst`, or `None` when HiGHS did
-/// not reach the LP's optimum within `time_limit`.
+/// The stage relaxation's lower bound on every schedule of `inst`, with one ν class (every
+/// load's work charged the least ν of any load's option), or `None` when HiGHS did not reach
+/// the LP's optimum within `time_limit`.
 pub fn stage_bound(inst: &Instance, time_limit: Duration) -> Result<Option<StageBound>> {
+    stage_bound_with(inst, time_limit, f64::INFINITY)
+}
+
+/// [`stage_bound`] with ν classes spanning `spread` ([`CLASS_SPREAD`]; `f64::INFINITY`: one
+/// class): each class's work has its own deadlines and is charged the class's least ν. A
+/// bound for every spread ≥ 1 (docs/exact.md, "The stage relaxation").
+pub fn stage_bound_with(
+    inst: &Instance,
+    time_limit: Duration,
+    spread: f64,
+) -> Result<Option<StageBound>> {
     let n = inst.ops.len();
-    // Without loads there is no load work to charge.
-    let nu = Some(least_nu(inst))
-        .filter(|nu| nu.is_finite())
-        .unwrap_or(0.0);
+    // Without loads there is no load work to charge: one class of ν 0.
+    let least = Some(nu_classes(inst, spread))
+        .filter(|l| !l.is_empty())
+        .unwrap_or(vec![0.0]);
+    let classes = least.len();
     let phased = inst.noc_row == NocRow::Phased;
-    let options: Vec<Vec<Seen>> = inst.ops.iter().map(|op| undominated(op, phased)).collect();
+    let options: Vec<Vec<Seen>> = (0..n)
+        .map(|i| undominated(inst, i, &least, phased))
+        .collect();
     let mut vars = ProblemVariables::new();
     let x: Vec<Vec<Variable>> = options
         .iter()
@@ -104,12 +166,14 @@ pub fn stage_bound(inst: &Instance, time_limit: Duration) -> Result<Option<Stage
                 .collect()
         })
         .collect();
-    let mut stage = || vars.add(variable().min(0.0));
-    // Per stage 0..=n: HBM work, its part beside the compute phase, duration, cumulative work.
-    let w: Vec<Variable> = (0..=n).map(|_| stage()).collect();
-    let y: Vec<Variable> = (0..=n).map(|_| stage()).collect();
-    let d: Vec<Variable> = (0..=n).map(|_| stage()).collect();
-    let done: Vec<Variable> = (0..=n).map(|_| stage()).collect();
+    let mut column = || vars.add(variable().min(0.0));
+    let mut per_class = || -> Vec<Variable> { (0..classes).map(|_| column()).collect() };
+    // Per stage 0..=n and class: HBM work, its part beside the compute phase, and the work
+    // done ahead of the deadlines so far; per stage its duration.
+    let w: Vec<Vec<Variable>> = (0..=n).map(|_| per_class()).collect();
+    let y: Vec<Vec<Variable>> = (0..=n).map(|_| per_class()).collect();
+    let ahead: Vec<Vec<Variable>> = (0..=n).map(|_| per_class()).collect();
+    let d: Vec<Variable> = (0..=n).map(|_| column()).collect();
     let columns = vars.len();
     let objective: Expression = d.iter().sum();
     let mut problem = vars.minimise(objective).using(good_lp::highs);
@@ -121,44 +185,58 @@ pub fn stage_bound(inst: &Instance, time_limit: Duration) -> Result<Option<Stage
     let blend = |i: usize, f: &dyn Fn(&Seen) -> f64| -> Expression {
         options[i].iter().zip(&x[i]).map(|(o, &v)| f(o) * v).sum()
     };
+    let charged =
+        |v: &[Variable]| -> Expression { v.iter().zip(&least).map(|(&v, &nu)| nu * v).sum() };
     for xi in &x {
         add(&mut problem, xi.iter().sum::<Expression>().eq(1.0));
     }
-    let mut due = 0.0;
     for k in 0..=n {
-        // Work done by stage k; the loads of operators 0..=k are due by then.
-        let before: Expression = if k == 0 {
-            0.0.into()
-        } else {
-            done[k - 1].into()
-        };
-        add(&mut problem, (done[k] - before - w[k]).eq(0.0));
-        if k < n {
-            due += inst.ops[k].hbm_cycles.get();
-            add(&mut problem, Expression::from(done[k]).geq(due));
+        // Work done by stage k in class c, less what is due by then (the class's share of
+        // the loads of operators 0..=k), is what is ahead; it never falls below 0.
+        for c in 0..classes {
+            let before: Expression = if k == 0 {
+                0.0.into()
+            } else {
+                ahead[k - 1][c].into()
+            };
+            let due: Expression = if k < n {
+                let h = inst.ops[k].hbm_cycles.get();
+                blend(k, &|o| if o.class == c { h } else { 0.0 })
+            } else {
+                0.0.into()
+            };
+            add(&mut problem, (ahead[k][c] - before - w[k][c] + due).eq(0.0));
         }
-        add(&mut problem, Expression::from(d[k]).geq(w[k]));
+        let work: Expression = w[k].iter().sum();
+        add(&mut problem, Expression::from(d[k]).geq(work));
         if k == 0 {
-            add(&mut problem, Expression::from(d[0]).geq(nu * w[0]));
+            add(&mut problem, Expression::from(d[0]).geq(charged(&w[0])));
             continue;
         }
         let i = k - 1;
         let exec = blend(i, &|o| o.exec);
         add(&mut problem, Expression::from(d[k]).geq(exec.clone()));
         let comm = blend(i, &|o| o.comm);
-        add(&mut problem, Expression::from(d[k]).geq(comm + nu * w[k]));
+        add(
+            &mut problem,
+            Expression::from(d[k]).geq(comm + charged(&w[k])),
+        );
         if phased {
             let comp = blend(i, &|o| o.comp);
-            add(&mut problem, Expression::from(y[k]).leq(w[k]));
-            add(&mut problem, Expression::from(y[k]).leq(comp.clone()));
-            add(&mut problem, (nu * y[k]).leq(comp));
+            for c in 0..classes {
+                add(&mut problem, Expression::from(y[k][c]).leq(w[k][c]));
+            }
             add(
                 &mut problem,
-                Expression::from(d[k]).geq(exec + nu * (w[k] - y[k])),
+                y[k].iter().sum::<Expression>().leq(comp.clone()),
+            );
+            add(&mut problem, charged(&y[k]).leq(comp));
+            add(
+                &mut problem,
+                Expression::from(d[k]).geq(exec + charged(&w[k]) - charged(&y[k])),
             );
         }
     }
-    add(&mut problem, Expression::from(done[n]).geq(due));
     let Some((optimum, iterations)) = crate::milp::solve_lp(problem, time_limit)? else {
         return Ok(None);
     };
@@ -167,54 +245,69 @@ pub fn stage_bound(inst: &Instance, time_limit: Duration) -> Result<Option<Stage
         iterations,
         columns,
         rows,
+        classes,
     }))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use elk_stage::instance::{InstanceOp, OpOption};
+    use elk_stage::instance::OpOption;
     use elk_stage::units::{Bytes, Cycles};
 
-    fn option(exec: f64, comm: f64) -> OpOption {
-        OpOption {
-            cold: Bytes(0),
-            hot: Bytes(0),
-            exec_cycles: Cycles(exec),
-            comm_cycles: Cycles(comm),
-            noc_per_hbm: 0.5,
-            groups: None,
-            members: None,
-        }
+    /// One load whose options are `(exec, comm, ν)`, alone in an instance.
+    fn one_load(options: &[(f64, f64, f64)]) -> Instance {
+        let options = options
+            .iter()
+            .map(|&(exec, comm, nu)| OpOption::new(0, 0, exec, comm, nu))
+            .collect();
+        Instance::builder("one load", Bytes(1 << 20), 1e9)
+            .op("op", Cycles(10.0), options)
+            .build()
+            .unwrap()
+    }
+
+    fn kept(inst: &Instance, phased: bool) -> Vec<(f64, f64, usize)> {
+        let least = nu_classes(inst, CLASS_SPREAD);
+        undominated(inst, 0, &least, phased)
+            .iter()
+            .map(|s| (s.exec, s.comm, s.class))
+            .collect()
     }
 
     #[test]
     fn only_options_no_other_covers_are_kept_and_equal_ones_once() {
-        let op = |options| InstanceOp {
-            name: "op".into(),
-            hbm_cycles: Cycles(0.0),
-            options: std::sync::Arc::new(options),
-            flops: None,
-            preload_window: None,
-            parallel: None,
-        };
         // (exec, comm): (10, 4) covers (12, 4) and (10, 5); it and (8, 6) trade.
-        let all = op(vec![
-            option(10.0, 4.0),
-            option(12.0, 4.0),
-            option(10.0, 5.0),
-            option(8.0, 6.0),
-            option(10.0, 4.0),
+        let all = one_load(&[
+            (10.0, 4.0, 0.5),
+            (12.0, 4.0, 0.5),
+            (10.0, 5.0, 0.5),
+            (8.0, 6.0, 0.5),
+            (10.0, 4.0, 0.5),
         ]);
-        let kept = |phased| -> Vec<(f64, f64)> {
-            undominated(&all, phased)
-                .iter()
-                .map(|s| (s.exec, s.comm))
-                .collect()
-        };
-        assert_eq!(kept(false), vec![(10.0, 4.0), (8.0, 6.0)]);
+        assert_eq!(kept(&all, false), vec![(10.0, 4.0, 0), (8.0, 6.0, 0)]);
         // With the phased row a longer compute phase is worth keeping: (12, 4) has 8 cycles
         // of it where (10, 4) has 6, (10, 5) 5.
-        assert_eq!(kept(true), vec![(10.0, 4.0), (12.0, 4.0), (8.0, 6.0)]);
+        assert_eq!(
+            kept(&all, true),
+            vec![(10.0, 4.0, 0), (12.0, 4.0, 0), (8.0, 6.0, 0)]
+        );
+        // A dearer ν class is worse: (10, 4) at ν 0.9 is covered, (9, 4) at ν 0.9 is not.
+        let classes = one_load(&[(10.0, 4.0, 0.5), (10.0, 4.0, 0.9), (9.0, 4.0, 0.9)]);
+        assert_eq!(kept(&classes, false), vec![(10.0, 4.0, 0), (9.0, 4.0, 1)]);
+    }
+
+    #[test]
+    fn a_class_spans_its_least_nu_times_the_spread() {
+        let inst = one_load(&[
+            (1.0, 0.0, 0.691),
+            (1.0, 0.0, 0.345),
+            (1.0, 0.0, 0.4),
+            (1.0, 0.0, 0.46),
+            (1.0, 0.0, 0.53),
+        ]);
+        assert_eq!(nu_classes(&inst, CLASS_SPREAD), vec![0.345, 0.46, 0.691]);
+        assert_eq!(nu_classes(&inst, f64::INFINITY), vec![0.345]);
+        assert_eq!(class_of(&[0.345, 0.46, 0.691], 0.53), 1);
     }
 }

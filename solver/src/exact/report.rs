@@ -29,7 +29,8 @@ pub struct Bounds {
     /// The segment relaxation's bound (whole models too large for the backend).
     #[serde(default)]
     pub segment_cycles: Option<Cycles>,
-    /// The stage relaxation's bound, when the caller gave it ([`ExactOptions::stage`]).
+    /// The stage relaxation's bound, when the caller gave it
+    /// ([`crate::exact::ExactOptions::stage`]).
     #[serde(default)]
     pub stage_cycles: Option<Cycles>,
 }

@@ -4,7 +4,7 @@
 //! some, so a bound that forgot a stage's max (a sum of resources) would fail the count.
 
 use crate::segments::{layered, optimum};
-use elk_solver::bounds::{roofline, stage_bound};
+use elk_solver::bounds::{roofline, stage_bound, stage_bound_with, CLASS_SPREAD};
 use elk_stage::corpus::{random_instance, RandomSpec};
 use elk_stage::instance::{Instance, NocRow};
 use std::time::Duration;
@@ -18,7 +18,7 @@ fn with_row(inst: Instance, phased: bool) -> Instance {
 
 #[test]
 fn stage_bounds_stay_below_proven_optima_and_beat_the_roofline() {
-    let (mut checked, mut above_roofline) = (0, 0);
+    let (mut checked, mut above_roofline, mut above_one_class) = (0, 0, 0);
     let chains = (0..40).map(layered);
     let tiny =
         (0..60).map(|seed| random_instance(seed, &RandomSpec::tiny(2 + (seed % 3) as usize, 3)));
@@ -37,6 +37,20 @@ fn stage_bounds_stay_below_proven_optima_and_beat_the_roofline() {
                 "{name}: stage bound {s} above the optimum {t}"
             );
             above_roofline += usize::from(s > roofline(&inst).best().get() * (1.0 + 1e-6));
+            // With ν classes: still below the optimum, and never below one class.
+            let c = stage_bound_with(&inst, Duration::from_secs(60), CLASS_SPREAD)
+                .unwrap()
+                .unwrap()
+                .bound_cycles;
+            assert!(
+                c <= t.get() * (1.0 + 1e-9),
+                "{name}: stage bound with ν classes {c} above the optimum {t}"
+            );
+            assert!(
+                c >= s * (1.0 - 1e-6),
+                "{name}: classes {c} below one class {s}"
+            );
+            above_one_class += usize::from(c > s * (1.0 + 1e-6));
         }
     }
     assert!(checked >= 150, "only {checked} feasible instances");
@@ -44,5 +58,12 @@ fn stage_bounds_stay_below_proven_optima_and_beat_the_roofline() {
         above_roofline >= 3,
         "the stage bound beat the roofline on only {above_roofline} of {checked}"
     );
-    eprintln!("{checked} instances: stage bound above the roofline on {above_roofline}");
+    assert!(
+        above_one_class >= 10,
+        "ν classes beat one class on only {above_one_class} of {checked}"
+    );
+    eprintln!(
+        "{checked} instances: stage bound above the roofline on {above_roofline}, \
+         with ν classes above one class on {above_one_class}"
+    );
 }
