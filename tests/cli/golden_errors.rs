@@ -6,9 +6,11 @@ use std::path::PathBuf;
 
 const OK_INSTANCE: &str = r#"{"format":"elk-instance/1","name":"x","sram_bytes":100,"clock_hz":1e9,"load_order":"fixed","preload_window":null,"ops":[{"name":"a","hbm_cycles":10,"options":[{"cold":1,"hot":2,"exec_cycles":1,"comm_cycles":0,"noc_per_hbm":0}]}]}"#;
 
-/// The files the cases use, written into a fresh directory.
-fn files() -> PathBuf {
-    let d = scratch("golden");
+/// The files the cases use, written into a fresh directory of the calling `test`'s own: the
+/// tests run in parallel, and one rewriting `ok.json` while another reads it made the reader
+/// see an empty file (a CI failure, stop 61).
+fn files(test: &str) -> PathBuf {
+    let d = scratch(&format!("golden-{test}"));
     let write = |name: &str, text: &str| std::fs::write(d.join(name), text).unwrap();
     write("ok.json", OK_INSTANCE);
     write(
@@ -49,7 +51,7 @@ fn files() -> PathBuf {
 
 #[test]
 fn each_bad_input_gets_its_one_line() {
-    let d = files();
+    let d = files("one-line");
     let cases: [(&[&str], &str); 22] = [
         (&["simulate", "--instance", "fmt.json", "--schedule", "short.json"],
          "error: fmt.json: invalid instance: format 'elk-instance/9': expected 'elk-instance/1' or 'elk-instance/2'"),
@@ -105,7 +107,7 @@ fn each_bad_input_gets_its_one_line() {
 
 #[test]
 fn flags_that_only_apply_to_built_instances_are_refused_with_a_file() {
-    let d = files();
+    let d = files("built-only");
     let inst = d.join("ok.json");
     let out = elk(&[
         "solve",
@@ -129,7 +131,7 @@ fn flags_that_only_apply_to_built_instances_are_refused_with_a_file() {
 
 #[test]
 fn a_failed_solve_never_overwrites_an_existing_schedule() {
-    let d = files();
+    let d = files("no-overwrite");
     // SRAM 1 byte: nothing fits, no method finds a schedule.
     let tiny = d.join("tiny.json");
     std::fs::write(
