@@ -52,6 +52,14 @@ pub enum MoeProgress<'a> {
         /// Steps in all.
         of: usize,
     },
+    /// `done` of `of` distinct oracle instances have their certified bound (only with a
+    /// bound other than the roofline, which is instant; steps in parallel).
+    Bounded {
+        /// Instances bounded.
+        done: usize,
+        /// Distinct instances in all.
+        of: usize,
+    },
     /// `done` of `of` (step, policy) instances are scheduled by every method (steps run in
     /// parallel); `last` is the one just finished, e.g. "step 3, on-demand".
     Scheduled {
@@ -127,7 +135,7 @@ fn run_on(
         &setup.ranking,
         &residents,
         bound,
-        spec.opts.plan_cache.as_ref(),
+        (spec.opts.plan_cache.as_ref(), progress),
     )?;
     let scheduled = std::sync::atomic::AtomicUsize::new(0);
     let of = spec.steps * setup.policies.len();
@@ -212,7 +220,7 @@ fn step_bounds(
     ranking: &[Vec<usize>],
     residents: &Residents,
     bound: StepBound,
-    plans: Option<&elk_model::plan::PlanCache>,
+    (plans, progress): Bounding<'_>,
 ) -> Result<Vec<(Cycles, BoundSource)>> {
     let mut sets: Vec<Option<&ResidentSet>> = vec![None];
     for set in residents.sets.iter().flatten() {
@@ -227,7 +235,7 @@ fn step_bounds(
                 .par_iter()
                 .map(|si| si.instance_with(&Policy::Oracle, ranking, *set))
                 .collect();
-            bounds_of(&oracles, bound, plans)
+            bounds_of(&oracles, bound, (plans, progress))
         })
         .collect::<Result<_>>()?;
     Ok((0..built.len())
@@ -241,11 +249,19 @@ fn step_bounds(
         .collect())
 }
 
-/// The certified bound of each of `oracles`, each distinct instance bounded once.
+/// Where the steps' bounds are kept (the plan cache's bound cache) and who hears of each
+/// one solved.
+type Bounding<'a> = (
+    Option<&'a elk_model::plan::PlanCache>,
+    &'a (dyn Fn(MoeProgress) + Sync),
+);
+
+/// The certified bound of each of `oracles`, each distinct instance bounded once (`progress`
+/// hears of each, unless the bound is the instant roofline).
 fn bounds_of(
     oracles: &[Instance],
     bound: StepBound,
-    plans: Option<&elk_model::plan::PlanCache>,
+    (plans, progress): Bounding<'_>,
 ) -> Result<Vec<(Cycles, BoundSource)>> {
     if bound == StepBound::Roofline {
         let roofline = |i: &Instance| {
@@ -261,9 +277,28 @@ fn bounds_of(
     let distinct: Vec<usize> = (0..oracles.len())
         .filter(|&i| !hashes[..i].contains(&hashes[i]))
         .collect();
+    let done = std::sync::atomic::AtomicUsize::new(0);
     let solved: Vec<(Cycles, BoundSource)> = distinct
         .par_iter()
-        .map(|&i| crate::bound::certified_bound(&oracles[i], plans))
+        .map(|&i| {
+            let b = match bound {
+                StepBound::Stage => {
+                    let stage = crate::bound::stage(&oracles[i])?.cycles().map(Cycles);
+                    let beyond = crate::bound::Beyond {
+                        segment: None,
+                        stage,
+                    };
+                    Ok(crate::bound::certified(&oracles[i], beyond))
+                }
+                _ => crate::bound::certified_bound(&oracles[i], plans),
+            };
+            let done = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            progress(MoeProgress::Bounded {
+                done,
+                of: distinct.len(),
+            });
+            b
+        })
         .collect::<elk_solver::Result<_>>()?;
     Ok(hashes
         .iter()

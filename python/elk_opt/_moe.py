@@ -90,6 +90,7 @@ def moe(
     noc_row: str = DEFAULTS["noc_row"],
     cache: bool = True,
     expert_parallel: bool = False,
+    bound: str = DEFAULTS["moe_bound"],
     progress: Progress = None,
 ) -> MoeResult:
     """An MoE model's expert-loading policies over sampled routing steps (``elk-opt moe
@@ -98,7 +99,11 @@ def moe(
     ``uniform``, ``zipf:S``, …; ``policies`` and ``methods`` are ``--policies`` and
     ``--methods`` (default: ``["elk-dyn"]``). ``expert_parallel=True`` (``--expert-parallel``)
     runs every step again with the experts with tokens side by side on groups of cores: the
-    results' ``expert_parallel`` is that run's report (docs/core-groups.md)."""
+    results' ``expert_parallel`` is that run's report (docs/core-groups.md). ``bound`` is
+    ``--bound``: each step's certified bound, ``"roofline"`` (instant, the default),
+    ``"stage"`` (the stage relaxation LP, seconds a step) or ``"segment"`` (also the coupled
+    segment LP where the step's layers repeat); each step's ``bound_source`` says which it
+    is."""
     keys = dict(
         model=os.fspath(model),
         chip=_chip(chip, hbm_tbps)._keys(),
@@ -114,6 +119,7 @@ def moe(
         load_order=load_order,
         noc_row=noc_row,
         expert_parallel=bool(expert_parallel),
+        bound=bound,
     )
     cb, close = _progress(progress, "routing steps")
     try:

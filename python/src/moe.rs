@@ -3,13 +3,14 @@
 //! [`elk_app::moe::run`] the CLI calls.
 
 use crate::errors::Failure;
-use elk_app::moe::{run, MoeProgress, MoeReport};
+use elk_app::moe::{run_with_bound, MoeProgress, MoeReport};
 use elk_app::request::{keys, Collected, MoeRequest, PreparedMoe};
 use elk_model::plan::PlanCache;
 use pyo3::prelude::*;
 
 /// Runs `request` (GIL released by the caller): the prepared run, its report and the
-/// warnings; `progress(done, steps, "steps")` as steps are built.
+/// warnings; `progress(done, steps, "steps")` as steps are built, then `progress(done,
+/// distinct, "step bounds")` as their bounds are solved (a bound other than the roofline).
 fn run_policies(
     request: &MoeRequest,
     cache: bool,
@@ -22,11 +23,17 @@ fn run_policies(
     };
     let mut notice = Collected::default();
     let prepared = request.prepare(plan_cache, &mut notice)?;
-    // Python's progress counts the steps built (the scheduling that follows is not shown).
-    let report = run(&prepared.model, &prepared.spec, &|p| {
-        if let MoeProgress::Built { done, of } = p {
+    // Python's progress counts the steps built and bounded (the scheduling that follows is
+    // not shown).
+    let bound = request.step_bound();
+    let report = run_with_bound(&prepared.model, &prepared.spec, bound, &|p| match p {
+        MoeProgress::Built { done, of } => {
             crate::objects::report_progress(progress, done, of, "steps");
         }
+        MoeProgress::Bounded { done, of } => {
+            crate::objects::report_progress(progress, done, of, "step bounds");
+        }
+        MoeProgress::Scheduled { .. } => {}
     })?;
     Ok((prepared, report, notice.0))
 }

@@ -43,3 +43,16 @@ def test_resident_policies_equal_the_cli_json_and_have_their_own_frame():
     assert list(df["experts"])[0] == 8
     assert df["chosen_mean_ms"].notna().tolist() == [False, True]
     assert elk_opt.moe("olmoe-1b-7b", steps=1, num_layers=1).resident_df.empty
+
+
+def test_moe_bound_stage_equals_the_cli_json_and_a_bad_bound_names_the_choices():
+    r = elk_opt.moe("olmoe-1b-7b", steps=2, num_layers=2, routing="zipf:1.2", bound="stage")
+    out = cli("moe", "--model", "olmoe-1b-7b", "--steps", 2, "--num-layers", 2, "--routing", "zipf:1.2",
+              "--bound", "stage", "--json")
+    assert r.to_dict() == out["results"]
+    assert r.config == out["config"] and r.config["bound"] == "stage"
+    assert {s["bound_source"] for s in r.to_dict()["steps"]} == {"stage relaxation"}
+    assert elk_opt.moe("olmoe-1b-7b", steps=1, num_layers=1).config["bound"] == "roofline"
+    with pytest.raises(ValueError) as e:
+        elk_opt.moe("olmoe-1b-7b", steps=1, num_layers=1, bound="lp")
+    assert "one of roofline, stage, segment" in str(e.value)

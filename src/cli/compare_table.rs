@@ -5,7 +5,7 @@
 use super::chip_choice::Chip;
 use super::method_rows::RETIME_LEGEND;
 use super::solve::header;
-use elk_app::bound::{Coupled, Staged, COUPLED_LIMIT};
+use elk_app::bound::{Coupled, Staged, COUPLED_LIMIT, STAGE_MAX_OPERATORS};
 use elk_app::compare::{CompareReport, RowStatus};
 use elk_app::request::BoundChoice;
 use elk_solver::segments::SegmentBound;
@@ -316,7 +316,7 @@ pub fn print_bound(
             println!("  {prefix}");
         }
     }
-    if let Some(hint) = stronger_bound(inst, segment) {
+    for hint in stronger_bounds(inst, segment, asked) {
         println!("  {hint}");
     }
 }
@@ -340,28 +340,38 @@ fn segment_why(segment: Option<&Coupled>, found: Option<&SegmentBound>, inst: &I
     }
 }
 
-/// How a stronger certified bound than `compare`'s may be had, when one may: the coupled
-/// segment LP (`--bound segment`) where it was not asked for and applies, else `gap`'s exact
-/// part (the MILP's dual bound or an optimum on an instance it can build; segment MILP dual
-/// bounds on a model too large for it).
-fn stronger_bound(inst: &Instance, segment: Option<&Coupled>) -> Option<String> {
+/// How a stronger certified bound than `compare`'s may be had, when one may: under
+/// `--bound roofline`, the stage relaxation (the default) where the instance is within its
+/// operator rule; then the coupled segment LP (`--bound segment`) where it was not asked for
+/// and applies, else `gap`'s exact part (the MILP's dual bound or an optimum on an instance it
+/// can build; segment MILP dual bounds on a model too large for it). The times quoted are
+/// docs/exact.md's measurements, so a reader can judge the wait before asking.
+fn stronger_bounds(inst: &Instance, segment: Option<&Coupled>, asked: BoundChoice) -> Vec<String> {
+    let mut hints = Vec::new();
+    if asked == BoundChoice::Roofline && inst.ops.len() <= STAGE_MAX_OPERATORS {
+        hints.push(
+            "a stronger bound may come from `--bound stage`, the default (the stage relaxation: one LP over the stages, 0.4 s on Llama2-13B, 6–15 s on an MoE model; docs/exact.md, \"The stage relaxation\")"
+                .to_string(),
+        );
+    }
     let layered = inst.layers().layers >= 2;
-    if segment.is_some_and(|c| c.unfinished) {
-        return Some(
+    let next = if segment.is_some_and(|c| c.unfinished) {
+        Some(
             "a stronger bound may come from the coupled segment LP with more time (it needs more than 60 s on a loaded host): `elk-opt gap --time-limit S` gives it 90 % of S on a model too large for the MILP (25 % beside a MILP) and keeps it in the bound cache, where `compare` then reads it"
-                .into(),
-        );
-    }
-    if layered && segment.is_none() {
-        return Some(
-            "a stronger bound may come from `--bound segment` (the coupled segment LP that `gap`, sweeps with `bound = true` and the main job use: seconds on a 7B–70B model, then kept in the bound cache; docs/exact.md, \"Whole models\")"
-                .into(),
-        );
-    }
-    if !elk_solver::too_large(inst, elk_solver::Backend::Milp) {
-        return Some("a stronger bound may come from `elk-opt gap` (the MILP: its dual bound, or the optimum; it adds its schedule as a row)".into());
-    }
-    layered.then(|| {
-        "a stronger bound may come from `elk-opt gap --whole-model-bound milp` (segment MILP dual bounds, minutes); `elk-opt gap` adds the window search's schedule as a row".into()
-    })
+                .to_string(),
+        )
+    } else if layered && segment.is_none() {
+        Some(
+            "a stronger bound may come from `--bound segment` (the coupled segment LP that `gap`, sweeps with `bound = true` and the main job use: 13–16 s on Llama2-13B, more than its 60-s limit on an MoE model such as OLMoE-1B-7B; then kept in the bound cache; docs/exact.md, \"Whole models\")"
+                .to_string(),
+        )
+    } else if !elk_solver::too_large(inst, elk_solver::Backend::Milp) {
+        Some("a stronger bound may come from `elk-opt gap` (the MILP: its dual bound, or the optimum; it adds its schedule as a row)".to_string())
+    } else {
+        layered.then(|| {
+            "a stronger bound may come from `elk-opt gap --whole-model-bound milp` (segment MILP dual bounds, minutes); `elk-opt gap` adds the window search's schedule as a row".to_string()
+        })
+    };
+    hints.extend(next);
+    hints
 }

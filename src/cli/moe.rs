@@ -2,8 +2,8 @@
 
 use super::chip_choice;
 use clap::Args;
-use elk_app::moe::{MoeProgress, MoeReport, MoeSection, MoeSpec, DEFAULT_METHODS};
-use elk_app::request::{ChipRequest, MoeRequest, PreparedMoe};
+use elk_app::moe::{MoeProgress, MoeReport, MoeSection, MoeSpec, StepBound, DEFAULT_METHODS};
+use elk_app::request::{BoundChoice, ChipRequest, MoeRequest, PreparedMoe};
 use elk_model::zoo::ZooModel;
 use elk_stage::instance::{LoadOrder, NocRow};
 use elk_stage::units::si;
@@ -91,6 +91,15 @@ pub struct MoeArgs {
     /// without them.
     #[arg(long)]
     pub expert_parallel: bool,
+    /// Each step's certified lower bound, of its oracle's instance (so below every policy of
+    /// the step): `roofline` (instant); `stage`, the stage relaxation LP or the roofline where
+    /// stronger (≈ 4–6 s a step on OLMoE-1B-7B or Mixtral-8x7B, identical steps bounded once,
+    /// steps in parallel; not tried above 10,000 operators; docs/exact.md, "The stage
+    /// relaxation"); or `segment`, the best of that and the coupled segment relaxation LP,
+    /// which applies only where the step's layers repeat (the balanced routing) and gets up
+    /// to a minute a step.
+    #[arg(long, value_enum, default_value = "roofline")]
+    pub bound: BoundChoice,
     /// Every step's row in the text output too (the JSON always has them).
     #[arg(long)]
     pub all_steps: bool,
@@ -126,20 +135,32 @@ pub struct CompareMoe {
 /// `compare --routing`'s section: the policies of `request`.
 pub fn run_section(request: &MoeRequest) -> anyhow::Result<MoeSection> {
     let prepared = prepare(request)?;
-    let report = run_with_progress(&prepared.model, &prepared.spec)?;
+    let report = run_with_progress(&prepared.model, &prepared.spec, request.step_bound())?;
     Ok(prepared.section(report))
 }
 
-/// [`elk_app::moe::run`] with a bar on stderr (on a terminal, as every long command):
-/// the routing steps built, then the (step, policy) instances scheduled, which is where the
-/// time goes.
-fn run_with_progress(model: &ZooModel, spec: &MoeSpec) -> anyhow::Result<MoeReport> {
+/// [`elk_app::moe::run_with_bound`] with a bar on stderr (on a terminal, as every long
+/// command): the routing steps built, their bounds (unless the roofline), then the (step,
+/// policy) instances scheduled, which is where the time goes.
+fn run_with_progress(
+    model: &ZooModel,
+    spec: &MoeSpec,
+    bound: StepBound,
+) -> anyhow::Result<MoeReport> {
     let bar = super::progress::bar(spec.steps as u64, "moe");
-    let report = elk_app::moe::run(model, spec, &|p| match p {
+    let report = elk_app::moe::run_with_bound(model, spec, bound, &|p| match p {
         MoeProgress::Built { done, of } => {
             bar.set_length(of as u64);
             bar.set_position(done as u64);
             bar.set_message("routing steps built");
+        }
+        MoeProgress::Bounded { done, of } => {
+            if done == 1 {
+                bar.reset_eta();
+            }
+            bar.set_length(of as u64);
+            bar.set_position(done as u64);
+            bar.set_message("distinct steps bounded");
         }
         MoeProgress::Scheduled { done, of, last } => {
             if done == 1 {
@@ -194,6 +215,7 @@ impl MoeArgs {
             load_order: self.load_order,
             noc_row: self.noc_row,
             expert_parallel: self.expert_parallel,
+            bound: self.bound,
         }
     }
 }
@@ -212,7 +234,7 @@ pub fn run(a: MoeArgs) -> anyhow::Result<()> {
     let request = a.request();
     let prepared = prepare(&request)?;
     let (model, spec) = (&prepared.model, &prepared.spec);
-    let report = run_with_progress(model, spec)?;
+    let report = run_with_progress(model, spec, request.step_bound())?;
     if let Some(dir) = &a.emit_instances {
         std::fs::create_dir_all(dir).map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
         for (p, inst) in elk_app::moe::step_instances(model, spec, 0)? {
@@ -295,8 +317,9 @@ pub fn print(
          routing: loads exactly the experts with tokens, whenever it likes{keeps})"
     );
     println!(
-        "gap ≤ %: mean over steps of makespan / the step's certified roofline bound − 1 (the \
-         bound of the oracle's instance, below every policy's makespan of that step)"
+        "gap ≤ %: mean over steps of makespan / the step's certified {} − 1 (the bound of the \
+         oracle's instance, below every policy's makespan of that step)",
+        bounds_named(r)
     );
     println!(
         "experts/lyr: expert weights loaded per layer and step; loaded/step: their bytes. Each \
@@ -304,6 +327,22 @@ pub fn print(
          {} operator shapes planned",
         r.planned_shapes
     );
+}
+
+/// The steps' bounds as the footer names them: "roofline bound", or where steps differ
+/// "lower bound (per step: stage relaxation or roofline)".
+fn bounds_named(r: &MoeReport) -> String {
+    let mut names: Vec<String> = Vec::new();
+    for s in &r.steps {
+        let name = s.bound_source.to_string();
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    match names.as_slice() {
+        [one] => format!("{one} bound"),
+        _ => format!("lower bound (per step: {})", names.join(" or ")),
+    }
 }
 
 /// What each resident policy keeps in SRAM, and how resident-auto chose it.

@@ -1,6 +1,6 @@
 //! `elk-opt moe`: the policy table, its JSON, reproducibility with a seed, and refusals.
 
-use super::common::{elk, elk_env, elk_json, elk_ok};
+use super::common::{elk, elk_env, elk_json, elk_ok, envelope};
 
 const SMALL: [&str; 9] = [
     "moe",
@@ -294,4 +294,51 @@ fn an_moe_model_runs_on_a_tensix_chip_whose_sram_cannot_hold_its_lm_head() {
             "{results}"
         );
     }
+}
+
+#[test]
+fn bound_stage_certifies_every_step_against_the_stage_relaxation_below_its_oracle() {
+    // OLMoE, two layers, skewed routing: the stage relaxation beats the roofline on these
+    // steps, so `--bound stage` must move the bound and say so.
+    let point = [
+        "moe",
+        "--model",
+        "olmoe-1b-7b",
+        "--num-layers",
+        "2",
+        "--steps",
+        "2",
+        "--routing",
+        "zipf:1.2",
+    ];
+    let run = |bound: &str| {
+        envelope(&elk_ok(&[&point[..], &["--bound", bound, "--json"]].concat()).stdout)
+    };
+    let (roofline, stage) = (run("roofline"), run("stage"));
+    assert_eq!(stage["config"]["bound"], "stage");
+    let steps = |r: &serde_json::Value| r["results"]["steps"].as_array().unwrap().clone();
+    for (r, s) in steps(&roofline).iter().zip(steps(&stage)) {
+        assert_eq!(r["bound_source"], "roofline", "{r}");
+        assert_eq!(s["bound_source"], "stage relaxation", "{s}");
+        let (low, high) = (
+            r["bound_ms"].as_f64().unwrap(),
+            s["bound_ms"].as_f64().unwrap(),
+        );
+        assert!(high > low * 1.001, "stage {high} vs roofline {low}");
+        // Below every policy of the step, the oracle included.
+        for p in s["policies"].as_array().unwrap() {
+            assert!(p["makespan_ms"].as_f64().unwrap() >= high, "{p} vs {high}");
+        }
+    }
+    let text =
+        String::from_utf8(elk_ok(&[&point[..], &["--bound", "stage"]].concat()).stdout).unwrap();
+    assert!(
+        text.contains("the step's certified stage relaxation bound − 1"),
+        "{text}"
+    );
+    // The default stays the instant roofline.
+    assert_eq!(
+        elk_json(&[&point[..], &["--json"]].concat()),
+        roofline["results"]
+    );
 }

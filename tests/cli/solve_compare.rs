@@ -432,6 +432,15 @@ fn compare_measures_every_gap_against_the_stage_relaxation_by_default() {
     let roofline = elk_json(&[&model[..], &["--bound", "roofline", "--json"]].concat());
     assert_eq!(roofline["bound_source"], "roofline");
     assert_eq!(roofline["bound_ms"], j["roofline_bound_ms"]);
+    // Its footer points to the default first, then to the segment LP.
+    let text =
+        String::from_utf8(elk_ok(&[&model[..], &["--bound", "roofline"]].concat()).stdout).unwrap();
+    let stage_hint = text.find("a stronger bound may come from `--bound stage`, the default");
+    let segment_hint = text.find("a stronger bound may come from `--bound segment`");
+    assert!(
+        stage_hint.is_some() && segment_hint.is_some() && stage_hint < segment_hint,
+        "{text}"
+    );
     let segment = elk_json(&[&model[..], &["--bound", "segment", "--json"]].concat());
     assert!(segment["bound_ms"].as_f64().unwrap() >= bound, "{segment}");
     let text =

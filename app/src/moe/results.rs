@@ -27,9 +27,13 @@ pub struct PolicyStep {
 /// every policy of the step.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum StepBound {
-    /// The roofline bound (SPEC §5): instant. What `elk-opt moe` reports.
+    /// The roofline bound (SPEC §5): instant. What `elk-opt moe` reports by default.
     #[default]
     Roofline,
+    /// The better of the stage relaxation (any step up to 10,000 operators; about 4 s a step
+    /// on OLMoE-1B-7B, docs/exact.md "The stage relaxation") and the roofline: `moe --bound
+    /// stage`. Release windows and SRAM are left out of the LP, which only lowers it.
+    Stage,
     /// The strongest the tool has ([`crate::bound::certified_bound`]): the best of the stage
     /// relaxation (any step up to 10,000 operators), the segment relaxation's coupled LP
     /// where the step's layers repeat, and the roofline. Sampled routings give every layer

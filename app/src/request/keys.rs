@@ -4,6 +4,7 @@
 //! default ([`defaults`] lists them, and Python's signatures show them from there).
 
 use super::chip::{ChipRequest, DramReaders};
+use super::compare::BoundChoice;
 use super::error::{RequestError, Result};
 use super::input::InstanceInput;
 use super::instance::{Cut, InstanceRequest, StageChoices};
@@ -300,6 +301,9 @@ pub struct MoeKeys {
     /// `--expert-parallel`.
     #[serde(default)]
     pub expert_parallel: Option<bool>,
+    /// `--bound`: `roofline`, `stage` or `segment`.
+    #[serde(default)]
+    pub bound: Option<String>,
 }
 
 impl MoeKeys {
@@ -326,6 +330,12 @@ impl MoeKeys {
             load_order: load_order(&self.load_order)?.unwrap_or(d.load_order),
             noc_row: noc_row(self.noc_row.as_deref())?.unwrap_or(d.noc_row),
             expert_parallel: self.expert_parallel.unwrap_or(d.expert_parallel),
+            bound: self
+                .bound
+                .as_deref()
+                .map(BoundChoice::parse)
+                .transpose()?
+                .unwrap_or(d.bound),
         };
         request.validate()?;
         Ok(request)
@@ -376,7 +386,8 @@ impl CompareMoeKeys {
 /// Every default a keyword takes when left out, by its Python name, as JSON: `model`,
 /// `chip`, `mode`, `batch`, `kv`, `load_order`, `noc_row`, the exact solver's (`backend`,
 /// `time_limit`, `linearisation`, `warm_start`, `lp_bound`, `whole_model_bound`,
-/// `window_search`, `work_limit`) and `moe`'s (`moe_model`, `routing`, `steps`, `seed`, `methods`).
+/// `window_search`, `work_limit`) and `moe`'s (`moe_model`, `routing`, `steps`, `seed`, `methods`,
+/// `moe_bound`).
 pub fn defaults() -> Value {
     let shape = RunShape::default();
     let choices = StageChoices::default();
@@ -396,6 +407,7 @@ pub fn defaults() -> Value {
         "steps": moe.steps,
         "seed": moe.seed,
         "methods": moe.methods,
+        "moe_bound": moe.bound,
         "model": DEFAULT_MODEL,
         "chip": ChipRequest::default().given,
         "mode": shape.mode,

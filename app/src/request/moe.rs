@@ -1,11 +1,14 @@
 //! `moe` (and `compare --routing`): an MoE model's load policies over sampled routing steps.
 
 use super::chip::{ChipRequest, ChosenChip, KeysInOrder};
+use super::compare::BoundChoice;
 use super::error::{RequestError, Result};
 use super::input::InstanceInput;
 use super::model::{zoo_model, ModelSource};
 use super::notice::Notice;
-use crate::moe::{experts_of, title, MoeInputs, MoeReport, MoeResults, MoeSection, MoeSpec};
+use crate::moe::{
+    experts_of, title, MoeInputs, MoeReport, MoeResults, MoeSection, MoeSpec, StepBound,
+};
 use elk_model::build::InstanceOptions;
 use elk_model::dtype::Dtypes;
 use elk_model::graph::Mode;
@@ -51,6 +54,10 @@ pub struct MoeRequest {
     pub noc_row: NocRow,
     /// Also every step with its experts side by side on groups of cores.
     pub expert_parallel: bool,
+    /// Each step's certified lower bound: the roofline (the default: instant), the stage
+    /// relaxation, or the strongest the tool has (`segment`: the coupled segment LP too,
+    /// where the step's layers repeat).
+    pub bound: BoundChoice,
 }
 
 impl Default for MoeRequest {
@@ -71,6 +78,7 @@ impl Default for MoeRequest {
             load_order: LoadOrder::Named(NamedOrder::Free),
             noc_row: NocRow::Phased,
             expert_parallel: false,
+            bound: BoundChoice::Roofline,
         }
     }
 }
@@ -138,6 +146,15 @@ impl MoeRequest {
             expert_parallel: build.choices.expert_parallel,
             ..MoeRequest::default()
         })
+    }
+
+    /// The bound each step gets ([`MoeRequest::bound`]), for [`crate::moe::run_with_bound`].
+    pub fn step_bound(&self) -> StepBound {
+        match self.bound {
+            BoundChoice::Roofline => StepBound::Roofline,
+            BoundChoice::Stage => StepBound::Stage,
+            BoundChoice::Segment => StepBound::Strongest,
+        }
     }
 
     /// Refuses a run of no steps, no tokens or no KV cache.
@@ -239,6 +256,7 @@ impl MoeRequest {
             load_order: self.load_order,
             noc_row: self.noc_row,
             expert_parallel: self.expert_parallel,
+            bound: self.bound,
         }
     }
 }
@@ -293,4 +311,5 @@ pub struct MoeConfig {
     load_order: LoadOrder,
     noc_row: NocRow,
     expert_parallel: bool,
+    bound: BoundChoice,
 }

@@ -209,7 +209,7 @@ pub fn run(header: &Header, progress: &OnStep<'_>) -> Result<Files> {
             status(r)
         ));
     }
-    // The whole-model part takes ≈ 35 min on 2 cores, so it is a report of its own.
+    // The whole-model part takes ≈ 60 min on 2 cores, so it is a report of its own.
     md.push_str("\n## Whole models\n\nCertified gaps of Llama2-13B and Llama2-70B at HBM 4–16 TB/s: [`study gap-whole`](../gap-whole/README.md).\n");
     let (med, p90, max, _) = stats[FULL];
     let (at_opt, n) = at_optimum[FULL];
