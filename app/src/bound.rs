@@ -28,7 +28,7 @@ use elk_solver::segments::{segment_bound_with, SegmentBound, SegmentOptions, Seg
 use elk_solver::BoundSource;
 use elk_stage::instance::Instance;
 use elk_stage::units::Cycles;
-pub use staged::{stage, stage_within, Staged, STAGE_LIMIT, STAGE_MAX_OPERATORS};
+pub use staged::{stage, stage_cached, stage_within, Staged, STAGE_LIMIT, STAGE_MAX_OPERATORS};
 use std::time::Duration;
 
 /// The coupled LP's time limit where no budget says otherwise (`compare`, sweeps, Python's
@@ -150,7 +150,7 @@ pub fn certified_bound(
     let found = coupled_bound(inst, COUPLED_LIMIT, cache.as_ref(), &|_| {})?;
     let beyond = Beyond {
         segment: found.bound.map(|b| Cycles(b.bound_cycles)),
-        stage: stage(inst)?.cycles().map(Cycles),
+        stage: stage_cached(inst, cache.as_ref())?.cycles().map(Cycles),
     };
     Ok(certified(inst, beyond))
 }

@@ -283,7 +283,10 @@ fn bounds_of(
         .map(|&i| {
             let b = match bound {
                 StepBound::Stage => {
-                    let stage = crate::bound::stage(&oracles[i])?.cycles().map(Cycles);
+                    let cache = plans.map(crate::bound::BoundCache::beside);
+                    let stage = crate::bound::stage_cached(&oracles[i], cache.as_ref())?
+                        .cycles()
+                        .map(Cycles);
                     let beyond = crate::bound::Beyond {
                         segment: None,
                         stage,

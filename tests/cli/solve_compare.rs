@@ -508,8 +508,16 @@ fn compare_bound_segment_measures_every_gap_against_the_segment_relaxation() {
     };
     let first = body(elk_env(&args, &env));
     let bounds = cache.join("elk-opt").join("bounds");
-    let entries: Vec<_> = std::fs::read_dir(&bounds).unwrap().flatten().collect();
-    assert_eq!(entries.len(), 1, "one bound kept");
+    let mut entries: Vec<std::path::PathBuf> = std::fs::read_dir(&bounds)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    entries.sort();
+    let named = |p: &std::path::PathBuf| p.file_name().unwrap().to_string_lossy().into_owned();
+    // The coupled LP's entry and the stage relaxation's, named `stage-…`.
+    assert_eq!(entries.len(), 2, "two bounds kept: {entries:?}");
+    assert!(!named(&entries[0]).starts_with("stage-") && named(&entries[1]).starts_with("stage-"));
     assert_eq!(body(elk_env(&args, &env)), first);
     // `gap` on the same model reads that entry (its first phase says so), so its bound is
     // compare's to the bit, with no time spent on the LP.
@@ -534,7 +542,8 @@ fn compare_bound_segment_measures_every_gap_against_the_segment_relaxation() {
         "gap {held} vs compare {bound} ms"
     );
     assert!(g["reference_cycles"].as_f64().unwrap() * ms_per_cycle >= bound * (1.0 - 1e-12));
-    std::fs::write(entries[0].path(), "{\"format\": \"elk-bound/1\"").unwrap();
+    std::fs::write(&entries[0], "{\"format\": \"elk-bound/1\"").unwrap();
+    std::fs::write(&entries[1], "{\"format\": \"elk-stage-bound/1\"").unwrap();
     assert_eq!(body(elk_env(&args, &env)), first);
     assert_eq!(first, text.split_once('\n').unwrap().1);
     // Without the cache, nothing is written.

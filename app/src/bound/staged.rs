@@ -9,6 +9,7 @@
 //! not tried (a rule on the instance, not on the clock, so the same input gets the same
 //! bound on every machine).
 
+use super::BoundCache;
 use elk_solver::bounds::{stage_bound, StageBound};
 use elk_stage::instance::Instance;
 use std::time::Duration;
@@ -72,6 +73,24 @@ pub fn stage(inst: &Instance) -> elk_solver::Result<Staged> {
     stage_within(inst, STAGE_MAX_OPERATORS)
 }
 
+/// [`stage`], read from `cache` when it holds `inst`'s bound, else solved and kept there
+/// (only a solved LP: one cut by its time limit depends on the machine). A cache that cannot
+/// be written costs the next run the LP again and nothing else; its directory is the plan
+/// cache's, whose own write failure the commands already warn of.
+pub fn stage_cached(inst: &Instance, cache: Option<&BoundCache>) -> elk_solver::Result<Staged> {
+    if inst.ops.len() > STAGE_MAX_OPERATORS {
+        return Ok(Staged::TooLarge(inst.ops.len()));
+    }
+    if let Some(b) = cache.and_then(|c| c.read_stage(inst)) {
+        return Ok(Staged::Solved(b));
+    }
+    let found = stage(inst)?;
+    if let (Some(c), Staged::Solved(b)) = (cache, &found) {
+        let _ = c.write_stage(inst, b);
+    }
+    Ok(found)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -99,6 +118,37 @@ mod tests {
             "{solved:?} vs {roof}"
         );
         assert_eq!(solved.missing(), None);
+    }
+
+    #[test]
+    fn a_cached_stage_bound_is_read_back_to_the_bit_and_a_stale_entry_is_solved_again() {
+        let inst = random_instance(3, &RandomSpec::tiny(5, 2));
+        let dir = std::env::temp_dir().join(format!("elk-stage-cache-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let cache = BoundCache::at(&dir);
+        let solved = stage_cached(&inst, Some(&cache)).unwrap();
+        assert_eq!(solved, stage(&inst).unwrap());
+        let path = cache.stage_path(&inst);
+        assert!(path.exists(), "the solved bound is kept");
+        // A hit is what the file says, not a new solve: plant other bits under the same key.
+        let text = std::fs::read_to_string(&path).unwrap();
+        let bits = solved.cycles().unwrap().to_bits();
+        let planted = (solved.cycles().unwrap() - 1.0).to_bits();
+        std::fs::write(&path, text.replace(&bits.to_string(), &planted.to_string())).unwrap();
+        let read = stage_cached(&inst, Some(&cache)).unwrap();
+        assert_eq!(read.cycles().map(f64::to_bits), Some(planted));
+        // Another key (as after a change to the LP's code) is solved again and rewritten.
+        std::fs::write(&path, text.replace("\"key\":\"", "\"key\":\"x")).unwrap();
+        assert_eq!(stage_cached(&inst, Some(&cache)).unwrap(), solved);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+        // Above the rule nothing is read or solved.
+        let mut big = inst.clone();
+        big.ops = std::iter::repeat_n(inst.ops[0].clone(), STAGE_MAX_OPERATORS + 1).collect();
+        assert_eq!(
+            stage_cached(&big, Some(&cache)).unwrap(),
+            Staged::TooLarge(STAGE_MAX_OPERATORS + 1)
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! is its [`CompareWatch`].
 
 use crate::bound::{
-    cached_bound, coupled_bound, stage, Beyond, BoundCache, Coupled, Staged, COUPLED_LIMIT,
+    cached_bound, coupled_bound, stage_cached, Beyond, BoundCache, Coupled, Staged, COUPLED_LIMIT,
 };
 use crate::compare::{compare, union, ChipLabel, CompareReport};
 use crate::error::{AppError, Result};
@@ -274,7 +274,7 @@ fn methods_and_bound(
         BoundChoice::Roofline => None,
         BoundChoice::Stage | BoundChoice::Segment => {
             watch.stage_started(inst);
-            let found = stage(inst)?;
+            let found = stage_cached(inst, bound_cache)?;
             watch.stage_finished(&found);
             Some(found)
         }

@@ -212,8 +212,8 @@ pub(super) fn stage_first(
         },
     });
     let started = Instant::now();
-    let found =
-        crate::bound::stage(inst).map_err(|e| e.for_method(settings.backend.method_name()))?;
+    let found = crate::bound::stage_cached(inst, settings.bound_cache.as_ref())
+        .map_err(|e| e.for_method(settings.backend.method_name()))?;
     let text = match (&found, found.missing()) {
         (Staged::Solved(b), _) => format!(
             "stage relaxation (one LP over the stages, each paying the most of its HBM work, execution and NoC): {:.4} ms",

@@ -34,6 +34,27 @@ pub struct StageBound {
     pub classes: usize,
 }
 
+/// `fnv1a64:…` of everything the stage bound depends on besides its instance: this module,
+/// the LP call and its HiGHS options (`milp.rs`), the safety margin (`segments.rs`) and the
+/// lock file (HiGHS's version), so a bound cached under it is never reused by code that
+/// would compute another.
+pub fn stage_fingerprint() -> &'static str {
+    static FINGERPRINT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    FINGERPRINT.get_or_init(|| {
+        let mut h = elk_stage::hash::Fnv1a64::default();
+        for s in [
+            include_str!("stage_lp.rs"),
+            include_str!("../milp.rs"),
+            include_str!("../segments.rs"),
+            include_str!("../../../Cargo.lock"),
+        ] {
+            h.update(s.as_bytes());
+            h.update(&[0]);
+        }
+        h.finish()
+    })
+}
+
 /// The ν classes measured beside the default of one class (`segment_bound --stage --spread`):
 /// a class holds the ν values from its least up to this times it, and is charged its least.
 /// Llama2-70B's `ffn.gate_up` has options of ν 0.35 and 0.69, which one class charged at the
