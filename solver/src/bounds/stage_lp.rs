@@ -8,9 +8,12 @@
 //! each stage's max, as the segment relaxation does, but with the loads merged into one
 //! stream of HBM work per stage, every cycle of it charged the least ν of any load's option,
 //! and only the deadlines kept (a load's work is done by the stage before its operator runs).
-//! It forgets the load windows, the order rules and SRAM, so it needs a handful of columns
-//! per stage and per option: Llama2-13B's 1,729 operators are ≈ 20 k columns, solved in
-//! under a second, where the coupled segment LP takes 13–16 s.
+//! SRAM enters as one row per stage: the executing operator's hot bytes, the next load's cold
+//! bytes, and the work done ahead times the fewest cold bytes per HBM cycle of any later load
+//! (a load that has started holds all its cold bytes). It forgets the load windows and the
+//! order rules, so it needs a handful of columns per stage and per option: Llama2-13B's 1,729
+//! operators are ≈ 22 k columns, solved in under a second, where the coupled segment LP takes
+//! 13–16 s.
 
 use crate::error::Result;
 use crate::segments::SAFETY;
@@ -88,13 +91,15 @@ fn class_of(least: &[f64], nu: f64) -> usize {
 }
 
 /// What the LP sees of an option: its execution, its NoC, (phased rows) its compute phase,
-/// and its load's ν class.
+/// its load's ν class, and its bytes per core while executing (hot) and while loaded (cold).
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Seen {
     exec: f64,
     comm: f64,
     comp: f64,
     class: usize,
+    hot: f64,
+    cold: f64,
 }
 
 impl Seen {
@@ -104,18 +109,46 @@ impl Seen {
             comm: o.comm_cycles.get(),
             comp: (o.exec_cycles - o.comm_cycles).get().max(0.0),
             class,
+            hot: o.hot.get() as f64,
+            cold: o.cold.get() as f64,
         }
     }
 
     /// `self` is no worse than `other` in every row: no longer an execution, no more NoC,
     /// no shorter a compute phase for loads to hide beside (only phased rows see it), and
-    /// its load in no dearer a ν class.
+    /// its load in no dearer a ν class, and no more SRAM hot or cold.
     fn covers(&self, other: &Seen, phased: bool) -> bool {
         self.exec <= other.exec
             && self.comm <= other.comm
             && (!phased || self.comp >= other.comp)
             && self.class <= other.class
+            && self.hot <= other.hot
+            && self.cold <= other.cold
     }
+}
+
+/// Per stage k, the fewest cold bytes per core any load after operator k holds per HBM
+/// cycle of its work: min over loads j > k and their options of cold / hbm_cycles (∞ where
+/// no load follows). A load that has done w of its h cycles has started, so it holds its
+/// option's cold bytes, at least w times this (docs/exact.md, "The stage relaxation").
+fn cold_per_cycle_after(inst: &Instance) -> Vec<f64> {
+    let n = inst.ops.len();
+    let mut after = vec![f64::INFINITY; n + 1];
+    for k in (0..n).rev() {
+        let j = k + 1;
+        let own = if j < n && inst.is_load(OpId(j)) {
+            let op = &inst.ops[j];
+            let h = op.hbm_cycles.get();
+            op.options
+                .iter()
+                .map(|o| o.cold.get() as f64 / h)
+                .fold(f64::INFINITY, f64::min)
+        } else {
+            f64::INFINITY
+        };
+        after[k] = own.min(after[k + 1]);
+    }
+    after
 }
 
 /// The options of operator `i` the LP needs: one of each set of equal ones, and none that
@@ -208,6 +241,7 @@ pub fn stage_bound_with(
     };
     let charged =
         |v: &[Variable]| -> Expression { v.iter().zip(&least).map(|(&v, &nu)| nu * v).sum() };
+    let cold_per_cycle = cold_per_cycle_after(inst);
     for xi in &x {
         add(&mut problem, xi.iter().sum::<Expression>().eq(1.0));
     }
@@ -230,6 +264,24 @@ pub fn stage_bound_with(
         }
         let work: Expression = w[k].iter().sum();
         add(&mut problem, Expression::from(d[k]).geq(work));
+        // SRAM: the operator executing (hot), load k's bytes (cold; due by now), and the
+        // loads after it that have started, each holding at least its work ahead times the
+        // fewest cold bytes per cycle of any of them. Where no load follows, nothing is due
+        // later: work ahead there only lengthens stages, so the row leaves it out.
+        let mut used = Expression::from(0.0);
+        if cold_per_cycle[k].is_finite() {
+            used += ahead[k]
+                .iter()
+                .map(|&a| cold_per_cycle[k] * a)
+                .sum::<Expression>();
+        }
+        if k >= 1 {
+            used += blend(k - 1, &|o| o.hot);
+        }
+        if k < n && inst.is_load(OpId(k)) {
+            used += blend(k, &|o| o.cold);
+        }
+        add(&mut problem, used.leq(inst.sram_bytes.get() as f64));
         if k == 0 {
             add(&mut problem, Expression::from(d[0]).geq(charged(&w[0])));
             continue;
@@ -316,6 +368,18 @@ mod tests {
         // A dearer ν class is worse: (10, 4) at ν 0.9 is covered, (9, 4) at ν 0.9 is not.
         let classes = one_load(&[(10.0, 4.0, 0.5), (10.0, 4.0, 0.9), (9.0, 4.0, 0.9)]);
         assert_eq!(kept(&classes, false), vec![(10.0, 4.0, 0), (9.0, 4.0, 1)]);
+        // Fewer bytes are worth keeping for the SRAM row: (12, 4) with half the bytes of
+        // (10, 4) stays, (12, 4) with as many goes.
+        let bytes = |cold: u64, exec: f64| OpOption::new(cold, cold, exec, 4.0, 0.5);
+        let memory = Instance::builder("memory", Bytes(1 << 20), 1e9)
+            .op(
+                "op",
+                Cycles(10.0),
+                vec![bytes(10, 10.0), bytes(5, 12.0), bytes(10, 12.0)],
+            )
+            .build()
+            .unwrap();
+        assert_eq!(kept(&memory, false), vec![(10.0, 4.0, 0), (12.0, 4.0, 0)]);
     }
 
     #[test]

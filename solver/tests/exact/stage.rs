@@ -18,7 +18,7 @@ fn with_row(inst: Instance, phased: bool) -> Instance {
 
 #[test]
 fn stage_bounds_stay_below_proven_optima_and_beat_the_roofline() {
-    let (mut checked, mut above_roofline, mut above_one_class) = (0, 0, 0);
+    let (mut checked, mut above_roofline, mut above_one_class, mut sram_lifts) = (0, 0, 0, 0);
     let chains = (0..40).map(layered);
     let tiny =
         (0..60).map(|seed| random_instance(seed, &RandomSpec::tiny(2 + (seed % 3) as usize, 3)));
@@ -37,6 +37,20 @@ fn stage_bounds_stay_below_proven_optima_and_beat_the_roofline() {
                 "{name}: stage bound {s} above the optimum {t}"
             );
             above_roofline += usize::from(s > roofline(&inst).best().get() * (1.0 + 1e-6));
+            // Its SRAM rows count: the same instance with SRAM to spare bounds no higher.
+            let spare = Instance {
+                sram_bytes: elk_stage::units::Bytes(1 << 40),
+                ..inst.clone()
+            };
+            let free = stage_bound(&spare, Duration::from_secs(60))
+                .unwrap()
+                .unwrap()
+                .bound_cycles;
+            assert!(
+                free <= s * (1.0 + 1e-9),
+                "{name}: {free} with spare SRAM above {s}"
+            );
+            sram_lifts += usize::from(s > free * (1.0 + 1e-6));
             // With ν classes: still below the optimum, and never below one class.
             let c = stage_bound_with(&inst, Duration::from_secs(60), CLASS_SPREAD)
                 .unwrap()
@@ -59,11 +73,16 @@ fn stage_bounds_stay_below_proven_optima_and_beat_the_roofline() {
         "the stage bound beat the roofline on only {above_roofline} of {checked}"
     );
     assert!(
+        sram_lifts >= 5,
+        "the SRAM rows lifted the bound on only {sram_lifts} of {checked}"
+    );
+    assert!(
         above_one_class >= 10,
         "ν classes beat one class on only {above_one_class} of {checked}"
     );
     eprintln!(
-        "{checked} instances: stage bound above the roofline on {above_roofline}, \
-         with ν classes above one class on {above_one_class}"
+        "{checked} instances: stage bound above the roofline on {above_roofline}, above \
+         the bound with spare SRAM on {sram_lifts}, with ν classes above one class on \
+         {above_one_class}"
     );
 }
