@@ -154,3 +154,18 @@ pub fn certified_bound(
     };
     Ok(certified(inst, beyond))
 }
+
+/// The certified lower bound of `inst` that `compare`'s default computes: the stage
+/// relaxation's ([`stage_cached`], read from or kept in the bound cache beside the plan
+/// cache) or the roofline's, whichever is stronger (`moe --bound stage`).
+pub fn certified_stage_bound(
+    inst: &Instance,
+    plans: Option<&PlanCache>,
+) -> elk_solver::Result<(Cycles, BoundSource)> {
+    let cache = plans.map(BoundCache::beside);
+    let beyond = Beyond {
+        segment: None,
+        stage: stage_cached(inst, cache.as_ref())?.cycles().map(Cycles),
+    };
+    Ok(certified(inst, beyond))
+}

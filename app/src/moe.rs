@@ -282,18 +282,10 @@ fn bounds_of(
         .par_iter()
         .map(|&i| {
             let b = match bound {
-                StepBound::Stage => {
-                    let cache = plans.map(crate::bound::BoundCache::beside);
-                    let stage = crate::bound::stage_cached(&oracles[i], cache.as_ref())?
-                        .cycles()
-                        .map(Cycles);
-                    let beyond = crate::bound::Beyond {
-                        segment: None,
-                        stage,
-                    };
-                    Ok(crate::bound::certified(&oracles[i], beyond))
+                StepBound::Stage => crate::bound::certified_stage_bound(&oracles[i], plans),
+                StepBound::Strongest | StepBound::Roofline => {
+                    crate::bound::certified_bound(&oracles[i], plans)
                 }
-                _ => crate::bound::certified_bound(&oracles[i], plans),
             };
             let done = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
             progress(MoeProgress::Bounded {
