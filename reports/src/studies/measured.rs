@@ -143,11 +143,14 @@ fn write(header: &Header, rows: &[Row]) -> Result<Files> {
          or 1.6 % of the bytes read, ignored.\n\n\
          **What the ratio means.** *best* is the simulator's makespan of the best schedule \
          every method finds; *bound* is a certified lower bound on any schedule of the same \
-         instance (the roofline: every byte read at the preset's DRAM bandwidth, or every \
-         operator at its fastest option, or the best prefix of both), so the best schedule is \
-         provably near-optimal when the two are close. The roofline, not the coupled segment \
-         LP of `compare --bound segment`: that took 42 s on the Llama 3.1 8B n150 row (2-core \
-         host, 2026-12-07), over this study's 20 s per row. best / measured is where a production \
+         instance, `compare`'s default: the better of the roofline (every byte read at the \
+         preset's DRAM bandwidth, or every operator at its fastest option, or the best prefix \
+         of both) and the stage relaxation (one LP over the stages, each paying the most of \
+         its DRAM work, execution and NoC, within the cores' SRAM; docs/exact.md), its source \
+         in parentheses; so the best schedule is provably near-optimal when the two are \
+         close. Not the coupled segment LP of `compare --bound segment`: that took 42 s on the \
+         Llama 3.1 8B n150 row (2-core host, 2026-12-07), over this study's 20 s per row. \
+         best / measured is where a production \
          compiler (tt-metal's hand-tuned model code) stands against such a schedule under a \
          calibrated cost model: below 1, the model says the chip could go faster than it \
          does; above 1, the model is slower than the chip (it is wrong somewhere). The \
