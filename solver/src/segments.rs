@@ -98,8 +98,7 @@ impl Default for SegmentOptions {
 pub fn fingerprint() -> &'static str {
     static FINGERPRINT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     FINGERPRINT.get_or_init(|| {
-        let mut h = elk_stage::hash::Fnv1a64::default();
-        for s in [
+        sources_fingerprint(&[
             include_str!("segments.rs"),
             include_str!("segments/coupled.rs"),
             include_str!("milp.rs"),
@@ -110,12 +109,18 @@ pub fn fingerprint() -> &'static str {
             include_str!("milp/encode/lift.rs"),
             include_str!("milp/warm.rs"),
             include_str!("../../Cargo.lock"),
-        ] {
-            h.update(s.as_bytes());
-            h.update(&[0]);
-        }
-        h.finish()
+        ])
     })
+}
+
+/// `fnv1a64:…` of `sources`, each followed by a 0 byte: the code part of a cached bound's key.
+pub(crate) fn sources_fingerprint(sources: &[&str]) -> String {
+    let mut h = elk_stage::hash::Fnv1a64::default();
+    for s in sources {
+        h.update(s.as_bytes());
+        h.update(&[0]);
+    }
+    h.finish()
 }
 
 /// Every segment bound is lowered by this relative amount before it is summed.

@@ -9,7 +9,7 @@
 //! not tried (a rule on the instance, not on the clock, so the same input gets the same
 //! bound on every machine).
 
-use super::BoundCache;
+use super::cache::BoundCache;
 use elk_solver::bounds::{stage_bound, StageBound};
 use elk_stage::instance::Instance;
 use std::time::Duration;

@@ -44,17 +44,12 @@ pub struct StageBound {
 pub fn stage_fingerprint() -> &'static str {
     static FINGERPRINT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     FINGERPRINT.get_or_init(|| {
-        let mut h = elk_stage::hash::Fnv1a64::default();
-        for s in [
+        crate::segments::sources_fingerprint(&[
             include_str!("stage_lp.rs"),
             include_str!("../milp.rs"),
             include_str!("../segments.rs"),
             include_str!("../../../Cargo.lock"),
-        ] {
-            h.update(s.as_bytes());
-            h.update(&[0]);
-        }
-        h.finish()
+        ])
     })
 }
 
