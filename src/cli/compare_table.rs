@@ -293,7 +293,7 @@ pub fn print_bound(
         }
         (_, BoundSource::StageRelaxation) => {
             println!(
-                "gap ≤ %: against the certified stage relaxation lower bound {:.4} ms (one LP over the stages: each pays the most of its HBM work, its execution and its NoC, with the load work moved to earlier stages; docs/exact.md, \"The stage relaxation\"), so at least that close to the optimum{}",
+                "gap ≤ %: against the certified stage relaxation lower bound {:.4} ms (one LP over the stages: each pays the most of its HBM work, its execution and its NoC, with the load work moved to earlier stages and held in SRAM; docs/exact.md, \"The stage relaxation\"), so at least that close to the optimum{}",
                 report.bound_ms,
                 segment_why(segment, found, inst)
             );

@@ -216,7 +216,7 @@ pub(super) fn stage_first(
         .map_err(|e| e.for_method(settings.backend.method_name()))?;
     let text = match (&found, found.missing()) {
         (Staged::Solved(b), _) => format!(
-            "stage relaxation (one LP over the stages, each paying the most of its HBM work, execution and NoC): {:.4} ms",
+            "stage relaxation (one LP over the stages, each paying the most of its HBM work, execution and NoC, within SRAM): {:.4} ms",
             inst.ms(Cycles(b.bound_cycles))
         ),
         (_, why) => why.unwrap_or_default(),
