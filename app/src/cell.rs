@@ -11,7 +11,7 @@ pub use crate::grid::{cell_chip, cell_chip_from};
 pub use instance::{cell_instance, cell_instance_of, cell_instance_on, scale_instance};
 pub use result::{BreakdownCycles, CellBound, CellResult, MethodResult, MethodStatus};
 pub use routed::MoeCell;
-pub use routed::{rows_of as routed_rows, steps_bound};
+pub use routed::{bound_source_names, rows_of as routed_rows, steps_bound};
 
 use crate::bound::certified_bound;
 use crate::grid::Cell;

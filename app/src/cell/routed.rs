@@ -97,6 +97,20 @@ pub fn rows_of(report: &MoeReport, bound: bool) -> (Vec<MethodResult>, Option<Ce
     (rows, cell_bound)
 }
 
+/// Between the sources of a [`steps_bound`] whose steps differ.
+const SOURCE_SEPARATOR: &str = ", ";
+/// Between a source and its count of steps ("stage relaxation on 7 of 10 steps").
+const COUNT_SEPARATOR: &str = " on ";
+
+/// The bounds' names in a [`CellBound::source`] (as [`steps_bound`] writes it), in order:
+/// "stage relaxation on 7 of 10 steps, roofline on 3 of 10 steps" names the stage
+/// relaxation and the roofline; a single source is its own name.
+pub fn bound_source_names(source: &str) -> impl Iterator<Item = &str> {
+    source
+        .split(SOURCE_SEPARATOR)
+        .map(|part| part.split(COUNT_SEPARATOR).next().unwrap_or(part))
+}
+
 /// The cell's bound from its steps': their mean, lowest and highest, and their source.
 pub fn steps_bound(report: &MoeReport) -> CellBound {
     let bounds: Vec<f64> = report.steps.iter().map(|s| s.bound_ms).collect();
@@ -117,9 +131,9 @@ pub fn steps_bound(report: &MoeReport) -> CellBound {
         [(only, _)] => only.to_string(),
         many => many
             .iter()
-            .map(|(source, k)| format!("{source} on {k} of {n} steps"))
+            .map(|(source, k)| format!("{source}{COUNT_SEPARATOR}{k} of {n} steps"))
             .collect::<Vec<_>>()
-            .join(", "),
+            .join(SOURCE_SEPARATOR),
     };
     CellBound {
         bound_ms: bounds.iter().sum::<f64>() / n.max(1) as f64,

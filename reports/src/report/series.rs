@@ -54,12 +54,12 @@ pub(super) fn bound_name(rows: &[&CellResult]) -> Option<String> {
 /// has each point's). None: no point has a bound.
 pub(crate) fn sources_named<'a>(sources: impl IntoIterator<Item = &'a str>) -> Option<String> {
     let mut names: Vec<&str> = Vec::new();
-    for source in sources {
-        for part in source.split(", ") {
-            let name = part.split(" on ").next().unwrap_or(part);
-            if !names.contains(&name) {
-                names.push(name);
-            }
+    for name in sources
+        .into_iter()
+        .flat_map(elk_app::cell::bound_source_names)
+    {
+        if !names.contains(&name) {
+            names.push(name);
         }
     }
     match names.as_slice() {

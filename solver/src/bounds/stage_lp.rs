@@ -323,16 +323,22 @@ mod tests {
     use elk_stage::instance::OpOption;
     use elk_stage::units::{Bytes, Cycles};
 
-    /// One load whose options are `(exec, comm, ν)`, alone in an instance.
-    fn one_load(options: &[(f64, f64, f64)]) -> Instance {
-        let options = options
-            .iter()
-            .map(|&(exec, comm, nu)| OpOption::new(0, 0, exec, comm, nu))
-            .collect();
+    /// One load of 10 HBM cycles with `options`, alone in an instance.
+    fn load_of(options: Vec<OpOption>) -> Instance {
         Instance::builder("one load", Bytes(1 << 20), 1e9)
             .op("op", Cycles(10.0), options)
             .build()
             .unwrap()
+    }
+
+    /// One load whose options are `(exec, comm, ν)`, without bytes.
+    fn one_load(options: &[(f64, f64, f64)]) -> Instance {
+        load_of(
+            options
+                .iter()
+                .map(|&(exec, comm, nu)| OpOption::new(0, 0, exec, comm, nu))
+                .collect(),
+        )
     }
 
     fn kept(inst: &Instance, phased: bool) -> Vec<(f64, f64, usize)> {
@@ -366,14 +372,7 @@ mod tests {
         // Fewer bytes are worth keeping for the SRAM row: (12, 4) with half the bytes of
         // (10, 4) stays, (12, 4) with as many goes.
         let bytes = |cold: u64, exec: f64| OpOption::new(cold, cold, exec, 4.0, 0.5);
-        let memory = Instance::builder("memory", Bytes(1 << 20), 1e9)
-            .op(
-                "op",
-                Cycles(10.0),
-                vec![bytes(10, 10.0), bytes(5, 12.0), bytes(10, 12.0)],
-            )
-            .build()
-            .unwrap();
+        let memory = load_of(vec![bytes(10, 10.0), bytes(5, 12.0), bytes(10, 12.0)]);
         assert_eq!(kept(&memory, false), vec![(10.0, 4.0, 0), (12.0, 4.0, 0)]);
     }
 
