@@ -27,6 +27,7 @@ mod method;
 mod note;
 mod options;
 mod report;
+mod rounded;
 mod solve;
 mod whole_model;
 mod work;

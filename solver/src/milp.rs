@@ -340,12 +340,41 @@ pub fn lp_bound(
     linearisation: Linearisation,
     time_limit: Option<Duration>,
 ) -> Result<std::result::Result<(f64, ModelSize), LpMiss>> {
+    Ok(lp_relaxation(inst, linearisation, time_limit)?.map(|r| (r.optimum, r.size)))
+}
+
+/// A solved LP relaxation ([`lp_relaxation`]).
+#[derive(Clone, Debug)]
+pub struct LpRelaxation {
+    /// The optimum, cycles: a lower bound on every schedule's makespan.
+    pub optimum: f64,
+    /// The relaxation's size.
+    pub size: ModelSize,
+    /// Per operator, the original index of the option with the largest weight at the
+    /// optimum (the last kept one on a tie).
+    pub options: Vec<usize>,
+}
+
+/// The LP relaxation of `inst`'s MILP solved: its optimum and the options it leans to.
+pub fn lp_relaxation(
+    inst: &Instance,
+    linearisation: Linearisation,
+    time_limit: Option<Duration>,
+) -> Result<std::result::Result<LpRelaxation, LpMiss>> {
     let pruned = prune(inst);
     let enc = encode::encode(inst, &pruned, linearisation, true);
     let size = enc.size;
     let solved = solve_configured(enc.problem, time_limit, "LP relaxation")?;
     Ok(match solved.status() {
-        HighsModelStatus::Optimal => Ok((solved.objective_value(), size)),
+        HighsModelStatus::Optimal => {
+            let sol = solved.get_solution();
+            let options = heaviest_options(&enc.x, sol.columns(), &pruned);
+            Ok(LpRelaxation {
+                optimum: solved.objective_value(),
+                size,
+                options,
+            })
+        }
         HighsModelStatus::ReachedTimeLimit
         | HighsModelStatus::ReachedIterationLimit
         | HighsModelStatus::ReachedInterrupt => Err(LpMiss::Stopped),
@@ -423,19 +452,21 @@ pub(crate) fn boundary_lp_options(
         return Ok(None);
     }
     let sol = solved.get_solution();
-    let cols = sol.columns();
-    Ok(Some(
-        enc.x
-            .iter()
-            .enumerate()
-            .map(|(i, xs)| {
-                let best = (0..xs.len())
-                    .max_by(|&a, &b| cols[xs[a].index].total_cmp(&cols[xs[b].index]))
-                    .unwrap_or(0);
-                pruned.kept[i].get(best).copied().unwrap_or(0)
-            })
-            .collect(),
-    ))
+    Ok(Some(heaviest_options(&enc.x, sol.columns(), &pruned)))
+}
+
+/// Per operator, the original index of the kept option whose x weighs most in `cols` (the
+/// last on a tie).
+fn heaviest_options(x: &[Vec<encode::Col>], cols: &[f64], pruned: &Pruned) -> Vec<usize> {
+    x.iter()
+        .enumerate()
+        .map(|(i, xs)| {
+            let best = (0..xs.len())
+                .max_by(|&a, &b| cols[xs[a].index].total_cmp(&cols[xs[b].index]))
+                .unwrap_or(0);
+            pruned.kept[i].get(best).copied().unwrap_or(0)
+        })
+        .collect()
 }
 
 /// Solves an LP built with good_lp (one thread, quiet, within `time_limit`): its optimum and

@@ -233,6 +233,9 @@ pub fn solve(
         StopReason::WarmStartMeetsBound => {
             println!("model: not built (the warm start meets the lower bound)")
         }
+        StopReason::LpOptionsMeetBound => {
+            println!("model: not built (the LP relaxation's options, queued, meet the lower bound)")
+        }
         _ => println!(
             "model: {} variables ({} binary), {} constraints{}",
             m.variables,

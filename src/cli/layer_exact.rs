@@ -36,10 +36,11 @@ pub(super) fn print(layer: &Instance, s: &LayerSection, whole: &[elk_app::compar
         s.operators
     );
     println!(
-        "exact MILP (1 HiGHS thread, limit {} s{}{}): {}{}",
+        "exact solve (MILP, 1 HiGHS thread, limit {} s{}{}): {}{}",
         s.time_limit_s,
         s.work_limit.map_or(String::new(), |n| format!(
-            ", at most {n} branch-and-bound nodes"
+            ", at most {n} branch-and-bound node{}",
+            if n == 1 { "" } else { "s" }
         )),
         s.gap
             .exact
@@ -51,8 +52,7 @@ pub(super) fn print(layer: &Instance, s: &LayerSection, whole: &[elk_app::compar
     );
     if !proven {
         println!(
-            "a look within {} s, not a proof: the gaps below are certified upper bounds (against the layer's lower bound), not distances to its optimum; more seconds (`--layer-exact S`, or `gap --layers {LAYER}..{} --time-limit S`) give HiGHS the time to prove it: the main job's layer is proven optimal in about 7 s on 2 cores (docs/exact.md)",
-            s.time_limit_s,
+            "not a proof: the gaps below are certified upper bounds (against the layer's lower bound), not distances to its optimum; more seconds (`--layer-exact S`, or `gap --layers {LAYER}..{} --time-limit S`) or a larger `--work-limit` give HiGHS the time to prove it (docs/exact.md)",
             LAYER + 1,
         );
     }

@@ -230,9 +230,9 @@ pub struct CompareArgs {
     /// Then cut one layer of the same model (layer 0, as `--layers 0..1`), solve it exactly
     /// with the MILP within SECONDS (one HiGHS thread, warm-started from the best heuristic)
     /// and print its optimum, or its best bound when the limit stops the solve, with every
-    /// heuristic's gap there. The main job (no arguments) uses 1: a look at the layer, not
-    /// a proof (its gaps are upper bounds; `gap --layers 0..1 --time-limit 60` proves the
-    /// main job's layer optimal in about 7 s on 2 shared cores).
+    /// heuristic's gap there. The main job (no arguments) uses 10 with `--work-limit 1`, and
+    /// proves its layer optimal in under a second (the LP relaxation's options, queued, meet
+    /// its bound; docs/exact.md).
     #[arg(
         allow_negative_numbers = true,
         long,

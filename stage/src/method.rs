@@ -52,6 +52,9 @@ pub enum StopReason {
     /// The warm start already met a lower bound known before any model was built (roofline
     /// or LP relaxation): optimal, with no backend run.
     WarmStartMeetsBound,
+    /// The LP relaxation's options, their loads queued and re-timed, make a schedule that
+    /// meets its bound: optimal, with no backend run.
+    LpOptionsMeetBound,
     /// The instance was too large for the exact model, so the window search improved the
     /// warm start instead (its own stop and the makespans before and after are reported
     /// beside).

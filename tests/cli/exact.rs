@@ -26,8 +26,10 @@ fn solve_exact_json_has_the_required_fields_and_a_valid_schedule() {
             inst.to_str().unwrap(),
             "--time-limit",
             "60",
-            // The best heuristic meets the bound here: without a warm start the backend runs.
+            // The best heuristic meets the bound here, and so do the LP relaxation's options:
+            // without a warm start and the LP the backend runs.
             "--no-warm-start",
+            "--no-lp-bound",
             "-o",
             sched.to_str().unwrap(),
             "--json",

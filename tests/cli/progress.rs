@@ -144,12 +144,13 @@ fn gap_on_a_chain_of_layers_shows_the_coupled_segment_lp_first() {
 #[test]
 fn solve_exact_without_a_warm_start_shows_its_phases_and_no_heuristics() {
     let shown = solve_exact_cold(&norm_and_qkv(), &[], "solve-terminal.txt");
-    // No schedule until the fixed-order MILP has one; the full MILP starts from it.
+    // No schedule until the LP relaxation's options are queued; the MILPs start from it.
     showed(
         &shown,
         &[
             "exact milp (limit 60 s): LP relaxation · no schedule yet, bound ",
-            "exact milp (limit 60 s): fixed-order MILP · no schedule yet, bound ",
+            "exact milp (limit 60 s): LP relaxation's options, queued · no schedule yet, bound ",
+            "exact milp (limit 60 s): fixed-order MILP · incumbent ",
             "exact milp (limit 60 s): MILP (HiGHS) · incumbent ",
         ],
     );
@@ -175,9 +176,10 @@ fn stdout_is_the_same_bytes_on_a_terminal_and_piped() {
 
 #[test]
 fn a_milp_tells_its_nodes_incumbent_and_bound_while_it_runs() {
-    // The first 24 operators of a Llama2-13B layer, free order: without a warm start HiGHS
-    // needs branch and bound (141 nodes to prove it; 30 allowed here), and its callback
-    // tells the spinner its nodes, incumbent and bound as they move, inside the phase.
+    // The first 24 operators of a Llama2-13B layer, free order: without a warm start and the
+    // LP relaxation (whose options prove it at once) HiGHS needs branch and bound (30 nodes
+    // allowed here), and its callback tells the spinner its nodes, incumbent and bound as
+    // they move, inside the phase.
     let inst = temp("ops24.json");
     elk_ok(&[
         "instance",
@@ -192,7 +194,11 @@ fn a_milp_tells_its_nodes_incumbent_and_bound_while_it_runs() {
         "-o",
         inst.to_str().unwrap(),
     ]);
-    let shown = solve_exact_cold(&inst, &["--work-limit", "30"], "milp-progress.txt");
+    let shown = solve_exact_cold(
+        &inst,
+        &["--work-limit", "30", "--no-lp-bound"],
+        "milp-progress.txt",
+    );
     showed(
         &shown,
         &[

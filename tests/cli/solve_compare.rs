@@ -270,15 +270,15 @@ fn help_documents_the_main_job_and_layer_exact() {
     let top = String::from_utf8(elk_ok(&["--help"]).stdout).unwrap();
     assert!(
         top.contains(
-            "With no command: the main job, `elk-opt compare --bound segment --layer-exact 1`"
+            "With no command: the main job, `elk-opt compare --bound segment --layer-exact 10"
         ),
         "{top}"
     );
     let help = String::from_utf8(elk_ok(&["compare", "--help"]).stdout).unwrap();
     assert!(help.contains("--layer-exact <SECONDS>"), "{help}");
-    // It says what the main job really gives the layer: 1 s, a look and not a proof.
+    // It says what the main job gives the layer: a work budget, and a proof.
     assert!(
-        help.contains("The main job (no arguments) uses 1: a look at the layer, not"),
+        help.contains("The main job (no arguments) uses 10 with `--work-limit 1`, and"),
         "{help}"
     );
     // It cuts a layer from the model's graph: an instance file has none.

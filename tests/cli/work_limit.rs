@@ -38,9 +38,9 @@ fn same_bytes(args: &[&str], schedule: &PathBuf, threads: &[&str]) -> Vec<u8> {
 /// Default threads twice, one thread once: a rerun and a change of threads.
 const RERUN_AND_ONE_THREAD: [&str; 3] = ["4", "4", "1"];
 
-/// 24 operators of a Llama2-13B layer, free order, without a warm start: the MILP needs
-/// well over 10 branch-and-bound nodes to prove its optimum (25 with a budget of 60, 141
-/// without the fixed-order phase), so a budget of 10 stops it.
+/// 24 operators of a Llama2-13B layer, free order, without a warm start or the LP relaxation
+/// (whose options, queued, meet its bound here: no MILP would run): the MILP needs well over
+/// 10 branch-and-bound nodes to prove its optimum, so a budget of 10 stops it.
 #[test]
 fn the_same_budget_gives_the_same_bytes_where_it_cuts_the_search() {
     let inst = small_instance(&temp("ops24.json"), "llama2-13b", "0..24");
@@ -51,6 +51,7 @@ fn the_same_budget_gives_the_same_bytes_where_it_cuts_the_search() {
         "--instance",
         i,
         "--no-warm-start",
+        "--no-lp-bound",
         "--work-limit",
         "10",
         "--time-limit",
@@ -84,6 +85,50 @@ fn the_same_budget_gives_the_same_bytes_where_it_cuts_the_search() {
         text.contains("10 of 10 branch-and-bound nodes used; stopped by the budget"),
         "{text}"
     );
+}
+
+/// The main job's layer, as its section says to reproduce it (`gap --layers 0..1 --time-limit
+/// 10 --work-limit 1`), here on Llama2-7B: the LP relaxation runs to its end under the
+/// budget, its options queued meet the bound, so the layer is proven optimal with no MILP
+/// built, the same bytes with four threads and one (docs/exact.md, "The LP relaxation's
+/// options"). Under `--layer-exact 1` alone the LP got 0.25 s and the section was a look.
+#[test]
+fn the_main_jobs_layer_budget_proves_a_decode_layer_by_the_lp_relaxations_options() {
+    let sched = temp("layer7b.sched.json");
+    let args = [
+        "gap",
+        "--model",
+        "llama2-7b",
+        "--layers",
+        "0..1",
+        "--time-limit",
+        "10",
+        "--work-limit",
+        "1",
+        "--no-timings",
+        "-o",
+        sched.to_str().unwrap(),
+    ];
+    let text = String::from_utf8(same_bytes(&args, &sched, &["4", "1"])).unwrap();
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("exact-milp "))
+        .unwrap_or_else(|| panic!("no exact row in {text}"));
+    assert!(
+        row.ends_with("no MILP ran: the LP relaxation's options, queued and re-timed, meet the roofline bound, so that schedule is optimal"),
+        "{row}"
+    );
+    assert!(text.contains("reference: optimum = "), "{text}");
+    assert!(
+        text.contains("0 of 1 branch-and-bound nodes used; finished within the budget"),
+        "{text}"
+    );
+    // The schedule written is the proven one: its makespan is the row's, at a 0 % gap.
+    let printed: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(printed[2], "0.000", "{row}");
+    let s: serde_json::Value = serde_json::from_slice(&std::fs::read(&sched).unwrap()).unwrap();
+    assert_eq!(s["method"], "exact-milp", "{s}");
+    assert_eq!(s["status"], "optimal", "{s}");
 }
 
 /// Two OPT-1.3B layers, free order: the MILP's root (not a node) takes far more than the
@@ -121,7 +166,8 @@ fn a_budget_stops_a_long_root_at_the_same_simplex_iteration() {
     );
 }
 
-/// A time limit that fires before the budget: said, and said to be not reproducible.
+/// A time limit that fires before the budget: said, and said to be not reproducible (the MILP
+/// runs: without the LP relaxation, whose options prove this instance at once).
 #[test]
 fn a_time_limit_before_the_budget_says_the_result_is_not_reproducible() {
     let inst = small_instance(&temp("ops24.json"), "llama2-13b", "0..24");
@@ -131,6 +177,7 @@ fn a_time_limit_before_the_budget_says_the_result_is_not_reproducible() {
         "--instance",
         inst.to_str().unwrap(),
         "--no-warm-start",
+        "--no-lp-bound",
         "--work-limit",
         "100000",
         "--time-limit",

@@ -228,6 +228,11 @@ pub(super) fn what_ran(inst: &Instance, r: &ExactReport, warm: Option<(&str, Cyc
             r.backend.model_noun(),
             bound_name(&r.bounds, r.backend, r.bound_source)
         ),
+        StopReason::LpOptionsMeetBound => format!(
+            "no {} ran: the LP relaxation's options, queued and re-timed, meet the {} bound, so that schedule is optimal",
+            r.backend.model_noun(),
+            bound_name(&r.bounds, r.backend, r.bound_source)
+        ),
         StopReason::Killed if elk_solver::too_large(inst, r.backend) => format!(
             "the whole-model search (segment relaxation, window search) overran its time limit and was killed; {}",
             if r.from_warm_start {

@@ -168,7 +168,7 @@ impl Solve<'_> {
         }
         settled.schedule = Some(ws);
         settled.makespan = Some(wt);
-        settled.from_warm_start = true;
+        settled.from_warm_start = self.warm_given;
         Ok(())
     }
 }

@@ -107,7 +107,8 @@ pub struct ExactOptions {
     pub time_limit: Option<Duration>,
     /// A schedule to start from; the result is never worse.
     pub warm_start: Option<Schedule>,
-    /// Also solve the LP relaxation for a bound (with a quarter of the time limit).
+    /// Also solve the LP relaxation for a bound (with a quarter of the time limit), and try
+    /// its options as a schedule (docs/exact.md, "The LP relaxation's options").
     #[serde(default)]
     pub lp_bound: bool,
     /// How a model too large for the backend is bounded beyond the roofline.

@@ -10,7 +10,7 @@ use crate::exact::backend::{self, judge, Allowance, BackendResult, Cut};
 use crate::exact::options::max_size;
 use crate::exact::{too_large, Backend, Bounds, ExactEvent, ExactOptions, ExactReport, Phase};
 use crate::exact::{Note, NoteAbout};
-use crate::milp::{lp_bound, LpMiss};
+use crate::milp::{lp_relaxation, LpMiss};
 use crate::tolerance::meets_bound;
 use elk_stage::instance::{Instance, LoadOrder, NamedOrder};
 use elk_stage::method::{StopReason, Verdict};
@@ -37,14 +37,22 @@ pub(crate) fn solve(
     if too_large(inst, opts.backend) {
         return run.whole_model();
     }
-    if opts.lp_bound {
-        run.lp_relaxation()?;
-    }
+    let lp_options = match opts.lp_bound {
+        true => run.lp_relaxation()?,
+        false => None,
+    };
     if run.warm_start_meets_bound() {
         // Nothing a backend finds can beat it: `finish` promotes the warm start to optimal.
         return run
             .finish(BackendResult::nothing())
             .map(|r| r.stopped(StopReason::WarmStartMeetsBound));
+    }
+    if let Some(options) = lp_options {
+        if run.queue_lp_options(options)? {
+            return run
+                .finish(BackendResult::nothing())
+                .map(|r| r.stopped(StopReason::LpOptionsMeetBound));
+        }
     }
     if opts.backend == Backend::Milp && inst.load_order != LoadOrder::Named(NamedOrder::Fixed) {
         if let Some(done) = run.fixed_order_first()? {
@@ -81,6 +89,9 @@ pub(crate) struct Solve<'a> {
     pub(super) bounds: Bounds,
     /// The best valid schedule known before the backend's own (and its makespan).
     pub(super) warm: Option<(Schedule, f64)>,
+    /// `warm` is the schedule the caller gave (not one this solve found: the fixed-order
+    /// restriction's, the LP relaxation's options queued).
+    pub(super) warm_given: bool,
     pub(super) notes: Vec<Note>,
     pub(super) phases: Vec<Phase>,
     /// Work units used so far ([`crate::exact::Work`]).
@@ -133,6 +144,7 @@ impl<'a> Solve<'a> {
                 ..Bounds::roofline(inst)
             },
             told: Cell::new(warm.as_ref().map_or(f64::INFINITY, |w| w.1)),
+            warm_given: warm.is_some(),
             warm,
             notes: opts
                 .coupled
@@ -240,15 +252,19 @@ impl<'a> Solve<'a> {
     }
 
     /// The LP relaxation's bound, with a quarter of the time limit (under a work budget, all
-    /// of it: one LP is the same work on every machine, and only the hard stop may cut it).
-    fn lp_relaxation(&mut self) -> Result<()> {
+    /// of it: one LP is the same work on every machine, and only the hard stop may cut it),
+    /// and the options it weighs most (`None` when it was not solved).
+    fn lp_relaxation(&mut self) -> Result<Option<Vec<usize>>> {
         self.phase("LP relaxation");
         let lp_limit = match self.opts.work_limit {
             Some(_) => self.opts.time_limit,
             None => self.opts.time_limit.map(|l| l / 4),
         };
-        match lp_bound(self.inst, self.opts.linearisation, lp_limit)? {
-            Ok((v, _)) => self.bounds.lp_cycles = Some(Cycles(v)),
+        match lp_relaxation(self.inst, self.opts.linearisation, lp_limit)? {
+            Ok(r) => {
+                self.bounds.lp_cycles = Some(Cycles(r.optimum));
+                return Ok(Some(r.options));
+            }
             Err(LpMiss::Stopped) => {
                 self.time_cut = true;
                 self.notes.push(Note::general(
@@ -259,11 +275,11 @@ impl<'a> Solve<'a> {
             // way the same on every machine, and no bound.
             Err(LpMiss::NoOptimum) => {}
         }
-        Ok(())
+        Ok(None)
     }
 
     /// The warm start meets the bound known before any model is built.
-    fn warm_start_meets_bound(&self) -> bool {
+    pub(super) fn warm_start_meets_bound(&self) -> bool {
         self.warm
             .as_ref()
             .is_some_and(|w| meets_bound(Cycles(w.1), self.bound()))
@@ -322,6 +338,7 @@ impl<'a> Solve<'a> {
         if self.warm.as_ref().is_none_or(|(_, wt)| t < *wt) {
             s.method = Backend::Milp.method_name().into();
             self.warm = Some((s.clone(), t));
+            self.warm_given = false;
         }
         if t <= known_bound * (1.0 + crate::milp::REL_GAP) {
             self.notes.push(Note::general(
@@ -467,8 +484,9 @@ pub(super) mod tests {
                 other => panic!("no segment relaxation on two operators: {other:?}"),
             })
             .collect();
-        // The fixed-order restriction meets the LP bound here: the free-order MILP never runs.
-        assert_eq!(phases, ["LP relaxation", "fixed-order MILP"]);
+        // The LP relaxation's options, queued, meet its bound here: no MILP is built.
+        assert_eq!(phases, ["LP relaxation", "LP relaxation's options, queued"]);
+        assert_eq!(plain.stop, StopReason::LpOptionsMeetBound);
         let line = ExactEvent::Phase {
             what: "MILP (HiGHS)".into(),
             incumbent: Some(Cycles(2e6)),
