@@ -203,13 +203,16 @@ def test_gap_schedule_is_the_last_row_and_what_gap_o_writes(tmp_path):
 
 
 def test_a_work_limit_cuts_the_search_as_the_cli_does():
-    # 24 operators of a Llama2-13B layer in free order without a warm start: the MILP needs
-    # far more than 10 branch-and-bound nodes, so `work_limit=10` stops it, at the same
-    # place as `gap --work-limit 10` (tests/cli/work_limit.rs uses the same instance).
+    # 24 operators of a Llama2-13B layer in free order without a warm start or the LP
+    # relaxation (whose options, queued, prove it at once): the MILP needs far more than 10
+    # branch-and-bound nodes, so `work_limit=10` stops it, at the same place as
+    # `gap --work-limit 10` (tests/cli/work_limit.rs uses the same instance).
     build = dict(num_layers=1, ops="0..24", load_order="free")
-    r = elk_opt.gap("llama2-13b", warm_start=False, work_limit=10, time_limit=300, no_timings=True, **build)
+    r = elk_opt.gap("llama2-13b", warm_start=False, lp_bound=False, work_limit=10, time_limit=300,
+                    no_timings=True, **build)
     out = cli("gap", "--model", "llama2-13b", "--num-layers", 1, "--ops", "0..24", "--load-order", "free",
-              "--no-warm-start", "--work-limit", 10, "--time-limit", 300, "--no-timings", "--json")
+              "--no-warm-start", "--no-lp-bound", "--work-limit", 10, "--time-limit", 300, "--no-timings",
+              "--json")
     assert r.to_dict() == out["results"]
     assert r.config == out["config"]
     exact = r.to_dict()["exact"]
