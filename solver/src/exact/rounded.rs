@@ -3,13 +3,13 @@
 //! re-timed and judged by the simulator. On a decode layer of an LLM the relaxation is
 //! nearly integral in its options, and the queue's starts are the ones the relaxation wants,
 //! so this schedule often meets the relaxation's own bound: the layer is then proven optimal
-//! with no MILP built (Llama2-13B's main-job layer in 0.3 s, where the fixed-order MILP's
+//! with no MILP built (Llama2-13B's main-job layer in 0.4 s, where the fixed-order MILP's
 //! root heuristics took 4.5 s to find the same schedule; docs/exact.md, "The LP relaxation's
 //! options"). Elsewhere it is one more warm start, kept when it beats the given one.
 
 use crate::error::Result;
 use crate::exact::solve::Solve;
-use crate::exact::{Note, Phase};
+use crate::exact::{Note, NoteAbout, Phase};
 use crate::queue::{queue_for_options, REFINEMENTS};
 use crate::tolerance::meets_bound;
 use elk_stage::units::Cycles;
@@ -35,6 +35,12 @@ impl Solve<'_> {
             what: WHAT.into(),
             seconds: started.elapsed().as_secs_f64(),
         });
+        for v in &queued.rejected {
+            self.notes.push(Note::about(
+                NoteAbout::Bug,
+                format!("BUG: {WHAT}: the simulator rejected a queue schedule: {v}"),
+            ));
+        }
         let t = queued.makespan_cycles.get();
         if !t.is_finite() {
             self.notes.push(Note::general(format!(
