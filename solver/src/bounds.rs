@@ -20,7 +20,10 @@ mod stage_lp;
 use elk_stage::instance::Instance;
 use elk_stage::units::Cycles;
 use serde::{Deserialize, Serialize};
-pub use stage_lp::{stage_bound, stage_bound_with, stage_fingerprint, StageBound, CLASS_SPREAD};
+pub use stage_lp::{
+    stage_bound, stage_bound_with, stage_fingerprint, stage_options, stage_options_with,
+    StageBound, CLASS_SPREAD, STAGE_LIMIT, STAGE_MAX_OPERATORS,
+};
 
 /// The roofline bounds.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]

@@ -41,6 +41,7 @@ mod retime;
 pub mod segments;
 #[cfg(feature = "smt")]
 pub mod smt;
+mod stage_queue;
 mod tolerance;
 
 pub use bounds::BoundSource;
@@ -54,4 +55,5 @@ pub use exact::{
 pub use extract::{OrderHint, RawSolution};
 pub use queue::{queue_for_options, requeue, QueueReport};
 pub use retime::{retime, RetimeReport, RetimeStop, Retimed, RETIME_SUFFIX};
+pub use stage_queue::{StageQueue, STAGE_QUEUE};
 pub use tolerance::{meets_bound, MEETS_BOUND};

@@ -480,6 +480,16 @@ pub(crate) fn solve_lp(
         .then(|| (solved.objective_value(), solved.simplex_iteration_count())))
 }
 
+/// [`solve_lp`], returning the optimal point's columns instead.
+pub(crate) fn solve_lp_columns(
+    problem: good_lp::solvers::highs::HighsProblem,
+    time_limit: Duration,
+) -> Result<Option<Vec<f64>>> {
+    let solved = solve_configured(problem, Some(time_limit), "LP")?;
+    Ok((solved.status() == HighsModelStatus::Optimal)
+        .then(|| solved.get_solution().columns().to_vec()))
+}
+
 /// A solved [`encode::encode_coupled`] model.
 #[derive(Clone, Debug)]
 pub(crate) struct CoupledRun {

@@ -3,7 +3,7 @@
 //! compile time), the legends, and what the bound is and how to tighten it.
 
 use super::chip_choice::Chip;
-use super::method_rows::RETIME_LEGEND;
+use super::method_rows::{RETIME_LEGEND, STAGE_QUEUE_LEGEND};
 use super::solve::header;
 use elk_app::bound::{Coupled, Staged, COUPLED_LIMIT, STAGE_MAX_OPERATORS};
 use elk_app::compare::{CompareReport, RowStatus};
@@ -136,6 +136,7 @@ pub fn print_text(
         println!("note: {n}");
     }
     println!("{RETIME_LEGEND}");
+    println!("{STAGE_QUEUE_LEGEND}");
     println!("ideal: Elk's figure (fastest option per operator with the whole SRAM, loads never contend) — not a schedule and not a proven bound");
     println!("{}", ideal_pct_legend(report));
     println!("HBM % / NoC %: the share of the makespan the HBM / the NoC is busy");

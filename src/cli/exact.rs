@@ -541,6 +541,9 @@ pub(super) fn print_gap(
     if out.rows.iter().any(|r| r.method.ends_with(RETIME_SUFFIX)) {
         println!("{}", super::method_rows::RETIME_LEGEND);
     }
+    if out.rows.iter().any(|r| r.method == elk_solver::STAGE_QUEUE) {
+        println!("{}", super::method_rows::STAGE_QUEUE_LEGEND);
+    }
     // How the whole-model bound was reached, and when it improved.
     let segment_notes: Vec<&Note> = out.exact.notes.iter().filter(|n| n.is_segment()).collect();
     for n in &segment_notes {

@@ -5,14 +5,15 @@
 use elk_solver::RETIME_SUFFIX;
 
 pub(super) use elk_app::compare::{
-    heuristic_names, ideal_row, method_named, run_method, RETIME_LEGEND,
+    heuristic_names, ideal_row, method_named, run_method, RETIME_LEGEND, STAGE_QUEUE_LEGEND,
 };
 
-/// The names `--method` accepts: every registered heuristic, then `ideal` (a figure), then
-/// every heuristic re-timed (`NAME+retime`).
+/// The names `--method` accepts: every registered heuristic, then `ideal` (a figure) and
+/// `stage-lp+queue`, then every heuristic re-timed (`NAME+retime`).
 pub(super) fn method_parser() -> clap::builder::PossibleValuesParser {
     let mut names: Vec<&'static str> = heuristic_names().collect();
     names.push("ideal");
+    names.push(elk_solver::STAGE_QUEUE);
     // clap keeps possible values as &'static str: the eight names are leaked once, when the
     // parser is built.
     names

@@ -83,7 +83,7 @@ fn gap_lists_every_heuristic_against_the_optimum() {
         .iter()
         .chain(&elk_heuristics::VARIANTS)
         .copied()
-        .chain(["elk-dyn+retime", "elk-full+retime"])
+        .chain(["elk-dyn+retime", "elk-full+retime", elk_solver::STAGE_QUEUE])
         .collect();
     assert_eq!(names[..names.len() - 1], registered);
     // The exact row is named for what found its schedule: here the best heuristic already
@@ -252,6 +252,8 @@ fn simulate_detailed_is_deterministic_and_compares() {
 #[test]
 fn a_whole_model_is_improved_by_the_window_search_and_the_simulator_agrees() {
     // 8 layers of Llama2-7B: too large for the MILP, so the segment bound and the search run.
+    // On ipu-mk2, where SRAM binds, the best warm start is an Elk heuristic's (on ipu-pod4
+    // `stage-lp+queue` starts within 0.25 % of the bound, and 12 s of search leave it be).
     let sched = temp("whole.sched.json");
     let inst = temp("whole.json");
     let inst = inst.to_str().unwrap();
@@ -261,6 +263,8 @@ fn a_whole_model_is_improved_by_the_window_search_and_the_simulator_agrees() {
         "llama2-7b",
         "--num-layers",
         "8",
+        "--chip",
+        "ipu-mk2",
         "-o",
         inst,
     ]);

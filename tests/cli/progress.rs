@@ -99,7 +99,8 @@ fn gap_on_a_terminal_shows_each_heuristic_and_each_exact_phase() {
     let shown = on_terminal(&args, &temp("gap-terminal.txt"));
     // The heuristics take milliseconds each: the spinner draws at most 20 times a second, so
     // some of their lines may be skipped, not all.
-    let n = elk_heuristics::NAMES.len() + elk_heuristics::VARIANTS.len() + 2;
+    // The heuristics, the two re-timed rows and `stage-lp+queue`.
+    let n = elk_heuristics::NAMES.len() + elk_heuristics::VARIANTS.len() + 3;
     assert!(
         (1..=n).any(|k| shown.contains(&format!("heuristics {k}/{n}: "))),
         "the terminal showed no 'heuristics k/{n}': {shown:?}"

@@ -12,7 +12,7 @@ fn compare_prints_every_method_with_the_required_fields() {
     let rows = j["methods"].as_array().unwrap();
     let names: Vec<&str> = rows.iter().map(|r| r["method"].as_str().unwrap()).collect();
     // Every registered heuristic once (the faithful ones first), re-timed rows beside them,
-    // Elk's Ideal last.
+    // then `stage-lp+queue`, Elk's Ideal last.
     let registered: Vec<&str> = elk_heuristics::NAMES
         .iter()
         .chain(&elk_heuristics::VARIANTS)
@@ -21,10 +21,14 @@ fn compare_prints_every_method_with_the_required_fields() {
     let plain: Vec<&str> = names
         .iter()
         .copied()
-        .filter(|n| !n.ends_with("+retime") && *n != "ideal")
+        .filter(|n| !n.ends_with("+retime") && !["ideal", elk_solver::STAGE_QUEUE].contains(n))
         .collect();
     assert_eq!(plain, registered, "{names:?}");
-    assert_eq!(names.last(), Some(&"ideal"), "{names:?}");
+    assert_eq!(
+        names[names.len() - 2..],
+        [elk_solver::STAGE_QUEUE, "ideal"],
+        "{names:?}"
+    );
     for r in rows {
         let method = r["method"].as_str().unwrap();
         for key in [
@@ -669,4 +673,44 @@ fn a_variant_behind_basic_is_explained_with_its_numbers_and_only_then() {
     // The main job's configuration has no such method: no note.
     let main = elk_json(&["compare", "--no-timings", "--json"]);
     assert_eq!(main["notes"].as_array().unwrap().len(), 0, "{main}");
+}
+
+#[test]
+fn stage_lp_queue_meets_the_stage_bound_where_the_relaxation_is_integral() {
+    // Two Llama2-7B layers at batch 1: the stage LP weighs one option per operator, and its
+    // options queued come within 0.01 % of its own bound, where every Elk heuristic is more
+    // than 5 % above it (docs/heuristics.md, "stage-lp+queue").
+    let point = [
+        "--model",
+        "llama2-7b",
+        "--batch",
+        "1",
+        "--num-layers",
+        "2",
+        "--no-timings",
+        "--json",
+    ];
+    let j = elk_json(&[&["compare"][..], &point].concat());
+    assert_eq!(j["bound_source"], "stage relaxation", "{j}");
+    let rows = j["methods"].as_array().unwrap();
+    let gap = |name: &str| {
+        rows.iter()
+            .find(|r| r["method"] == name)
+            .and_then(|r| r["gap_le_pct"].as_f64())
+            .unwrap_or_else(|| panic!("no gap for {name} in {j}"))
+    };
+    assert!(gap(elk_solver::STAGE_QUEUE) < 0.01, "{j}");
+    for elk in ["elk-dyn", "elk-full", "elk-full+retime"] {
+        assert!(gap(elk) > 5.0, "{elk}: {j}");
+    }
+    // `solve --method` gives the same schedule.
+    let solved = elk_json(&[&["solve", "--method", elk_solver::STAGE_QUEUE][..], &point].concat());
+    let row = rows
+        .iter()
+        .find(|r| r["method"] == elk_solver::STAGE_QUEUE)
+        .unwrap();
+    assert_eq!(
+        solved["makespan_cycles"], row["makespan_cycles"],
+        "{solved}"
+    );
 }

@@ -12,15 +12,8 @@
 use super::cache::BoundCache;
 use elk_solver::bounds::{stage_bound, StageBound};
 use elk_stage::instance::Instance;
-use std::time::Duration;
 
-/// The stage LP's hard time limit: a stop for a host far slower than ours, not a budget
-/// (every instance under [`STAGE_MAX_OPERATORS`] solves in seconds here).
-pub const STAGE_LIMIT: Duration = Duration::from_secs(60);
-
-/// The largest instance, in operators, whose stage LP is tried. OLMoE-1B-7B (8,017
-/// operators) solves in ≈ 6 s; DeepSeek-V3's did not finish in 600 s.
-pub const STAGE_MAX_OPERATORS: usize = 10_000;
+pub use elk_solver::bounds::{STAGE_LIMIT, STAGE_MAX_OPERATORS};
 
 /// What [`stage`] found.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -22,6 +22,16 @@ use elk_stage::units::OpId;
 use good_lp::{variable, Expression, ProblemVariables, SolverModel, Variable};
 use std::time::Duration;
 
+/// The stage LP's hard time limit in the commands (its bound, `stage-lp+queue`): a stop for a
+/// host far slower than ours, not a budget (every instance under [`STAGE_MAX_OPERATORS`]
+/// solves in seconds here).
+pub const STAGE_LIMIT: Duration = Duration::from_secs(60);
+
+/// The largest instance, in operators, whose stage LP the commands try. OLMoE-1B-7B (8,017
+/// operators) solves in ≈ 6 s; DeepSeek-V3's did not finish in 600 s. A rule on the
+/// instance, not on the clock, so the same input gets the same answer on every machine.
+pub const STAGE_MAX_OPERATORS: usize = 10_000;
+
 /// What [`stage_bound`] found.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct StageBound {
@@ -89,6 +99,8 @@ fn class_of(least: &[f64], nu: f64) -> usize {
 /// its load's ν class, and its bytes per core while executing (hot) and while loaded (cold).
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Seen {
+    /// The option's index in its operator's list.
+    index: usize,
     exec: f64,
     comm: f64,
     comp: f64,
@@ -98,8 +110,9 @@ struct Seen {
 }
 
 impl Seen {
-    fn of(o: &elk_stage::instance::OpOption, class: usize) -> Seen {
+    fn of(index: usize, o: &elk_stage::instance::OpOption, class: usize) -> Seen {
         Seen {
+            index,
             exec: o.exec_cycles.get(),
             comm: o.comm_cycles.get(),
             comp: (o.exec_cycles - o.comm_cycles).get().max(0.0),
@@ -156,8 +169,10 @@ fn undominated(inst: &Instance, i: usize, least: &[f64], phased: bool) -> Vec<Se
     let seen: Vec<Seen> = inst.ops[i]
         .options
         .iter()
-        .map(|o| {
+        .enumerate()
+        .map(|(index, o)| {
             Seen::of(
+                index,
                 o,
                 if load {
                     class_of(least, o.noc_per_hbm)
@@ -196,6 +211,61 @@ pub fn stage_bound_with(
     time_limit: Duration,
     spread: f64,
 ) -> Result<Option<StageBound>> {
+    let lp = build(inst, spread);
+    let Some((optimum, iterations)) = crate::milp::solve_lp(lp.problem, time_limit)? else {
+        return Ok(None);
+    };
+    Ok(Some(StageBound {
+        bound_cycles: optimum - SAFETY * optimum.abs(),
+        iterations,
+        columns: lp.columns,
+        rows: lp.rows,
+        classes: lp.classes,
+    }))
+}
+
+/// Per operator, the index of the option the one-class stage LP weighs most (the first
+/// kept on a tie), or `None` when HiGHS did not reach its optimum within `time_limit`.
+pub fn stage_options(inst: &Instance, time_limit: Duration) -> Result<Option<Vec<usize>>> {
+    stage_options_with(inst, time_limit, f64::INFINITY)
+}
+
+/// [`stage_options`] of the LP with ν classes spanning `spread`.
+pub fn stage_options_with(
+    inst: &Instance,
+    time_limit: Duration,
+    spread: f64,
+) -> Result<Option<Vec<usize>>> {
+    let lp = build(inst, spread);
+    let Some(cols) = crate::milp::solve_lp_columns(lp.problem, time_limit)? else {
+        return Ok(None);
+    };
+    Ok(Some(
+        lp.options
+            .iter()
+            .zip(&lp.x_index)
+            .map(|(kept, first)| {
+                (0..kept.len())
+                    .max_by(|&a, &b| cols[first + a].total_cmp(&cols[first + b]).then(b.cmp(&a)))
+                    .map_or(0, |k| kept[k].index)
+            })
+            .collect(),
+    ))
+}
+
+/// The stage LP, built.
+struct StageLp {
+    problem: good_lp::solvers::highs::HighsProblem,
+    /// Per operator, the options kept (in the order of its x columns).
+    options: Vec<Vec<Seen>>,
+    /// Per operator, the column index of its first x.
+    x_index: Vec<usize>,
+    columns: usize,
+    rows: usize,
+    classes: usize,
+}
+
+fn build(inst: &Instance, spread: f64) -> StageLp {
     let n = inst.ops.len();
     // Without loads there is no load work to charge: one class of ν 0.
     let least = Some(nu_classes(inst, spread))
@@ -305,16 +375,22 @@ pub fn stage_bound_with(
             );
         }
     }
-    let Some((optimum, iterations)) = crate::milp::solve_lp(problem, time_limit)? else {
-        return Ok(None);
-    };
-    Ok(Some(StageBound {
-        bound_cycles: optimum - SAFETY * optimum.abs(),
-        iterations,
+    let x_index = options
+        .iter()
+        .scan(0, |next, kept| {
+            let first = *next;
+            *next += kept.len();
+            Some(first)
+        })
+        .collect();
+    StageLp {
+        problem,
+        options,
+        x_index,
         columns,
         rows,
         classes,
-    }))
+    }
 }
 
 #[cfg(test)]

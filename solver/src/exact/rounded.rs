@@ -9,7 +9,7 @@
 
 use crate::error::Result;
 use crate::exact::solve::Solve;
-use crate::exact::{Note, NoteAbout, Phase};
+use crate::exact::{Note, Phase};
 use crate::queue::{queue_for_options, REFINEMENTS};
 use crate::tolerance::meets_bound;
 use elk_stage::units::Cycles;
@@ -35,16 +35,16 @@ impl Solve<'_> {
             what: WHAT.into(),
             seconds: started.elapsed().as_secs_f64(),
         });
-        for v in &queued.rejected {
-            self.notes.push(Note::about(
-                NoteAbout::Bug,
-                format!("BUG: {WHAT}: the simulator rejected a queue schedule: {v}"),
-            ));
-        }
         let t = queued.makespan_cycles.get();
         if !t.is_finite() {
+            // Rounding can pick options no schedule fits (an operator's hot bytes beside the
+            // next load's cold ones over the SRAM): the simulator rejects every queue.
             self.notes.push(Note::general(format!(
-                "{WHAT}: no valid schedule (the queue's memory or window rules)"
+                "{WHAT}: no valid schedule{}",
+                queued
+                    .rejected
+                    .first()
+                    .map_or(String::new(), |v| format!(" (the simulator: {v})"))
             )));
             return Ok(false);
         }

@@ -156,7 +156,13 @@ pub(crate) fn check_counting(
     }
     // No heuristic beats the optimum.
     let (dyn_, full) = (ElkDyn::default(), ElkFull::default());
-    for m in [&Basic as &dyn Method, &StaticSplit, &dyn_, &full] {
+    for m in [
+        &Basic as &dyn Method,
+        &StaticSplit,
+        &dyn_,
+        &full,
+        &elk_solver::StageQueue,
+    ] {
         let solved = m.schedule(inst, &Budget::default()).unwrap();
         if let Some(s) = solved.outcome.schedule() {
             assert_eq!(elk_sim::validate(inst, s), vec![], "{name}: {}", m.name());
