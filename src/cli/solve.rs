@@ -21,7 +21,8 @@ use std::path::PathBuf;
 #[derive(Args, Debug)]
 pub struct SolveArgs {
     /// The heuristic method (or `ideal`, Elk's figure); `NAME+retime`: that heuristic's
-    /// schedule with its load work re-timed by an LP (same options, order and starts).
+    /// schedule with its load work re-timed by an LP (same options, order and starts);
+    /// `stage-lp+queue`: the stage relaxation LP's options, their loads queued and re-timed.
     #[arg(
         long,
         value_parser = method_parser(),

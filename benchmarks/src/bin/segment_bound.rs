@@ -8,7 +8,8 @@
 //! two decimals; `lazyD` from D decimals) or `D` (ν rounded down to D decimals, one LP, a
 //! weaker bound); docs/exact.md, "Classes refined lazily"). `FILE --stage`: the stage
 //! relaxation's LP instead (docs/exact.md, "The stage relaxation"; `--spread S` gives it ν
-//! classes spanning S, e.g. 1.2; one class by default).
+//! classes spanning S, e.g. 1.2; one class by default; `--queue` then also builds the
+//! `stage-lp+queue` schedule of the LP's options and prints its makespan, docs/heuristics.md).
 #![allow(clippy::unwrap_used)] // a benchmark that cannot load its input should stop loudly
 
 use elk_solver::segments::{coupled_segment_bound_with, segment_bound, Classes, SegmentOptions};
@@ -67,9 +68,14 @@ fn main() {
                 .unwrap()
                 .expect("the stage LP did not finish");
             let lp_s = start.elapsed().as_secs_f64();
-            let q =
-                elk_solver::queue_for_options(&inst, options, "stage-lp+queue", 3, opts.time_limit)
-                    .unwrap();
+            let q = elk_solver::queue_for_options(
+                &inst,
+                options,
+                elk_solver::STAGE_QUEUE,
+                elk_solver::REFINEMENTS,
+                opts.time_limit,
+            )
+            .unwrap();
             let t = q.makespan_cycles.get();
             println!(
                 "stage LP's options, queued: {t:.1} cycles = {:.6} ms ({:+.3} % vs the bound; LP {lp_s:.2} s, queue {:.2} s, {} LPs)",
