@@ -28,7 +28,10 @@ use elk_solver::segments::{segment_bound_with, SegmentBound, SegmentOptions, Seg
 use elk_solver::BoundSource;
 use elk_stage::instance::Instance;
 use elk_stage::units::Cycles;
-pub use staged::{stage, stage_cached, stage_within, Staged, STAGE_LIMIT, STAGE_MAX_OPERATORS};
+pub use staged::{
+    stage, stage_cached, stage_cached_with_options, stage_within, Staged, STAGE_LIMIT,
+    STAGE_MAX_OPERATORS,
+};
 use std::time::Duration;
 
 /// The coupled LP's time limit where no budget says otherwise (`compare`, sweeps, Python's

@@ -38,6 +38,17 @@ pub fn heuristic_names() -> impl Iterator<Item = &'static str> {
     elk_heuristics::all_names()
 }
 
+/// Every method `solve --method` accepts, in the order `--help` lists them: the heuristics,
+/// `ideal` (Elk's figure), `stage-lp+queue`, then each heuristic re-timed (`NAME+retime`).
+/// The one list the CLI's parser and Python's `methods()` both read.
+pub fn solve_method_names() -> Vec<String> {
+    heuristic_names()
+        .map(String::from)
+        .chain(["ideal".to_string(), STAGE_QUEUE.to_string()])
+        .chain(heuristic_names().map(|n| format!("{n}{RETIME_SUFFIX}")))
+        .collect()
+}
+
 /// The heuristics with a row of `inst`: every registered one but a variant that only searches
 /// parallel sets' group sizes on an instance without sets (it would repeat Elk-Full's row).
 pub fn heuristic_names_on(inst: &Instance) -> impl Iterator<Item = &'static str> + '_ {
@@ -69,7 +80,7 @@ pub fn heuristic(name: &str) -> Result<Box<dyn Method>, MethodError> {
 /// silently). `no_timings` leaves the LP's wall-clock time out of the notes.
 pub fn method_named(name: &str, no_timings: bool) -> Result<Box<dyn Method>, MethodError> {
     if name == STAGE_QUEUE {
-        return Ok(Box::new(StageQueue));
+        return Ok(Box::new(StageQueue::default()));
     }
     let Some(inner) = name.strip_suffix(RETIME_SUFFIX) else {
         return heuristic(name);
@@ -119,13 +130,19 @@ pub fn retimed_row(
 }
 
 /// Every heuristic's row (the faithful ones, then the variants, then the re-timed rows of
-/// [`COMPARE_RETIMED`]), and the best schedule among them (the warm start). `starting(k, n,
+/// [`COMPARE_RETIMED`], then `stage-lp+queue`), and the best schedule among them (the warm
+/// start). `starting(k, n,
 /// name)` is called before row `k` of `n` is computed (a progress display).
 pub fn all_heuristics(
     inst: &Instance,
     starting: &dyn Fn(usize, usize, &str),
 ) -> Result<(Vec<Row>, Option<Schedule>), MethodError> {
-    let (judged, _) = heuristic_rows(inst, &mut |k, n, name| starting(k, n, name), false)?;
+    let (judged, _) = heuristic_rows(
+        inst,
+        &mut |k, n, name| starting(k, n, name),
+        false,
+        &StageQueue::default(),
+    )?;
     let mut rows = Vec::new();
     let mut best: Option<(Schedule, Cycles)> = None;
     for (row, result) in judged {
@@ -144,13 +161,15 @@ type JudgedRow = (Row, Option<(Schedule, Evaluation)>);
 
 /// Every heuristic's row with its judged schedule: the heuristics that run on `inst` (the
 /// registry's, [`heuristic_names_on`]) through the portfolio, then the re-timed rows of
-/// [`COMPARE_RETIMED`] from the schedules they found (not a second run).
+/// [`COMPARE_RETIMED`] from the schedules they found (not a second run), then
+/// `stage-lp+queue` (`stage_queue`, with the stage LP's options when the caller has them).
 /// `starting(k, n, name)` is called before row `k` (1-based) of the `n` is computed; `n`
 /// is returned with the rows.
 fn heuristic_rows(
     inst: &Instance,
     starting: &mut dyn FnMut(usize, usize, &str),
     no_timings: bool,
+    stage_queue: &StageQueue,
 ) -> Result<(Vec<JudgedRow>, usize), MethodError> {
     let heuristics: Vec<Box<dyn Method>> = heuristic_names_on(inst)
         .map(heuristic)
@@ -181,7 +200,7 @@ fn heuristic_rows(
         rows.push(retimed_row(inst, name, judged, no_timings)?);
     }
     starting(n, n, STAGE_QUEUE);
-    rows.push(run_method(inst, &StageQueue)?);
+    rows.push(run_method(inst, stage_queue)?);
     Ok((rows, n))
 }
 
@@ -243,7 +262,8 @@ pub fn distribution_below_hbm(spec: &elk_model::chip::ChipSpec) -> Option<(f64, 
     (dist < hbm).then_some((dist, hbm))
 }
 
-/// Every heuristic of the registry, the re-timed rows of [`COMPARE_RETIMED`] and Elk's Ideal
+/// Every heuristic of the registry, the re-timed rows of [`COMPARE_RETIMED`], `stage-lp+queue`
+/// and Elk's Ideal
 /// on `inst`, with each row's speedup over Basic, percent of Ideal and gap to the certified
 /// bound: the best of the roofline's and those `beyond` it the caller computed (the stage
 /// relaxation's of [`crate::bound::stage`], `compare`'s default; the coupled segment LP's of
@@ -258,7 +278,21 @@ pub fn compare(
     beyond: crate::bound::Beyond,
     starting: &mut dyn FnMut(usize, usize, &str),
 ) -> Result<CompareReport, MethodError> {
-    let (judged, n) = heuristic_rows(inst, starting, no_timings)?;
+    compare_with_stage_options(inst, chip, no_timings, beyond, None, starting)
+}
+
+/// [`compare`] given the stage LP's options (`stage_options`, from the LP the caller solved for
+/// the bound, or from the bound cache), so `stage-lp+queue` does not solve it again.
+pub fn compare_with_stage_options(
+    inst: &Instance,
+    chip: Option<ChipLabel<'_>>,
+    no_timings: bool,
+    beyond: crate::bound::Beyond,
+    stage_options: Option<Vec<usize>>,
+    starting: &mut dyn FnMut(usize, usize, &str),
+) -> Result<CompareReport, MethodError> {
+    let stage_queue = StageQueue::with_options(stage_options);
+    let (judged, n) = heuristic_rows(inst, starting, no_timings, &stage_queue)?;
     // Each heuristic's chosen options, for the notes on why a variant falls behind Basic.
     let chosen: Vec<(String, Vec<usize>)> = judged
         .iter()

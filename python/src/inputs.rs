@@ -26,16 +26,11 @@ pub fn chips_json() -> PyResult<String> {
     Ok(serde_json::to_string(&chips).map_err(Failure::from)?)
 }
 
-/// Every method `solve` accepts: the heuristics, `ideal`, then each heuristic re-timed.
+/// Every method `solve` accepts ([`elk_app::compare::solve_method_names`]: the heuristics,
+/// `ideal`, `stage-lp+queue`, then each heuristic re-timed).
 #[pyfunction]
 pub fn method_names() -> Vec<String> {
-    let heuristics = elk_app::compare::heuristic_names();
-    let mut names: Vec<String> = heuristics.map(String::from).collect();
-    names.push("ideal".into());
-    names.extend(
-        elk_app::compare::heuristic_names().map(|n| format!("{n}{}", elk_solver::RETIME_SUFFIX)),
-    );
-    names
+    elk_app::compare::solve_method_names()
 }
 
 /// Every keyword default as JSON ([`keys::defaults`]: the instance's, the exact solver's and

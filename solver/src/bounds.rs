@@ -21,8 +21,8 @@ use elk_stage::instance::Instance;
 use elk_stage::units::Cycles;
 use serde::{Deserialize, Serialize};
 pub use stage_lp::{
-    stage_bound, stage_bound_with, stage_fingerprint, stage_options, stage_options_with,
-    StageBound, CLASS_SPREAD, STAGE_LIMIT, STAGE_MAX_OPERATORS,
+    stage_bound, stage_bound_and_options, stage_bound_with, stage_fingerprint, stage_options,
+    stage_options_with, StageBound, CLASS_SPREAD, STAGE_LIMIT, STAGE_MAX_OPERATORS,
 };
 
 /// The roofline bounds.

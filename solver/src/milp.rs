@@ -469,25 +469,21 @@ fn heaviest_options(x: &[Vec<encode::Col>], cols: &[f64], pruned: &Pruned) -> Ve
         .collect()
 }
 
-/// Solves an LP built with good_lp (one thread, quiet, within `time_limit`): its optimum and
-/// HiGHS's simplex iterations, or `None` when HiGHS ends without an optimum.
+/// Solves an LP built with good_lp (one thread, quiet, within `time_limit`): its optimum,
+/// HiGHS's simplex iterations and the optimal point's columns, or `None` when HiGHS ends
+/// without an optimum.
 pub(crate) fn solve_lp(
     problem: good_lp::solvers::highs::HighsProblem,
     time_limit: Duration,
-) -> Result<Option<(f64, i64)>> {
+) -> Result<Option<(f64, i64, Vec<f64>)>> {
     let solved = solve_configured(problem, Some(time_limit), "LP")?;
-    Ok((solved.status() == HighsModelStatus::Optimal)
-        .then(|| (solved.objective_value(), solved.simplex_iteration_count())))
-}
-
-/// [`solve_lp`], returning the optimal point's columns instead.
-pub(crate) fn solve_lp_columns(
-    problem: good_lp::solvers::highs::HighsProblem,
-    time_limit: Duration,
-) -> Result<Option<Vec<f64>>> {
-    let solved = solve_configured(problem, Some(time_limit), "LP")?;
-    Ok((solved.status() == HighsModelStatus::Optimal)
-        .then(|| solved.get_solution().columns().to_vec()))
+    Ok((solved.status() == HighsModelStatus::Optimal).then(|| {
+        (
+            solved.objective_value(),
+            solved.simplex_iteration_count(),
+            solved.get_solution().columns().to_vec(),
+        )
+    }))
 }
 
 /// A solved [`encode::encode_coupled`] model.

@@ -11,16 +11,40 @@ use crate::bounds::{stage_options, STAGE_LIMIT, STAGE_MAX_OPERATORS};
 use crate::queue::{queue_for_options, REFINEMENTS};
 use elk_stage::instance::Instance;
 use elk_stage::method::{Budget, Method, MethodError, Outcome, Solved, StopReason};
+use elk_stage::schedule::Schedule;
+use elk_stage::units::Cycles;
 use std::time::{Duration, Instant};
 
 /// The method's name.
 pub const STAGE_QUEUE: &str = "stage-lp+queue";
 
 /// `stage-lp+queue` (module docs).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct StageQueue;
+#[derive(Clone, Debug, Default)]
+pub struct StageQueue {
+    /// The LP's options when the caller has them (`compare` solves the same LP for its bound,
+    /// or reads them from the bound cache); otherwise the method solves the LP.
+    known: Option<Vec<usize>>,
+}
 
 impl StageQueue {
+    /// The method, with the LP's options already known (`None`: it solves the LP). Options
+    /// that do not fit the instance (one per operator, each one of its options) are ignored.
+    pub fn with_options(known: Option<Vec<usize>>) -> StageQueue {
+        StageQueue { known }
+    }
+
+    /// The LP's options of `inst`: the known ones when they fit it, else the LP's.
+    fn options(&self, inst: &Instance, limit: Duration) -> crate::Result<Option<Vec<usize>>> {
+        let fits = |o: &Vec<usize>| {
+            o.len() == inst.ops.len()
+                && o.iter().zip(&inst.ops).all(|(&k, op)| k < op.options.len())
+        };
+        match self.known.as_ref().filter(|o| fits(o)) {
+            Some(o) => Ok(Some(o.clone())),
+            None => stage_options(inst, limit),
+        }
+    }
+
     fn nothing(reason: String, stop: StopReason) -> Solved {
         Solved {
             outcome: Outcome::Unknown { reason },
@@ -51,7 +75,7 @@ impl Method for StageQueue {
             .map_or(STAGE_LIMIT, |t| t.min(STAGE_LIMIT));
         let left = || limit.saturating_sub(started.elapsed());
         let failed = |e: crate::SolverError| e.for_method(STAGE_QUEUE);
-        let Some(options) = stage_options(inst, limit).map_err(failed)? else {
+        let Some(options) = self.options(inst, limit).map_err(failed)? else {
             return Ok(StageQueue::nothing(
                 format!(
                     "the stage LP did not finish within {} s",
@@ -60,25 +84,45 @@ impl Method for StageQueue {
                 StopReason::TimeLimit,
             ));
         };
+        if inst.load_indices().is_empty() {
+            // Nothing to queue: the options alone are the schedule.
+            let mut s = Schedule::new(
+                inst,
+                STAGE_QUEUE,
+                options,
+                Vec::new(),
+                Vec::new(),
+                Cycles(0.0),
+            );
+            s.makespan_cycles =
+                elk_sim::judged_makespan(inst, &s).map_err(|v| MethodError::Internal {
+                    method: STAGE_QUEUE.into(),
+                    detail: format!("the simulator rejected a schedule without loads: {v}"),
+                })?;
+            return Ok(Solved::completed(Outcome::Feasible {
+                schedule: s,
+                bound: None,
+            }));
+        }
         let queued =
             queue_for_options(inst, options, STAGE_QUEUE, REFINEMENTS, left()).map_err(failed)?;
         if !queued.makespan_cycles.get().is_finite() {
             // The LP blends options; the heaviest ones may not fit together (an operator's
-            // hot bytes beside the next load's cold ones), and then no queue schedule is valid.
-            return Ok(StageQueue::nothing(
-                format!(
-                    "no valid schedule with the LP's options{}",
-                    queued
-                        .rejected
-                        .first()
-                        .map_or(String::new(), |v| format!(" (the simulator: {v})"))
+            // hot bytes beside the next load's cold ones), and then no queue schedule is
+            // valid. With none rejected, no queue LP finished in time.
+            return Ok(match queued.rejected.first() {
+                Some(v) => StageQueue::nothing(
+                    format!("no valid schedule with the LP's options (the simulator: {v})"),
+                    StopReason::Completed,
                 ),
-                if left() == Duration::ZERO {
-                    StopReason::TimeLimit
-                } else {
-                    StopReason::Completed
-                },
-            ));
+                None => StageQueue::nothing(
+                    format!(
+                        "the queue LP did not finish within {} s",
+                        limit.as_secs_f64()
+                    ),
+                    StopReason::TimeLimit,
+                ),
+            });
         }
         Ok(Solved::completed(Outcome::Feasible {
             schedule: queued.schedule,

@@ -232,8 +232,8 @@ pub struct CompareArgs {
     /// with the MILP within SECONDS (one HiGHS thread, warm-started from the best heuristic)
     /// and print its optimum, or its best bound when the limit stops the solve, with every
     /// heuristic's gap there. The main job (no arguments) uses 10 with `--work-limit 1`, and
-    /// proves its layer optimal in under a second (the LP relaxation's options, queued, meet
-    /// its bound; docs/exact.md).
+    /// proves its layer optimal in under a second (`stage-lp+queue`'s schedule meets the
+    /// roofline bound; docs/exact.md).
     #[arg(
         allow_negative_numbers = true,
         long,

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 /// The entry's format.
 const FORMAT: &str = "elk-bound/2";
 /// A stage relaxation entry's format.
-const STAGE_FORMAT: &str = "elk-stage-bound/1";
+const STAGE_FORMAT: &str = "elk-stage-bound/2";
 
 /// Where bounds are kept: one JSON file per instance.
 #[derive(Clone, Debug)]
@@ -61,6 +61,8 @@ struct StageEntry {
     columns: usize,
     rows: usize,
     classes: usize,
+    /// Per operator, the option the LP weighs most (`stage-lp+queue`'s options).
+    options: Vec<usize>,
 }
 
 impl BoundCache {
@@ -117,21 +119,28 @@ impl BoundCache {
         self.dir.join(format!("stage-{name}.json"))
     }
 
-    /// `inst`'s stage relaxation bound, if an entry matches its key.
-    pub(crate) fn read_stage(&self, inst: &Instance) -> Option<StageBound> {
+    /// `inst`'s stage relaxation bound and the LP's options, if an entry matches its key.
+    pub(crate) fn read_stage(&self, inst: &Instance) -> Option<(StageBound, Vec<usize>)> {
         let text = std::fs::read_to_string(self.stage_path(inst)).ok()?;
         let e = serde_json::from_str::<StageEntry>(&text).ok()?;
-        (e.format == STAGE_FORMAT && e.key == Self::stage_key(inst)).then(|| StageBound {
+        let bound = StageBound {
             bound_cycles: f64::from_bits(e.bound_cycles_bits),
             iterations: e.iterations,
             columns: e.columns,
             rows: e.rows,
             classes: e.classes,
-        })
+        };
+        (e.format == STAGE_FORMAT && e.key == Self::stage_key(inst)).then_some((bound, e.options))
     }
 
-    /// Keeps `b` as `inst`'s stage relaxation entry (atomically); the error in words.
-    pub(crate) fn write_stage(&self, inst: &Instance, b: &StageBound) -> Result<(), String> {
+    /// Keeps `b` and the LP's `options` as `inst`'s stage relaxation entry (atomically); the
+    /// error in words.
+    pub(crate) fn write_stage(
+        &self,
+        inst: &Instance,
+        b: &StageBound,
+        options: &[usize],
+    ) -> Result<(), String> {
         let entry = StageEntry {
             format: STAGE_FORMAT.into(),
             key: Self::stage_key(inst),
@@ -140,6 +149,7 @@ impl BoundCache {
             columns: b.columns,
             rows: b.rows,
             classes: b.classes,
+            options: options.to_vec(),
         };
         let text = serde_json::to_string(&entry).map_err(|e| e.to_string())?;
         self.put(&self.stage_path(inst), &text)

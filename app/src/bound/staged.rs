@@ -10,7 +10,7 @@
 //! bound on every machine).
 
 use super::cache::BoundCache;
-use elk_solver::bounds::{stage_bound, StageBound};
+use elk_solver::bounds::{stage_bound_and_options, StageBound};
 use elk_stage::instance::Instance;
 
 pub use elk_solver::bounds::{STAGE_LIMIT, STAGE_MAX_OPERATORS};
@@ -52,12 +52,20 @@ impl Staged {
 
 /// The stage relaxation's bound of `inst`, unless it has more than `max_operators`.
 pub fn stage_within(inst: &Instance, max_operators: usize) -> elk_solver::Result<Staged> {
+    Ok(stage_and_options(inst, max_operators)?.0)
+}
+
+/// [`stage_within`], and the LP's options when it was solved (`stage-lp+queue`'s).
+fn stage_and_options(
+    inst: &Instance,
+    max_operators: usize,
+) -> elk_solver::Result<(Staged, Option<Vec<usize>>)> {
     if inst.ops.len() > max_operators {
-        return Ok(Staged::TooLarge(inst.ops.len()));
+        return Ok((Staged::TooLarge(inst.ops.len()), None));
     }
-    Ok(match stage_bound(inst, STAGE_LIMIT)? {
-        Some(b) => Staged::Solved(b),
-        None => Staged::Unfinished,
+    Ok(match stage_bound_and_options(inst, STAGE_LIMIT)? {
+        Some((b, options)) => (Staged::Solved(b), Some(options)),
+        None => (Staged::Unfinished, None),
     })
 }
 
@@ -71,15 +79,24 @@ pub fn stage(inst: &Instance) -> elk_solver::Result<Staged> {
 /// be written costs the next run the LP again and nothing else; its directory is the plan
 /// cache's, whose own write failure the commands already warn of.
 pub fn stage_cached(inst: &Instance, cache: Option<&BoundCache>) -> elk_solver::Result<Staged> {
+    Ok(stage_cached_with_options(inst, cache)?.0)
+}
+
+/// [`stage_cached`], and the LP's options (kept in the same entry) when it was solved, for
+/// `compare`'s `stage-lp+queue` row: one LP for both.
+pub fn stage_cached_with_options(
+    inst: &Instance,
+    cache: Option<&BoundCache>,
+) -> elk_solver::Result<(Staged, Option<Vec<usize>>)> {
     if inst.ops.len() > STAGE_MAX_OPERATORS {
-        return Ok(Staged::TooLarge(inst.ops.len()));
+        return Ok((Staged::TooLarge(inst.ops.len()), None));
     }
-    if let Some(b) = cache.and_then(|c| c.read_stage(inst)) {
-        return Ok(Staged::Solved(b));
+    if let Some((b, options)) = cache.and_then(|c| c.read_stage(inst)) {
+        return Ok((Staged::Solved(b), Some(options)));
     }
-    let found = stage(inst)?;
-    if let (Some(c), Staged::Solved(b)) = (cache, &found) {
-        let _ = c.write_stage(inst, b);
+    let found = stage_and_options(inst, STAGE_MAX_OPERATORS)?;
+    if let (Some(c), (Staged::Solved(b), Some(options))) = (cache, &found) {
+        let _ = c.write_stage(inst, b, options);
     }
     Ok(found)
 }
@@ -123,6 +140,10 @@ mod tests {
         assert_eq!(solved, stage(&inst).unwrap());
         let path = cache.stage_path(&inst);
         assert!(path.exists(), "the solved bound is kept");
+        // With the LP's options, which a hit returns as the LP gives them.
+        let (_, kept) = stage_cached_with_options(&inst, Some(&cache)).unwrap();
+        let lp = elk_solver::bounds::stage_options(&inst, STAGE_LIMIT).unwrap();
+        assert!(kept.is_some() && kept == lp, "{kept:?} vs {lp:?}");
         // A hit is what the file says, not a new solve: plant other bits under the same key.
         let text = std::fs::read_to_string(&path).unwrap();
         let bits = solved.cycles().unwrap().to_bits();

@@ -6,9 +6,10 @@
 //! is its [`CompareWatch`].
 
 use crate::bound::{
-    cached_bound, coupled_bound, stage_cached, Beyond, BoundCache, Coupled, Staged, COUPLED_LIMIT,
+    cached_bound, coupled_bound, stage_cached_with_options, Beyond, BoundCache, Coupled, Staged,
+    COUPLED_LIMIT,
 };
-use crate::compare::{compare, union, ChipLabel, CompareReport};
+use crate::compare::{compare_with_stage_options, union, ChipLabel, CompareReport};
 use crate::error::{AppError, Result};
 use crate::gap::{layer_section, layer_section_union, GapStep, LayerSection, LAYER};
 use crate::request::{
@@ -270,13 +271,15 @@ fn methods_and_bound(
     bound_cache: Option<&BoundCache>,
     watch: &dyn CompareWatch,
 ) -> Result<(CompareReport, Option<Coupled>, Option<Staged>)> {
-    let staged = match request.bound {
-        BoundChoice::Roofline => None,
+    // The stage LP's options come with its bound (solved or cached): `stage-lp+queue` takes
+    // them instead of solving the same LP again.
+    let (staged, stage_options) = match request.bound {
+        BoundChoice::Roofline => (None, None),
         BoundChoice::Stage | BoundChoice::Segment => {
             watch.stage_started(inst);
-            let found = stage_cached(inst, bound_cache)?;
+            let (found, options) = stage_cached_with_options(inst, bound_cache)?;
             watch.stage_finished(&found);
-            Some(found)
+            (Some(found), options)
         }
     };
     let segment = match request.bound {
@@ -299,11 +302,12 @@ fn methods_and_bound(
             .map(|s| Cycles(s.bound_cycles)),
         stage: staged.and_then(|s| s.cycles()).map(Cycles),
     };
-    let report = compare(
+    let report = compare_with_stage_options(
         inst,
         on.chip,
         request.no_timings,
         beyond,
+        stage_options,
         &mut |k, n, name| watch.method(sets, k, n, name),
     )?;
     Ok((report, segment, staged))

@@ -211,17 +211,16 @@ pub fn stage_bound_with(
     time_limit: Duration,
     spread: f64,
 ) -> Result<Option<StageBound>> {
-    let lp = build(inst, spread);
-    let Some((optimum, iterations)) = crate::milp::solve_lp(lp.problem, time_limit)? else {
-        return Ok(None);
-    };
-    Ok(Some(StageBound {
-        bound_cycles: optimum - SAFETY * optimum.abs(),
-        iterations,
-        columns: lp.columns,
-        rows: lp.rows,
-        classes: lp.classes,
-    }))
+    Ok(solved(inst, time_limit, spread)?.map(|(b, _)| b))
+}
+
+/// [`stage_bound`] and, from the same LP, [`stage_options`]: one solve for `compare`'s bound
+/// and its `stage-lp+queue` row.
+pub fn stage_bound_and_options(
+    inst: &Instance,
+    time_limit: Duration,
+) -> Result<Option<(StageBound, Vec<usize>)>> {
+    solved(inst, time_limit, f64::INFINITY)
 }
 
 /// Per operator, the index of the option the one-class stage LP weighs most (the first
@@ -236,21 +235,38 @@ pub fn stage_options_with(
     time_limit: Duration,
     spread: f64,
 ) -> Result<Option<Vec<usize>>> {
+    Ok(solved(inst, time_limit, spread)?.map(|(_, o)| o))
+}
+
+/// The stage LP with ν classes spanning `spread`, solved: its bound and, per operator, the
+/// index of the option its optimum weighs most.
+fn solved(
+    inst: &Instance,
+    time_limit: Duration,
+    spread: f64,
+) -> Result<Option<(StageBound, Vec<usize>)>> {
     let lp = build(inst, spread);
-    let Some(cols) = crate::milp::solve_lp_columns(lp.problem, time_limit)? else {
+    let Some((optimum, iterations, cols)) = crate::milp::solve_lp(lp.problem, time_limit)? else {
         return Ok(None);
     };
-    Ok(Some(
-        lp.options
-            .iter()
-            .zip(&lp.x_index)
-            .map(|(kept, first)| {
-                (0..kept.len())
-                    .max_by(|&a, &b| cols[first + a].total_cmp(&cols[first + b]).then(b.cmp(&a)))
-                    .map_or(0, |k| kept[k].index)
-            })
-            .collect(),
-    ))
+    let options = lp
+        .options
+        .iter()
+        .zip(&lp.x_index)
+        .map(|(kept, first)| {
+            (0..kept.len())
+                .max_by(|&a, &b| cols[first + a].total_cmp(&cols[first + b]).then(b.cmp(&a)))
+                .map_or(0, |k| kept[k].index)
+        })
+        .collect();
+    let bound = StageBound {
+        bound_cycles: optimum - SAFETY * optimum.abs(),
+        iterations,
+        columns: lp.columns,
+        rows: lp.rows,
+        classes: lp.classes,
+    };
+    Ok(Some((bound, options)))
 }
 
 /// The stage LP, built.
@@ -450,6 +466,25 @@ mod tests {
         let bytes = |cold: u64, exec: f64| OpOption::new(cold, cold, exec, 4.0, 0.5);
         let memory = load_of(vec![bytes(10, 10.0), bytes(5, 12.0), bytes(10, 12.0)]);
         assert_eq!(kept(&memory, false), vec![(10.0, 4.0, 0), (12.0, 4.0, 0)]);
+    }
+
+    #[test]
+    fn the_options_are_the_instances_indices_not_the_kept_positions() {
+        // Option 0 is covered by option 2 and cut; option 1 is slower than 2 in every way:
+        // the LP keeps options 2 and 3 (positions 0 and 1) and weighs 2, the faster.
+        let inst = one_load(&[
+            (12.0, 4.0, 0.5),
+            (13.0, 5.0, 0.5),
+            (10.0, 4.0, 0.5),
+            (30.0, 1.0, 0.5),
+        ]);
+        assert_eq!(kept(&inst, false), vec![(10.0, 4.0, 0), (30.0, 1.0, 0)]);
+        let limit = Duration::from_secs(10);
+        assert_eq!(stage_options(&inst, limit).unwrap(), Some(vec![2]));
+        let (bound, options) = stage_bound_and_options(&inst, limit).unwrap().unwrap();
+        assert_eq!(options, vec![2]);
+        // The same LP as the bound alone, to the bit.
+        assert_eq!(Some(bound), stage_bound(&inst, limit).unwrap());
     }
 
     #[test]

@@ -114,7 +114,9 @@ pub struct ExactReport {
     pub solve_s: f64,
     /// Model size.
     pub model: ModelStats,
-    /// The schedule returned is the warm start (the backend found nothing better).
+    /// The schedule returned is the warm start the caller gave (the backend found nothing
+    /// better), not one the solve found itself (the fixed-order restriction's, the LP
+    /// relaxation's options queued, the window search's).
     pub from_warm_start: bool,
     /// Facts worth reporting (no wall-clock times: those are in `phases`).
     pub notes: Vec<Note>,

@@ -38,13 +38,14 @@ impl Solve<'_> {
         let t = queued.makespan_cycles.get();
         if !t.is_finite() {
             // Rounding can pick options no schedule fits (an operator's hot bytes beside the
-            // next load's cold ones over the SRAM): the simulator rejects every queue.
+            // next load's cold ones over the SRAM): the simulator rejects every queue. With
+            // no LP solved there was nothing to queue (no loads) or no time left.
             self.notes.push(Note::general(format!(
-                "{WHAT}: no valid schedule{}",
-                queued
-                    .rejected
-                    .first()
-                    .map_or(String::new(), |v| format!(" (the simulator: {v})"))
+                "{WHAT}: no schedule ({})",
+                match queued.rejected.first() {
+                    Some(v) => format!("none valid: {v}"),
+                    None => "no queue LP solved: no loads, or no time left".into(),
+                }
             )));
             return Ok(false);
         }
@@ -52,11 +53,12 @@ impl Solve<'_> {
         let noun = self.opts.backend.model_noun();
         self.notes.push(Note::general(format!(
             "{WHAT}: {t:.1} cycles{}",
-            match (meets_bound(Cycles(t), self.bound()), beats) {
-                (true, _) => format!(" (meets the lower bound: optimal, no {noun} built)"),
-                (false, true) =>
+            match (meets_bound(Cycles(t), self.bound()), beats, &self.warm) {
+                (true, _, _) => format!(" (meets the lower bound: optimal, no {noun} built)"),
+                (false, true, None) => format!(" (the {noun} starts from it)"),
+                (false, true, Some(_)) =>
                     format!(" (better than the warm start: the {noun} starts from it)"),
-                (false, false) => " (no better than the warm start)".into(),
+                (false, false, _) => " (no better than the warm start)".into(),
             }
         )));
         if beats {

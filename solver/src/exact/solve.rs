@@ -37,9 +37,11 @@ pub(crate) fn solve(
     if too_large(inst, opts.backend) {
         return run.whole_model();
     }
-    let lp_options = match opts.lp_bound {
-        true => run.lp_relaxation()?,
-        false => None,
+    // A warm start that already meets the roofline (or a bound the caller gave) needs no LP.
+    let lp_options = if opts.lp_bound && !run.warm_start_meets_bound() {
+        run.lp_relaxation()?
+    } else {
+        None
     };
     if run.warm_start_meets_bound() {
         // Nothing a backend finds can beat it: `finish` promotes the warm start to optimal.

@@ -32,9 +32,10 @@ impl Solve<'_> {
         if let Some(w) = r.work.as_mut() {
             w.unit = WorkUnit::Windows;
         }
-        r.from_warm_start = search
-            .as_ref()
-            .is_none_or(|s| s.makespan_cycles >= s.input_cycles);
+        r.from_warm_start = r.schedule.is_some()
+            && search
+                .as_ref()
+                .is_none_or(|s| s.makespan_cycles >= s.input_cycles);
         r.stop = if search.is_some() {
             StopReason::WindowSearch
         } else {

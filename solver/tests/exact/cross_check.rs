@@ -161,7 +161,7 @@ pub(crate) fn check_counting(
         &StaticSplit,
         &dyn_,
         &full,
-        &elk_solver::StageQueue,
+        &elk_solver::StageQueue::default(),
     ] {
         let solved = m.schedule(inst, &Budget::default()).unwrap();
         if let Some(s) = solved.outcome.schedule() {
