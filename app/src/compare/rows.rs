@@ -188,10 +188,8 @@ pub fn row_of(method: &str, judged: Judged) -> (Row, Option<(Schedule, Evaluatio
 }
 
 /// Fills each row's speedup over Basic (the first row), percent of Ideal (the last row) and
-/// gap to `bound` (not Ideal's). A makespan below the bound by no more than the tolerance
-/// within which a schedule meets a bound (`elk_solver::MEETS_BOUND`: the simulator's sums
-/// against the bound's, in another order) has a gap of 0, not "-0.00"; a larger negative gap
-/// stays, and shows a defect.
+/// gap to `bound` (not Ideal's; [`elk_solver::gap_pct`], which rounds a float's noise below
+/// the bound to 0).
 pub(super) fn fill_ratios(rows: &mut [Row], bound: Cycles) {
     let ideal_index = rows.len() - 1;
     let ideal_cycles = rows[ideal_index].makespan_cycles;
@@ -201,10 +199,7 @@ pub(super) fn fill_ratios(rows: &mut [Row], bound: Cycles) {
             r.speedup_vs_basic_x = basic.map(|b| b / t);
             r.ideal_pct = ideal_cycles.map(|i| 100.0 * i.get() / t.get());
             if i != ideal_index {
-                let rounding = -100.0 * elk_solver::MEETS_BOUND..0.0;
-                r.gap_le_pct =
-                    elk_solver::gap_pct(t, bound)
-                        .map(|g| if rounding.contains(&g) { 0.0 } else { g });
+                r.gap_le_pct = elk_solver::gap_pct(t, bound);
             }
         }
     }

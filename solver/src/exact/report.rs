@@ -7,6 +7,7 @@ use crate::exact::Backend;
 use crate::exact::Note;
 use crate::exact::Work;
 use crate::lns::LnsSummary;
+use crate::tolerance::MEETS_BOUND;
 use elk_stage::instance::Instance;
 use elk_stage::method::{Outcome, Solved, StopReason, Verdict};
 use elk_stage::schedule::Schedule;
@@ -139,9 +140,14 @@ pub struct Phase {
     pub seconds: f64,
 }
 
-/// 100·(t − bound)/bound.
+/// 100·(t − bound)/bound. A makespan below the bound by no more than [`MEETS_BOUND`] (the
+/// simulator's sums against the bound's, in another order) is 0, not "-0.00"; a larger
+/// negative gap stays, and shows a defect.
 pub fn gap_pct(t: Cycles, bound: Cycles) -> Option<f64> {
-    (bound > Cycles::ZERO).then(|| 100.0 * ((t - bound) / bound))
+    let rounding = -100.0 * MEETS_BOUND..0.0;
+    (bound > Cycles::ZERO)
+        .then(|| 100.0 * ((t - bound) / bound))
+        .map(|g| if rounding.contains(&g) { 0.0 } else { g })
 }
 
 impl ExactReport {
