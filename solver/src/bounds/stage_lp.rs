@@ -10,10 +10,11 @@
 //! and only the deadlines kept (a load's work is done by the stage before its operator runs).
 //! SRAM enters as one row per stage: the executing operator's hot bytes, the next load's cold
 //! bytes, and the work done ahead times the fewest cold bytes per HBM cycle of any later load
-//! (a load that has started holds all its cold bytes). It forgets the load windows and the
-//! order rules, so it needs a handful of columns per stage and per option: Llama2-13B's 1,729
-//! operators are ≈ 22 k columns, solved in under a second, where the coupled segment LP takes
-//! 13–16 s.
+//! (a load that has started holds all its cold bytes). Preload windows enter as a cap on the
+//! work done ahead per stage: the loads released by then and not yet due. It forgets the
+//! order rules and each load's own stages, so it needs a handful of columns per stage and per
+//! option: Llama2-13B's 1,729 operators are ≈ 22 k columns, solved in under a second, where
+//! the coupled segment LP takes 13–16 s.
 
 use crate::error::Result;
 use crate::segments::SAFETY;
@@ -157,6 +158,33 @@ fn cold_per_cycle_after(inst: &Instance) -> Vec<f64> {
         after[k] = own.min(after[k + 1]);
     }
     after
+}
+
+/// Per stage k = 0..=n, the HBM cycles of the loads whose window has opened by stage k
+/// ([`Instance::window_start`]) and that are not due by then (operators after k): what the
+/// work done ahead of the deadlines can be at most. `None` when every load may work from
+/// stage 0 (no window: the rows would bind nothing).
+fn released_ahead_of_deadlines(inst: &Instance) -> Option<Vec<f64>> {
+    let n = inst.ops.len();
+    // Load j is released at its window's start and due at stage j: ahead in stages
+    // start..j. Each adds its cycles where it is released and takes them back where due.
+    let mut change = vec![0.0; n + 1];
+    let mut any = false;
+    for j in (0..n).filter(|&j| inst.is_load(OpId(j))) {
+        let start = inst.window_start(OpId(j)).index();
+        any |= start > 0;
+        let h = inst.ops[j].hbm_cycles.get();
+        change[start] += h;
+        change[j] -= h;
+    }
+    let released = change
+        .iter()
+        .scan(0.0, |sum, c| {
+            *sum += c;
+            Some(sum.max(0.0))
+        })
+        .collect();
+    any.then_some(released)
 }
 
 /// The options of operator `i` the LP needs: one of each set of equal ones, and none that
@@ -323,6 +351,7 @@ fn build(inst: &Instance, spread: f64) -> StageLp {
     let charged =
         |v: &[Variable]| -> Expression { v.iter().zip(&least).map(|(&v, &nu)| nu * v).sum() };
     let cold_per_cycle = cold_per_cycle_after(inst);
+    let released_ahead = released_ahead_of_deadlines(inst);
     for xi in &x {
         add(&mut problem, xi.iter().sum::<Expression>().eq(1.0));
     }
@@ -342,6 +371,14 @@ fn build(inst: &Instance, spread: f64) -> StageLp {
                 0.0.into()
             };
             add(&mut problem, (ahead[k][c] - before - w[k][c] + due).eq(0.0));
+        }
+        // Windows: the work done ahead is at most that of the loads released by now and
+        // not yet due (a load works only from its window's start).
+        if let Some(released) = &released_ahead {
+            add(
+                &mut problem,
+                ahead[k].iter().sum::<Expression>().leq(released[k]),
+            );
         }
         let work: Expression = w[k].iter().sum();
         add(&mut problem, Expression::from(d[k]).geq(work));
@@ -485,6 +522,32 @@ mod tests {
         assert_eq!(options, vec![2]);
         // The same LP as the bound alone, to the bit.
         assert_eq!(Some(bound), stage_bound(&inst, limit).unwrap());
+    }
+
+    #[test]
+    fn a_window_keeps_a_loads_work_from_the_stages_before_it_opens() {
+        // Two operators of 10 cycles, then one of 10 whose load is 20 HBM cycles: free, or
+        // with a window of 2, the load works beside both (10 + 10 + 10 = 30 cycles); with a
+        // window of 1 only beside the second (10 + 20 + 10 = 40). A rule that opened the
+        // window a stage late would give 40 under the window of 2, above that optimum.
+        let bound = |window: Option<u32>| {
+            let op = |h: f64| (Cycles(h), vec![OpOption::new(1, 1, 10.0, 0.0, 0.0)]);
+            let [a, b, c] = [op(0.0), op(0.0), op(20.0)];
+            let inst = Instance::builder("late load", Bytes(1 << 20), 1e9)
+                .preload_window(window)
+                .op("a", a.0, a.1)
+                .op("b", b.0, b.1)
+                .op("c", c.0, c.1)
+                .build()
+                .unwrap();
+            let b = stage_bound(&inst, Duration::from_secs(10))
+                .unwrap()
+                .unwrap();
+            (b.bound_cycles / (1.0 - SAFETY) * 1e6).round() / 1e6
+        };
+        assert_eq!(bound(None), 30.0);
+        assert_eq!(bound(Some(2)), 30.0);
+        assert_eq!(bound(Some(1)), 40.0);
     }
 
     #[test]

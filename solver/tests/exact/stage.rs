@@ -16,6 +16,16 @@ fn with_row(inst: Instance, phased: bool) -> Instance {
     }
 }
 
+/// `inst` with every preload window dropped, the instance's and the operators' own.
+fn without_windows(inst: &Instance) -> Instance {
+    let mut open = inst.clone();
+    open.preload_window = None;
+    for op in &mut open.ops {
+        op.preload_window = None;
+    }
+    open
+}
+
 /// The stage bound of `inst` with ν classes spanning `spread` (∞: one class), cycles.
 fn bound(inst: &Instance, spread: f64) -> f64 {
     stage_bound_with(inst, Duration::from_secs(60), spread)
@@ -27,6 +37,7 @@ fn bound(inst: &Instance, spread: f64) -> f64 {
 #[test]
 fn stage_bounds_stay_below_proven_optima_and_beat_the_roofline() {
     let (mut checked, mut above_roofline, mut above_one_class, mut sram_lifts) = (0, 0, 0, 0);
+    let mut window_lifts = 0;
     let chains = (0..40).map(layered);
     let tiny =
         (0..60).map(|seed| random_instance(seed, &RandomSpec::tiny(2 + (seed % 3) as usize, 3)));
@@ -53,6 +64,16 @@ fn stage_bounds_stay_below_proven_optima_and_beat_the_roofline() {
                 "{name}: {free} with spare SRAM above {s}"
             );
             sram_lifts += usize::from(s > free * (1.0 + 1e-6));
+            // Its window rows count: the same instance without windows bounds no higher.
+            let open = without_windows(&inst);
+            if open != inst {
+                let unwindowed = bound(&open, f64::INFINITY);
+                assert!(
+                    unwindowed <= s * (1.0 + 1e-9),
+                    "{name}: {unwindowed} without windows above {s}"
+                );
+                window_lifts += usize::from(s > unwindowed * (1.0 + 1e-6));
+            }
             // With ν classes: still below the optimum, and never below one class.
             let c = bound(&inst, CLASS_SPREAD);
             assert!(
@@ -76,12 +97,16 @@ fn stage_bounds_stay_below_proven_optima_and_beat_the_roofline() {
         "the SRAM rows lifted the bound on only {sram_lifts} of {checked}"
     );
     assert!(
+        window_lifts >= 5,
+        "the window rows lifted the bound on only {window_lifts} of {checked}"
+    );
+    assert!(
         above_one_class >= 10,
         "ν classes beat one class on only {above_one_class} of {checked}"
     );
     eprintln!(
         "{checked} instances: stage bound above the roofline on {above_roofline}, above \
-         the bound with spare SRAM on {sram_lifts}, with ν classes above one class on \
-         {above_one_class}"
+         the bound with spare SRAM on {sram_lifts}, above the bound without windows on \
+         {window_lifts}, with ν classes above one class on {above_one_class}"
     );
 }
