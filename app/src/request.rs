@@ -32,7 +32,10 @@ pub use compare::{
 pub use error::RequestError;
 pub use exact::{ExactConfig, ExactKeys, ExactRequest, DEFAULT_TIME_LIMIT_S};
 pub use input::{InstanceInput, SourceConfig};
-pub use instance::{build_on, BuiltInstance, Cut, InstanceConfig, InstanceRequest, StageChoices};
+pub use instance::{
+    build_on, BuiltInstance, Cut, InstanceConfig, InstanceRequest, StageChoices,
+    WINDOW_AT_LEAST_ONE,
+};
 pub use model::{zoo_model, GraphConfig, ModelRequest, ModelSource, RunShape, DEFAULT_MODEL};
 pub use moe::{MoeConfig, MoeRequest, PreparedMoe, DEFAULT_MOE_MODEL};
 pub use notice::{Collected, Notice};

@@ -52,6 +52,15 @@ def test_bad_range_is_a_value_error_with_the_cli_message():
     assert str(e.value) == message
 
 
+def test_a_window_of_zero_is_a_value_error_with_the_cli_message():
+    message, code = cli_error("compare", "--model", "llama2-7b", "--window", "0")
+    assert code == 2
+    assert "a window of 0 leaves it none" in message
+    with pytest.raises(ValueError) as e:
+        elk_opt.compare("llama2-7b", window=0)
+    assert str(e.value) == message
+
+
 def test_unknown_method_and_ideal_are_value_errors():
     inst = elk_opt.instance("llama2-7b", num_layers=1, ops="0..4")
     with pytest.raises(ValueError):

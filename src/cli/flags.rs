@@ -128,13 +128,17 @@ pub fn work_limit(s: &str) -> Result<u64, String> {
     }
 }
 
-/// `--window W`: a whole number of stages, 0 or more.
+/// `--window W`: a whole number of stages, 1 or more.
 pub fn window(s: &str) -> Result<u32, String> {
+    let at_least_one = || elk_app::request::WINDOW_AT_LEAST_ONE.to_string();
     if s.starts_with('-') && s.parse::<f64>().is_ok() {
-        return Err("must be 0 or more (stages)".into());
+        return Err(at_least_one());
     }
-    s.parse::<u32>()
-        .map_err(|_| "expected a whole number of stages".into())
+    match s.parse::<u32>() {
+        Ok(0) => Err(at_least_one()),
+        Ok(w) => Ok(w),
+        Err(_) => Err("expected a whole number of stages".into()),
+    }
 }
 
 /// A command line clap refused, printed as clap prints it, except a conflict between two

@@ -32,7 +32,7 @@ pub struct InstanceArgs {
     /// or a maximum displacement D.
     #[arg(long, default_value = "free", value_parser = super::flags::load_order)]
     load_order: LoadOrder,
-    /// Preload window W (loads start at most W stages before their operator).
+    /// Preload window W, 1 or more (loads start at most W stages before their operator; 1: only in the stage before it).
     #[arg(long, value_parser = super::flags::window, allow_negative_numbers = true)]
     window: Option<u32>,
     /// The stage model's NoC row: `phased` (the default: loads beside an operator's compute

@@ -64,7 +64,7 @@ pub struct InstanceSource {
     /// Only operators A..B of the graph, half-open (operators A to B−1).
     #[arg(long, conflicts_with = "instance")]
     ops: Option<String>,
-    /// Preload window W: every load starts at most W stages before its operator.
+    /// Preload window W, 1 or more: every load starts at most W stages before its operator (1: only in the stage before it).
     #[arg(long, conflicts_with = "instance", value_parser = super::flags::window, allow_negative_numbers = true)]
     window: Option<u32>,
     /// The built instance's NoC row: `phased` (the default; what the paced detailed replay

@@ -239,6 +239,20 @@ impl Instance {
                 return Err(bad(why));
             }
         }
+        if self.preload_window == Some(0) {
+            if let Some((i, op)) = self
+                .ops
+                .iter()
+                .enumerate()
+                .find(|(_, op)| op.hbm_cycles > Cycles::ZERO)
+            {
+                return Err(bad(format!(
+                    "preload_window 0 leaves every load no stage (ops[{i}] ({}) is one): a load \
+                     works in the stages before its operator's, so W must be 1 or more",
+                    op.name
+                )));
+            }
+        }
         for (i, op) in self.ops.iter().enumerate() {
             if op.options.is_empty() {
                 return Err(bad(format!("ops[{i}] ({}): no options", op.name)));
@@ -363,6 +377,30 @@ mod tests {
             .op("b", Cycles(0.0), vec![OpOption::new(0, 3, 7.0, 0.0, 0.0)])
             .build()
             .unwrap()
+    }
+
+    #[test]
+    fn a_window_of_zero_is_refused_where_it_leaves_a_load_no_stage() {
+        let check = |change: fn(&mut Instance)| {
+            let mut i = inst();
+            change(&mut i);
+            i.check("w.json").err().map(|e| e.to_string())
+        };
+        let whole = check(|i| i.preload_window = Some(0)).unwrap();
+        assert!(
+            whole.contains("w.json")
+                && whole
+                    .contains("preload_window 0 leaves every load no stage (ops[0] (a) is one)"),
+            "{whole}"
+        );
+        let own = check(|i| i.ops[0].preload_window = Some(0)).unwrap();
+        assert!(
+            own.contains("ops[0] (a): preload_window 0 leaves its load no stage"),
+            "{own}"
+        );
+        // Without a load a window of 0 costs nothing; 1 leaves the load its stage before.
+        assert_eq!(check(|i| i.ops[1].preload_window = Some(0)), None);
+        assert_eq!(check(|i| i.preload_window = Some(1)), None);
     }
 
     #[test]

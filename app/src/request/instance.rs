@@ -52,6 +52,10 @@ impl Cut {
     }
 }
 
+/// Why a preload window must be at least 1 stage, as every refusal of one says it.
+pub const WINDOW_AT_LEAST_ONE: &str = "must be 1 or more (stages): a load works in the stages \
+     before its operator's, so a window of 0 leaves it none";
+
 /// The stage-model choices an instance is built with: load order, preload window, NoC row
 /// and parallel sets.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -64,6 +68,18 @@ pub struct StageChoices {
     pub noc_row: NocRow,
     /// `--expert-parallel`: parallel sets (docs/core-groups.md).
     pub expert_parallel: bool,
+}
+
+impl StageChoices {
+    /// Refuses a preload window of 0 (`--window 0`, `window=0`): it leaves no load a stage.
+    pub fn validate(&self) -> Result<()> {
+        match self.window {
+            Some(0) => Err(RequestError::refused(format!(
+                "--window 0: {WINDOW_AT_LEAST_ONE}"
+            ))),
+            _ => Ok(()),
+        }
+    }
 }
 
 impl Default for StageChoices {

@@ -230,6 +230,7 @@ impl InstanceKeys {
             },
         };
         request.cut.range()?;
+        request.choices.validate()?;
         Ok(request)
     }
 }
