@@ -559,7 +559,7 @@ pub(super) fn print_gap(
         println!("ν: NoC cycles per HBM cycle of a load's option; the coupled LP balances the load work moved across layer boundaries per ν instead of pricing it, so it is at least as tight as every μ (docs/exact.md, \"The coupled relaxation\")");
     }
     if let Some(w) = &out.exact.work {
-        println!("{}", w.sentence());
+        println!("{}", w.sentence(out.exact.status.proven()));
     }
     if let Some(hint) = stronger_bound(inst, out, limit_flag, whole_model_bound) {
         println!("{hint}");

@@ -84,6 +84,11 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// The solve proved its result: an optimum, or that no schedule exists.
+    pub fn proven(self) -> bool {
+        matches!(self, Verdict::Optimal | Verdict::Infeasible)
+    }
+
     /// The status a schedule from this verdict carries: optimal only when proven.
     pub fn schedule_status(self) -> Status {
         if self == Verdict::Optimal {

@@ -305,7 +305,7 @@ pub(super) fn summary(
             .notes
             .iter()
             .cloned()
-            .chain(r.work.map(|w| Note::general(w.sentence())))
+            .chain(r.work.map(|w| Note::general(w.sentence(r.status.proven()))))
             .collect(),
         phases: (!no_timings).then(|| {
             r.phases

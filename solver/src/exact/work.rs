@@ -69,8 +69,10 @@ impl Work {
     }
 
     /// One sentence for the notes: the budget, what was used and whether the result is
-    /// reproducible.
-    pub fn sentence(&self) -> String {
+    /// reproducible. `proven`: the solve proved its result (optimal or infeasible), so a
+    /// budget spent to its last unit did not stop it (HiGHS may prove the optimum on the
+    /// last node it is allowed).
+    pub fn sentence(&self, proven: bool) -> String {
         let used = self
             .used
             .map_or("an unknown number".to_string(), |u| u.to_string());
@@ -83,6 +85,8 @@ impl Work {
             format!(
                 "{head}; cut by the time limit before the budget: NOT reproducible (where a time limit stops depends on the machine's speed; raise --time-limit)"
             )
+        } else if proven {
+            format!("{head}; finished within the budget: reproducible (the same command gives the same result)")
         } else if self.iterations_capped {
             format!(
                 "{head}; stopped by the budget's cap of {} simplex iterations per node (the MILP's root is not a node): reproducible (the same command gives the same result)",
@@ -116,25 +120,29 @@ mod tests {
         };
         assert!(w.exhausted());
         assert!(w
-            .sentence()
+            .sentence(false)
             .contains("10 of 10 branch-and-bound nodes used; stopped by the budget: reproducible"));
+        // The last node proved the optimum: the budget did not stop the solve.
+        assert!(w
+            .sentence(true)
+            .contains("10 of 10 branch-and-bound nodes used; finished within the budget"));
         let cut = Work {
             cut_by_time: true,
             used: None,
             ..w
         };
         assert!(!cut.exhausted());
-        assert!(cut.sentence().contains("an unknown number of 10"));
-        assert!(cut.sentence().contains("NOT reproducible"));
+        assert!(cut.sentence(false).contains("an unknown number of 10"));
+        assert!(cut.sentence(false).contains("NOT reproducible"));
         let done = Work { used: Some(3), ..w };
-        assert!(done.sentence().contains("finished within the budget"));
+        assert!(done.sentence(false).contains("finished within the budget"));
         let root = Work {
             used: Some(0),
             iterations_capped: true,
             ..w
         };
         assert!(root
-            .sentence()
+            .sentence(false)
             .contains("0 of 10 branch-and-bound nodes used; stopped by the budget's cap of 10000 simplex iterations per node"));
     }
 }
