@@ -109,10 +109,17 @@ impl Method for StageQueue {
         if !queued.makespan_cycles.get().is_finite() {
             // The LP blends options; the heaviest ones may not fit together (an operator's
             // hot bytes beside the next load's cold ones), and then no queue schedule is
-            // valid. With none rejected, no queue LP finished in time.
+            // valid: the simulator rejected one, or the queue's limits left a load no stage
+            // before any LP ran. Otherwise no queue LP finished in time.
             return Ok(match queued.rejected.first() {
                 Some(v) => StageQueue::nothing(
                     format!("no valid schedule with the LP's options (the simulator: {v})"),
+                    StopReason::Completed,
+                ),
+                None if !left().is_zero() => StageQueue::nothing(
+                    "no queue fits the LP's options: with them, SRAM or a preload window \
+                     leaves some load no stage to work in"
+                        .into(),
                     StopReason::Completed,
                 ),
                 None => StageQueue::nothing(

@@ -676,6 +676,35 @@ fn a_variant_behind_basic_is_explained_with_its_numbers_and_only_then() {
 }
 
 #[test]
+fn a_stage_lp_queue_that_cannot_fit_says_so_not_that_time_ran_out() {
+    // One Llama2-7B prefill layer at batch 1: the stage LP's heaviest options leave a load
+    // no stage in the queue, before any queue LP runs (in 0.2 s, not a 60-s limit).
+    let j = elk_json(&[
+        "compare",
+        "--model",
+        "llama2-7b",
+        "--batch",
+        "1",
+        "--mode",
+        "prefill",
+        "--layers",
+        "0..1",
+        "--no-timings",
+        "--json",
+    ]);
+    let row = j["methods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["method"] == elk_solver::STAGE_QUEUE)
+        .unwrap_or_else(|| panic!("no {} row in {j}", elk_solver::STAGE_QUEUE));
+    assert_eq!(row["status"], "no schedule found", "{row}");
+    let notes = row["notes"].to_string();
+    assert!(notes.contains("no queue fits the LP's options"), "{notes}");
+    assert!(!notes.contains("did not finish"), "{notes}");
+}
+
+#[test]
 fn stage_lp_queue_meets_the_stage_bound_where_the_relaxation_is_integral() {
     // Two Llama2-7B layers at batch 1: the stage LP weighs one option per operator, and its
     // options queued come within 0.01 % of its own bound, where every Elk heuristic is more

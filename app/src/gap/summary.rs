@@ -207,17 +207,26 @@ pub(super) fn what_ran(inst: &Instance, r: &ExactReport, warm: Option<(&str, Cyc
     };
     match r.stop {
         StopReason::WindowSearch => match &r.search {
-            Some(s) => format!(
-                "window search ({}): improved {warm} {:.4} → {:.4} ms",
-                match s.stop {
+            Some(s) => {
+                let stop = match s.stop {
                     LnsStop::Converged => "converged",
                     LnsStop::TimeLimit => "time limit",
                     LnsStop::WorkLimit => "work limit",
                     LnsStop::MeetsBound => "meets the bound: optimal",
-                },
-                inst.ms(s.input_cycles),
-                inst.ms(s.makespan_cycles)
-            ),
+                };
+                if s.makespan_cycles.get() < s.input_cycles.get() * (1.0 - 1e-12) {
+                    format!(
+                        "window search ({stop}): improved {warm} {:.4} → {:.4} ms",
+                        inst.ms(s.input_cycles),
+                        inst.ms(s.makespan_cycles)
+                    )
+                } else {
+                    format!(
+                        "window search ({stop}): found nothing better than {warm} ({:.4} ms)",
+                        inst.ms(s.input_cycles)
+                    )
+                }
+            }
             None => "window search".into(),
         },
         StopReason::NotAttempted => format!(
@@ -441,6 +450,50 @@ mod tests {
             BoundSource::Roofline
         )
         .starts_with("not attempted (model too large"));
+    }
+
+    #[test]
+    fn a_window_search_that_improved_nothing_does_not_say_it_improved() {
+        let inst =
+            elk_stage::instance::Instance::builder("x", elk_stage::units::Bytes(1 << 20), 1e9)
+                .op(
+                    "a",
+                    Cycles(10.0),
+                    vec![elk_stage::instance::OpOption::new(1, 1, 10.0, 0.0, 0.0)],
+                )
+                .build()
+                .unwrap();
+        let schedule = r#"{"format":"elk-schedule/1","instance":"x","method":"window-search","options":[0],"load_order":[0],"load_work":[[0,0,10.0]],"makespan_cycles":20,"status":"feasible","lower_bound_cycles":null}"#;
+        let json = format!(
+            r#"{{"backend":"milp","status":"feasible","stop":"window_search","schedule":{schedule},"makespan_cycles":20,"objective_cycles":null,"lower_bound_cycles":5,"bound_source":"roofline","bounds":{{"hbm_cycles":0,"exec_cycles":0,"prefix_cycles":5,"lp_cycles":null,"backend_cycles":null}},"gap_pct":null,"solve_s":1,"model":{{"variables":0,"binaries":0,"constraints":0,"options_kept":null}},"from_warm_start":false,"notes":[],"phases":[]}}"#
+        );
+        let mut report: ExactReport = serde_json::from_str(&json).unwrap();
+        let searched = |input: f64, best: f64| elk_solver::lns::LnsSummary {
+            input_cycles: Cycles(input),
+            makespan_cycles: Cycles(best),
+            improvements: Vec::new(),
+            windows_solved: 4,
+            windows_optimal: 4,
+            rejected: Vec::new(),
+            disagreements: Vec::new(),
+            sweeps: 1,
+            window_columns: 0,
+            window_binaries: 0,
+            window_rows: 0,
+            stop: elk_solver::lns::LnsStop::WorkLimit,
+            seconds: 0.0,
+        };
+        let warm = Some(("elk-full", Cycles(25.0)));
+        report.search = Some(searched(25e6, 20e6));
+        assert_eq!(
+            what_ran(&inst, &report, warm),
+            "window search (work limit): improved elk-full 25.0000 → 20.0000 ms"
+        );
+        report.search = Some(searched(25e6, 25e6));
+        assert_eq!(
+            what_ran(&inst, &report, warm),
+            "window search (work limit): found nothing better than elk-full (25.0000 ms)"
+        );
     }
 
     #[test]
