@@ -379,7 +379,7 @@ fn assemble(
     Instance {
         format: format.into(),
         name: format!(
-            "{} on {}{}{}{}",
+            "{} on {}{}{}{}{}",
             graph.name,
             chip.name,
             noc_row_suffix(opts.noc_row),
@@ -388,6 +388,8 @@ fn assemble(
             } else {
                 ""
             },
+            opts.preload_window
+                .map_or(String::new(), |w| format!(", window {w}")),
             opts.range.suffix_on(graph)
         ),
         sram_bytes: Bytes(chip.sram_bytes_per_core),

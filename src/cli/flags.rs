@@ -134,9 +134,9 @@ pub fn window(s: &str) -> Result<u32, String> {
     if s.starts_with('-') && s.parse::<f64>().is_ok() {
         return Err(at_least_one());
     }
-    match s.parse::<u32>() {
+    match s.parse::<u64>() {
         Ok(0) => Err(at_least_one()),
-        Ok(w) => Ok(w),
+        Ok(w) => u32::try_from(w).map_err(|_| format!("must be at most {} (stages)", u32::MAX)),
         Err(_) => Err("expected a whole number of stages".into()),
     }
 }

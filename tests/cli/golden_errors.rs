@@ -52,7 +52,7 @@ fn files(test: &str) -> PathBuf {
 #[test]
 fn each_bad_input_gets_its_one_line() {
     let d = files("one-line");
-    let cases: [(&[&str], &str); 23] = [
+    let cases: [(&[&str], &str); 24] = [
         (&["simulate", "--instance", "fmt.json", "--schedule", "short.json"],
          "error: fmt.json: invalid instance: format 'elk-instance/9': expected 'elk-instance/1' or 'elk-instance/2'"),
         (&["simulate", "--instance", "extra.json", "--schedule", "short.json"],
@@ -90,6 +90,8 @@ fn each_bad_input_gets_its_one_line() {
          "error: --time-limit -1: must be a positive number of seconds"),
         (&["compare", "--window", "-2"],
          "error: --window -2: must be 1 or more (stages): a load works in the stages before its operator's, so a window of 0 leaves it none"),
+        (&["compare", "--window", "4294967296"],
+         "error: --window 4294967296: must be at most 4294967295 (stages)"),
         (&["compare", "--window", "0"],
          "error: --window 0: must be 1 or more (stages): a load works in the stages before its operator's, so a window of 0 leaves it none"),
         (&["models", "show", "llama2-7b", "--kv", "x"],

@@ -29,6 +29,11 @@ fn instance_of_one_layer() {
     assert_eq!(inst["format"], "elk-instance/1");
     assert_eq!(inst["ops"].as_array().unwrap().len(), 43, "one Llama layer");
     assert_eq!(inst["preload_window"], 43);
+    // The name says so: an instance with a window is not mistaken for one without.
+    assert_eq!(
+        inst["name"],
+        "llama2-7b decode b32 kv2048 on ipu-pod4, window 43, layers 0..1"
+    );
     assert_eq!(inst["load_order"], "free", "the default of every command");
     assert_eq!(inst["chip"]["name"], "ipu-pod4");
     // H of the fused QKV projection: 4096 × 12288 fp16 weights at 16 TB/s, 1.325 GHz.

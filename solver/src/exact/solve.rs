@@ -397,7 +397,7 @@ impl<'a> Solve<'a> {
             max_size(self.opts.backend),
         );
         self.notes.push(Note::general(format!(
-            "model too large to attempt (≈ {size} rows and columns, limit {max}): cut the instance with --layers/--ops or set a preload window (--window); reporting the best schedule given and the best bound that needs no model (roofline, segment relaxation)"
+            "model too large to attempt (≈ {size} rows and columns, limit {max}): cut it to fewer operators or set a preload window (--layers/--ops and --window on a built instance; for an instance file, its `preload_window`, or rebuild it with `elk-opt instance … --layers A..B --window W -o FILE`); reporting the best schedule given and the best bound that needs no model (roofline, segment relaxation)"
         )));
     }
 }
