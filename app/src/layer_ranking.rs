@@ -44,6 +44,11 @@ pub fn note(whole: &[Row], layer: &[GapRow]) -> Option<String> {
     }
     let (_, w_ms, w_first) = rows.iter().find(|r| r.0 == w)?;
     let (w_ms, w_first) = ((*w_ms)?, (*w_first)?);
+    if w_ms <= l_ms * (1.0 + 1e-9) {
+        // A tie on the layer (the first of equals is named): the whole model's best is a
+        // best of the layer too.
+        return None;
+    }
     // The start explains the order when the whole model's best waits longer before the
     // layer's first operator and is no slower after it.
     let explained = w_first > l_first && w_ms - w_first <= l_ms - l_first;
@@ -129,6 +134,9 @@ mod tests {
         assert!(!n.contains("pays that start once"), "{n}");
         // The same best heuristic: nothing to explain.
         layer[1] = gap_row("elk-full-greedy", 0.2000, 0.0522);
+        assert_eq!(note(&whole, &layer), None);
+        // Tied on the layer (elk-full comes first of the two): nothing to explain either.
+        layer[1] = gap_row("elk-full-greedy", 0.2082, 0.0522);
         assert_eq!(note(&whole, &layer), None);
     }
 }
