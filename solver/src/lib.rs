@@ -53,7 +53,7 @@ pub use exact::{
     WorkUnit, WorkerCommand, NO_SMT_BUDGET,
 };
 pub use extract::{OrderHint, RawSolution};
-pub use queue::{queue_for_options, requeue, QueueReport, REFINEMENTS};
+pub use queue::{queue_for_options, requeue, NoQueue, QueueReport, REFINEMENTS};
 pub use retime::{retime, RetimeReport, RetimeStop, Retimed, RETIME_SUFFIX};
 pub use stage_queue::{StageQueue, STAGE_QUEUE};
 pub use tolerance::{meets_bound, MEETS_BOUND};

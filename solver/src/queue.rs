@@ -60,12 +60,43 @@ pub struct QueueReport {
     pub seeds: Vec<(Schedule, Cycles)>,
     /// Queue schedules the simulator rejected (a bug: reported, never kept).
     pub rejected: Vec<String>,
+    /// Why no queue LP ran at all (`None`: they ran, to the end or to the time limit).
+    pub not_run: Option<NoQueue>,
+}
+
+/// Why a queue run solved no LP.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NoQueue {
+    /// The instance has no loads.
+    NoLoads,
+    /// With the given options, SRAM or a preload window leaves some load no stage: no queue
+    /// schedule exists.
+    Unfit,
 }
 
 impl QueueReport {
     /// The schedule is better than the input.
     pub fn improved(&self) -> bool {
         self.makespan_cycles < self.input_cycles
+    }
+
+    /// No queue schedule came out because the time ran out (none was rejected and the LPs
+    /// were not ruled out before they ran).
+    pub fn out_of_time(&self) -> bool {
+        self.rejected.is_empty() && self.not_run.is_none()
+    }
+
+    /// Why no queue schedule came out, in words (for a report whose input had none of its
+    /// own, as [`queue_for_options`] gives).
+    pub fn why_none(&self) -> String {
+        match (self.rejected.first(), self.not_run) {
+            (Some(v), _) => format!("the simulator rejected every queue ({v})"),
+            (None, Some(NoQueue::NoLoads)) => "there are no loads to queue".into(),
+            (None, Some(NoQueue::Unfit)) => {
+                "SRAM or a preload window leaves some load no stage to work in".into()
+            }
+            (None, None) => "no queue LP finished in time".into(),
+        }
     }
 }
 
@@ -346,9 +377,15 @@ fn run(
         lps: 0,
         seeds: Vec::new(),
         rejected: Vec::new(),
+        not_run: None,
     };
     let queue = Queue::of(inst, s);
-    if queue.loads.is_empty() || queue.lower.iter().zip(&queue.upper).any(|(l, u)| l > u) {
+    if queue.loads.is_empty() {
+        report.not_run = Some(NoQueue::NoLoads);
+        return Ok(report);
+    }
+    if queue.lower.iter().zip(&queue.upper).any(|(l, u)| l > u) {
+        report.not_run = Some(NoQueue::Unfit);
         return Ok(report);
     }
     let h = |j: usize| inst.ops[j].hbm_cycles.get();

@@ -109,26 +109,20 @@ impl Method for StageQueue {
         if !queued.makespan_cycles.get().is_finite() {
             // The LP blends options; the heaviest ones may not fit together (an operator's
             // hot bytes beside the next load's cold ones), and then no queue schedule is
-            // valid: the simulator rejected one, or the queue's limits left a load no stage
-            // before any LP ran. Otherwise no queue LP finished in time.
-            return Ok(match queued.rejected.first() {
-                Some(v) => StageQueue::nothing(
-                    format!("no valid schedule with the LP's options (the simulator: {v})"),
-                    StopReason::Completed,
-                ),
-                None if !left().is_zero() => StageQueue::nothing(
-                    "no queue fits the LP's options: with them, SRAM or a preload window \
-                     leaves some load no stage to work in"
-                        .into(),
-                    StopReason::Completed,
-                ),
-                None => StageQueue::nothing(
+            // valid; otherwise no queue LP finished in time.
+            return Ok(if queued.out_of_time() {
+                StageQueue::nothing(
                     format!(
                         "the queue LP did not finish within {} s",
                         limit.as_secs_f64()
                     ),
                     StopReason::TimeLimit,
-                ),
+                )
+            } else {
+                StageQueue::nothing(
+                    format!("no queue fits the LP's options: {}", queued.why_none()),
+                    StopReason::Completed,
+                )
             });
         }
         Ok(Solved::completed(Outcome::Feasible {

@@ -38,14 +38,10 @@ impl Solve<'_> {
         let t = queued.makespan_cycles.get();
         if !t.is_finite() {
             // Rounding can pick options no schedule fits (an operator's hot bytes beside the
-            // next load's cold ones over the SRAM): the simulator rejects every queue. With
-            // no LP solved there was nothing to queue (no loads) or no time left.
+            // next load's cold ones over the SRAM).
             self.notes.push(Note::general(format!(
                 "{WHAT}: no schedule ({})",
-                match queued.rejected.first() {
-                    Some(v) => format!("none valid: {v}"),
-                    None => "no queue LP solved: no loads, or no time left".into(),
-                }
+                queued.why_none()
             )));
             return Ok(false);
         }

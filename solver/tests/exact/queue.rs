@@ -6,7 +6,7 @@
 use super::segments::{layered, optimum};
 use elk_solver::lns::{improve_from_starts, LnsOptions};
 use elk_solver::segments::{relaxation_options, segment_bound, SegmentOptions};
-use elk_solver::{queue_for_options, requeue, retime, QueueReport};
+use elk_solver::{queue_for_options, requeue, retime, NoQueue, QueueReport};
 use elk_stage::instance::{Instance, OpOption};
 use elk_stage::method::Budget;
 use elk_stage::schedule::{Schedule, Work};
@@ -141,6 +141,28 @@ fn a_load_that_does_not_fit_or_may_not_start_stays_late() {
         );
         assert!(!r.improved());
     }
+}
+
+#[test]
+fn a_queue_that_cannot_exist_says_why_not_that_time_ran_out() {
+    // b's 90 hot bytes leave no room for c's 40 cold ones either: c may only load in the
+    // prologue and cannot stay resident to its stage, so no queue LP is even built.
+    let (fits, _) = late_load(90, None);
+    let mut unfit = fits.clone();
+    unfit.ops[1].options_mut()[0] = OpOption::new(0, 90, 100.0, 0.0, 0.0);
+    let q = queue_for_options(&unfit, vec![0; 3], "q", 3, LIMIT).unwrap();
+    assert_eq!(q.not_run, Some(NoQueue::Unfit), "{q:?}");
+    assert!(!q.makespan_cycles.get().is_finite() && !q.out_of_time());
+    assert!(q.why_none().contains("leaves some load no stage"), "{q:?}");
+    // Without loads there is nothing to queue.
+    let mut none = fits.clone();
+    none.ops[2].hbm_cycles = Cycles(0.0);
+    let q = queue_for_options(&none, vec![0; 3], "q", 3, LIMIT).unwrap();
+    assert_eq!(q.not_run, Some(NoQueue::NoLoads), "{q:?}");
+    // A queue that exists runs its LPs.
+    let q = queue_for_options(&fits, vec![0; 3], "q", 3, LIMIT).unwrap();
+    assert_eq!(q.not_run, None, "{q:?}");
+    assert!(q.lps > 0 && q.makespan_cycles.get().is_finite(), "{q:?}");
 }
 
 #[test]
